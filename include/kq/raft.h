@@ -1,0 +1,283 @@
+/* The Raft core: Kafka's Raft variant (KIP-595) as a pure state machine.
+ *
+ * It does no I/O, reads no clock and starts no thread. The daemon and the
+ * deterministic simulator drive it the same way: feed one event (with the
+ * current time) to raft_step(), then carry out the returned actions in order.
+ *
+ * Two contracts bind whoever drives it:
+ *  - Every action after a RAFT_ACTION_STORE_QSTATE in one output is carried
+ *    out only after that quorum state is durable ("durable before visible").
+ *  - RAFT_EVENT_FLUSHED reports an offset only once every byte below it is on
+ *    stable storage. The core counts only flushed offsets: the leader never
+ *    serves or commits above its own flushed end offset and a follower never
+ *    fetches from above its own (the seed change, KAFKA-10533).
+ */
+#ifndef KQ_RAFT_H
+#define KQ_RAFT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define RAFT_VOTERS_MAX 16
+#define RAFT_OBSERVERS_MAX 16
+#define RAFT_ACTIONS_MAX 64
+#define RAFT_PARKED_FETCH_MAX 64
+#define RAFT_EPOCH_CACHE_MAX 4096
+
+enum raft_role {
+    RAFT_ROLE_UNATTACHED = 0,
+    RAFT_ROLE_VOTED,
+    RAFT_ROLE_CANDIDATE,
+    RAFT_ROLE_LEADER,
+    RAFT_ROLE_FOLLOWER,
+    RAFT_ROLE_RESIGNED,
+};
+const char *raft_role_name(enum raft_role role);
+
+/* Test-only switches that re-create known bugs so the simulator can prove it
+ * catches them. The daemon always passes 0. */
+enum raft_mutant {
+    RAFT_MUTANT_SKIP_FLUSH = 1u << 0,      /* count appended, unflushed data (pre-fix seed) */
+    RAFT_MUTANT_VOTE_NO_LOG_CHECK = 1u << 1,/* grant votes without the up-to-date check */
+    RAFT_MUTANT_HW_COUNTS_OBSERVER = 1u << 2,/* observers count towards the majority */
+    RAFT_MUTANT_HW_ANY_EPOCH = 1u << 3,     /* advance HW before an entry of this epoch commits */
+};
+
+typedef struct raft_config {
+    int32_t node_id;
+    int32_t voter_ids[RAFT_VOTERS_MAX];
+    int voter_count;
+    uint32_t election_timeout_ms;     /* quorum.election.timeout.ms */
+    uint32_t fetch_timeout_ms;        /* quorum.fetch.timeout.ms */
+    uint32_t election_backoff_max_ms; /* quorum.election.backoff.max.ms */
+    uint32_t request_timeout_ms;      /* quorum.request.timeout.ms */
+    uint32_t retry_backoff_ms;        /* quorum.retry.backoff.ms */
+    uint32_t fetch_max_wait_ms;       /* long-poll wait a follower asks for (Kafka: 500) */
+    uint32_t fetch_max_bytes;         /* per follower fetch */
+    uint64_t random_seed;
+    uint32_t mutants; /* enum raft_mutant bits; 0 outside the simulator */
+} raft_config;
+
+/* Durable election state (the quorum-state file). -1 means none. */
+typedef struct raft_quorum_state {
+    int32_t epoch;
+    int32_t voted_id;
+    int32_t leader_id;
+} raft_quorum_state;
+
+typedef struct raft_epoch_entry {
+    int32_t epoch;
+    int64_t start_offset;
+} raft_epoch_entry;
+
+/* What the core knows about the log when it starts (after recovery, when the
+ * whole log is flushed). */
+typedef struct raft_log_state {
+    int64_t end_offset;
+    const raft_epoch_entry *epochs; /* ascending, from the batches' leader epochs */
+    int epoch_count;
+} raft_log_state;
+
+/* ---- Messages (our own structs; handler/raft_rpc.c maps them to the wire) */
+
+enum raft_msg_type {
+    RAFT_MSG_VOTE_REQUEST = 1,
+    RAFT_MSG_VOTE_RESPONSE,
+    RAFT_MSG_BEGIN_EPOCH_REQUEST,
+    RAFT_MSG_BEGIN_EPOCH_RESPONSE,
+    RAFT_MSG_END_EPOCH_REQUEST,
+    RAFT_MSG_END_EPOCH_RESPONSE,
+    RAFT_MSG_FETCH_REQUEST,
+    RAFT_MSG_FETCH_RESPONSE,
+};
+
+typedef struct raft_vote_request {
+    int32_t candidate_epoch;
+    int32_t candidate_id;
+    int32_t last_epoch;
+    int64_t last_epoch_end_offset;
+} raft_vote_request;
+
+/* Responses carry two error levels as on the wire: a top-level error and a
+ * partition error; the leader id/epoch are the responder's view (-1 none). */
+typedef struct raft_vote_response {
+    int16_t error;
+    int16_t partition_error;
+    int32_t leader_id;
+    int32_t leader_epoch;
+    bool vote_granted;
+} raft_vote_response;
+
+typedef struct raft_begin_epoch_request {
+    int32_t leader_epoch;
+    int32_t leader_id;
+} raft_begin_epoch_request;
+
+typedef struct raft_epoch_response { /* BeginQuorumEpoch and EndQuorumEpoch */
+    int16_t error;
+    int16_t partition_error;
+    int32_t leader_id;
+    int32_t leader_epoch;
+} raft_epoch_response;
+
+typedef struct raft_end_epoch_request {
+    int32_t leader_epoch;
+    int32_t leader_id;
+    int32_t preferred_successors[RAFT_VOTERS_MAX];
+    int preferred_count;
+} raft_end_epoch_request;
+
+typedef struct raft_fetch_request {
+    int32_t replica_id;
+    int32_t current_leader_epoch;
+    int64_t fetch_offset;
+    int32_t last_fetched_epoch;
+    int32_t max_wait_ms;
+    int32_t max_bytes;
+} raft_fetch_request;
+
+typedef struct raft_fetch_response {
+    int16_t error;
+    int16_t partition_error;
+    int64_t high_watermark;
+    int32_t leader_id;
+    int32_t leader_epoch;
+    /* Set (epoch >= 0) when the fetcher's log diverges: truncate to end_offset. */
+    int32_t diverging_epoch;
+    int64_t diverging_end_offset;
+    /* Outbound (from a leader): whoever sends it fills the records by reading
+     * the log from read_offset, at most read_max_bytes, never at or past
+     * read_end_offset (the leader's flushed end). read_offset == read_end_offset
+     * means no records.
+     * Inbound (to a follower): records/records_len are the batches received. */
+    int64_t read_offset;
+    int64_t read_end_offset;
+    int32_t read_max_bytes;
+    const uint8_t *records;
+    size_t records_len;
+} raft_fetch_response;
+
+typedef struct raft_msg {
+    enum raft_msg_type type;
+    int32_t from; /* sender node id (a fetch from a consumer never reaches the core) */
+    int32_t to;   /* destination node id */
+    /* Requests arriving at the core carry the token the driver uses to route
+     * the answer; responses the core emits carry the same token back. Requests
+     * the core sends have token 0; responses arriving at the core have 0. */
+    uint64_t token;
+    union {
+        raft_vote_request vote_request;
+        raft_vote_response vote_response;
+        raft_begin_epoch_request begin_epoch_request;
+        raft_epoch_response begin_epoch_response;
+        raft_end_epoch_request end_epoch_request;
+        raft_epoch_response end_epoch_response;
+        raft_fetch_request fetch_request;
+        raft_fetch_response fetch_response;
+    } u;
+} raft_msg;
+
+/* ---- Events */
+
+enum raft_event_type {
+    RAFT_EVENT_TICK = 1,       /* time passed; nothing else */
+    RAFT_EVENT_RECEIVE,        /* a request or a response arrived */
+    RAFT_EVENT_SEND_FAILED,    /* an outbound request to msg.to could not be delivered */
+    RAFT_EVENT_FLUSHED,        /* everything below flushed_offset is durable */
+    RAFT_EVENT_CLIENT_APPEND,  /* append client batches (leader only) */
+    RAFT_EVENT_SHUTDOWN,       /* graceful shutdown requested */
+};
+
+typedef struct raft_event {
+    enum raft_event_type type;
+    int64_t now_ms;
+    raft_msg msg;            /* RECEIVE; SEND_FAILED uses type and to */
+    int64_t flushed_offset;  /* FLUSHED */
+    struct {                 /* CLIENT_APPEND: one or more v2 batches, already validated */
+        const uint8_t *records;
+        size_t len;
+        int32_t offset_count; /* total offsets the batches take (sum of lastOffsetDelta+1) */
+    } append;
+} raft_event;
+
+/* ---- Actions */
+
+enum raft_action_type {
+    RAFT_ACTION_STORE_QSTATE = 1, /* make qstate durable before anything after it */
+    RAFT_ACTION_TRUNCATE,         /* drop the log at and above offset */
+    RAFT_ACTION_APPEND,           /* append batches */
+    RAFT_ACTION_FLUSH,            /* start an fsync covering everything appended so far */
+    RAFT_ACTION_SEND,             /* send msg (a request, or a response by token) */
+};
+
+typedef struct raft_action {
+    enum raft_action_type type;
+    raft_quorum_state qstate; /* STORE_QSTATE */
+    int64_t offset;           /* TRUNCATE: new end offset. FLUSH: end offset to cover */
+    struct {                  /* APPEND */
+        const uint8_t *records; /* borrowed: valid until the next raft_step */
+        size_t len;
+        /* Leader appends (base_offset >= 0): rewrite each batch's BaseOffset
+         * (consecutively from base_offset) and PartitionLeaderEpoch (epoch);
+         * follower appends (base_offset == -1): write the batches as they are. */
+        int64_t base_offset;
+        int32_t epoch;
+    } append;
+    raft_msg msg; /* SEND */
+} raft_action;
+
+typedef struct raft_output {
+    raft_action actions[RAFT_ACTIONS_MAX];
+    int action_count;
+    int64_t wake_at_ms;        /* call raft_step with a TICK no later than this */
+    /* CLIENT_APPEND result: error (KAFKA_NOT_LEADER_OR_FOLLOWER, ...) or the
+     * base offset assigned to the first batch. */
+    int16_t append_error;
+    int64_t append_base_offset;
+    /* The high watermark moved up: records below it are committed. */
+    bool high_watermark_changed;
+    int64_t high_watermark;
+    bool role_changed;         /* role, epoch or leader changed; see raft_status */
+    bool shutdown_complete;    /* graceful shutdown finished: the driver may exit */
+    char reason[96];           /* why the role changed, for the log line */
+} raft_output;
+
+typedef struct raft_replica_status {
+    int32_t replica_id;
+    int64_t log_end_offset;    /* -1 unknown */
+    int64_t last_fetch_ms;     /* -1 unknown */
+    int64_t last_caught_up_ms; /* -1 unknown */
+} raft_replica_status;
+
+typedef struct raft_status {
+    enum raft_role role;
+    int32_t epoch;
+    int32_t leader_id;
+    int32_t voted_id;
+    int64_t high_watermark;   /* -1 unknown */
+    int64_t log_end_offset;
+    int64_t flushed_offset;
+    /* Leader only: every voter (itself included) and observer it has seen. */
+    raft_replica_status voters[RAFT_VOTERS_MAX];
+    int voter_count;
+    raft_replica_status observers[RAFT_OBSERVERS_MAX];
+    int observer_count;
+} raft_status;
+
+typedef struct raft raft;
+
+/* Creates a core from its configuration, the durable quorum state and the
+ * recovered log. Returns NULL on an invalid configuration (node not a voter is
+ * allowed: it is an observer). */
+raft *raft_create(const raft_config *config, const raft_quorum_state *qstate,
+                  const raft_log_state *log, int64_t now_ms);
+void raft_destroy(raft *r);
+
+/* Feeds one event; fills out (which it clears first). */
+void raft_step(raft *r, const raft_event *event, raft_output *out);
+
+void raft_get_status(const raft *r, raft_status *status);
+bool raft_is_voter(const raft *r, int32_t node_id);
+
+#endif

@@ -1,0 +1,158 @@
+/* Kafka record batch v2 (magic 2): header parsing, validation, record
+ * iteration (with decompression) and a small builder for uncompressed batches
+ * (control batches, tests). Layout: DefaultRecordBatch. CRC-32C covers bytes
+ * 21..end, so BaseOffset and PartitionLeaderEpoch can be rewritten freely. */
+#ifndef KQ_RECORD_H
+#define KQ_RECORD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kq/buf.h"
+
+#define RECORD_BATCH_HEADER_BYTES 61
+#define RECORD_BATCH_LOG_OVERHEAD 12 /* BaseOffset + Length */
+#define RECORD_BATCH_BYTES_MAX (64u << 20)
+
+#define RECORD_ATTR_COMPRESSION_MASK 0x07
+#define RECORD_ATTR_TIMESTAMP_LOG_APPEND 0x08
+#define RECORD_ATTR_TRANSACTIONAL 0x10
+#define RECORD_ATTR_CONTROL 0x20
+
+enum record_compression {
+    RECORD_COMPRESSION_NONE = 0,
+    RECORD_COMPRESSION_GZIP = 1,
+    RECORD_COMPRESSION_SNAPPY = 2,
+    RECORD_COMPRESSION_LZ4 = 3,
+    RECORD_COMPRESSION_ZSTD = 4,
+};
+
+enum record_control_type {
+    RECORD_CONTROL_ABORT = 0,
+    RECORD_CONTROL_COMMIT = 1,
+    RECORD_CONTROL_LEADER_CHANGE = 2,
+};
+
+typedef struct record_batch_header {
+    int64_t base_offset;
+    int32_t length;       /* bytes after the Length field */
+    int32_t partition_leader_epoch;
+    int8_t magic;
+    uint32_t crc;
+    int16_t attributes;
+    int32_t last_offset_delta;
+    int64_t base_timestamp;
+    int64_t max_timestamp;
+    int64_t producer_id;
+    int16_t producer_epoch;
+    int32_t base_sequence;
+    int32_t record_count;
+} record_batch_header;
+
+enum record_status {
+    RECORD_OK = 0,
+    RECORD_TRUNCATED,   /* fewer bytes than the batch claims (a torn tail on disk) */
+    RECORD_BAD_MAGIC,
+    RECORD_BAD_LENGTH,
+    RECORD_BAD_CRC,
+    RECORD_BAD_RECORDS, /* records do not parse, or count mismatch */
+    RECORD_BAD_COMPRESSION,
+};
+const char *record_status_name(enum record_status s);
+
+/* Parses the 61-byte header at data (len bytes available). Checks magic and
+ * that Length is sane; RECORD_TRUNCATED if the whole batch is not in len. */
+enum record_status record_batch_parse_header(const uint8_t *data, size_t len,
+                                             record_batch_header *h);
+/* Header plus CRC-32C over bytes 21..end of the batch. */
+enum record_status record_batch_check(const uint8_t *data, size_t len,
+                                      record_batch_header *h);
+static inline size_t record_batch_size(const record_batch_header *h)
+{
+    return (size_t)h->length + RECORD_BATCH_LOG_OVERHEAD;
+}
+static inline int64_t record_batch_last_offset(const record_batch_header *h)
+{
+    return h->base_offset + h->last_offset_delta;
+}
+static inline bool record_batch_is_control(const record_batch_header *h)
+{
+    return (h->attributes & RECORD_ATTR_CONTROL) != 0;
+}
+
+/* Rewrites BaseOffset and PartitionLeaderEpoch in place (CRC unaffected). */
+void record_batch_set_base_offset(uint8_t *batch, int64_t base_offset);
+void record_batch_set_leader_epoch(uint8_t *batch, int32_t epoch);
+
+/* Summary of a blob of consecutive batches (as in a Produce request). */
+typedef struct record_set_summary {
+    int batch_count;
+    int32_t offset_count; /* sum of lastOffsetDelta+1 */
+    int64_t max_timestamp;
+} record_set_summary;
+
+/* Validates every batch in data: whole, magic 2, CRC, and (when deep) that
+ * the records parse (decompressing as needed) and match RecordsCount and
+ * LastOffsetDelta. The blob must be exactly a sequence of whole batches. */
+enum record_status record_set_validate(const uint8_t *data, size_t len, bool deep,
+                                       record_set_summary *summary);
+
+typedef struct record_header_kv {
+    kq_slice key;
+    kq_slice value;
+} record_header_kv;
+
+typedef struct record {
+    int64_t offset;
+    int64_t timestamp;
+    kq_slice key;   /* len -1: null */
+    kq_slice value; /* len -1: null */
+    int header_count;
+} record;
+
+/* Iterates the records of one batch, decompressing into an owned buffer
+ * (bounded by RECORD_BATCH_BYTES_MAX of decompressed data). */
+typedef struct record_iter {
+    record_batch_header header;
+    kq_reader reader;
+    int32_t index;
+    uint8_t *scratch; /* decompressed records; freed by record_iter_close */
+    size_t scratch_len;
+    enum record_status status;
+} record_iter;
+
+enum record_status record_iter_open(record_iter *it, const uint8_t *batch, size_t len);
+/* Returns true and fills rec for each record; false at the end or on error
+ * (then it->status says which). */
+bool record_iter_next(record_iter *it, record *rec);
+void record_iter_close(record_iter *it);
+
+/* Decompresses a whole compressed payload (Kafka framing for each codec:
+ * gzip stream, xerial-framed or raw snappy, LZ4 frame, zstd frame) into out. */
+enum record_status record_decompress(enum record_compression codec, const uint8_t *in,
+                                     size_t in_len, kq_writer *out);
+
+/* Builds one uncompressed batch into out. */
+typedef struct record_batch_builder_args {
+    int64_t base_offset;
+    int32_t partition_leader_epoch;
+    int16_t attributes;       /* e.g. RECORD_ATTR_CONTROL */
+    int64_t base_timestamp;
+    int64_t producer_id;      /* -1 for none */
+    int16_t producer_epoch;   /* -1 for none */
+    int32_t base_sequence;    /* -1 for none */
+    const record *records;    /* offset field ignored; deltas are the index */
+    int record_count;
+} record_batch_builder_args;
+bool record_batch_build(kq_writer *out, const record_batch_builder_args *args);
+
+/* LeaderChangeMessage control batch (control type 2): key = {version 0, type 2};
+ * value = flexible LeaderChangeMessage v0 {Version i16, LeaderId, Voters[],
+ * GrantingVoters[], tags}. */
+bool record_build_leader_change(kq_writer *out, int64_t base_offset, int32_t epoch,
+                                int64_t timestamp_ms, int32_t leader_id,
+                                const int32_t *voters, int voter_count,
+                                const int32_t *granting, int granting_count);
+
+#endif
