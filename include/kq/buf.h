@@ -67,7 +67,8 @@ typedef struct kq_writer {
     bool error;     /* allocation failure or bound exceeded */
 } kq_writer;
 
-/* cap_max bounds the buffer; the buffer is allocated lazily. */
+/* cap_max bounds the buffer (0: effectively unbounded); the buffer is
+ * allocated lazily. After an error every write is ignored. */
 void kq_writer_init(kq_writer *w, size_t cap_max);
 void kq_writer_free(kq_writer *w);
 void kq_writer_reset(kq_writer *w);
@@ -104,11 +105,16 @@ size_t kq_uvarint_size(uint32_t v);
 kq_slice kq_slice_cstr(const char *s);
 bool kq_slice_eq_cstr(kq_slice s, const char *c);
 
-/* CRC-32C (Castagnoli) as used by record batch v2. */
+/* CRC-32C (Castagnoli) as used by record batch v2. Start with crc = 0; the
+ * result of one call can be passed as crc to continue over more data
+ * (kq_crc32c(kq_crc32c(0, a, n), b, m) == CRC of a||b). */
 uint32_t kq_crc32c(uint32_t crc, const void *data, size_t len);
+/* Same result, always the portable table path (for tests). */
+uint32_t kq_crc32c_sw(uint32_t crc, const void *data, size_t len);
 
 /* Bump allocator for decoded arrays; reset per request. Bounded: an
- * allocation past the limit returns NULL. */
+ * allocation that would take the total block memory past cap_max returns
+ * NULL (cap_max 0: effectively unbounded). Reset keeps the newest block. */
 typedef struct kq_arena {
     uint8_t *base;
     size_t used;
