@@ -1,0 +1,81 @@
+/* Network edge on libuv: a listener whose connections carry size-prefixed
+ * Kafka frames, and outbound peer channels to other quorum nodes.
+ *
+ * The net layer never decodes an API. Each inbound frame gets a response slot;
+ * slots complete in any order but their bytes leave in request order (Kafka
+ * clients match responses to requests by position). Completed responses are
+ * gathered into one uv_write per loop turn. */
+#ifndef KQ_NET_H
+#define KQ_NET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <uv.h>
+
+#define NET_SLOTS_PER_CONN 128 /* requests in flight per connection before reading pauses */
+
+typedef struct net_server net_server;
+typedef struct net_conn net_conn;
+typedef struct net_slot net_slot;
+
+/* Called for each whole inbound frame (without its size prefix). The frame is
+ * valid only during the call but the callee may modify it in place. The
+ * callee must eventually call net_slot_respond / net_slot_skip / net_slot_close
+ * exactly once for slot. */
+typedef void (*net_frame_fn)(void *ctx, net_slot *slot, uint8_t *frame, size_t len);
+
+typedef struct net_server_config {
+    const char *host;
+    uint16_t port;
+    int32_t frame_bytes_max; /* socket.request.max.bytes */
+    net_frame_fn on_frame;
+    void *ctx;
+} net_server_config;
+
+net_server *net_server_start(uv_loop_t *loop, const net_server_config *config,
+                             char *err, size_t errlen);
+void net_server_stop(net_server *server);
+
+/* Sends the response bytes (header + body, without the size prefix, which
+ * net adds) once all earlier slots of the connection completed. Copies data. */
+void net_slot_respond(net_slot *slot, const uint8_t *data, size_t len);
+/* Completes the slot without a response (acks=0 produce). */
+void net_slot_skip(net_slot *slot);
+/* Completes the slot and closes the connection after earlier responses left
+ * (bad frame / unsupported request). */
+void net_slot_close(net_slot *slot, const char *why);
+/* Describes the peer ("127.0.0.1:53422") for log lines. */
+const char *net_slot_peer(const net_slot *slot);
+/* True once the connection is gone (the response would be dropped). */
+bool net_slot_orphaned(const net_slot *slot);
+
+/* ---- Outbound peer channels (one connection per remote node). */
+
+typedef struct net_peer net_peer;
+/* A whole response frame for a request sent with net_peer_send (correlation
+ * matched), or len == 0 / frame == NULL when the request failed (connect error,
+ * timeout, disconnect). */
+typedef void (*net_peer_response_fn)(void *ctx, net_peer *peer, void *request_ctx,
+                                     const uint8_t *frame, size_t len);
+
+typedef struct net_peer_config {
+    int32_t node_id;
+    const char *host;
+    uint16_t port;
+    uint32_t request_timeout_ms;
+    uint32_t retry_backoff_ms;
+    int32_t frame_bytes_max;
+    net_peer_response_fn on_response;
+    void *ctx;
+} net_peer_config;
+
+net_peer *net_peer_create(uv_loop_t *loop, const net_peer_config *config);
+void net_peer_destroy(net_peer *peer);
+/* Queues a request frame (header+body, no size prefix) whose correlation id
+ * is correlation_id; copies data. Returns false when the queue is full. */
+bool net_peer_send(net_peer *peer, int32_t correlation_id, const uint8_t *data, size_t len,
+                   void *request_ctx);
+int32_t net_peer_node_id(const net_peer *peer);
+
+#endif
