@@ -109,7 +109,15 @@ typedef struct record {
     kq_slice key;   /* len -1: null */
     kq_slice value; /* len -1: null */
     int header_count;
+    /* Builder input: header_count entries (may be NULL when header_count is 0). */
+    const record_header_kv *headers;
+    /* Iterator output: the encoded headers after the count; walk them with
+     * record_header_next. */
+    kq_slice headers_raw;
 } record;
+
+/* Reads the next header from a reader over record.headers_raw. */
+bool record_header_next(kq_reader *r, record_header_kv *kv);
 
 /* Iterates the records of one batch, decompressing into an owned buffer
  * (bounded by RECORD_BATCH_BYTES_MAX of decompressed data). */
@@ -122,6 +130,8 @@ typedef struct record_iter {
     enum record_status status;
 } record_iter;
 
+/* Checks the header (not the CRC: see record_batch_check) and decompresses.
+ * Call record_iter_close afterwards whatever the result. */
 enum record_status record_iter_open(record_iter *it, const uint8_t *batch, size_t len);
 /* Returns true and fills rec for each record; false at the end or on error
  * (then it->status says which). */
@@ -154,5 +164,13 @@ bool record_build_leader_change(kq_writer *out, int64_t base_offset, int32_t epo
                                 int64_t timestamp_ms, int32_t leader_id,
                                 const int32_t *voters, int voter_count,
                                 const int32_t *granting, int granting_count);
+
+/* Parses a LeaderChangeMessage value (v0, or v1 with directory ids): the
+ * leader and the Voters list (GrantingVoters is checked but not returned).
+ * False if malformed or if there are more than voters_max voters. */
+bool record_parse_leader_change(kq_slice value, int32_t *leader_id, int32_t *voters,
+                                int *voter_count, int voters_max);
+/* The control type in a control record key {version i16, type i16}, or -1. */
+int record_control_type(kq_slice key);
 
 #endif

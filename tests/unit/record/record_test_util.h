@@ -1,0 +1,48 @@
+/* Shared fixtures for the record module tests. */
+#ifndef RECORD_TEST_UTIL_H
+#define RECORD_TEST_UTIL_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "kq/buf.h"
+#include "kq/record.h"
+
+/* A batch built by hand (independent CRC-32C implementation):
+ * base offset 5, leader epoch 3, attributes 0, lastOffsetDelta 1,
+ * timestamps 1000/1002, producer 42 epoch 1 sequence 7, two records:
+ *   {ts 1000, key "k", value "v0", no headers}
+ *   {ts 1002, key null, value "v1", header "h" = "x"}. */
+static const uint8_t golden_batch[] = {
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x48,
+    0x00, 0x00, 0x00, 0x03, 0x02, 0x07, 0x99, 0x48, 0xd3, 0x00, 0x00, 0x00,
+    0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0xe8, 0x00,
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0xea, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x00, 0x00, 0x2a, 0x00, 0x01, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00,
+    0x02, 0x12, 0x00, 0x00, 0x00, 0x02, 0x6b, 0x04, 0x76, 0x30, 0x00, 0x18,
+    0x00, 0x04, 0x02, 0x01, 0x04, 0x76, 0x31, 0x02, 0x02, 0x68, 0x02, 0x78,
+};
+#define GOLDEN_CRC 0x079948d3u
+
+static inline void test_store_be32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+}
+
+/* Recomputes the CRC of a batch after a test edited it. */
+static inline void test_reseal(uint8_t *batch, size_t size)
+{
+    test_store_be32(batch + 17, kq_crc32c(0, batch + 21, size - 21));
+}
+
+static inline bool test_slice_eq(kq_slice s, const char *c)
+{
+    if (!c)
+        return s.len == -1;
+    return s.len == (int32_t)strlen(c) && memcmp(s.ptr, c, (size_t)s.len) == 0;
+}
+
+#endif
