@@ -1,0 +1,144 @@
+/* BeginQuorumEpoch request/response codec, versions 0-1 (flexible v1). */
+#include <string.h>
+
+#include "kq/wire_begin_quorum_epoch.h"
+#include "raft_common.h"
+#include "wire_io.h"
+
+static bool version_ok(int16_t v)
+{
+    return v >= WIRE_BEGIN_QUORUM_EPOCH_MIN_VERSION && v <= WIRE_BEGIN_QUORUM_EPOCH_MAX_VERSION;
+}
+
+int wire_begin_quorum_epoch_request_decode(kq_reader *r, int16_t v, kq_arena *arena,
+                                           wire_begin_quorum_epoch_request *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!version_ok(v)) {
+        kq_reader_fail(r);
+        return -1;
+    }
+    bool flex = v >= 1;
+    out->cluster_id = wire_io_read_str(r, flex, true);
+    out->voter_id = v >= 1 ? kq_read_i32(r) : -1;
+    int32_t nt = wire_io_read_count(r, flex, false);
+    out->topics = wire_io_alloc(r, arena, nt, sizeof *out->topics);
+    out->topic_count = r->error ? 0 : nt;
+    for (int32_t i = 0; i < nt && !r->error; i++) {
+        wire_begin_quorum_epoch_topic *t = &out->topics[i];
+        t->topic_name = wire_io_read_str(r, flex, false);
+        int32_t np = wire_io_read_count(r, flex, false);
+        t->partitions = wire_io_alloc(r, arena, np, sizeof *t->partitions);
+        t->partition_count = r->error ? 0 : np;
+        for (int32_t j = 0; j < np && !r->error; j++) {
+            wire_begin_quorum_epoch_partition *p = &t->partitions[j];
+            p->partition_index = kq_read_i32(r);
+            if (v >= 1)
+                p->voter_directory_id = kq_read_uuid(r);
+            p->leader_id = kq_read_i32(r);
+            p->leader_epoch = kq_read_i32(r);
+            wire_io_skip_tags(r, flex);
+        }
+        wire_io_skip_tags(r, flex);
+    }
+    if (v >= 1)
+        out->leader_endpoint_count =
+            wire_raft_listeners_read(r, arena, &out->leader_endpoints);
+    wire_io_skip_tags(r, flex);
+    return r->error ? -1 : 0;
+}
+
+void wire_begin_quorum_epoch_request_encode(kq_writer *w, int16_t v,
+                                            const wire_begin_quorum_epoch_request *in)
+{
+    if (!version_ok(v)) {
+        wire_io_writer_fail(w);
+        return;
+    }
+    bool flex = v >= 1;
+    wire_io_write_str(w, flex, true, in->cluster_id);
+    if (v >= 1)
+        kq_write_i32(w, in->voter_id);
+    wire_io_write_count(w, flex, false, in->topic_count);
+    for (int32_t i = 0; i < in->topic_count; i++) {
+        const wire_begin_quorum_epoch_topic *t = &in->topics[i];
+        wire_io_write_str(w, flex, false, t->topic_name);
+        wire_io_write_count(w, flex, false, t->partition_count);
+        for (int32_t j = 0; j < t->partition_count; j++) {
+            const wire_begin_quorum_epoch_partition *p = &t->partitions[j];
+            kq_write_i32(w, p->partition_index);
+            if (v >= 1)
+                kq_write_uuid(w, p->voter_directory_id);
+            kq_write_i32(w, p->leader_id);
+            kq_write_i32(w, p->leader_epoch);
+            wire_io_write_no_tags(w, flex);
+        }
+        wire_io_write_no_tags(w, flex);
+    }
+    if (v >= 1)
+        wire_raft_listeners_write(w, in->leader_endpoints, in->leader_endpoint_count);
+    wire_io_write_no_tags(w, flex);
+}
+
+int wire_begin_quorum_epoch_response_decode(kq_reader *r, int16_t v, kq_arena *arena,
+                                            wire_begin_quorum_epoch_response *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!version_ok(v)) {
+        kq_reader_fail(r);
+        return -1;
+    }
+    bool flex = v >= 1;
+    out->error_code = kq_read_i16(r);
+    int32_t nt = wire_io_read_count(r, flex, false);
+    out->topics = wire_io_alloc(r, arena, nt, sizeof *out->topics);
+    out->topic_count = r->error ? 0 : nt;
+    for (int32_t i = 0; i < nt && !r->error; i++) {
+        wire_begin_quorum_epoch_topic_result *t = &out->topics[i];
+        t->topic_name = wire_io_read_str(r, flex, false);
+        int32_t np = wire_io_read_count(r, flex, false);
+        t->partitions = wire_io_alloc(r, arena, np, sizeof *t->partitions);
+        t->partition_count = r->error ? 0 : np;
+        for (int32_t j = 0; j < np && !r->error; j++) {
+            wire_begin_quorum_epoch_partition_result *p = &t->partitions[j];
+            p->partition_index = kq_read_i32(r);
+            p->error_code = kq_read_i16(r);
+            p->leader_id = kq_read_i32(r);
+            p->leader_epoch = kq_read_i32(r);
+            wire_io_skip_tags(r, flex);
+        }
+        wire_io_skip_tags(r, flex);
+    }
+    if (flex)
+        wire_raft_node_endpoints_tag_read(r, arena, &out->node_endpoints,
+                                          &out->node_endpoint_count);
+    return r->error ? -1 : 0;
+}
+
+void wire_begin_quorum_epoch_response_encode(kq_writer *w, int16_t v,
+                                             const wire_begin_quorum_epoch_response *in)
+{
+    if (!version_ok(v)) {
+        wire_io_writer_fail(w);
+        return;
+    }
+    bool flex = v >= 1;
+    kq_write_i16(w, in->error_code);
+    wire_io_write_count(w, flex, false, in->topic_count);
+    for (int32_t i = 0; i < in->topic_count; i++) {
+        const wire_begin_quorum_epoch_topic_result *t = &in->topics[i];
+        wire_io_write_str(w, flex, false, t->topic_name);
+        wire_io_write_count(w, flex, false, t->partition_count);
+        for (int32_t j = 0; j < t->partition_count; j++) {
+            const wire_begin_quorum_epoch_partition_result *p = &t->partitions[j];
+            kq_write_i32(w, p->partition_index);
+            kq_write_i16(w, p->error_code);
+            kq_write_i32(w, p->leader_id);
+            kq_write_i32(w, p->leader_epoch);
+            wire_io_write_no_tags(w, flex);
+        }
+        wire_io_write_no_tags(w, flex);
+    }
+    if (flex)
+        wire_raft_node_endpoints_tag_write(w, in->node_endpoints, in->node_endpoint_count);
+}
