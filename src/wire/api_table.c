@@ -1,0 +1,82 @@
+/* The APIs we speak: flexible-version thresholds, the advertised ranges and
+ * the ranges we actually decode. */
+#include <stddef.h>
+
+#include "kq/wire.h"
+
+struct api_info {
+    int16_t key;
+    int16_t flexible_from; /* first flexible version */
+    const char *name;
+};
+
+static const struct api_info api_infos[] = {
+    {WIRE_API_PRODUCE, 9, "Produce"},
+    {WIRE_API_FETCH, 12, "Fetch"},
+    {WIRE_API_LIST_OFFSETS, 6, "ListOffsets"},
+    {WIRE_API_METADATA, 9, "Metadata"},
+    {WIRE_API_API_VERSIONS, 3, "ApiVersions"},
+    {WIRE_API_INIT_PRODUCER_ID, 2, "InitProducerId"},
+    {WIRE_API_VOTE, 0, "Vote"},
+    {WIRE_API_BEGIN_QUORUM_EPOCH, 1, "BeginQuorumEpoch"},
+    {WIRE_API_END_QUORUM_EPOCH, 1, "EndQuorumEpoch"},
+    {WIRE_API_DESCRIBE_QUORUM, 0, "DescribeQuorum"},
+    {WIRE_API_DESCRIBE_CLUSTER, 0, "DescribeCluster"},
+};
+
+/* librdkafka needs Produce to overlap 0..0 to compress and Fetch to overlap
+ * 4..4 to use message format v2, hence the low minimums. */
+static const wire_api_range advertised[] = {
+    {WIRE_API_PRODUCE, 0, 12},
+    {WIRE_API_FETCH, 4, 17},
+    {WIRE_API_LIST_OFFSETS, 0, 10},
+    {WIRE_API_METADATA, 0, 12},
+    {WIRE_API_API_VERSIONS, 0, 4},
+    {WIRE_API_INIT_PRODUCER_ID, 0, 5},
+    {WIRE_API_VOTE, 0, 1},
+    {WIRE_API_BEGIN_QUORUM_EPOCH, 0, 1},
+    {WIRE_API_END_QUORUM_EPOCH, 0, 1},
+    {WIRE_API_DESCRIBE_QUORUM, 0, 2},
+    {WIRE_API_DESCRIBE_CLUSTER, 0, 1},
+};
+
+#define WIRE_PRODUCE_MIN_ACCEPTED 3
+
+static const struct api_info *find_info(int16_t key)
+{
+    for (size_t i = 0; i < sizeof api_infos / sizeof api_infos[0]; i++)
+        if (api_infos[i].key == key)
+            return &api_infos[i];
+    return NULL;
+}
+
+bool wire_api_flexible(int16_t api_key, int16_t version)
+{
+    const struct api_info *info = find_info(api_key);
+    return info && version >= info->flexible_from;
+}
+
+const wire_api_range *wire_advertised_apis(int *count)
+{
+    *count = (int)(sizeof advertised / sizeof advertised[0]);
+    return advertised;
+}
+
+bool wire_api_accepted(int16_t api_key, int16_t version)
+{
+    for (size_t i = 0; i < sizeof advertised / sizeof advertised[0]; i++) {
+        if (advertised[i].api_key != api_key)
+            continue;
+        int16_t min = advertised[i].min_version;
+        if (api_key == WIRE_API_PRODUCE)
+            min = WIRE_PRODUCE_MIN_ACCEPTED;
+        return version >= min && version <= advertised[i].max_version;
+    }
+    return false;
+}
+
+const char *wire_api_name(int16_t api_key)
+{
+    const struct api_info *info = find_info(api_key);
+    return info ? info->name : "Unknown";
+}

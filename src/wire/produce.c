@@ -1,0 +1,251 @@
+/* Produce request/response bodies (v3-12). */
+#include <string.h>
+
+#include "kq/wire_produce.h"
+#include "wire_codec.h"
+
+#define PRODUCE_MIN_VERSION 3
+#define PRODUCE_MAX_VERSION 12
+#define PRODUCE_TAG_CURRENT_LEADER 0
+#define PRODUCE_TAG_NODE_ENDPOINTS 0
+#define PRODUCE_TAG_BUF_MAX (1u << 20)
+
+static const kq_slice null_slice = {NULL, -1};
+
+static bool version_ok(int16_t version)
+{
+    return version >= PRODUCE_MIN_VERSION && version <= PRODUCE_MAX_VERSION;
+}
+
+int wire_produce_request_decode(kq_reader *r, int16_t version, kq_arena *arena,
+                                wire_produce_request *out)
+{
+    memset(out, 0, sizeof *out);
+    out->transactional_id = null_slice;
+    if (!version_ok(version))
+        return -1;
+    bool flex = version >= 9;
+    out->transactional_id = wire_read_nullable_string(r, flex);
+    out->acks = kq_read_i16(r);
+    out->timeout_ms = kq_read_i32(r);
+    int32_t nt = wire_read_array_len(r, flex, false);
+    wire_produce_topic *topics = wire_alloc_array(r, arena, nt, sizeof *topics, 2);
+    for (int32_t i = 0; i < nt && !r->error; i++) {
+        topics[i].name = wire_read_string(r, flex);
+        int32_t np = wire_read_array_len(r, flex, false);
+        wire_produce_partition *parts = wire_alloc_array(r, arena, np, sizeof *parts, 5);
+        for (int32_t k = 0; k < np && !r->error; k++) {
+            parts[k].index = kq_read_i32(r);
+            parts[k].records = wire_read_nullable_bytes(r, flex);
+            wire_read_tags_flex(r, flex);
+        }
+        topics[i].partitions = parts;
+        topics[i].partition_count = r->error ? 0 : np;
+        wire_read_tags_flex(r, flex);
+    }
+    out->topics = topics;
+    out->topic_count = r->error ? 0 : nt;
+    wire_read_tags_flex(r, flex);
+    return r->error ? -1 : 0;
+}
+
+void wire_produce_request_encode(kq_writer *w, int16_t version, const wire_produce_request *in)
+{
+    bool flex = version >= 9;
+    wire_write_nullable_string(w, flex, in->transactional_id);
+    kq_write_i16(w, in->acks);
+    kq_write_i32(w, in->timeout_ms);
+    int32_t nt = in->topics ? in->topic_count : 0;
+    wire_write_array_len(w, flex, false, nt);
+    for (int32_t i = 0; i < nt; i++) {
+        const wire_produce_topic *t = &in->topics[i];
+        wire_write_string(w, flex, t->name);
+        int32_t np = t->partitions ? t->partition_count : 0;
+        wire_write_array_len(w, flex, false, np);
+        for (int32_t k = 0; k < np; k++) {
+            kq_write_i32(w, t->partitions[k].index);
+            wire_write_nullable_bytes(w, flex, t->partitions[k].records);
+            wire_write_tags_flex(w, flex);
+        }
+        wire_write_tags_flex(w, flex);
+    }
+    wire_write_tags_flex(w, flex);
+}
+
+/* Tagged fields of a partition response: tag 0 is CurrentLeader (v10+). */
+static void read_partition_tags(kq_reader *r, int16_t version,
+                                wire_produce_partition_response *p)
+{
+    uint32_t n = wire_tags_begin(r);
+    for (uint32_t i = 0; i < n && !r->error; i++) {
+        uint32_t tag;
+        kq_reader sub;
+        if (!wire_tag_next(r, &tag, &sub))
+            break;
+        if (version >= 10 && tag == PRODUCE_TAG_CURRENT_LEADER) {
+            p->current_leader_id = kq_read_i32(&sub);
+            p->current_leader_epoch = kq_read_i32(&sub);
+            kq_skip_tagged_fields(&sub);
+            if (sub.error)
+                kq_reader_fail(r);
+        }
+    }
+}
+
+static void read_node_endpoints(kq_reader *sub, kq_arena *arena, wire_produce_response *out)
+{
+    int32_t n = wire_read_array_len(sub, true, false);
+    /* node id, host, port, rack, tags: at least 11 bytes */
+    wire_produce_node_endpoint *eps = wire_alloc_array(sub, arena, n, sizeof *eps, 11);
+    for (int32_t i = 0; i < n && !sub->error; i++) {
+        eps[i].node_id = kq_read_i32(sub);
+        eps[i].host = wire_read_string(sub, true);
+        eps[i].port = kq_read_i32(sub);
+        eps[i].rack = wire_read_nullable_string(sub, true);
+        kq_skip_tagged_fields(sub);
+    }
+    out->node_endpoints = eps;
+    out->node_endpoint_count = sub->error ? 0 : n;
+}
+
+static void read_partition_response(kq_reader *r, int16_t version, bool flex, kq_arena *arena,
+                                    wire_produce_partition_response *p)
+{
+    p->index = kq_read_i32(r);
+    p->error_code = kq_read_i16(r);
+    p->base_offset = kq_read_i64(r);
+    p->log_append_time_ms = kq_read_i64(r);
+    p->log_start_offset = version >= 5 ? kq_read_i64(r) : -1;
+    p->error_message = null_slice;
+    p->current_leader_id = -1;
+    p->current_leader_epoch = -1;
+    if (version >= 8) {
+        int32_t ne = wire_read_array_len(r, flex, false);
+        wire_produce_record_error *errs = wire_alloc_array(r, arena, ne, sizeof *errs, 5);
+        for (int32_t i = 0; i < ne && !r->error; i++) {
+            errs[i].batch_index = kq_read_i32(r);
+            errs[i].message = wire_read_nullable_string(r, flex);
+            wire_read_tags_flex(r, flex);
+        }
+        p->record_errors = errs;
+        p->record_error_count = r->error ? 0 : ne;
+        p->error_message = wire_read_nullable_string(r, flex);
+    }
+    if (flex)
+        read_partition_tags(r, version, p);
+}
+
+int wire_produce_response_decode(kq_reader *r, int16_t version, kq_arena *arena,
+                                 wire_produce_response *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!version_ok(version))
+        return -1;
+    bool flex = version >= 9;
+    int32_t nt = wire_read_array_len(r, flex, false);
+    wire_produce_topic_response *topics = wire_alloc_array(r, arena, nt, sizeof *topics, 2);
+    for (int32_t i = 0; i < nt && !r->error; i++) {
+        topics[i].name = wire_read_string(r, flex);
+        int32_t np = wire_read_array_len(r, flex, false);
+        /* index, error, base offset, append time: 22 bytes at least */
+        wire_produce_partition_response *parts =
+            wire_alloc_array(r, arena, np, sizeof *parts, 22);
+        for (int32_t k = 0; k < np && !r->error; k++)
+            read_partition_response(r, version, flex, arena, &parts[k]);
+        topics[i].partitions = parts;
+        topics[i].partition_count = r->error ? 0 : np;
+        wire_read_tags_flex(r, flex);
+    }
+    out->topics = topics;
+    out->topic_count = r->error ? 0 : nt;
+    out->throttle_time_ms = kq_read_i32(r);
+    if (flex) {
+        uint32_t n = wire_tags_begin(r);
+        for (uint32_t i = 0; i < n && !r->error; i++) {
+            uint32_t tag;
+            kq_reader sub;
+            if (!wire_tag_next(r, &tag, &sub))
+                break;
+            if (version >= 10 && tag == PRODUCE_TAG_NODE_ENDPOINTS) {
+                read_node_endpoints(&sub, arena, out);
+                if (sub.error)
+                    kq_reader_fail(r);
+            }
+        }
+    }
+    return r->error ? -1 : 0;
+}
+
+static void write_partition_response(kq_writer *w, int16_t version, bool flex,
+                                     const wire_produce_partition_response *p)
+{
+    kq_write_i32(w, p->index);
+    kq_write_i16(w, p->error_code);
+    kq_write_i64(w, p->base_offset);
+    kq_write_i64(w, p->log_append_time_ms);
+    if (version >= 5)
+        kq_write_i64(w, p->log_start_offset);
+    if (version >= 8) {
+        int32_t ne = p->record_errors ? p->record_error_count : 0;
+        wire_write_array_len(w, flex, false, ne);
+        for (int32_t i = 0; i < ne; i++) {
+            kq_write_i32(w, p->record_errors[i].batch_index);
+            wire_write_nullable_string(w, flex, p->record_errors[i].message);
+            wire_write_tags_flex(w, flex);
+        }
+        wire_write_nullable_string(w, flex, p->error_message);
+    }
+    if (!flex)
+        return;
+    if (version >= 10 && p->current_leader_id >= 0) {
+        kq_writer tag;
+        kq_writer_init(&tag, PRODUCE_TAG_BUF_MAX);
+        kq_write_i32(&tag, p->current_leader_id);
+        kq_write_i32(&tag, p->current_leader_epoch);
+        kq_write_empty_tagged_fields(&tag);
+        kq_write_uvarint(w, 1);
+        wire_write_tag(w, PRODUCE_TAG_CURRENT_LEADER, &tag);
+        kq_writer_free(&tag);
+    } else {
+        kq_write_empty_tagged_fields(w);
+    }
+}
+
+void wire_produce_response_encode(kq_writer *w, int16_t version,
+                                  const wire_produce_response *in)
+{
+    bool flex = version >= 9;
+    int32_t nt = in->topics ? in->topic_count : 0;
+    wire_write_array_len(w, flex, false, nt);
+    for (int32_t i = 0; i < nt; i++) {
+        const wire_produce_topic_response *t = &in->topics[i];
+        wire_write_string(w, flex, t->name);
+        int32_t np = t->partitions ? t->partition_count : 0;
+        wire_write_array_len(w, flex, false, np);
+        for (int32_t k = 0; k < np; k++)
+            write_partition_response(w, version, flex, &t->partitions[k]);
+        wire_write_tags_flex(w, flex);
+    }
+    kq_write_i32(w, in->throttle_time_ms);
+    if (!flex)
+        return;
+    int32_t ne = in->node_endpoints ? in->node_endpoint_count : 0;
+    if (version >= 10 && ne > 0) {
+        kq_writer tag;
+        kq_writer_init(&tag, w->cap_max);
+        kq_write_compact_array_len(&tag, ne);
+        for (int32_t i = 0; i < ne; i++) {
+            const wire_produce_node_endpoint *e = &in->node_endpoints[i];
+            kq_write_i32(&tag, e->node_id);
+            wire_write_string(&tag, true, e->host);
+            kq_write_i32(&tag, e->port);
+            wire_write_nullable_string(&tag, true, e->rack);
+            kq_write_empty_tagged_fields(&tag);
+        }
+        kq_write_uvarint(w, 1);
+        wire_write_tag(w, PRODUCE_TAG_NODE_ENDPOINTS, &tag);
+        kq_writer_free(&tag);
+    } else {
+        kq_write_empty_tagged_fields(w);
+    }
+}
