@@ -1,0 +1,56 @@
+/* Server configuration read from a Kafka-style .properties file. */
+#ifndef KQ_CONFIG_H
+#define KQ_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define KQ_CONFIG_VOTERS_MAX 16
+
+typedef struct kq_config_endpoint {
+    int32_t id;
+    char host[256];
+    uint16_t port;
+} kq_config_endpoint;
+
+typedef struct kq_config {
+    char path[4096];
+    int32_t node_id;                  /* broker.id or node.id (required) */
+    /* listeners=PLAINTEXT://host:port; an empty host binds 0.0.0.0 */
+    char listener_host[256];
+    uint16_t listener_port;
+    /* Never empty after a successful load: without configured voters the
+     * node is the single voter of its own quorum (host "localhost" when the
+     * listener host is empty or 0.0.0.0). */
+    kq_config_endpoint voters[KQ_CONFIG_VOTERS_MAX];
+    int voter_count;
+    /* metadata.log.dir, else the first entry of log.dirs, else log.dir */
+    char log_dir[4096];
+    bool verbose;
+    uint32_t election_timeout_ms;     /* quorum.election.timeout.ms, 1000 */
+    uint32_t fetch_timeout_ms;        /* quorum.fetch.timeout.ms, 2000 */
+    uint32_t election_backoff_max_ms; /* quorum.election.backoff.max.ms, 1000 */
+    uint32_t request_timeout_ms;      /* quorum.request.timeout.ms, 2000 */
+    uint32_t retry_backoff_ms;        /* quorum.retry.backoff.ms, 20 */
+    uint32_t append_linger_ms;        /* quorum.append.linger.ms, 0 */
+    uint64_t segment_bytes;           /* log.segment.bytes, 1 GiB, min 14 */
+    int32_t socket_request_max_bytes; /* socket.request.max.bytes, 100 MiB */
+    char cluster_id[64];              /* cluster.id, "kq-raft-test-cluster" */
+} kq_config;
+
+/* Fills *out with the defaults (node_id -1, no voters, no path). */
+void kq_config_defaults(kq_config *out);
+
+/* Loads path. Returns 0, or -1 with err holding one line of the form
+ * "<file>:<line>: <key>: <reason>" (line and key left out when they do not
+ * apply, e.g. an unreadable file). Keys this server does not use are
+ * accepted with one warning line each on stderr. */
+int kq_config_load(const char *path, kq_config *out, char *err, size_t errlen);
+
+/* Same, with warnings written to warn (NULL discards them). */
+int kq_config_load_warn(const char *path, kq_config *out, char *err,
+                        size_t errlen, FILE *warn);
+
+#endif

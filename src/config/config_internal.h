@@ -1,0 +1,32 @@
+/* Value parsers shared by the config loader and its tests. Each returns 0,
+ * or -1 with a reason (without file, line or key) written to why. */
+#ifndef KQ_CONFIG_INTERNAL_H
+#define KQ_CONFIG_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kq/config.h"
+
+int kq_config_parse_int(const char *s, int64_t min, int64_t max, int64_t *out,
+                        char *why, size_t whylen);
+int kq_config_parse_bool(const char *s, bool *out, char *why, size_t whylen);
+/* "host:port" or "[v6addr]:port"; the host may be empty. */
+int kq_config_parse_hostport(const char *s, size_t n, char *host,
+                             size_t hostlen, uint16_t *port, char *why,
+                             size_t whylen);
+/* listeners value: a comma list of NAME://host:port; the first PLAINTEXT
+ * entry is used, security protocols we cannot serve are refused. */
+int kq_config_parse_listeners(const char *s, char *host, size_t hostlen,
+                              uint16_t *port, char *why, size_t whylen);
+/* "1@host:port,2@host:port"; an empty string gives zero voters. */
+int kq_config_parse_voters(const char *s, kq_config_endpoint *voters,
+                           int *count, char *why, size_t whylen);
+/* "host:port,..." (quorum.bootstrap.servers); ids are left at -1. */
+int kq_config_parse_servers(const char *s, kq_config_endpoint *out,
+                            int *count, char *why, size_t whylen);
+/* "1,2,3" (quorum.bootstrap.voters); duplicates are refused. */
+int kq_config_parse_ids(const char *s, int32_t *ids, int *count, char *why,
+                        size_t whylen);
+
+#endif

@@ -1,0 +1,535 @@
+/* Loads a Kafka .properties file with inih. Lines are fed to inih through our
+ * own reader so that we count lines ourselves (the line of every key is kept
+ * for checks made after parsing), accept lines longer than inih's buffer and
+ * keep ';' inside values (inih would take " ;" as an inline comment). */
+#include <errno.h>
+#include <ini.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config_internal.h"
+
+#define CFG_LINE_MAX 16384
+/* Stands in for a value handed to the handler through cfg_ctx.side_value. */
+#define CFG_SIDE_MARK "\x01"
+
+enum cfg_key {
+    K_BROKER_ID,
+    K_NODE_ID,
+    K_LISTENERS,
+    K_VOTERS,
+    K_BOOT_SERVERS,
+    K_BOOT_VOTERS,
+    K_LOG_DIRS,
+    K_LOG_DIR,
+    K_META_LOG_DIR,
+    K_VERBOSE,
+    K_ELECTION_TIMEOUT,
+    K_FETCH_TIMEOUT,
+    K_ELECTION_BACKOFF,
+    K_REQUEST_TIMEOUT,
+    K_RETRY_BACKOFF,
+    K_APPEND_LINGER,
+    K_SEGMENT_BYTES,
+    K_SOCKET_MAX,
+    K_CLUSTER_ID,
+    K_COUNT
+};
+
+static const struct cfg_key_def {
+    const char *name;
+    enum cfg_key key;
+} cfg_keys[] = {
+    {"broker.id", K_BROKER_ID},
+    {"node.id", K_NODE_ID},
+    {"listeners", K_LISTENERS},
+    {"quorum.voters", K_VOTERS},
+    {"controller.quorum.voters", K_VOTERS},
+    {"quorum.bootstrap.servers", K_BOOT_SERVERS},
+    {"controller.quorum.bootstrap.servers", K_BOOT_SERVERS},
+    {"quorum.bootstrap.voters", K_BOOT_VOTERS},
+    {"controller.quorum.bootstrap.voters", K_BOOT_VOTERS},
+    {"log.dirs", K_LOG_DIRS},
+    {"log.dir", K_LOG_DIR},
+    {"metadata.log.dir", K_META_LOG_DIR},
+    {"verbose", K_VERBOSE},
+    {"quorum.election.timeout.ms", K_ELECTION_TIMEOUT},
+    {"controller.quorum.election.timeout.ms", K_ELECTION_TIMEOUT},
+    {"quorum.fetch.timeout.ms", K_FETCH_TIMEOUT},
+    {"controller.quorum.fetch.timeout.ms", K_FETCH_TIMEOUT},
+    {"quorum.election.backoff.max.ms", K_ELECTION_BACKOFF},
+    {"controller.quorum.election.backoff.max.ms", K_ELECTION_BACKOFF},
+    {"quorum.request.timeout.ms", K_REQUEST_TIMEOUT},
+    {"controller.quorum.request.timeout.ms", K_REQUEST_TIMEOUT},
+    {"quorum.retry.backoff.ms", K_RETRY_BACKOFF},
+    {"controller.quorum.retry.backoff.ms", K_RETRY_BACKOFF},
+    {"quorum.append.linger.ms", K_APPEND_LINGER},
+    {"controller.quorum.append.linger.ms", K_APPEND_LINGER},
+    {"log.segment.bytes", K_SEGMENT_BYTES},
+    {"socket.request.max.bytes", K_SOCKET_MAX},
+    {"cluster.id", K_CLUSTER_ID},
+};
+
+typedef struct cfg_ctx {
+    const char *path;
+    FILE *fp;
+    FILE *warn;
+    kq_config *cfg;
+    int line;
+    char *linebuf;      /* CFG_LINE_MAX + 1 bytes */
+    char *side_value;   /* value of the current line when it bypasses inih */
+    char *err;
+    size_t errlen;
+    int err_line;       /* 0 when no error yet */
+    bool failed;
+    int key_line[K_COUNT];
+    const char *key_name[K_COUNT]; /* spelling seen last, for messages */
+    char *str[K_COUNT];            /* raw values checked after parsing */
+} cfg_ctx;
+
+static void cfg_fail(cfg_ctx *c, int line, const char *key, const char *fmt,
+                     ...) __attribute__((format(printf, 4, 5)));
+
+/* Records the first error only: "<file>[:<line>]: [<key>: ]<reason>". */
+static void cfg_fail(cfg_ctx *c, int line, const char *key, const char *fmt,
+                     ...)
+{
+    if (c->failed)
+        return;
+    c->failed = true;
+    c->err_line = line > 0 ? line : 0;
+    char reason[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(reason, sizeof reason, fmt, ap);
+    va_end(ap);
+    if (!c->err || !c->errlen)
+        return;
+    char where[64] = "";
+    if (line > 0)
+        snprintf(where, sizeof where, ":%d", line);
+    if (key)
+        snprintf(c->err, c->errlen, "%s%s: %s: %s", c->path, where, key, reason);
+    else
+        snprintf(c->err, c->errlen, "%s%s: %s", c->path, where, reason);
+}
+
+static void trim_copy(char *dst, const char *s, size_t n)
+{
+    while (n && (*s == ' ' || *s == '\t' || *s == '\f')) {
+        s++;
+        n--;
+    }
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\f'))
+        n--;
+    memcpy(dst, s, n);
+    dst[n] = '\0';
+}
+
+/* Returns one physical line to inih, rewritten so inih parses it the way a
+ * properties file is meant: no indentation continuation, '!' comments, and
+ * values that would not survive inih (too long, or holding ';') are passed
+ * on the side. */
+static char *cfg_reader(char *buf, int num, void *stream)
+{
+    cfg_ctx *c = stream;
+    size_t n = 0;
+    bool any = false, too_long = false;
+    int ch;
+    while ((ch = getc(c->fp)) != EOF) {
+        any = true;
+        if (ch == '\n')
+            break;
+        if (n < CFG_LINE_MAX)
+            c->linebuf[n++] = (char)ch;
+        else
+            too_long = true;
+    }
+    if (!any || num < 8)
+        return NULL;
+    c->line++;
+    free(c->side_value);
+    c->side_value = NULL;
+    if (n && c->linebuf[n - 1] == '\r')
+        n--;
+    c->linebuf[n] = '\0';
+    char *s = c->linebuf;
+    while (*s == ' ' || *s == '\t' || *s == '\f')
+        s++;
+    n = strlen(s); /* also stops at a stray NUL byte */
+    size_t cap = (size_t)num;
+    if (too_long) {
+        cfg_fail(c, c->line, NULL, "line too long (max %d bytes)", CFG_LINE_MAX);
+        strcpy(buf, "#\n");
+        return buf;
+    }
+    if (n == 0 || s[0] == '#' || s[0] == '!' || s[0] == ';') {
+        strcpy(buf, "#\n");
+        return buf;
+    }
+    if (n + 2 <= cap && !strchr(s, ';')) {
+        memcpy(buf, s, n);
+        buf[n] = '\n';
+        buf[n + 1] = '\0';
+        return buf;
+    }
+    size_t kn = strcspn(s, "=:");
+    if (s[kn] == '\0' || kn + sizeof CFG_SIDE_MARK + 2 > cap) {
+        /* No separator: let inih report the malformed line. A key too long
+         * for inih's buffer cannot be one we know either. */
+        if (s[kn] != '\0') {
+            char key[64];
+            trim_copy(key, s, kn < 60 ? kn : 60);
+            cfg_fail(c, c->line, NULL, "key too long: \"%s...\"", key);
+            strcpy(buf, "#\n");
+            return buf;
+        }
+        size_t m = n + 2 <= cap ? n : cap - 2;
+        memcpy(buf, s, m);
+        buf[m] = '\n';
+        buf[m + 1] = '\0';
+        return buf;
+    }
+    const char *v = s + kn + 1;
+    c->side_value = malloc(strlen(v) + 1);
+    if (!c->side_value) {
+        cfg_fail(c, c->line, NULL, "out of memory");
+        strcpy(buf, "#\n");
+        return buf;
+    }
+    trim_copy(c->side_value, v, strlen(v));
+    memcpy(buf, s, kn);
+    memcpy(buf + kn, "=" CFG_SIDE_MARK "\n", sizeof CFG_SIDE_MARK + 2);
+    return buf;
+}
+
+static int set_u32(cfg_ctx *c, const char *key, const char *v, int64_t min,
+                   uint32_t *dst)
+{
+    int64_t x;
+    char why[256];
+    if (kq_config_parse_int(v, min, INT32_MAX, &x, why, sizeof why) != 0) {
+        cfg_fail(c, c->line, key, "%s", why);
+        return 0;
+    }
+    *dst = (uint32_t)x;
+    return 1;
+}
+
+static int keep_string(cfg_ctx *c, enum cfg_key k, const char *v)
+{
+    char *copy = strdup(v);
+    if (!copy) {
+        cfg_fail(c, c->line, c->key_name[k], "out of memory");
+        return 0;
+    }
+    free(c->str[k]);
+    c->str[k] = copy;
+    return 1;
+}
+
+static int cfg_handler(void *user, const char *section, const char *name,
+                       const char *value)
+{
+    cfg_ctx *c = user;
+    if (strcmp(value, CFG_SIDE_MARK) == 0 && c->side_value)
+        value = c->side_value;
+    const struct cfg_key_def *def = NULL;
+    if (section[0] == '\0') {
+        for (size_t i = 0; i < sizeof cfg_keys / sizeof cfg_keys[0]; i++) {
+            if (strcmp(cfg_keys[i].name, name) == 0) {
+                def = &cfg_keys[i];
+                break;
+            }
+        }
+    }
+    if (!def) {
+        if (c->warn)
+            fprintf(c->warn, "warning: %s:%d: %s is not used by this server\n",
+                    c->path, c->line, name);
+        return 1;
+    }
+    enum cfg_key k = def->key;
+    const char *key = def->name;
+    c->key_line[k] = c->line;
+    c->key_name[k] = key;
+    kq_config *cfg = c->cfg;
+    char why[512];
+    int64_t x;
+    switch (k) {
+    case K_BROKER_ID:
+    case K_NODE_ID:
+        if (kq_config_parse_int(value, 0, INT32_MAX, &x, why, sizeof why) != 0) {
+            cfg_fail(c, c->line, key, "%s", why);
+            return 0;
+        }
+        return keep_string(c, k, value);
+    case K_LISTENERS:
+        if (kq_config_parse_listeners(value, cfg->listener_host,
+                                      sizeof cfg->listener_host,
+                                      &cfg->listener_port, why, sizeof why) != 0) {
+            cfg_fail(c, c->line, key, "%s", why);
+            return 0;
+        }
+        return 1;
+    case K_VERBOSE:
+        if (kq_config_parse_bool(value, &cfg->verbose, why, sizeof why) != 0) {
+            cfg_fail(c, c->line, key, "%s", why);
+            return 0;
+        }
+        return 1;
+    case K_ELECTION_TIMEOUT:
+        return set_u32(c, key, value, 1, &cfg->election_timeout_ms);
+    case K_FETCH_TIMEOUT:
+        return set_u32(c, key, value, 1, &cfg->fetch_timeout_ms);
+    case K_ELECTION_BACKOFF:
+        return set_u32(c, key, value, 0, &cfg->election_backoff_max_ms);
+    case K_REQUEST_TIMEOUT:
+        return set_u32(c, key, value, 1, &cfg->request_timeout_ms);
+    case K_RETRY_BACKOFF:
+        return set_u32(c, key, value, 0, &cfg->retry_backoff_ms);
+    case K_APPEND_LINGER:
+        return set_u32(c, key, value, 0, &cfg->append_linger_ms);
+    case K_SEGMENT_BYTES:
+        if (kq_config_parse_int(value, 14, INT32_MAX, &x, why, sizeof why) != 0) {
+            cfg_fail(c, c->line, key, "%s", why);
+            return 0;
+        }
+        cfg->segment_bytes = (uint64_t)x;
+        return 1;
+    case K_SOCKET_MAX:
+        if (kq_config_parse_int(value, 1, INT32_MAX, &x, why, sizeof why) != 0) {
+            cfg_fail(c, c->line, key, "%s", why);
+            return 0;
+        }
+        cfg->socket_request_max_bytes = (int32_t)x;
+        return 1;
+    case K_CLUSTER_ID:
+        if (value[0] == '\0' || strlen(value) >= sizeof cfg->cluster_id) {
+            cfg_fail(c, c->line, key, "must be 1 to %zu characters",
+                     sizeof cfg->cluster_id - 1);
+            return 0;
+        }
+        strcpy(cfg->cluster_id, value);
+        return 1;
+    case K_LOG_DIRS:
+    case K_LOG_DIR:
+    case K_META_LOG_DIR:
+    case K_VOTERS:
+    case K_BOOT_SERVERS:
+    case K_BOOT_VOTERS:
+        return keep_string(c, k, value);
+    case K_COUNT:
+        break;
+    }
+    return 1;
+}
+
+static int resolve_node_id(cfg_ctx *c)
+{
+    int64_t b = -1, n = -1;
+    char why[256];
+    if (c->str[K_BROKER_ID])
+        kq_config_parse_int(c->str[K_BROKER_ID], 0, INT32_MAX, &b, why, sizeof why);
+    if (c->str[K_NODE_ID])
+        kq_config_parse_int(c->str[K_NODE_ID], 0, INT32_MAX, &n, why, sizeof why);
+    if (b < 0 && n < 0) {
+        cfg_fail(c, 0, "broker.id", "required (set broker.id or node.id)");
+        return -1;
+    }
+    if (b >= 0 && n >= 0 && b != n) {
+        cfg_fail(c, c->key_line[K_NODE_ID], "node.id",
+                 "%lld differs from broker.id %lld", (long long)n, (long long)b);
+        return -1;
+    }
+    c->cfg->node_id = (int32_t)(b >= 0 ? b : n);
+    return 0;
+}
+
+static int resolve_log_dir(cfg_ctx *c)
+{
+    enum cfg_key k;
+    if (c->str[K_META_LOG_DIR])
+        k = K_META_LOG_DIR;
+    else if (c->str[K_LOG_DIRS])
+        k = K_LOG_DIRS;
+    else if (c->str[K_LOG_DIR])
+        k = K_LOG_DIR;
+    else
+        return 0; /* default stays */
+    const char *v = c->str[k];
+    size_t n = k == K_LOG_DIRS ? strcspn(v, ",") : strlen(v);
+    char dir[sizeof c->cfg->log_dir];
+    if (n >= sizeof dir) {
+        cfg_fail(c, c->key_line[k], c->key_name[k], "path too long (max %zu)",
+                 sizeof dir - 1);
+        return -1;
+    }
+    trim_copy(dir, v, n);
+    if (dir[0] == '\0') {
+        cfg_fail(c, c->key_line[k], c->key_name[k], "empty directory");
+        return -1;
+    }
+    strcpy(c->cfg->log_dir, dir);
+    return 0;
+}
+
+static int resolve_voters(cfg_ctx *c)
+{
+    kq_config *cfg = c->cfg;
+    char why[512];
+    const char *member_key = NULL;
+    int member_line = 0;
+    bool have_voters = c->str[K_VOTERS] != NULL;
+    bool have_servers = c->str[K_BOOT_SERVERS] != NULL;
+    bool have_ids = c->str[K_BOOT_VOTERS] != NULL;
+    if (have_voters && (have_servers || have_ids)) {
+        enum cfg_key k = have_servers ? K_BOOT_SERVERS : K_BOOT_VOTERS;
+        cfg_fail(c, c->key_line[k], c->key_name[k],
+                 "cannot be combined with %s (line %d); use one way of naming the voters",
+                 c->key_name[K_VOTERS], c->key_line[K_VOTERS]);
+        return -1;
+    }
+    if (have_voters) {
+        if (kq_config_parse_voters(c->str[K_VOTERS], cfg->voters,
+                                   &cfg->voter_count, why, sizeof why) != 0) {
+            cfg_fail(c, c->key_line[K_VOTERS], c->key_name[K_VOTERS], "%s", why);
+            return -1;
+        }
+        member_key = c->key_name[K_VOTERS];
+        member_line = c->key_line[K_VOTERS];
+    } else if (have_servers || have_ids) {
+        if (!have_ids) {
+            cfg_fail(c, c->key_line[K_BOOT_SERVERS], c->key_name[K_BOOT_SERVERS],
+                     "needs quorum.bootstrap.voters listing the voter ids in the same order");
+            return -1;
+        }
+        if (!have_servers) {
+            cfg_fail(c, c->key_line[K_BOOT_VOTERS], c->key_name[K_BOOT_VOTERS],
+                     "needs quorum.bootstrap.servers listing host:port in the same order");
+            return -1;
+        }
+        int ns = 0, ni = 0;
+        int32_t ids[KQ_CONFIG_VOTERS_MAX];
+        if (kq_config_parse_servers(c->str[K_BOOT_SERVERS], cfg->voters, &ns,
+                                    why, sizeof why) != 0) {
+            cfg_fail(c, c->key_line[K_BOOT_SERVERS], c->key_name[K_BOOT_SERVERS],
+                     "%s", why);
+            return -1;
+        }
+        if (kq_config_parse_ids(c->str[K_BOOT_VOTERS], ids, &ni, why,
+                                sizeof why) != 0) {
+            cfg_fail(c, c->key_line[K_BOOT_VOTERS], c->key_name[K_BOOT_VOTERS],
+                     "%s", why);
+            return -1;
+        }
+        if (ns != ni) {
+            cfg_fail(c, c->key_line[K_BOOT_VOTERS], c->key_name[K_BOOT_VOTERS],
+                     "%d voter ids but %s (line %d) lists %d servers", ni,
+                     c->key_name[K_BOOT_SERVERS], c->key_line[K_BOOT_SERVERS], ns);
+            return -1;
+        }
+        for (int i = 0; i < ns; i++)
+            cfg->voters[i].id = ids[i];
+        cfg->voter_count = ns;
+        member_key = c->key_name[K_BOOT_VOTERS];
+        member_line = c->key_line[K_BOOT_VOTERS];
+    }
+    if (cfg->voter_count == 0) {
+        kq_config_endpoint *self = &cfg->voters[0];
+        self->id = cfg->node_id;
+        const char *h = cfg->listener_host;
+        if (h[0] == '\0' || strcmp(h, "0.0.0.0") == 0 || strcmp(h, "::") == 0)
+            h = "localhost";
+        snprintf(self->host, sizeof self->host, "%s", h);
+        self->port = cfg->listener_port;
+        cfg->voter_count = 1;
+        return 0;
+    }
+    for (int i = 0; i < cfg->voter_count; i++)
+        if (cfg->voters[i].id == cfg->node_id)
+            return 0;
+    cfg_fail(c, member_line, member_key,
+             "this node's id %d (%s) is not one of the voters", (int)cfg->node_id,
+             c->str[K_BROKER_ID] ? "broker.id" : "node.id");
+    return -1;
+}
+
+void kq_config_defaults(kq_config *out)
+{
+    memset(out, 0, sizeof *out);
+    out->node_id = -1;
+    out->listener_port = 9092;
+    strcpy(out->log_dir, "/tmp/kraft-logs");
+    out->election_timeout_ms = 1000;
+    out->fetch_timeout_ms = 2000;
+    out->election_backoff_max_ms = 1000;
+    out->request_timeout_ms = 2000;
+    out->retry_backoff_ms = 20;
+    out->append_linger_ms = 0;
+    out->segment_bytes = 1073741824u;
+    out->socket_request_max_bytes = 104857600;
+    strcpy(out->cluster_id, "kq-raft-test-cluster");
+}
+
+int kq_config_load_warn(const char *path, kq_config *out, char *err,
+                        size_t errlen, FILE *warn)
+{
+    kq_config_defaults(out);
+    if (err && errlen)
+        err[0] = '\0';
+    cfg_ctx c;
+    memset(&c, 0, sizeof c);
+    c.path = path;
+    c.warn = warn;
+    c.cfg = out;
+    c.err = err;
+    c.errlen = errlen;
+    if (strlen(path) >= sizeof out->path) {
+        cfg_fail(&c, 0, NULL, "path too long");
+        return -1;
+    }
+    strcpy(out->path, path);
+    c.fp = fopen(path, "r");
+    if (!c.fp) {
+        cfg_fail(&c, 0, NULL, "cannot open: %s", strerror(errno));
+        return -1;
+    }
+    c.linebuf = malloc(CFG_LINE_MAX + 1);
+    int rc = -1;
+    if (!c.linebuf) {
+        cfg_fail(&c, 0, NULL, "out of memory");
+        goto out;
+    }
+    int bad = ini_parse_stream(cfg_reader, &c, cfg_handler, &c);
+    if (ferror(c.fp)) {
+        cfg_fail(&c, 0, NULL, "read error");
+        goto out;
+    }
+    if (bad > 0 && (!c.failed || bad < c.err_line)) {
+        c.failed = false;
+        cfg_fail(&c, bad, NULL, "malformed line (expected key=value)");
+    }
+    if (bad < 0 && !c.failed)
+        cfg_fail(&c, 0, NULL, "cannot parse (error %d)", bad);
+    if (c.failed)
+        goto out;
+    if (resolve_node_id(&c) != 0 || resolve_log_dir(&c) != 0 ||
+        resolve_voters(&c) != 0)
+        goto out;
+    rc = 0;
+out:
+    for (int k = 0; k < K_COUNT; k++)
+        free(c.str[k]);
+    free(c.side_value);
+    free(c.linebuf);
+    fclose(c.fp);
+    return rc;
+}
+
+int kq_config_load(const char *path, kq_config *out, char *err, size_t errlen)
+{
+    return kq_config_load_warn(path, out, err, errlen, stderr);
+}
