@@ -21,26 +21,43 @@ static size_t out_limit(const kq_writer *w)
     return limit;
 }
 
-/* Reserves (appends) up to OUT_CHUNK bytes within the bound; NULL when full.
- * out_commit then gives back what the decoder did not fill. */
-static uint8_t *out_room(kq_writer *w, size_t *room)
+/* A piece of output for one decoder call: up to OUT_CHUNK bytes appended to
+ * the writer within the bound or, once the bound is reached, a one-byte probe
+ * that tells a clean end of stream (nothing written) from a bomb. */
+typedef struct out_window {
+    uint8_t *dst;
+    size_t room;
+    bool probe;
+    uint8_t probe_byte;
+} out_window;
+
+static bool out_open(kq_writer *w, out_window *o)
 {
     size_t limit = out_limit(w);
-    if (w->error || w->len >= limit)
-        return NULL;
+    if (w->error)
+        return false;
+    if (w->len >= limit) {
+        o->dst = &o->probe_byte;
+        o->room = 1;
+        o->probe = true;
+        return true;
+    }
     size_t n = limit - w->len;
     if (n > OUT_CHUNK)
         n = OUT_CHUNK;
-    uint8_t *p = kq_writer_reserve(w, n);
-    if (!p)
-        return NULL;
-    *room = n;
-    return p;
+    o->dst = kq_writer_reserve(w, n);
+    o->room = n;
+    o->probe = false;
+    return o->dst != NULL;
 }
 
-static void out_commit(kq_writer *w, size_t room, size_t produced)
+/* Gives back what the decoder did not fill; false if it wrote past the bound. */
+static bool out_close(kq_writer *w, const out_window *o, size_t produced)
 {
-    w->len -= room - produced;
+    if (o->probe)
+        return produced == 0;
+    w->len -= o->room - produced;
+    return true;
 }
 
 static enum record_status inflate_gzip(const uint8_t *in, size_t in_len, kq_writer *out)
@@ -52,9 +69,8 @@ static enum record_status inflate_gzip(const uint8_t *in, size_t in_len, kq_writ
     enum record_status st = RECORD_BAD_COMPRESSION;
     size_t consumed = 0;
     for (;;) {
-        size_t room;
-        uint8_t *dst = out_room(out, &room);
-        if (!dst)
+        out_window win;
+        if (!out_open(out, &win))
             break;
         /* zlib counts in uInt; feed input in pieces that fit. */
         size_t in_piece = in_len - consumed;
@@ -62,12 +78,13 @@ static enum record_status inflate_gzip(const uint8_t *in, size_t in_len, kq_writ
             in_piece = 1u << 30;
         zs.next_in = (Bytef *)(uintptr_t)(in + consumed);
         zs.avail_in = (uInt)in_piece;
-        zs.next_out = dst;
-        zs.avail_out = (uInt)room;
+        zs.next_out = win.dst;
+        zs.avail_out = (uInt)win.room;
         int rc = inflate(&zs, Z_NO_FLUSH);
         consumed += in_piece - zs.avail_in;
-        size_t produced = room - zs.avail_out;
-        out_commit(out, room, produced);
+        size_t produced = win.room - zs.avail_out;
+        if (!out_close(out, &win, produced))
+            break;
         if (rc == Z_STREAM_END) {
             if (consumed == in_len) {
                 st = RECORD_OK;
@@ -139,25 +156,25 @@ static enum record_status unlz4(const uint8_t *in, size_t in_len, kq_writer *out
     enum record_status st = RECORD_BAD_COMPRESSION;
     size_t consumed = 0;
     for (;;) {
-        size_t room;
-        uint8_t *dst = out_room(out, &room);
-        if (!dst)
+        out_window win;
+        if (!out_open(out, &win))
             break;
         size_t src_size = in_len - consumed;
-        size_t dst_size = room;
-        size_t hint = LZ4F_decompress(dctx, dst, &dst_size, in + consumed, &src_size, NULL);
+        size_t dst_size = win.room;
+        size_t hint = LZ4F_decompress(dctx, win.dst, &dst_size, in + consumed, &src_size, NULL);
         if (LZ4F_isError(hint)) {
-            out_commit(out, room, 0);
+            out_close(out, &win, 0);
             break;
         }
         consumed += src_size;
-        out_commit(out, room, dst_size);
+        if (!out_close(out, &win, dst_size))
+            break;
         if (hint == 0 && consumed == in_len) {
             st = RECORD_OK; /* frame complete, all input used */
             break;
         }
         /* hint == 0 with input left: another frame follows. */
-        if (consumed == in_len && dst_size < room)
+        if (consumed == in_len && dst_size < win.room)
             break; /* input ended mid-frame */
         if (src_size == 0 && dst_size == 0)
             break; /* no progress */
@@ -176,18 +193,18 @@ static enum record_status unzstd(const uint8_t *in, size_t in_len, kq_writer *ou
         goto done;
     ZSTD_inBuffer src = { in, in_len, 0 };
     for (;;) {
-        size_t room;
-        uint8_t *dst = out_room(out, &room);
-        if (!dst)
+        out_window win;
+        if (!out_open(out, &win))
             break;
-        ZSTD_outBuffer o = { dst, room, 0 };
+        ZSTD_outBuffer o = { win.dst, win.room, 0 };
         size_t before = src.pos;
         size_t rc = ZSTD_decompressStream(dctx, &o, &src);
         if (ZSTD_isError(rc)) {
-            out_commit(out, room, 0);
+            out_close(out, &win, 0);
             break;
         }
-        out_commit(out, room, o.pos);
+        if (!out_close(out, &win, o.pos))
+            break;
         if (rc == 0 && src.pos == src.size) {
             st = RECORD_OK; /* frame complete, all input used */
             break;
