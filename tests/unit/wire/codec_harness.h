@@ -1,0 +1,263 @@
+/* Shared checks for the per-API codec tests: encode/decode helpers, golden
+ * byte comparison, every-truncation and random-garbage checks. Include after
+ * <cmocka.h>. */
+#ifndef KQ_TEST_CODEC_HARNESS_H
+#define KQ_TEST_CODEC_HARNESS_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kq/buf.h"
+
+typedef int (*harness_decode_fn)(kq_reader *r, int16_t v, kq_arena *a, void *out);
+typedef void (*harness_encode_fn)(kq_writer *w, int16_t v, const void *in);
+
+typedef struct harness_codec {
+    harness_decode_fn decode;
+    harness_encode_fn encode;
+    size_t size; /* sizeof the decoded struct */
+} harness_codec;
+
+/* Wraps name_decode/name_encode with void pointers for the harness. */
+#define HARNESS_CODEC(name, type)                                                       \
+    static int name##_hdec(kq_reader *r, int16_t v, kq_arena *a, void *o)               \
+    {                                                                                   \
+        return name##_decode(r, v, a, (type *)o);                                       \
+    }                                                                                   \
+    static void name##_henc(kq_writer *w, int16_t v, const void *i)                     \
+    {                                                                                   \
+        name##_encode(w, v, (const type *)i);                                           \
+    }                                                                                   \
+    static const harness_codec name##_codec = {name##_hdec, name##_henc, sizeof(type)}
+
+static inline kq_slice harness_str(const char *s)
+{
+    kq_slice r = {(const uint8_t *)s, (int32_t)strlen(s)};
+    return r;
+}
+
+#define HARNESS_NULL ((kq_slice){NULL, -1})
+
+static inline void harness_assert_slice_eq(kq_slice a, kq_slice b)
+{
+    bool an = a.ptr == NULL || a.len < 0;
+    bool bn = b.ptr == NULL || b.len < 0;
+    assert_int_equal(an, bn);
+    if (an)
+        return;
+    assert_int_equal(a.len, b.len);
+    if (a.len)
+        assert_memory_equal(a.ptr, b.ptr, (size_t)a.len);
+}
+
+static inline void harness_assert_null(kq_slice s)
+{
+    assert_true(s.ptr == NULL || s.len < 0);
+}
+
+static inline void harness_assert_uuid_eq(kq_uuid a, kq_uuid b)
+{
+    assert_memory_equal(a.bytes, b.bytes, 16);
+}
+
+static inline void harness_assert_uuid_zero(kq_uuid a)
+{
+    static const uint8_t zero[16];
+    assert_memory_equal(a.bytes, zero, 16);
+}
+
+/* Encodes into w (initialised here) and asserts no writer error. */
+static inline void harness_encode(const harness_codec *c, int16_t v, const void *in, kq_writer *w)
+{
+    kq_writer_init(w, 1 << 20);
+    c->encode(w, v, in);
+    assert_false(w->error);
+}
+
+/* Decodes all of data (which must stay alive while out is used); asserts
+ * success and that every byte was consumed. */
+static inline void harness_decode_ok(const harness_codec *c, int16_t v, const uint8_t *data, size_t len,
+                              kq_arena *arena, void *out)
+{
+    kq_reader r;
+    kq_reader_init(&r, data, len);
+    assert_int_equal(c->decode(&r, v, arena, out), 0);
+    assert_false(r.error);
+    assert_int_equal(kq_reader_remaining(&r), 0);
+}
+
+static inline void harness_dump_diff(const uint8_t *got, size_t glen, const uint8_t *want, size_t wlen)
+{
+    size_t n = glen < wlen ? glen : wlen;
+    size_t i = 0;
+    while (i < n && got[i] == want[i])
+        i++;
+    fprintf(stderr, "encoding differs at byte %zu (got len %zu, want len %zu)\n", i, glen, wlen);
+    for (size_t j = i; j < i + 8 && j < glen; j++)
+        fprintf(stderr, " got[%zu]=%02x", j, got[j]);
+    fprintf(stderr, "\n");
+    for (size_t j = i; j < i + 8 && j < wlen; j++)
+        fprintf(stderr, " want[%zu]=%02x", j, want[j]);
+    fprintf(stderr, "\n");
+}
+
+/* Asserts encode(in) == golden, then decodes golden into out. */
+static inline void harness_golden(const harness_codec *c, int16_t v, const void *in,
+                           const uint8_t *golden, size_t glen, kq_arena *arena, void *out)
+{
+    kq_writer w;
+    harness_encode(c, v, in, &w);
+    if (w.len != glen || memcmp(w.data, golden, glen) != 0)
+        harness_dump_diff(w.data, w.len, golden, glen);
+    assert_int_equal(w.len, glen);
+    assert_memory_equal(w.data, golden, glen);
+    kq_writer_free(&w);
+    harness_decode_ok(c, v, golden, glen, arena, out);
+}
+
+/* Every strict prefix of a valid encoding must fail to decode. Each prefix is
+ * copied into an exactly-sized heap block so ASan catches any over-read. */
+static inline void harness_truncations(const harness_codec *c, int16_t v, const uint8_t *data,
+                                size_t len)
+{
+    void *out = malloc(c->size);
+    assert_non_null(out);
+    kq_arena arena;
+    kq_arena_init(&arena, 1 << 22);
+    for (size_t n = 0; n < len; n++) {
+        uint8_t *copy = malloc(n ? n : 1);
+        assert_non_null(copy);
+        if (n)
+            memcpy(copy, data, n);
+        kq_reader r;
+        kq_reader_init(&r, copy, n);
+        int rc = c->decode(&r, v, &arena, out);
+        if (rc != -1)
+            fprintf(stderr, "prefix of %zu/%zu bytes decoded at v%d\n", n, len, v);
+        assert_int_equal(rc, -1);
+        assert_true(r.error);
+        free(copy);
+        kq_arena_reset(&arena);
+    }
+    kq_arena_free(&arena);
+    free(out);
+}
+
+/* Round trip through the codec: encode(in) decodes into out, consuming all
+ * bytes, and re-encoding out gives the same bytes. Returns the encoding
+ * (caller frees with kq_writer_free). */
+static inline void harness_round_trip(const harness_codec *c, int16_t v, const void *in, kq_arena *arena,
+                               void *out, kq_writer *enc)
+{
+    harness_encode(c, v, in, enc);
+    harness_decode_ok(c, v, enc->data, enc->len, arena, out);
+    kq_writer again;
+    harness_encode(c, v, out, &again);
+    assert_int_equal(again.len, enc->len);
+    assert_memory_equal(again.data, enc->data, enc->len);
+    kq_writer_free(&again);
+}
+
+static uint64_t harness_rand_state = 0x9e3779b97f4a7c15ull;
+
+static inline uint32_t harness_rand(void)
+{
+    uint64_t x = harness_rand_state;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    harness_rand_state = x;
+    return (uint32_t)(x >> 32);
+}
+
+/* Decodes one input; when it is accepted, re-encoding must work and be a
+ * fixed point (encode(decode(encode(decode(x)))) == encode(decode(x))). */
+static inline void harness_decode_any(const harness_codec *c, int16_t v, const uint8_t *data, size_t len,
+                               void *out, void *out2, kq_arena *arena)
+{
+    uint8_t *copy = malloc(len ? len : 1);
+    assert_non_null(copy);
+    if (len)
+        memcpy(copy, data, len);
+    kq_reader r;
+    kq_reader_init(&r, copy, len);
+    int rc = c->decode(&r, v, arena, out);
+    assert_true(rc == 0 || rc == -1);
+    assert_int_equal(rc == -1, r.error);
+    if (rc == 0) {
+        kq_writer w1, w2;
+        harness_encode(c, v, out, &w1);
+        harness_decode_ok(c, v, w1.data, w1.len, arena, out2);
+        harness_encode(c, v, out2, &w2);
+        assert_int_equal(w1.len, w2.len);
+        assert_memory_equal(w1.data, w2.data, w1.len);
+        kq_writer_free(&w1);
+        kq_writer_free(&w2);
+    }
+    free(copy);
+    kq_arena_reset(arena);
+}
+
+/* Random garbage and random mutations of a valid encoding `seed` never crash
+ * the decoder. */
+static inline void harness_fuzz(const harness_codec *c, int16_t v, const uint8_t *seed, size_t seed_len,
+                         int iterations)
+{
+    void *out = malloc(c->size);
+    void *out2 = malloc(c->size);
+    assert_non_null(out);
+    assert_non_null(out2);
+    kq_arena arena;
+    kq_arena_init(&arena, 1 << 22);
+    uint8_t buf[1024];
+    for (int it = 0; it < iterations; it++) {
+        size_t len = harness_rand() % 300;
+        for (size_t i = 0; i < len; i++)
+            buf[i] = (uint8_t)harness_rand();
+        harness_decode_any(c, v, buf, len, out, out2, &arena);
+
+        /* mutate a few bytes of the valid encoding; also splice lengths */
+        len = seed_len < sizeof buf ? seed_len : sizeof buf;
+        memcpy(buf, seed, len);
+        int flips = 1 + (int)(harness_rand() % 4);
+        for (int f = 0; f < flips && len; f++) {
+            size_t at = harness_rand() % len;
+            switch (harness_rand() % 4) {
+            case 0: buf[at] = (uint8_t)harness_rand(); break;
+            case 1: buf[at] = 0xff; break;
+            case 2: buf[at] = 0x00; break;
+            default: buf[at] ^= (uint8_t)(1u << (harness_rand() % 8)); break;
+            }
+        }
+        if (harness_rand() % 4 == 0 && len)
+            len = harness_rand() % len;
+        harness_decode_any(c, v, buf, len, out, out2, &arena);
+    }
+    kq_arena_free(&arena);
+    free(out);
+    free(out2);
+}
+
+/* Unsupported versions are refused by both directions. */
+static inline void harness_bad_version(const harness_codec *c, int16_t v, const void *in)
+{
+    kq_writer w;
+    kq_writer_init(&w, 1 << 20);
+    c->encode(&w, v, in);
+    assert_true(w.error);
+    kq_writer_free(&w);
+    uint8_t zeros[64] = {0};
+    void *out = malloc(c->size);
+    assert_non_null(out);
+    kq_arena arena;
+    kq_arena_init(&arena, 1 << 20);
+    kq_reader r;
+    kq_reader_init(&r, zeros, sizeof zeros);
+    assert_int_equal(c->decode(&r, v, &arena, out), -1);
+    kq_arena_free(&arena);
+    free(out);
+}
+
+#endif
