@@ -1,0 +1,100 @@
+/* The on-disk log of __cluster_metadata-0 in Kafka's own layout: segments
+ * named %020d.log with a %020d.index offset index, a leader-epoch-checkpoint
+ * file, all under <log_dir>/__cluster_metadata-0/. See src/storage/FORMAT.md.
+ *
+ * Threading: every function runs on one (event-loop) thread, except
+ * kq_log_flush_run, which may run on a worker thread while appends and reads
+ * continue. At most one flush job is outstanding at a time. */
+#ifndef KQ_LOG_H
+#define KQ_LOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "kq/buf.h"
+#include "kq/raft.h"
+
+#define KQ_LOG_PARTITION_DIR "__cluster_metadata-0"
+#define KQ_LOG_INDEX_INTERVAL_BYTES 4096
+
+typedef struct kq_log kq_log;
+
+/* Opens <log_dir>/__cluster_metadata-0 (creating directories as needed) and
+ * recovers it: every batch of every segment is checked (header, CRC, offsets
+ * contiguous across batches and segments). A torn tail (the last batch of the
+ * last segment incomplete or failing its CRC, with no valid batch after it) is
+ * truncated away; a failure anywhere else refuses to open.
+ * Returns NULL with errbuf holding the reason (file and position). On success
+ * errbuf holds either "" or a one-line recovery note for the caller to log
+ * (e.g. the torn tail that was dropped). Everything is fsync'd on return. */
+kq_log *kq_log_open(const char *log_dir, uint64_t segment_bytes, char *errbuf, size_t errlen);
+/* Writes buffered index entries and closes. A flush job must not be pending. */
+void kq_log_close(kq_log *log);
+
+int64_t kq_log_start_offset(const kq_log *log);   /* base offset of the first segment */
+int64_t kq_log_end_offset(const kq_log *log);     /* next offset to be written */
+int64_t kq_log_flushed_offset(const kq_log *log); /* everything below is durable */
+int kq_log_segment_count(const kq_log *log);
+
+/* Appends one or more whole v2 batches with one write syscall.
+ * base_offset >= 0 (leader): each batch's BaseOffset is rewritten in data,
+ *   consecutively from base_offset (which must equal the end offset), and its
+ *   PartitionLeaderEpoch set to epoch.
+ * base_offset == -1 (follower): batches are written as they are; their CRC is
+ *   checked and the first must start at the end offset, offsets contiguous.
+ * A batch epoch lower than the latest epoch in the log is refused.
+ * All batches of one call go to the same segment: the segment is rolled first
+ * if it is not empty and the append would take it past segment_bytes.
+ * Returns 0 or a negative errno with errbuf filled. -EINVAL: bad input, log
+ * unchanged. Other errors (-EIO, -ENOSPC...) are I/O failures: the caller
+ * should stop the node. */
+int kq_log_append(kq_log *log, uint8_t *data, size_t len, int64_t base_offset, int32_t epoch,
+                  char *errbuf, size_t errlen);
+
+/* Drops everything at and above offset, which must be a batch boundary between
+ * the start and end offsets (offset == end is a no-op). Later segments are
+ * deleted; the change is fsync'd before returning; the flushed offset drops to
+ * at most offset. Rewrites the epoch checkpoint if entries were removed. */
+int kq_log_truncate(kq_log *log, int64_t offset, char *errbuf, size_t errlen);
+
+/* Group commit.
+ * begin (loop thread): writes buffered index entries, captures dup'd fds of
+ *   every segment written since the last flush (plus the directory after a
+ *   roll) and the end offset. *job_out is NULL when there is nothing to flush.
+ *   Returns 0, -EBUSY if a job is already outstanding, or -ENOMEM / -errno.
+ * run (any thread): fdatasync's them. Returns 0 or -errno. Never retry a
+ *   failure: the caller must stop the node.
+ * end (loop thread): publishes the flushed offset (unless run failed, in which
+ *   case the log refuses further appends) and frees the job. Always call it
+ *   once per job. Returns the flushed offset. A truncate while the job runs is
+ *   accounted for: the published offset never exceeds the truncation point. */
+typedef struct kq_log_flush_job kq_log_flush_job;
+int kq_log_flush_begin(kq_log *log, kq_log_flush_job **job_out);
+int kq_log_flush_run(kq_log_flush_job *job);
+int64_t kq_log_flush_end(kq_log *log, kq_log_flush_job *job);
+/* The offset the job will publish on success. */
+int64_t kq_log_flush_job_offset(const kq_log_flush_job *job);
+
+/* Appends to out whole batches from the one segment holding offset: first the
+ * batch containing offset, then following batches while their base offset is
+ * < end_offset and the total stays <= max_bytes (the first batch is always
+ * returned whole). Returns bytes appended, 0 if offset >= end_offset or
+ * offset >= the log end, -ERANGE if offset is below the log start, -ENOBUFS if
+ * out cannot hold the first batch, -EIO on a read error or bad data. */
+ssize_t kq_log_read(kq_log *log, int64_t offset, int64_t end_offset, size_t max_bytes,
+                    kq_writer *out);
+
+/* Calls fn(ctx, batch, len) for every whole batch from the one containing
+ * `from` to the end of the log. fn returns 0 to continue; any other value
+ * stops the scan and is returned. Negative errno on a read error. */
+int kq_log_scan(kq_log *log, int64_t from,
+                int (*fn)(void *ctx, const uint8_t *batch, size_t len), void *ctx);
+
+/* The epoch cache (epoch, start offset), ascending, built from the batches'
+ * PartitionLeaderEpoch. Copies the most recent min(count, max) entries and
+ * returns how many were copied. */
+int kq_log_epochs(const kq_log *log, raft_epoch_entry *out, int max);
+int kq_log_epoch_count(const kq_log *log);
+
+#endif

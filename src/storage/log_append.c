@@ -1,0 +1,285 @@
+/* Appends, rolls and truncation. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kq/record.h"
+#include "storage_internal.h"
+
+int64_t kq_log_start_offset(const kq_log *log)
+{
+    return log->segs[0].base_offset;
+}
+
+int64_t kq_log_end_offset(const kq_log *log)
+{
+    return log->segs[log->seg_count - 1].end_offset;
+}
+
+int64_t kq_log_flushed_offset(const kq_log *log)
+{
+    return log->flushed_offset;
+}
+
+int kq_log_segment_count(const kq_log *log)
+{
+    return (int)log->seg_count;
+}
+
+void kq_log_close(kq_log *log)
+{
+    if (!log)
+        return;
+    for (size_t i = 0; i < log->seg_count; i++) {
+        if (!log->failed)
+            storage_index_sync(log, &log->segs[i], NULL, 0);
+        storage_segment_release(&log->segs[i]);
+    }
+    if (log->dir_fd >= 0)
+        close(log->dir_fd);
+    free(log->segs);
+    free(log->epochs);
+    free(log);
+}
+
+/* Validates (and for leader appends rewrites) every batch; returns the next
+ * offset after them through *next_out. */
+static int check_batches(kq_log *log, uint8_t *data, size_t len, int64_t base_offset,
+                         int32_t epoch, int64_t *next_out, char *errbuf, size_t errlen)
+{
+    int64_t next = kq_log_end_offset(log);
+    int32_t latest = log->epoch_count ? log->epochs[log->epoch_count - 1].epoch : -1;
+    bool leader = base_offset >= 0;
+    if (leader && base_offset != next) {
+        storage_errf(errbuf, errlen, "append at offset %" PRId64 " but the log ends at %" PRId64,
+                     base_offset, next);
+        return -EINVAL;
+    }
+    if (leader && epoch < latest) {
+        storage_errf(errbuf, errlen, "append with epoch %" PRId32 " below the log's latest %" PRId32,
+                     epoch, latest);
+        return -EINVAL;
+    }
+    size_t pos = 0;
+    while (pos < len) {
+        record_batch_header h;
+        enum record_status s = leader ? record_batch_parse_header(data + pos, len - pos, &h)
+                                      : record_batch_check(data + pos, len - pos, &h);
+        if (s != RECORD_OK) {
+            storage_errf(errbuf, errlen, "append: %s batch at byte %zu", record_status_name(s),
+                         pos);
+            return -EINVAL;
+        }
+        if (h.last_offset_delta < 0 || next > INT64_MAX - h.last_offset_delta - 1) {
+            storage_errf(errbuf, errlen, "append: bad lastOffsetDelta %" PRId32 " at byte %zu",
+                         h.last_offset_delta, pos);
+            return -EINVAL;
+        }
+        if (leader) {
+            record_batch_set_base_offset(data + pos, next);
+            record_batch_set_leader_epoch(data + pos, epoch);
+        } else {
+            if (h.base_offset != next) {
+                storage_errf(errbuf, errlen,
+                             "append: batch at byte %zu has base offset %" PRId64
+                             ", expected %" PRId64,
+                             pos, h.base_offset, next);
+                return -EINVAL;
+            }
+            if (h.partition_leader_epoch >= 0 && h.partition_leader_epoch < latest) {
+                storage_errf(errbuf, errlen,
+                             "append: batch at offset %" PRId64 " has epoch %" PRId32
+                             " below the latest %" PRId32,
+                             next, h.partition_leader_epoch, latest);
+                return -EINVAL;
+            }
+            if (h.partition_leader_epoch > latest)
+                latest = h.partition_leader_epoch;
+        }
+        next += (int64_t)h.last_offset_delta + 1;
+        pos += record_batch_size(&h);
+    }
+    *next_out = next;
+    return 0;
+}
+
+static int roll(kq_log *log, char *errbuf, size_t errlen)
+{
+    storage_segment *old = storage_active(log);
+    int rc = storage_index_sync(log, old, errbuf, errlen);
+    if (rc < 0)
+        return rc;
+    if (old->index_fd >= 0) {
+        close(old->index_fd);
+        old->index_fd = -1;
+    }
+    return storage_segment_create(log, old->end_offset, errbuf, errlen);
+}
+
+int kq_log_append(kq_log *log, uint8_t *data, size_t len, int64_t base_offset, int32_t epoch,
+                  char *errbuf, size_t errlen)
+{
+    if (log->failed) {
+        storage_errf(errbuf, errlen, "log %s failed earlier; refusing appends", log->dir);
+        return -EIO;
+    }
+    if (len == 0)
+        return 0;
+    if (len > INT32_MAX) {
+        storage_errf(errbuf, errlen, "append of %zu bytes is too large", len);
+        return -EINVAL;
+    }
+    int64_t next;
+    int rc = check_batches(log, data, len, base_offset, epoch, &next, errbuf, errlen);
+    if (rc < 0)
+        return rc;
+
+    storage_segment *seg = storage_active(log);
+    if (seg->size > 0 &&
+        (seg->size + len > log->segment_bytes || next - 1 - seg->base_offset > INT32_MAX)) {
+        if ((rc = roll(log, errbuf, errlen)) < 0) {
+            log->failed = true;
+            return rc;
+        }
+        seg = storage_active(log);
+    }
+    uint64_t start = seg->size;
+    rc = storage_pwrite_all(seg->fd, data, len, start);
+    if (rc < 0) {
+        storage_errf(errbuf, errlen, "cannot write segment %020" PRId64 ".log in %s: %s",
+                     seg->base_offset, log->dir, strerror(-rc));
+        if (ftruncate(seg->fd, (off_t)start) < 0)
+            log->failed = true;
+        return rc;
+    }
+    seg->size += len;
+    seg->end_offset = next;
+    seg->dirty = true;
+
+    /* Bookkeeping: headers were validated above. */
+    bool new_epoch = false;
+    for (size_t pos = 0; pos < len;) {
+        const uint8_t *b = data + pos;
+        int64_t bo = (int64_t)storage_be64(b);
+        int32_t ep = (int32_t)storage_be32(b + 12);
+        int64_t last = bo + (int32_t)storage_be32(b + 23);
+        uint64_t size = (uint64_t)storage_be32(b + 8) + RECORD_BATCH_LOG_OVERHEAD;
+        int e = storage_epoch_assign(log, ep, bo);
+        if (e > 0)
+            new_epoch = true;
+        if (e < 0 || storage_segment_note_batch(seg, start + pos, size, last) < 0) {
+            /* Out of memory: the in-memory state no longer matches the disk. */
+            storage_errf(errbuf, errlen, "out of memory after appending");
+            log->failed = true;
+            return -ENOMEM;
+        }
+        pos += size;
+    }
+    if (new_epoch && (rc = storage_epoch_checkpoint_write(log, errbuf, errlen)) < 0) {
+        log->failed = true;
+        return rc;
+    }
+    return 0;
+}
+
+/* File position of the batch starting at offset in seg, or -EINVAL if offset
+ * is not a batch boundary. */
+static int64_t boundary_position(storage_segment *seg, int64_t offset)
+{
+    if (offset == seg->end_offset)
+        return (int64_t)seg->size;
+    uint64_t pos = storage_index_lookup(seg, offset);
+    while (pos < seg->size) {
+        uint8_t h[27];
+        if (seg->size - pos < sizeof h || storage_pread_all(seg->fd, h, sizeof h, pos) < 0)
+            return -EIO;
+        int64_t bo = (int64_t)storage_be64(h);
+        int32_t length = (int32_t)storage_be32(h + 8);
+        if (bo == offset)
+            return (int64_t)pos;
+        if (bo > offset || length < RECORD_BATCH_HEADER_BYTES - RECORD_BATCH_LOG_OVERHEAD)
+            return -EINVAL;
+        pos += (uint64_t)length + RECORD_BATCH_LOG_OVERHEAD;
+    }
+    return -EINVAL;
+}
+
+static void delete_segment_files(kq_log *log, storage_segment *seg)
+{
+    char path[STORAGE_PATH_MAX];
+    int64_t base = seg->base_offset;
+    storage_segment_release(seg);
+    if (storage_segment_path(log, base, ".log", path, sizeof path) == 0)
+        unlink(path);
+    if (storage_segment_path(log, base, ".index", path, sizeof path) == 0)
+        unlink(path);
+}
+
+int kq_log_truncate(kq_log *log, int64_t offset, char *errbuf, size_t errlen)
+{
+    if (log->failed) {
+        storage_errf(errbuf, errlen, "log %s failed earlier; refusing to truncate", log->dir);
+        return -EIO;
+    }
+    int64_t end = kq_log_end_offset(log);
+    if (offset == end)
+        return 0;
+    if (offset > end || offset < kq_log_start_offset(log)) {
+        storage_errf(errbuf, errlen,
+                     "truncate to %" PRId64 " outside the log [%" PRId64 ", %" PRId64 "]", offset,
+                     kq_log_start_offset(log), end);
+        return -EINVAL;
+    }
+    storage_segment *seg = storage_segment_find(log, offset);
+    int64_t pos = boundary_position(seg, offset);
+    if (pos < 0) {
+        storage_errf(errbuf, errlen, "truncate to %" PRId64 ": %s", offset,
+                     pos == -EINVAL ? "not a batch boundary" : "read error");
+        return (int)pos;
+    }
+    size_t keep = (size_t)(seg - log->segs) + 1;
+    while (log->seg_count > keep)
+        delete_segment_files(log, &log->segs[--log->seg_count]);
+
+    int rc = 0;
+    if (ftruncate(seg->fd, (off_t)pos) < 0 || fdatasync(seg->fd) < 0)
+        rc = -errno;
+    while (seg->index_count > 0 && (uint64_t)seg->index[seg->index_count - 1].position >= (uint64_t)pos)
+        seg->index_count--;
+    if (seg->index_written > seg->index_count)
+        seg->index_written = seg->index_count;
+    seg->size = (uint64_t)pos;
+    seg->end_offset = offset;
+    seg->bytes_since_index =
+        seg->size - (seg->index_count ? (uint64_t)seg->index[seg->index_count - 1].position : 0);
+    if (rc == 0) {
+        char path[STORAGE_PATH_MAX];
+        if (seg->index_fd < 0 &&
+            storage_segment_path(log, seg->base_offset, ".index", path, sizeof path) == 0)
+            seg->index_fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        if (seg->index_fd < 0 || ftruncate(seg->index_fd, 8 * (off_t)seg->index_written) < 0)
+            rc = -errno;
+    }
+    if (rc == 0 && fsync(log->dir_fd) < 0)
+        rc = -errno;
+    if (rc < 0) {
+        storage_errf(errbuf, errlen, "cannot truncate segment %020" PRId64 ".log in %s: %s",
+                     seg->base_offset, log->dir, strerror(-rc));
+        log->failed = true;
+        return rc;
+    }
+    if (log->flushed_offset > offset)
+        log->flushed_offset = offset;
+    if (log->trunc_floor > offset)
+        log->trunc_floor = offset;
+    if (storage_epoch_truncate(log, offset) > 0 &&
+        (rc = storage_epoch_checkpoint_write(log, errbuf, errlen)) < 0) {
+        log->failed = true;
+        return rc;
+    }
+    return 0;
+}

@@ -1,0 +1,118 @@
+/* Private structures of the storage module. */
+#ifndef KQ_STORAGE_INTERNAL_H
+#define KQ_STORAGE_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kq/log.h"
+
+#define STORAGE_PATH_MAX 4096
+
+typedef struct storage_index_entry {
+    int32_t rel_offset; /* last offset of the batch - segment base */
+    int32_t position;   /* file position of the batch */
+} storage_index_entry;
+
+typedef struct storage_segment {
+    int64_t base_offset;
+    int64_t end_offset;        /* next offset after the segment's last batch */
+    int fd;                    /* the .log file, kept open for reads */
+    int index_fd;              /* the .index file; -1 unless open for writing */
+    uint64_t size;             /* bytes of whole batches */
+    storage_index_entry *index;
+    size_t index_count;
+    size_t index_cap;
+    size_t index_written;      /* entries already in the .index file */
+    uint64_t bytes_since_index;
+    bool dirty;                /* written since the last flush began */
+} storage_segment;
+
+struct kq_log {
+    char dir[STORAGE_PATH_MAX]; /* the partition directory */
+    int dir_fd;
+    bool dir_dirty;             /* a file was created since the last flush began */
+    uint64_t segment_bytes;
+    storage_segment *segs;
+    size_t seg_count;
+    size_t seg_cap;
+    int64_t flushed_offset;
+    int64_t trunc_floor;        /* lowest truncation point while a job is out */
+    bool job_outstanding;
+    bool failed;                /* an I/O failure left the state uncertain */
+    raft_epoch_entry *epochs;
+    int epoch_count;
+    int epoch_cap;
+};
+
+static inline storage_segment *storage_active(kq_log *log)
+{
+    return &log->segs[log->seg_count - 1];
+}
+
+static inline uint32_t storage_be32(const uint8_t *p)
+{
+    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
+}
+
+static inline uint64_t storage_be64(const uint8_t *p)
+{
+    return ((uint64_t)storage_be32(p) << 32) | storage_be32(p + 4);
+}
+
+static inline void storage_put_be32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+}
+
+void storage_errf(char *errbuf, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Writes all of buf at pos (retrying short writes and EINTR). 0 or -errno. */
+int storage_pwrite_all(int fd, const void *buf, size_t len, uint64_t pos);
+/* Reads exactly len bytes at pos; -EIO on a short read. 0 or -errno. */
+int storage_pread_all(int fd, void *buf, size_t len, uint64_t pos);
+int storage_fsync_dir(const char *dir);
+/* tmp + fsync + rename + fsync dir. 0 or -errno with errbuf filled. */
+int storage_atomic_write(const char *dir, const char *name, const void *data, size_t len,
+                         char *errbuf, size_t errlen);
+/* mkdir -p. 0 or -errno. */
+int storage_mkdirs(const char *path);
+
+/* ---- segments (segment.c) */
+int storage_segment_path(const kq_log *log, int64_t base, const char *ext, char *out,
+                         size_t outlen);
+/* Creates a new empty segment at the end of log->segs. */
+int storage_segment_create(kq_log *log, int64_t base, char *errbuf, size_t errlen);
+int storage_segment_push(kq_log *log, const storage_segment *seg);
+int storage_index_push(storage_segment *seg, int32_t rel_offset, int32_t position);
+/* Writes index entries not yet in the file (opening it if needed). */
+int storage_index_sync(const kq_log *log, storage_segment *seg, char *errbuf, size_t errlen);
+void storage_segment_release(storage_segment *seg);
+/* The segment holding offset (largest base <= offset); NULL if below start. */
+storage_segment *storage_segment_find(kq_log *log, int64_t offset);
+/* Largest index position whose key is <= offset (0 if none). */
+uint64_t storage_index_lookup(const storage_segment *seg, int64_t offset);
+/* Bookkeeping for a batch just written at pos: index entry every >4096 bytes. */
+int storage_segment_note_batch(storage_segment *seg, uint64_t pos, uint64_t size,
+                               int64_t last_offset);
+
+/* ---- epoch cache (epoch_cache.c) */
+/* Records that epoch starts at offset if it is newer than the latest.
+ * Returns 1 if added, 0 if not new, -EINVAL if older, -ENOMEM. */
+int storage_epoch_assign(kq_log *log, int32_t epoch, int64_t offset);
+/* Removes entries starting at or above offset; returns how many. */
+int storage_epoch_truncate(kq_log *log, int64_t offset);
+int storage_epoch_checkpoint_render(const kq_log *log, char *buf, size_t buflen);
+int storage_epoch_checkpoint_write(const kq_log *log, char *errbuf, size_t errlen);
+/* Rewrites the file only if its content differs. */
+int storage_epoch_checkpoint_sync(const kq_log *log, char *errbuf, size_t errlen);
+
+#define STORAGE_EPOCH_CHECKPOINT "leader-epoch-checkpoint"
+
+#endif
