@@ -1,0 +1,141 @@
+/* ApiVersions, Metadata and DescribeCluster: who is here and who leads. */
+#include <string.h>
+
+#include "handler_internal.h"
+#include "kq/log_line.h"
+#include "kq/wire_api_versions.h"
+#include "kq/wire_describe_cluster.h"
+#include "kq/wire_fetch.h"
+#include "kq/wire_metadata.h"
+
+
+void handle_api_versions(handler *h, handler_request *req, kq_reader *r)
+{
+    wire_request_header hdr = req->header;
+    wire_api_versions_response resp = {0};
+    resp.api_keys = wire_advertised_apis(&resp.api_key_count);
+    if (!wire_api_accepted(WIRE_API_API_VERSIONS, hdr.api_version)) {
+        /* KIP-511: answer an unknown version at v0 with UNSUPPORTED_VERSION and
+         * our table, without parsing the body; the client retries lower. */
+        resp.error_code = KAFKA_UNSUPPORTED_VERSION;
+        hdr.api_version = 0;
+    } else {
+        wire_api_versions_request body;
+        if (wire_api_versions_request_decode(r, hdr.api_version, &h->arena, &body) != 0)
+            resp.error_code = KAFKA_INVALID_REQUEST;
+    }
+    handler_begin_response(h, &hdr);
+    wire_api_versions_response_encode(&h->out, hdr.api_version, &resp);
+    handler_finish_response(h, req->slot);
+}
+
+void handle_metadata(handler *h, handler_request *req, kq_reader *r)
+{
+    int16_t v = req->header.api_version;
+    wire_metadata_request body;
+    if (wire_metadata_request_decode(r, v, &h->arena, &body) != 0) {
+        h->svc.reply_close(req->slot, "malformed Metadata request");
+        return;
+    }
+    raft_status st;
+    raft_get_status(h->svc.raft, &st);
+
+    wire_metadata_broker brokers[HANDLER_NODES_MAX];
+    int32_t ids[HANDLER_NODES_MAX];
+    for (int i = 0; i < h->svc.node_count; i++) {
+        brokers[i] = (wire_metadata_broker){
+            .node_id = h->svc.nodes[i].node_id,
+            .host = kq_slice_cstr(h->svc.nodes[i].host),
+            .port = h->svc.nodes[i].port,
+            .rack = {NULL, -1},
+        };
+        ids[i] = h->svc.nodes[i].node_id;
+    }
+    bool leader_known = st.leader_id >= 0 && handler_endpoint_of(h, st.leader_id) != NULL;
+    wire_metadata_partition partition = {
+        .error_code = leader_known ? KAFKA_NONE : KAFKA_LEADER_NOT_AVAILABLE,
+        .partition_index = 0,
+        .leader_id = leader_known ? st.leader_id : -1,
+        .leader_epoch = st.epoch,
+        .replica_nodes = ids,
+        .replica_node_count = h->svc.node_count,
+        .isr_nodes = ids,
+        .isr_node_count = h->svc.node_count,
+    };
+    bool all = wire_metadata_request_all_topics(&body, v);
+    int32_t topic_count = all ? 1 : body.topic_count;
+    wire_metadata_topic *topics = topic_count > 0
+        ? kq_arena_alloc(&h->arena, sizeof(*topics) * (size_t)topic_count) : NULL;
+    if (topic_count > 0 && !topics) {
+        h->svc.reply_close(req->slot, "too many topics");
+        return;
+    }
+    for (int32_t i = 0; i < topic_count; i++) {
+        wire_metadata_topic *t = &topics[i];
+        t->topic_authorized_operations = INT32_MIN;
+        kq_slice name = all ? kq_slice_cstr(WIRE_METADATA_TOPIC_NAME) : body.topics[i].name;
+        bool by_id = !all && name.len < 0 &&
+                     memcmp(body.topics[i].topic_id.bytes, WIRE_METADATA_TOPIC_ID.bytes, 16) == 0;
+        if (handler_is_metadata_topic(name) || by_id) {
+            t->error_code = KAFKA_NONE;
+            t->name = kq_slice_cstr(WIRE_METADATA_TOPIC_NAME);
+            t->topic_id = WIRE_METADATA_TOPIC_ID;
+            t->is_internal = true;
+            t->partitions = &partition;
+            t->partition_count = 1;
+        } else {
+            t->error_code = KAFKA_UNKNOWN_TOPIC_OR_PARTITION;
+            t->name = name;
+            if (!all)
+                t->topic_id = body.topics[i].topic_id;
+        }
+    }
+    wire_metadata_response resp = {
+        .brokers = brokers,
+        .broker_count = h->svc.node_count,
+        .cluster_id = kq_slice_cstr(h->svc.cluster_id),
+        .controller_id = leader_known ? st.leader_id : -1,
+        .topics = topics,
+        .topic_count = topic_count,
+        .cluster_authorized_operations = INT32_MIN,
+    };
+    handler_begin_response(h, &req->header);
+    wire_metadata_response_encode(&h->out, v, &resp);
+    handler_finish_response(h, req->slot);
+}
+
+void handle_describe_cluster(handler *h, handler_request *req, kq_reader *r)
+{
+    int16_t v = req->header.api_version;
+    wire_describe_cluster_request body;
+    if (wire_describe_cluster_request_decode(r, v, &h->arena, &body) != 0) {
+        h->svc.reply_close(req->slot, "malformed DescribeCluster request");
+        return;
+    }
+    raft_status st;
+    raft_get_status(h->svc.raft, &st);
+    wire_describe_cluster_broker brokers[HANDLER_NODES_MAX];
+    for (int i = 0; i < h->svc.node_count; i++)
+        brokers[i] = (wire_describe_cluster_broker){
+            .broker_id = h->svc.nodes[i].node_id,
+            .host = kq_slice_cstr(h->svc.nodes[i].host),
+            .port = h->svc.nodes[i].port,
+            .rack = {NULL, -1},
+        };
+    /* Every node is both broker and controller here, so both endpoint types
+     * list the same nodes; the type is echoed as the admin client checks. */
+    int32_t controller = st.leader_id >= 0 ? st.leader_id : h->svc.node_id;
+    wire_describe_cluster_response resp = {
+        .error_code = KAFKA_NONE,
+        .error_message = {NULL, -1},
+        .endpoint_type = body.endpoint_type,
+        .cluster_id = kq_slice_cstr(h->svc.cluster_id),
+        .controller_id = controller,
+        .brokers = brokers,
+        .broker_count = h->svc.node_count,
+        .cluster_authorized_operations = INT32_MIN,
+    };
+    handler_begin_response(h, &req->header);
+    wire_describe_cluster_response_encode(&h->out, v, &resp);
+    handler_finish_response(h, req->slot);
+}

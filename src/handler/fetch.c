@@ -1,0 +1,223 @@
+/* Fetch from consumers (replica id -1): committed data only, never at or
+ * above the high watermark, with long polling. Fetches from replicas go to
+ * the Raft core (raft_rpc.c). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "handler_internal.h"
+#include "kq/log_line.h"
+#include "kq/wire_fetch.h"
+
+static bool topic_matches(int16_t version, kq_slice name, kq_uuid id)
+{
+    if (version >= 13)
+        return memcmp(id.bytes, WIRE_METADATA_TOPIC_ID.bytes, 16) == 0;
+    return handler_is_metadata_topic(name);
+}
+
+/* Reads committed batches for one partition into h->records. */
+static int16_t consumer_read(handler *h, const raft_status *st, int64_t fetch_offset,
+                             size_t max_bytes, kq_slice *records)
+{
+    *records = (kq_slice){(const uint8_t *)"", 0};
+    if (st->role != RAFT_ROLE_LEADER)
+        return KAFKA_NOT_LEADER_OR_FOLLOWER;
+    int64_t start = kq_log_start_offset(h->svc.log);
+    int64_t end = kq_log_end_offset(h->svc.log);
+    if (fetch_offset < start || fetch_offset > end)
+        return KAFKA_OFFSET_OUT_OF_RANGE;
+    int64_t hw = st->high_watermark < 0 ? 0 : st->high_watermark;
+    if (fetch_offset >= hw)
+        return KAFKA_NONE;
+    size_t before = h->records.len;
+    ssize_t n = kq_log_read(h->svc.log, fetch_offset, hw, max_bytes, &h->records);
+    if (n < 0) {
+        log_line("consumer fetch at offset %lld: log read failed (%d)", (long long)fetch_offset,
+                 (int)n);
+        return KAFKA_KAFKA_STORAGE_ERROR;
+    }
+    /* Pointers are taken after all reads (the writer may move). */
+    records->ptr = (const uint8_t *)(uintptr_t)before;
+    records->len = (int32_t)n;
+    return KAFKA_NONE;
+}
+
+static bool park(handler *h, handler_request *req, const uint8_t *frame, size_t len,
+                 int32_t max_wait_ms, int64_t hw)
+{
+    if (h->parked_count >= HANDLER_FETCH_PARKED_MAX)
+        return false;
+    for (int i = 0; i < HANDLER_FETCH_PARKED_MAX; i++) {
+        fetch_parked *p = &h->parked[i];
+        if (p->in_use)
+            continue;
+        p->frame = malloc(len);
+        if (!p->frame)
+            return false;
+        memcpy(p->frame, frame, len);
+        p->len = len;
+        p->slot = req->slot;
+        p->deadline_ms = h->svc.now_ms(h->svc.node) + max_wait_ms;
+        p->wait_from_hw = hw;
+        p->in_use = true;
+        h->parked_count++;
+        return true;
+    }
+    return false;
+}
+
+void handle_fetch(handler *h, handler_request *req, kq_reader *r, uint8_t *frame, size_t len,
+                  bool may_park)
+{
+    int16_t v = req->header.api_version;
+    wire_fetch_request body;
+    if (wire_fetch_request_decode(r, v, &h->arena, &body) != 0) {
+        log_line("request from %s: malformed Fetch v%d", h->svc.slot_peer(req->slot), v);
+        h->svc.reply_close(req->slot, "malformed Fetch request");
+        return;
+    }
+    if (body.replica_id >= 0) {
+        handle_replica_fetch(h, req, &body);
+        return;
+    }
+    raft_status st;
+    raft_get_status(h->svc.raft, &st);
+    int64_t hw = st.high_watermark < 0 ? 0 : st.high_watermark;
+
+    int32_t total = 0;
+    for (int32_t t = 0; t < body.topic_count; t++)
+        total += body.topics[t].partition_count;
+    wire_fetch_topic_response *topics =
+        kq_arena_alloc(&h->arena, sizeof(*topics) * (size_t)(body.topic_count + 1));
+    wire_fetch_partition_data *parts =
+        kq_arena_alloc(&h->arena, sizeof(*parts) * (size_t)(total + 1));
+    if (!topics || !parts) {
+        h->svc.reply_close(req->slot, "Fetch request too large");
+        return;
+    }
+    kq_writer_reset(&h->records);
+    size_t budget = body.max_bytes > 0 ? (size_t)body.max_bytes : 0;
+    bool any_data = false;
+    bool any_error = false;
+    int32_t pi = 0;
+    for (int32_t t = 0; t < body.topic_count; t++) {
+        const wire_fetch_topic *ft = &body.topics[t];
+        wire_fetch_topic_response *tr = &topics[t];
+        tr->topic = ft->topic;
+        tr->topic_id = ft->topic_id;
+        tr->partitions = &parts[pi];
+        tr->partition_count = ft->partition_count;
+        bool ours = topic_matches(v, ft->topic, ft->topic_id);
+        for (int32_t p = 0; p < ft->partition_count; p++, pi++) {
+            const wire_fetch_partition *fp = &ft->partitions[p];
+            wire_fetch_partition_data *pd = &parts[pi];
+            *pd = (wire_fetch_partition_data){
+                .partition_index = fp->partition,
+                .high_watermark = hw,
+                .last_stable_offset = hw,
+                .log_start_offset = kq_log_start_offset(h->svc.log),
+                .aborted_transaction_count = -1,
+                .preferred_read_replica = -1,
+                .records = {(const uint8_t *)"", 0},
+            };
+            if (!ours || fp->partition != 0) {
+                pd->error_code = KAFKA_UNKNOWN_TOPIC_OR_PARTITION;
+                pd->high_watermark = -1;
+                pd->last_stable_offset = -1;
+                pd->log_start_offset = -1;
+                any_error = true;
+                continue;
+            }
+            if (fp->current_leader_epoch >= 0 && fp->current_leader_epoch != st.epoch) {
+                pd->error_code = fp->current_leader_epoch < st.epoch ? KAFKA_FENCED_LEADER_EPOCH
+                                                                     : KAFKA_UNKNOWN_LEADER_EPOCH;
+                any_error = true;
+                continue;
+            }
+            size_t max = fp->partition_max_bytes > 0 ? (size_t)fp->partition_max_bytes : 0;
+            if (budget < max && any_data)
+                max = budget;
+            pd->error_code = consumer_read(h, &st, fp->fetch_offset, max > 0 ? max : 1,
+                                           &pd->records);
+            if (pd->error_code != KAFKA_NONE) {
+                any_error = true;
+                if (pd->error_code == KAFKA_NOT_LEADER_OR_FOLLOWER && st.leader_id >= 0) {
+                    pd->has_current_leader = true;
+                    pd->current_leader.leader_id = st.leader_id;
+                    pd->current_leader.leader_epoch = st.epoch;
+                }
+            }
+            if (pd->records.len > 0) {
+                any_data = true;
+                budget = budget > (size_t)pd->records.len ? budget - (size_t)pd->records.len : 0;
+            }
+        }
+    }
+    if (!any_data && !any_error && may_park && body.max_wait_ms > 0 && body.min_bytes > 0 &&
+        park(h, req, frame, len, body.max_wait_ms, hw))
+        return;
+    /* Fix up record pointers now that the records buffer is final. */
+    for (int32_t i = 0; i < pi; i++)
+        if (parts[i].records.len > 0)
+            parts[i].records.ptr = h->records.data + (uintptr_t)parts[i].records.ptr;
+    wire_fetch_response resp = {
+        .responses = topics,
+        .response_count = body.topic_count,
+        .session_id = 0,
+    };
+    handler_begin_response(h, &req->header);
+    wire_fetch_response_encode(&h->out, v, &resp);
+    handler_finish_response(h, req->slot);
+}
+
+/* Handles a parked fetch again (answering it even without data). */
+static void unpark(handler *h, fetch_parked *p)
+{
+    p->in_use = false;
+    h->parked_count--;
+    kq_reader r;
+    kq_reader_init(&r, p->frame, p->len);
+    handler_request req = {.slot = p->slot};
+    if (wire_request_header_decode(&r, &req.header) == 0) {
+        kq_arena_reset(&h->arena);
+        handle_fetch(h, &req, &r, p->frame, p->len, false);
+    } else {
+        h->svc.reply_close(p->slot, "parked fetch lost");
+    }
+    free(p->frame);
+    p->frame = NULL;
+}
+
+void fetch_parked_on_progress(handler *h, bool expire_all)
+{
+    if (h->parked_count == 0)
+        return;
+    raft_status st;
+    raft_get_status(h->svc.raft, &st);
+    for (int i = 0; i < HANDLER_FETCH_PARKED_MAX && h->parked_count > 0; i++) {
+        fetch_parked *p = &h->parked[i];
+        if (p->in_use && (expire_all || st.high_watermark > p->wait_from_hw ||
+                          st.role != RAFT_ROLE_LEADER))
+            unpark(h, p);
+    }
+}
+
+void fetch_parked_on_tick(handler *h, int64_t now_ms)
+{
+    for (int i = 0; i < HANDLER_FETCH_PARKED_MAX && h->parked_count > 0; i++) {
+        fetch_parked *p = &h->parked[i];
+        if (p->in_use && p->deadline_ms <= now_ms)
+            unpark(h, p);
+    }
+}
+
+int64_t fetch_parked_next_deadline(const handler *h)
+{
+    int64_t due = INT64_MAX;
+    if (h->parked_count == 0)
+        return due;
+    for (int i = 0; i < HANDLER_FETCH_PARKED_MAX; i++)
+        if (h->parked[i].in_use && h->parked[i].deadline_ms < due)
+            due = h->parked[i].deadline_ms;
+    return due;
+}

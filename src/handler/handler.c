@@ -1,0 +1,136 @@
+/* Request router: header, version check, dispatch by API key. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "handler_internal.h"
+#include "kq/log_line.h"
+#include "kq/wire_fetch.h"
+
+handler *handler_create(const handler_services *services)
+{
+    handler *h = calloc(1, sizeof(*h));
+    if (!h)
+        return NULL;
+    h->svc = *services;
+    kq_arena_init(&h->arena, HANDLER_ARENA_BYTES_MAX);
+    kq_writer_init(&h->out, HANDLER_RESPONSE_BYTES_MAX);
+    kq_writer_init(&h->records, HANDLER_RESPONSE_BYTES_MAX);
+    return h;
+}
+
+void handler_destroy(handler *h)
+{
+    if (!h)
+        return;
+    kq_arena_free(&h->arena);
+    kq_writer_free(&h->out);
+    kq_writer_free(&h->records);
+    free(h->produce_acks_all.items);
+    free(h->produce_acks_one.items);
+    free(h);
+}
+
+void handler_begin_response(handler *h, const wire_request_header *hdr)
+{
+    kq_writer_reset(&h->out);
+    wire_response_header_encode(&h->out, hdr->api_key, hdr->api_version, hdr->correlation_id);
+}
+
+void handler_finish_response(handler *h, void *slot)
+{
+    if (h->out.error) {
+        h->svc.reply_close(slot, "response could not be encoded");
+        return;
+    }
+    h->svc.reply(slot, h->out.data, h->out.len);
+}
+
+const handler_endpoint *handler_endpoint_of(const handler *h, int32_t node_id)
+{
+    for (int i = 0; i < h->svc.node_count; i++)
+        if (h->svc.nodes[i].node_id == node_id)
+            return &h->svc.nodes[i];
+    return NULL;
+}
+
+bool handler_is_metadata_topic(kq_slice name)
+{
+    return kq_slice_eq_cstr(name, WIRE_METADATA_TOPIC_NAME);
+}
+
+void handler_on_frame(handler *h, void *slot, uint8_t *frame, size_t len)
+{
+    kq_reader r;
+    kq_reader_init(&r, frame, len);
+    handler_request req = {.slot = slot};
+    if (wire_request_header_decode(&r, &req.header) != 0) {
+        log_line("request from %s: malformed request header", h->svc.slot_peer(slot));
+        h->svc.reply_close(slot, "malformed request header");
+        return;
+    }
+    kq_arena_reset(&h->arena);
+    const wire_request_header *hdr = &req.header;
+    if (hdr->api_key == WIRE_API_API_VERSIONS) {
+        handle_api_versions(h, &req, &r);
+        return;
+    }
+    if (!wire_api_accepted(hdr->api_key, hdr->api_version)) {
+        log_line("request from %s: %s (key %d) version %d is not supported; closing",
+                 h->svc.slot_peer(slot), wire_api_name(hdr->api_key), hdr->api_key,
+                 hdr->api_version);
+        h->svc.reply_close(slot, "unsupported API or version");
+        return;
+    }
+    switch (hdr->api_key) {
+    case WIRE_API_PRODUCE:
+        handle_produce(h, &req, &r);
+        break;
+    case WIRE_API_FETCH:
+        handle_fetch(h, &req, &r, frame, len, true);
+        break;
+    case WIRE_API_LIST_OFFSETS:
+        handle_list_offsets(h, &req, &r);
+        break;
+    case WIRE_API_METADATA:
+        handle_metadata(h, &req, &r);
+        break;
+    case WIRE_API_INIT_PRODUCER_ID:
+        handle_init_producer_id(h, &req, &r);
+        break;
+    case WIRE_API_VOTE:
+    case WIRE_API_BEGIN_QUORUM_EPOCH:
+    case WIRE_API_END_QUORUM_EPOCH:
+        handle_raft_request(h, &req, &r);
+        break;
+    case WIRE_API_DESCRIBE_QUORUM:
+        handle_describe_quorum(h, &req, &r);
+        break;
+    case WIRE_API_DESCRIBE_CLUSTER:
+        handle_describe_cluster(h, &req, &r);
+        break;
+    default:
+        h->svc.reply_close(slot, "unsupported API");
+        break;
+    }
+}
+
+void handler_on_progress(handler *h)
+{
+    raft_status st;
+    raft_get_status(h->svc.raft, &st);
+    produce_on_progress(h, &st);
+    fetch_parked_on_progress(h, false);
+}
+
+int64_t handler_next_deadline(const handler *h)
+{
+    int64_t a = produce_next_deadline(h);
+    int64_t b = fetch_parked_next_deadline(h);
+    return a < b ? a : b;
+}
+
+void handler_on_tick(handler *h, int64_t now_ms)
+{
+    produce_on_tick(h, now_ms);
+    fetch_parked_on_tick(h, now_ms);
+}

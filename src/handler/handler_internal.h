@@ -1,0 +1,116 @@
+/* Shared state of the request handlers (private to src/handler). */
+#ifndef KQ_HANDLER_INTERNAL_H
+#define KQ_HANDLER_INTERNAL_H
+
+#include "kq/buf.h"
+#include "kq/handler.h"
+#include "kq/kafka_errors.h"
+#include "kq/wire.h"
+
+#define HANDLER_ARENA_BYTES_MAX (64u << 20)
+#define HANDLER_RESPONSE_BYTES_MAX (256u << 20)
+#define HANDLER_RAFT_PENDING_MAX 1024
+#define HANDLER_PRODUCE_PENDING_MAX 65536
+#define HANDLER_FETCH_PARKED_MAX 1024
+#define HANDLER_PRODUCE_PARTITIONS_MAX 64
+
+typedef struct handler_request {
+    void *slot;
+    wire_request_header header;
+} handler_request;
+
+/* A Raft RPC received from a peer, waiting for the core's answer. */
+typedef struct raft_pending {
+    bool in_use;
+    uint32_t generation;
+    void *slot;
+    int16_t api_key;
+    int16_t api_version;
+    int32_t correlation_id;
+    bool fetch_topic_by_id;
+} raft_pending;
+
+typedef struct produce_partition_result {
+    char topic[256];
+    int32_t index;
+    int16_t error;
+    int64_t base_offset;
+    bool appended; /* waits for the commit rule */
+} produce_partition_result;
+
+/* A produce request waiting until its offsets are flushed (acks=1) or below
+ * the high watermark (acks=-1). */
+typedef struct produce_pending {
+    void *slot;
+    int16_t version;
+    int32_t correlation_id;
+    int16_t acks;
+    int32_t epoch;            /* leader epoch it was appended in */
+    int64_t required_offset;  /* flushed offset / HW must reach this */
+    int64_t deadline_ms;
+    int partition_count;
+    produce_partition_result *partitions; /* malloc'd */
+} produce_pending;
+
+typedef struct produce_queue {
+    produce_pending *items;
+    uint32_t head, tail, cap; /* ring; cap is a power of two */
+} produce_queue;
+
+/* A consumer fetch parked for long polling: the frame is kept and handled
+ * again when the high watermark moves or the wait ends. */
+typedef struct fetch_parked {
+    bool in_use;
+    void *slot;
+    uint8_t *frame;
+    size_t len;
+    int64_t deadline_ms;
+    int64_t wait_from_hw;
+} fetch_parked;
+
+struct handler {
+    handler_services svc;
+    kq_arena arena;
+    kq_writer out;     /* response being encoded */
+    kq_writer records; /* records read from the log for a fetch */
+    raft_pending raft_pending[HANDLER_RAFT_PENDING_MAX];
+    uint32_t raft_generation;
+    produce_queue produce_acks_all;
+    produce_queue produce_acks_one;
+    fetch_parked parked[HANDLER_FETCH_PARKED_MAX];
+    int parked_count;
+};
+
+/* Starts a response: resets the writer and writes the response header. */
+void handler_begin_response(handler *h, const wire_request_header *hdr);
+void handler_finish_response(handler *h, void *slot);
+
+void handle_api_versions(handler *h, handler_request *req, kq_reader *r);
+void handle_metadata(handler *h, handler_request *req, kq_reader *r);
+void handle_produce(handler *h, handler_request *req, kq_reader *r);
+void handle_fetch(handler *h, handler_request *req, kq_reader *r, uint8_t *frame, size_t len,
+                  bool may_park);
+void handle_list_offsets(handler *h, handler_request *req, kq_reader *r);
+void handle_init_producer_id(handler *h, handler_request *req, kq_reader *r);
+void handle_describe_quorum(handler *h, handler_request *req, kq_reader *r);
+void handle_describe_cluster(handler *h, handler_request *req, kq_reader *r);
+void handle_raft_request(handler *h, handler_request *req, kq_reader *r);
+/* Replica fetch (replica id >= 0) decoded by handle_fetch. */
+struct wire_fetch_request;
+void handle_replica_fetch(handler *h, handler_request *req, const struct wire_fetch_request *f);
+
+void produce_on_progress(handler *h, const raft_status *st);
+void produce_on_tick(handler *h, int64_t now_ms);
+int64_t produce_next_deadline(const handler *h);
+void fetch_parked_on_progress(handler *h, bool expire_all);
+void fetch_parked_on_tick(handler *h, int64_t now_ms);
+int64_t fetch_parked_next_deadline(const handler *h);
+
+/* Registers a Raft request waiting for the core; returns its token (never 0). */
+uint64_t raft_pending_add(handler *h, handler_request *req, bool fetch_topic_by_id);
+
+/* Endpoint of node id (NULL if unknown). */
+const handler_endpoint *handler_endpoint_of(const handler *h, int32_t node_id);
+bool handler_is_metadata_topic(kq_slice name);
+
+#endif

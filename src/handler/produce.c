@@ -1,0 +1,329 @@
+/* Produce: validate batches, apply idempotence, append through the Raft core,
+ * and answer per acks: 0 never, 1 once the leader's log is flushed past the
+ * batch, -1 once the high watermark passes it. A leader that loses its epoch
+ * answers what is waiting with NOT_LEADER_OR_FOLLOWER, never with success. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "handler_internal.h"
+#include "kq/log_line.h"
+#include "kq/producer_state.h"
+#include "kq/record.h"
+#include "kq/wire_produce.h"
+
+static bool queue_push(produce_queue *q, const produce_pending *p)
+{
+    if (q->tail - q->head == q->cap) {
+        uint32_t cap = q->cap ? q->cap * 2 : 64;
+        if (cap > HANDLER_PRODUCE_PENDING_MAX)
+            return false;
+        produce_pending *items = malloc(sizeof(*items) * cap);
+        if (!items)
+            return false;
+        for (uint32_t i = 0; i < q->tail - q->head; i++)
+            items[i] = q->items[(q->head + i) & (q->cap - 1)];
+        free(q->items);
+        q->tail -= q->head;
+        q->head = 0;
+        q->items = items;
+        q->cap = cap;
+    }
+    q->items[q->tail & (q->cap - 1)] = *p;
+    q->tail++;
+    return true;
+}
+
+static produce_pending *queue_front(produce_queue *q)
+{
+    return q->head == q->tail ? NULL : &q->items[q->head & (q->cap - 1)];
+}
+
+/* Fills the NOT_LEADER_OR_FOLLOWER hints (KIP-951) from the core's view. */
+static void set_leader_hint(handler *h, wire_produce_partition_response *pr)
+{
+    raft_status st;
+    raft_get_status(h->svc.raft, &st);
+    if (st.leader_id >= 0 && st.leader_id != h->svc.node_id) {
+        pr->current_leader_id = st.leader_id;
+        pr->current_leader_epoch = st.epoch;
+    }
+}
+
+static void produce_respond(handler *h, void *slot, int16_t version, int32_t correlation_id,
+                            const produce_partition_result *parts, int count)
+{
+    wire_produce_topic_response topics[HANDLER_PRODUCE_PARTITIONS_MAX];
+    wire_produce_partition_response partitions[HANDLER_PRODUCE_PARTITIONS_MAX];
+    int topic_count = 0;
+    bool hint_endpoints = false;
+    for (int i = 0; i < count; i++) {
+        const produce_partition_result *p = &parts[i];
+        wire_produce_topic_response *t = NULL;
+        if (topic_count > 0 && kq_slice_eq_cstr(topics[topic_count - 1].name, p->topic))
+            t = &topics[topic_count - 1];
+        if (!t) {
+            t = &topics[topic_count++];
+            t->name = kq_slice_cstr(p->topic);
+            t->partitions = &partitions[i];
+            t->partition_count = 0;
+        }
+        wire_produce_partition_response *pr = &partitions[i];
+        *pr = (wire_produce_partition_response){
+            .index = p->index,
+            .error_code = p->error,
+            .base_offset = p->error == KAFKA_NONE ? p->base_offset : -1,
+            .log_append_time_ms = -1,
+            .log_start_offset = kq_log_start_offset(h->svc.log),
+            .error_message = {NULL, -1},
+            .current_leader_id = -1,
+            .current_leader_epoch = -1,
+        };
+        if (p->error == KAFKA_NOT_LEADER_OR_FOLLOWER) {
+            set_leader_hint(h, pr);
+            hint_endpoints = pr->current_leader_id >= 0;
+        }
+        t->partition_count++;
+    }
+    wire_produce_node_endpoint endpoint;
+    wire_produce_response resp = {.topics = topics, .topic_count = topic_count};
+    if (hint_endpoints) {
+        const handler_endpoint *e = handler_endpoint_of(h, partitions[0].current_leader_id);
+        for (int i = 0; i < count && !e; i++)
+            e = handler_endpoint_of(h, partitions[i].current_leader_id);
+        if (e) {
+            endpoint = (wire_produce_node_endpoint){
+                .node_id = e->node_id, .host = kq_slice_cstr(e->host), .port = e->port,
+                .rack = {NULL, -1}};
+            resp.node_endpoints = &endpoint;
+            resp.node_endpoint_count = 1;
+        }
+    }
+    wire_request_header hdr = {.api_key = WIRE_API_PRODUCE, .api_version = version,
+                               .correlation_id = correlation_id};
+    handler_begin_response(h, &hdr);
+    wire_produce_response_encode(&h->out, version, &resp);
+    handler_finish_response(h, slot);
+}
+
+static void pending_finish(handler *h, produce_pending *p, int16_t error_for_appended)
+{
+    for (int i = 0; i < p->partition_count; i++)
+        if (p->partitions[i].appended)
+            p->partitions[i].error = error_for_appended;
+    produce_respond(h, p->slot, p->version, p->correlation_id, p->partitions, p->partition_count);
+    free(p->partitions);
+    p->partitions = NULL;
+}
+
+/* Answers waiting requests, oldest first, while their offsets are covered. */
+static void queue_progress(handler *h, produce_queue *q, const raft_status *st, int64_t covered)
+{
+    produce_pending *p;
+    while ((p = queue_front(q)) != NULL) {
+        if (st->role != RAFT_ROLE_LEADER || st->epoch != p->epoch) {
+            pending_finish(h, p, KAFKA_NOT_LEADER_OR_FOLLOWER);
+        } else if (covered >= p->required_offset) {
+            pending_finish(h, p, KAFKA_NONE);
+        } else {
+            break;
+        }
+        q->head++;
+    }
+}
+
+void produce_on_progress(handler *h, const raft_status *st)
+{
+    queue_progress(h, &h->produce_acks_all, st, st->high_watermark);
+    queue_progress(h, &h->produce_acks_one, st, kq_log_flushed_offset(h->svc.log));
+}
+
+static void queue_expire(handler *h, produce_queue *q, int64_t now_ms)
+{
+    /* Deadlines are not ordered like offsets; expire the front only, which is
+     * what blocks the rest (later requests share or exceed its offset). */
+    produce_pending *p;
+    while ((p = queue_front(q)) != NULL && p->deadline_ms <= now_ms) {
+        pending_finish(h, p, KAFKA_REQUEST_TIMED_OUT);
+        q->head++;
+    }
+}
+
+void produce_on_tick(handler *h, int64_t now_ms)
+{
+    queue_expire(h, &h->produce_acks_all, now_ms);
+    queue_expire(h, &h->produce_acks_one, now_ms);
+}
+
+int64_t produce_next_deadline(const handler *h)
+{
+    int64_t due = INT64_MAX;
+    const produce_queue *qs[2] = {&h->produce_acks_all, &h->produce_acks_one};
+    for (int i = 0; i < 2; i++) {
+        const produce_queue *q = qs[i];
+        if (q->head != q->tail) {
+            int64_t d = q->items[q->head & (q->cap - 1)].deadline_ms;
+            if (d < due)
+                due = d;
+        }
+    }
+    return due;
+}
+
+static int16_t status_to_error(enum record_status s)
+{
+    switch (s) {
+    case RECORD_OK:
+        return KAFKA_NONE;
+    case RECORD_BAD_COMPRESSION:
+    case RECORD_BAD_RECORDS:
+        return KAFKA_CORRUPT_MESSAGE;
+    default:
+        return KAFKA_CORRUPT_MESSAGE;
+    }
+}
+
+/* Appends one partition's batches. Returns the Kafka error; on success sets
+ * *base_offset and *last_offset (the offsets the answer waits for). */
+static int16_t produce_partition(handler *h, kq_slice records, int64_t *base_offset,
+                                 int64_t *last_offset, bool *appended)
+{
+    *appended = false;
+    if (records.len <= 0)
+        return KAFKA_CORRUPT_MESSAGE;
+    record_set_summary sum;
+    enum record_status s = record_set_validate(records.ptr, (size_t)records.len, true, &sum);
+    if (s != RECORD_OK)
+        return status_to_error(s);
+    record_batch_header bh;
+    if (record_batch_parse_header(records.ptr, (size_t)records.len, &bh) != RECORD_OK)
+        return KAFKA_CORRUPT_MESSAGE;
+    if (record_batch_is_control(&bh) || (bh.attributes & RECORD_ATTR_TRANSACTIONAL))
+        return KAFKA_INVALID_RECORD; /* clients may not write control or transactional batches */
+    if (bh.producer_id >= 0) {
+        if (sum.batch_count != 1)
+            return KAFKA_INVALID_RECORD;
+        int32_t last_seq = bh.base_sequence + bh.last_offset_delta;
+        if (last_seq < 0) /* sequence wraps at INT32_MAX */
+            last_seq = bh.last_offset_delta - (INT32_MAX - bh.base_sequence) - 1;
+        int64_t dup_first = -1;
+        enum producer_verdict verdict = producer_state_check(
+            h->svc.producers, bh.producer_id, bh.producer_epoch, bh.base_sequence, last_seq,
+            &dup_first);
+        switch (verdict) {
+        case PRODUCER_DUPLICATE:
+            /* A retry of a batch we already have: answer with its original
+             * offset once it is committed, append nothing. */
+            *base_offset = dup_first;
+            *last_offset = dup_first + bh.last_offset_delta;
+            *appended = true;
+            return KAFKA_NONE;
+        case PRODUCER_OUT_OF_ORDER:
+            return KAFKA_OUT_OF_ORDER_SEQUENCE_NUMBER;
+        case PRODUCER_FENCED:
+            return KAFKA_INVALID_PRODUCER_EPOCH;
+        case PRODUCER_APPEND:
+            break;
+        }
+    }
+    raft_event ev = {.type = RAFT_EVENT_CLIENT_APPEND};
+    ev.append.records = records.ptr;
+    ev.append.len = (size_t)records.len;
+    ev.append.offset_count = sum.offset_count;
+    raft_output out;
+    h->svc.step(h->svc.node, &ev, &out);
+    if (out.append_error != KAFKA_NONE)
+        return out.append_error;
+    *base_offset = out.append_base_offset;
+    *last_offset = out.append_base_offset + sum.offset_count - 1;
+    *appended = true;
+    return KAFKA_NONE;
+}
+
+void handle_produce(handler *h, handler_request *req, kq_reader *r)
+{
+    int16_t v = req->header.api_version;
+    wire_produce_request body;
+    if (wire_produce_request_decode(r, v, &h->arena, &body) != 0) {
+        log_line("request from %s: malformed Produce v%d", h->svc.slot_peer(req->slot), v);
+        h->svc.reply_close(req->slot, "malformed Produce request");
+        return;
+    }
+    int count = 0;
+    for (int32_t t = 0; t < body.topic_count; t++)
+        count += body.topics[t].partition_count;
+    if (count > HANDLER_PRODUCE_PARTITIONS_MAX) {
+        h->svc.reply_close(req->slot, "too many partitions in one Produce request");
+        return;
+    }
+    produce_partition_result *parts = calloc((size_t)(count ? count : 1), sizeof(*parts));
+    if (!parts) {
+        h->svc.reply_close(req->slot, "out of memory");
+        return;
+    }
+    bool acks_valid = body.acks == 0 || body.acks == 1 || body.acks == -1;
+    bool transactional = body.transactional_id.len >= 0;
+    int64_t required = -1;
+    bool any_appended = false;
+    int i = 0;
+    for (int32_t t = 0; t < body.topic_count; t++) {
+        const wire_produce_topic *topic = &body.topics[t];
+        for (int32_t p = 0; p < topic->partition_count; p++, i++) {
+            produce_partition_result *res = &parts[i];
+            int n = topic->name.len > 0 ? topic->name.len : 0;
+            if (n > (int)sizeof(res->topic) - 1)
+                n = (int)sizeof(res->topic) - 1;
+            memcpy(res->topic, topic->name.ptr ? (const char *)topic->name.ptr : "", (size_t)n);
+            res->index = topic->partitions[p].index;
+            res->base_offset = -1;
+            if (!acks_valid)
+                res->error = KAFKA_INVALID_REQUIRED_ACKS;
+            else if (transactional)
+                res->error = KAFKA_INVALID_REQUEST; /* transactions are not supported */
+            else if (!handler_is_metadata_topic(topic->name) || res->index != 0)
+                res->error = KAFKA_UNKNOWN_TOPIC_OR_PARTITION;
+            else {
+                int64_t last = -1;
+                res->error = produce_partition(h, topic->partitions[p].records, &res->base_offset,
+                                               &last, &res->appended);
+                if (res->appended) {
+                    any_appended = true;
+                    if (last + 1 > required)
+                        required = last + 1;
+                }
+            }
+        }
+    }
+    if (body.acks == 0) {
+        free(parts);
+        h->svc.reply_none(req->slot);
+        return;
+    }
+    if (!any_appended) {
+        produce_respond(h, req->slot, v, req->header.correlation_id, parts, count);
+        free(parts);
+        return;
+    }
+    raft_status st;
+    raft_get_status(h->svc.raft, &st);
+    int32_t timeout = body.timeout_ms > 0 ? body.timeout_ms : 30000;
+    produce_pending pending = {
+        .slot = req->slot,
+        .version = v,
+        .correlation_id = req->header.correlation_id,
+        .acks = body.acks,
+        .epoch = st.epoch,
+        .required_offset = required,
+        .deadline_ms = h->svc.now_ms(h->svc.node) + timeout,
+        .partition_count = count,
+        .partitions = parts,
+    };
+    produce_queue *q = body.acks == -1 ? &h->produce_acks_all : &h->produce_acks_one;
+    if (!queue_push(q, &pending)) {
+        pending_finish(h, &pending, KAFKA_REQUEST_TIMED_OUT);
+        return;
+    }
+    /* Usually nothing is covered yet (flushes complete asynchronously), but a
+     * duplicate of a committed batch is answered at once. */
+    produce_on_progress(h, &st);
+}

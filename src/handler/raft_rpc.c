@@ -1,0 +1,522 @@
+/* Maps the Raft RPCs between the wire (Vote, BeginQuorumEpoch,
+ * EndQuorumEpoch, replica Fetch) and the core's own raft_msg structs, both
+ * for requests peers send us and for requests we send them. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "handler_internal.h"
+#include "kq/log_line.h"
+#include "kq/wire_begin_quorum_epoch.h"
+#include "kq/wire_end_quorum_epoch.h"
+#include "kq/wire_fetch.h"
+#include "kq/wire_vote.h"
+
+#define RAFT_VOTE_VERSION 1
+#define RAFT_BEGIN_EPOCH_VERSION 1
+#define RAFT_END_EPOCH_VERSION 1
+#define RAFT_FETCH_VERSION 17
+
+uint64_t raft_pending_add(handler *h, handler_request *req, bool fetch_topic_by_id)
+{
+    for (uint32_t i = 0; i < HANDLER_RAFT_PENDING_MAX; i++) {
+        raft_pending *p = &h->raft_pending[i];
+        if (p->in_use)
+            continue;
+        p->in_use = true;
+        p->generation = ++h->raft_generation;
+        p->slot = req->slot;
+        p->api_key = req->header.api_key;
+        p->api_version = req->header.api_version;
+        p->correlation_id = req->header.correlation_id;
+        p->fetch_topic_by_id = fetch_topic_by_id;
+        return ((uint64_t)p->generation << 16) | (i + 1);
+    }
+    return 0;
+}
+
+static raft_pending *raft_pending_take(handler *h, uint64_t token)
+{
+    uint32_t i = (uint32_t)(token & 0xffff);
+    if (i == 0 || i > HANDLER_RAFT_PENDING_MAX)
+        return NULL;
+    raft_pending *p = &h->raft_pending[i - 1];
+    if (!p->in_use || p->generation != (uint32_t)(token >> 16))
+        return NULL;
+    p->in_use = false;
+    return p;
+}
+
+static bool cluster_id_matches(const handler *h, kq_slice id)
+{
+    return id.len < 0 || kq_slice_eq_cstr(id, h->svc.cluster_id);
+}
+
+/* Answers a Raft request directly (without the core) with a top-level error. */
+static void reply_raft_error(handler *h, handler_request *req, int16_t error)
+{
+    handler_begin_response(h, &req->header);
+    int16_t v = req->header.api_version;
+    switch (req->header.api_key) {
+    case WIRE_API_VOTE: {
+        wire_vote_response resp = {.error_code = error};
+        wire_vote_response_encode(&h->out, v, &resp);
+        break;
+    }
+    case WIRE_API_BEGIN_QUORUM_EPOCH: {
+        wire_begin_quorum_epoch_response resp = {.error_code = error};
+        wire_begin_quorum_epoch_response_encode(&h->out, v, &resp);
+        break;
+    }
+    case WIRE_API_END_QUORUM_EPOCH: {
+        wire_end_quorum_epoch_response resp = {.error_code = error};
+        wire_end_quorum_epoch_response_encode(&h->out, v, &resp);
+        break;
+    }
+    case WIRE_API_FETCH: {
+        wire_fetch_response resp = {.error_code = error};
+        wire_fetch_response_encode(&h->out, v, &resp);
+        break;
+    }
+    default:
+        break;
+    }
+    handler_finish_response(h, req->slot);
+}
+
+static void step_request(handler *h, handler_request *req, raft_msg *msg, bool by_id)
+{
+    msg->token = raft_pending_add(h, req, by_id);
+    if (msg->token == 0) {
+        reply_raft_error(h, req, KAFKA_REQUEST_TIMED_OUT);
+        return;
+    }
+    msg->to = h->svc.node_id;
+    raft_event ev = {.type = RAFT_EVENT_RECEIVE, .msg = *msg};
+    raft_output out;
+    h->svc.step(h->svc.node, &ev, &out);
+}
+
+void handle_raft_request(handler *h, handler_request *req, kq_reader *r)
+{
+    int16_t v = req->header.api_version;
+    raft_msg msg = {0};
+    kq_slice cluster_id = {NULL, -1};
+    bool ok = false;
+    switch (req->header.api_key) {
+    case WIRE_API_VOTE: {
+        wire_vote_request b;
+        if (wire_vote_request_decode(r, v, &h->arena, &b) != 0)
+            break;
+        cluster_id = b.cluster_id;
+        if (b.topic_count != 1 || b.topics[0].partition_count != 1)
+            break;
+        const wire_vote_partition *p = &b.topics[0].partitions[0];
+        msg.type = RAFT_MSG_VOTE_REQUEST;
+        msg.from = p->candidate_id;
+        msg.u.vote_request = (raft_vote_request){
+            .candidate_epoch = p->candidate_epoch,
+            .candidate_id = p->candidate_id,
+            .last_epoch = p->last_offset_epoch,
+            .last_epoch_end_offset = p->last_offset,
+        };
+        ok = true;
+        break;
+    }
+    case WIRE_API_BEGIN_QUORUM_EPOCH: {
+        wire_begin_quorum_epoch_request b;
+        if (wire_begin_quorum_epoch_request_decode(r, v, &h->arena, &b) != 0)
+            break;
+        cluster_id = b.cluster_id;
+        if (b.topic_count != 1 || b.topics[0].partition_count != 1)
+            break;
+        const wire_begin_quorum_epoch_partition *p = &b.topics[0].partitions[0];
+        msg.type = RAFT_MSG_BEGIN_EPOCH_REQUEST;
+        msg.from = p->leader_id;
+        msg.u.begin_epoch_request = (raft_begin_epoch_request){
+            .leader_epoch = p->leader_epoch, .leader_id = p->leader_id};
+        ok = true;
+        break;
+    }
+    case WIRE_API_END_QUORUM_EPOCH: {
+        wire_end_quorum_epoch_request b;
+        if (wire_end_quorum_epoch_request_decode(r, v, &h->arena, &b) != 0)
+            break;
+        cluster_id = b.cluster_id;
+        if (b.topic_count != 1 || b.topics[0].partition_count != 1)
+            break;
+        const wire_end_quorum_epoch_partition *p = &b.topics[0].partitions[0];
+        msg.type = RAFT_MSG_END_EPOCH_REQUEST;
+        msg.from = p->leader_id;
+        raft_end_epoch_request *e = &msg.u.end_epoch_request;
+        e->leader_epoch = p->leader_epoch;
+        e->leader_id = p->leader_id;
+        if (v == 0) {
+            for (int32_t i = 0; i < p->preferred_successor_count && e->preferred_count < RAFT_VOTERS_MAX; i++)
+                e->preferred_successors[e->preferred_count++] = p->preferred_successors[i];
+        } else {
+            for (int32_t i = 0; i < p->preferred_candidate_count && e->preferred_count < RAFT_VOTERS_MAX; i++)
+                e->preferred_successors[e->preferred_count++] = p->preferred_candidates[i].candidate_id;
+        }
+        ok = true;
+        break;
+    }
+    default:
+        break;
+    }
+    if (!ok) {
+        log_line("request from %s: malformed %s v%d", h->svc.slot_peer(req->slot),
+                 wire_api_name(req->header.api_key), v);
+        h->svc.reply_close(req->slot, "malformed Raft request");
+        return;
+    }
+    if (!cluster_id_matches(h, cluster_id)) {
+        reply_raft_error(h, req, KAFKA_INCONSISTENT_CLUSTER_ID);
+        return;
+    }
+    step_request(h, req, &msg, false);
+}
+
+void handle_replica_fetch(handler *h, handler_request *req, const wire_fetch_request *f)
+{
+    if (!cluster_id_matches(h, f->cluster_id)) {
+        reply_raft_error(h, req, KAFKA_INCONSISTENT_CLUSTER_ID);
+        return;
+    }
+    int16_t v = req->header.api_version;
+    const wire_fetch_partition *part = NULL;
+    for (int32_t t = 0; t < f->topic_count && !part; t++) {
+        const wire_fetch_topic *ft = &f->topics[t];
+        bool ours = v >= 13 ? memcmp(ft->topic_id.bytes, WIRE_METADATA_TOPIC_ID.bytes, 16) == 0
+                            : handler_is_metadata_topic(ft->topic);
+        for (int32_t p = 0; ours && p < ft->partition_count; p++)
+            if (ft->partitions[p].partition == 0)
+                part = &ft->partitions[p];
+    }
+    if (!part) {
+        reply_raft_error(h, req, KAFKA_INVALID_REQUEST);
+        return;
+    }
+    raft_msg msg = {.type = RAFT_MSG_FETCH_REQUEST, .from = f->replica_id};
+    msg.u.fetch_request = (raft_fetch_request){
+        .replica_id = f->replica_id,
+        .current_leader_epoch = part->current_leader_epoch,
+        .fetch_offset = part->fetch_offset,
+        .last_fetched_epoch = part->last_fetched_epoch,
+        .max_wait_ms = f->max_wait_ms,
+        .max_bytes = part->partition_max_bytes,
+    };
+    step_request(h, req, &msg, v >= 13);
+}
+
+static void encode_fetch_response(handler *h, const raft_pending *p, const raft_msg *msg)
+{
+    const raft_fetch_response *fr = &msg->u.fetch_response;
+    kq_writer_reset(&h->records);
+    kq_slice records = {(const uint8_t *)"", 0};
+    int16_t partition_error = fr->partition_error;
+    if (fr->read_end_offset > fr->read_offset && partition_error == KAFKA_NONE) {
+        size_t max = fr->read_max_bytes > 0 ? (size_t)fr->read_max_bytes : 1;
+        ssize_t n = kq_log_read(h->svc.log, fr->read_offset, fr->read_end_offset, max,
+                                &h->records);
+        if (n < 0) {
+            log_line("replica fetch at offset %lld: log read failed (%d)",
+                     (long long)fr->read_offset, (int)n);
+            partition_error = KAFKA_KAFKA_STORAGE_ERROR;
+        } else {
+            records = (kq_slice){h->records.data, (int32_t)n};
+        }
+    }
+    wire_fetch_partition_data pd = {
+        .partition_index = 0,
+        .error_code = partition_error,
+        .high_watermark = fr->high_watermark,
+        .last_stable_offset = fr->high_watermark,
+        .log_start_offset = kq_log_start_offset(h->svc.log),
+        .has_diverging_epoch = fr->diverging_epoch >= 0,
+        .diverging_epoch = {fr->diverging_epoch, fr->diverging_end_offset},
+        .has_current_leader = true,
+        .current_leader = {fr->leader_id, fr->leader_epoch},
+        .aborted_transaction_count = -1,
+        .preferred_read_replica = -1,
+        .records = records,
+    };
+    wire_fetch_topic_response tr = {.partitions = &pd, .partition_count = 1};
+    if (p->fetch_topic_by_id)
+        tr.topic_id = WIRE_METADATA_TOPIC_ID;
+    else
+        tr.topic = kq_slice_cstr(WIRE_METADATA_TOPIC_NAME);
+    wire_fetch_response resp = {.error_code = fr->error, .responses = &tr, .response_count = 1};
+    wire_fetch_response_encode(&h->out, p->api_version, &resp);
+}
+
+void handler_send_raft_response(handler *h, const raft_msg *msg)
+{
+    raft_pending *p = raft_pending_take(h, msg->token);
+    if (!p)
+        return; /* answered already, or the token is stale */
+    wire_request_header hdr = {.api_key = p->api_key, .api_version = p->api_version,
+                               .correlation_id = p->correlation_id};
+    handler_begin_response(h, &hdr);
+    kq_slice topic = kq_slice_cstr(WIRE_METADATA_TOPIC_NAME);
+    switch (msg->type) {
+    case RAFT_MSG_VOTE_RESPONSE: {
+        const raft_vote_response *m = &msg->u.vote_response;
+        wire_vote_partition_result pr = {0, m->partition_error, m->leader_id, m->leader_epoch,
+                                         m->vote_granted};
+        wire_vote_topic_result tr = {topic, &pr, 1};
+        wire_vote_response resp = {.error_code = m->error, .topics = &tr, .topic_count = 1};
+        wire_vote_response_encode(&h->out, p->api_version, &resp);
+        break;
+    }
+    case RAFT_MSG_BEGIN_EPOCH_RESPONSE: {
+        const raft_epoch_response *m = &msg->u.begin_epoch_response;
+        wire_begin_quorum_epoch_partition_result pr = {0, m->partition_error, m->leader_id,
+                                                       m->leader_epoch};
+        wire_begin_quorum_epoch_topic_result tr = {topic, &pr, 1};
+        wire_begin_quorum_epoch_response resp = {.error_code = m->error, .topics = &tr,
+                                                 .topic_count = 1};
+        wire_begin_quorum_epoch_response_encode(&h->out, p->api_version, &resp);
+        break;
+    }
+    case RAFT_MSG_END_EPOCH_RESPONSE: {
+        const raft_epoch_response *m = &msg->u.end_epoch_response;
+        wire_end_quorum_epoch_partition_result pr = {0, m->partition_error, m->leader_id,
+                                                     m->leader_epoch};
+        wire_end_quorum_epoch_topic_result tr = {topic, &pr, 1};
+        wire_end_quorum_epoch_response resp = {.error_code = m->error, .topics = &tr,
+                                               .topic_count = 1};
+        wire_end_quorum_epoch_response_encode(&h->out, p->api_version, &resp);
+        break;
+    }
+    case RAFT_MSG_FETCH_RESPONSE:
+        encode_fetch_response(h, p, msg);
+        break;
+    default:
+        h->svc.reply_close(p->slot, "internal error: unexpected response type");
+        return;
+    }
+    handler_finish_response(h, p->slot);
+}
+
+bool handler_encode_raft_request(handler *h, const raft_msg *msg, int32_t correlation_id,
+                                 uint8_t **data, size_t *len)
+{
+    kq_writer w;
+    kq_writer_init(&w, HANDLER_RESPONSE_BYTES_MAX);
+    char client_id[32];
+    snprintf(client_id, sizeof(client_id), "raft-server-%d", h->svc.node_id);
+    wire_request_header hdr = {.correlation_id = correlation_id,
+                               .client_id = kq_slice_cstr(client_id)};
+    kq_slice topic = kq_slice_cstr(WIRE_METADATA_TOPIC_NAME);
+    kq_slice cluster = kq_slice_cstr(h->svc.cluster_id);
+    const handler_endpoint *self = handler_endpoint_of(h, h->svc.node_id);
+    wire_raft_listener listener = {
+        .name = kq_slice_cstr("PLAINTEXT"),
+        .host = kq_slice_cstr(self ? self->host : "localhost"),
+        .port = self ? self->port : 0,
+    };
+    switch (msg->type) {
+    case RAFT_MSG_VOTE_REQUEST: {
+        const raft_vote_request *m = &msg->u.vote_request;
+        hdr.api_key = WIRE_API_VOTE;
+        hdr.api_version = RAFT_VOTE_VERSION;
+        wire_request_header_encode(&w, &hdr);
+        wire_vote_partition p = {.candidate_epoch = m->candidate_epoch,
+                                 .candidate_id = m->candidate_id,
+                                 .last_offset_epoch = m->last_epoch,
+                                 .last_offset = m->last_epoch_end_offset};
+        wire_vote_topic t = {topic, &p, 1};
+        wire_vote_request req = {.cluster_id = cluster, .voter_id = msg->to, .topics = &t,
+                                 .topic_count = 1};
+        wire_vote_request_encode(&w, hdr.api_version, &req);
+        break;
+    }
+    case RAFT_MSG_BEGIN_EPOCH_REQUEST: {
+        const raft_begin_epoch_request *m = &msg->u.begin_epoch_request;
+        hdr.api_key = WIRE_API_BEGIN_QUORUM_EPOCH;
+        hdr.api_version = RAFT_BEGIN_EPOCH_VERSION;
+        wire_request_header_encode(&w, &hdr);
+        wire_begin_quorum_epoch_partition p = {.leader_id = m->leader_id,
+                                               .leader_epoch = m->leader_epoch};
+        wire_begin_quorum_epoch_topic t = {topic, &p, 1};
+        wire_begin_quorum_epoch_request req = {.cluster_id = cluster, .voter_id = msg->to,
+                                               .topics = &t, .topic_count = 1,
+                                               .leader_endpoints = &listener,
+                                               .leader_endpoint_count = 1};
+        wire_begin_quorum_epoch_request_encode(&w, hdr.api_version, &req);
+        break;
+    }
+    case RAFT_MSG_END_EPOCH_REQUEST: {
+        const raft_end_epoch_request *m = &msg->u.end_epoch_request;
+        hdr.api_key = WIRE_API_END_QUORUM_EPOCH;
+        hdr.api_version = RAFT_END_EPOCH_VERSION;
+        wire_request_header_encode(&w, &hdr);
+        wire_end_quorum_epoch_candidate cands[RAFT_VOTERS_MAX];
+        for (int i = 0; i < m->preferred_count; i++)
+            cands[i] = (wire_end_quorum_epoch_candidate){.candidate_id = m->preferred_successors[i]};
+        wire_end_quorum_epoch_partition p = {.leader_id = m->leader_id,
+                                             .leader_epoch = m->leader_epoch,
+                                             .preferred_candidates = cands,
+                                             .preferred_candidate_count = m->preferred_count};
+        wire_end_quorum_epoch_topic t = {topic, &p, 1};
+        wire_end_quorum_epoch_request req = {.cluster_id = cluster, .topics = &t,
+                                             .topic_count = 1, .leader_endpoints = &listener,
+                                             .leader_endpoint_count = 1};
+        wire_end_quorum_epoch_request_encode(&w, hdr.api_version, &req);
+        break;
+    }
+    case RAFT_MSG_FETCH_REQUEST: {
+        const raft_fetch_request *m = &msg->u.fetch_request;
+        hdr.api_key = WIRE_API_FETCH;
+        hdr.api_version = RAFT_FETCH_VERSION;
+        wire_request_header_encode(&w, &hdr);
+        wire_fetch_partition p = {.partition = 0,
+                                  .current_leader_epoch = m->current_leader_epoch,
+                                  .fetch_offset = m->fetch_offset,
+                                  .last_fetched_epoch = m->last_fetched_epoch,
+                                  .log_start_offset = -1,
+                                  .partition_max_bytes = m->max_bytes};
+        wire_fetch_topic t = {.topic = {NULL, -1}, .topic_id = WIRE_METADATA_TOPIC_ID,
+                              .partitions = &p, .partition_count = 1};
+        wire_fetch_request req = {.cluster_id = cluster,
+                                  .replica_id = m->replica_id,
+                                  .replica_epoch = -1,
+                                  .max_wait_ms = m->max_wait_ms,
+                                  .min_bytes = 0,
+                                  .max_bytes = m->max_bytes,
+                                  .session_epoch = -1,
+                                  .topics = &t,
+                                  .topic_count = 1,
+                                  .rack_id = kq_slice_cstr("")};
+        wire_fetch_request_encode(&w, hdr.api_version, &req);
+        break;
+    }
+    default:
+        kq_writer_free(&w);
+        return false;
+    }
+    if (w.error) {
+        kq_writer_free(&w);
+        return false;
+    }
+    *data = w.data; /* ownership passes to the caller (free) */
+    *len = w.len;
+    return true;
+}
+
+bool handler_decode_raft_response(handler *h, enum raft_msg_type request_type,
+                                  int16_t api_version, const uint8_t *frame, size_t len,
+                                  raft_msg *out)
+{
+    kq_reader r;
+    kq_reader_init(&r, frame, len);
+    int16_t key;
+    switch (request_type) {
+    case RAFT_MSG_VOTE_REQUEST: key = WIRE_API_VOTE; break;
+    case RAFT_MSG_BEGIN_EPOCH_REQUEST: key = WIRE_API_BEGIN_QUORUM_EPOCH; break;
+    case RAFT_MSG_END_EPOCH_REQUEST: key = WIRE_API_END_QUORUM_EPOCH; break;
+    case RAFT_MSG_FETCH_REQUEST: key = WIRE_API_FETCH; break;
+    default: return false;
+    }
+    int32_t corr;
+    if (wire_response_header_decode(&r, key, api_version, &corr) != 0)
+        return false;
+    kq_arena_reset(&h->arena);
+    memset(out, 0, sizeof(*out));
+    switch (request_type) {
+    case RAFT_MSG_VOTE_REQUEST: {
+        wire_vote_response b;
+        if (wire_vote_response_decode(&r, api_version, &h->arena, &b) != 0)
+            return false;
+        out->type = RAFT_MSG_VOTE_RESPONSE;
+        raft_vote_response *m = &out->u.vote_response;
+        m->error = b.error_code;
+        m->leader_id = -1;
+        m->leader_epoch = -1;
+        if (b.topic_count == 1 && b.topics[0].partition_count == 1) {
+            const wire_vote_partition_result *p = &b.topics[0].partitions[0];
+            m->partition_error = p->error_code;
+            m->leader_id = p->leader_id;
+            m->leader_epoch = p->leader_epoch;
+            m->vote_granted = p->vote_granted;
+        } else if (m->error == KAFKA_NONE) {
+            return false;
+        }
+        return true;
+    }
+    case RAFT_MSG_BEGIN_EPOCH_REQUEST:
+    case RAFT_MSG_END_EPOCH_REQUEST: {
+        raft_epoch_response *m;
+        int16_t error, perror = KAFKA_NONE;
+        int32_t leader = -1, epoch = -1;
+        bool have;
+        if (request_type == RAFT_MSG_BEGIN_EPOCH_REQUEST) {
+            wire_begin_quorum_epoch_response b;
+            if (wire_begin_quorum_epoch_response_decode(&r, api_version, &h->arena, &b) != 0)
+                return false;
+            out->type = RAFT_MSG_BEGIN_EPOCH_RESPONSE;
+            m = &out->u.begin_epoch_response;
+            error = b.error_code;
+            have = b.topic_count == 1 && b.topics[0].partition_count == 1;
+            if (have) {
+                perror = b.topics[0].partitions[0].error_code;
+                leader = b.topics[0].partitions[0].leader_id;
+                epoch = b.topics[0].partitions[0].leader_epoch;
+            }
+        } else {
+            wire_end_quorum_epoch_response b;
+            if (wire_end_quorum_epoch_response_decode(&r, api_version, &h->arena, &b) != 0)
+                return false;
+            out->type = RAFT_MSG_END_EPOCH_RESPONSE;
+            m = &out->u.end_epoch_response;
+            error = b.error_code;
+            have = b.topic_count == 1 && b.topics[0].partition_count == 1;
+            if (have) {
+                perror = b.topics[0].partitions[0].error_code;
+                leader = b.topics[0].partitions[0].leader_id;
+                epoch = b.topics[0].partitions[0].leader_epoch;
+            }
+        }
+        if (!have && error == KAFKA_NONE)
+            return false;
+        *m = (raft_epoch_response){error, perror, leader, epoch};
+        return true;
+    }
+    case RAFT_MSG_FETCH_REQUEST: {
+        wire_fetch_response b;
+        if (wire_fetch_response_decode(&r, api_version, &h->arena, &b) != 0)
+            return false;
+        out->type = RAFT_MSG_FETCH_RESPONSE;
+        raft_fetch_response *m = &out->u.fetch_response;
+        m->error = b.error_code;
+        m->high_watermark = -1;
+        m->leader_id = -1;
+        m->leader_epoch = -1;
+        m->diverging_epoch = -1;
+        m->diverging_end_offset = -1;
+        if (b.response_count == 1 && b.responses[0].partition_count == 1) {
+            const wire_fetch_partition_data *p = &b.responses[0].partitions[0];
+            m->partition_error = p->error_code;
+            m->high_watermark = p->high_watermark;
+            if (p->has_current_leader) {
+                m->leader_id = p->current_leader.leader_id;
+                m->leader_epoch = p->current_leader.leader_epoch;
+            }
+            if (p->has_diverging_epoch) {
+                m->diverging_epoch = p->diverging_epoch.epoch;
+                m->diverging_end_offset = p->diverging_epoch.end_offset;
+            }
+            if (p->records.len > 0) {
+                m->records = p->records.ptr;
+                m->records_len = (size_t)p->records.len;
+            }
+        } else if (m->error == KAFKA_NONE) {
+            return false;
+        }
+        return true;
+    }
+    default:
+        return false;
+    }
+}
