@@ -269,7 +269,8 @@ typedef struct raft raft;
 
 /* Creates a core from its configuration, the durable quorum state and the
  * recovered log. Returns NULL on an invalid configuration (node not a voter is
- * allowed: it is an observer). */
+ * allowed: it is an observer). Step it with a TICK right away: the first
+ * output carries any start-up actions (a single voter elects itself there). */
 raft *raft_create(const raft_config *config, const raft_quorum_state *qstate,
                   const raft_log_state *log, int64_t now_ms);
 void raft_destroy(raft *r);

@@ -1,0 +1,171 @@
+/* Role transitions and the durable quorum state.
+ *
+ * Transition table (E = current epoch; "store" = STORE_QSTATE is emitted
+ * before anything that depends on the new state):
+ *
+ *   from          on                                        to
+ *   any           request/response with epoch > E           unattached(E') or follower(E', L)
+ *   unattached    election timeout (voter)                  candidate(E+1)
+ *   unattached    vote granted                              voted(E)
+ *   unattached    BeginQuorumEpoch(E) / response naming L   follower(E, L)
+ *   voted         election timeout                          candidate(E+1)
+ *   voted         BeginQuorumEpoch(E)                       follower(E, L)
+ *   candidate     majority of votes                         leader(E)
+ *   candidate     election timeout / rejected by majority   candidate, backing off; then candidate(E+1)
+ *   candidate     BeginQuorumEpoch(E)                       follower(E, L)
+ *   leader        check quorum fails / graceful shutdown    resigned(E)
+ *   follower      fetch timeout (voter)                     candidate(E+1)
+ *   follower      fetch timeout (observer)                  unattached(E)
+ *   follower      EndQuorumEpoch from L                     follower with a shortened fetch timeout
+ *   resigned      election timeout (voter, not shutting down) candidate(E+1)
+ *
+ * Restart: leader_id == self -> resigned(E); leader_id other -> follower;
+ * voted_id == self -> candidate(E); voted_id other -> voted; else unattached.
+ * Observers (not in the voter set) never become candidates or vote. */
+#include <stdio.h>
+#include <string.h>
+
+#include "raft_internal.h"
+
+
+int raft_majority(const raft *r)
+{
+    return r->voter_count / 2 + 1;
+}
+
+raft_peer *raft_voter(raft *r, int32_t id)
+{
+    for (int i = 0; i < r->voter_count; i++)
+        if (r->voters[i].id == id)
+            return &r->voters[i];
+    return NULL;
+}
+
+int64_t raft_election_timeout(raft *r)
+{
+    return (int64_t)r->cfg.election_timeout_ms +
+           raft_prng_below(r, r->cfg.election_timeout_ms);
+}
+
+static void transition(raft *r, raft_output *out, enum raft_role role, int32_t epoch,
+                       int32_t leader, int32_t voted)
+{
+    raft_quorum_state nq = {.epoch = epoch, .voted_id = voted, .leader_id = leader};
+    bool changed = nq.epoch != r->q.epoch || nq.voted_id != r->q.voted_id ||
+                   nq.leader_id != r->q.leader_id;
+    r->q = nq;
+    r->role = role;
+    if (changed || r->qstate_pending) {
+        raft_action *a = raft_out_push(out, RAFT_ACTION_STORE_QSTATE);
+        if (a)
+            a->qstate = r->q;
+        r->qstate_pending = false;
+    }
+    raft_peers_reset(r);
+    r->backing_off = false;
+    r->fetch_target = -1;
+    out->role_changed = true;
+}
+
+void raft_become_unattached(raft *r, raft_output *out, int32_t epoch, const char *why)
+{
+    int32_t voted = epoch == r->q.epoch ? r->q.voted_id : -1;
+    transition(r, out, RAFT_ROLE_UNATTACHED, epoch, -1, voted);
+    r->election_deadline_ms = r->now_ms + raft_election_timeout(r);
+    raft_out_reason(out, "unattached in epoch %d: %s", epoch, why);
+}
+
+void raft_become_voted(raft *r, raft_output *out, int32_t epoch, int32_t candidate)
+{
+    transition(r, out, RAFT_ROLE_VOTED, epoch, -1, candidate);
+    r->election_deadline_ms = r->now_ms + raft_election_timeout(r);
+    raft_out_reason(out, "voted for %d in epoch %d", candidate, epoch);
+}
+
+void raft_become_candidate(raft *r, raft_output *out, const char *why)
+{
+    int32_t epoch = r->q.epoch + 1;
+    transition(r, out, RAFT_ROLE_CANDIDATE, epoch, -1, r->cfg.node_id);
+    r->election_retries++;
+    r->election_deadline_ms = r->now_ms + raft_election_timeout(r);
+    raft_peer *self = raft_voter(r, r->cfg.node_id);
+    if (self) {
+        self->vote_responded = true;
+        self->vote_granted = true;
+    }
+    raft_out_reason(out, "candidate in epoch %d: %s", epoch, why);
+    if (raft_majority(r) <= 1)
+        raft_become_leader(r, out);
+}
+
+void raft_become_follower(raft *r, raft_output *out, int32_t epoch, int32_t leader,
+                          const char *why)
+{
+    int32_t voted = epoch == r->q.epoch ? r->q.voted_id : -1;
+    transition(r, out, RAFT_ROLE_FOLLOWER, epoch, leader, voted);
+    r->election_retries = 0;
+    r->fetch_deadline_ms = r->now_ms + r->cfg.fetch_timeout_ms;
+    r->fetch_target = leader;
+    r->leader_hw = -1;
+    raft_out_reason(out, "following %d in epoch %d: %s", leader, epoch, why);
+}
+
+void raft_become_leader(raft *r, raft_output *out)
+{
+    /* Remember who granted before the transition clears the tallies. */
+    int32_t granting[RAFT_VOTERS_MAX];
+    int n = 0;
+    for (int i = 0; i < r->voter_count; i++)
+        if (r->voters[i].vote_granted)
+            granting[n++] = r->voters[i].id;
+    transition(r, out, RAFT_ROLE_LEADER, r->q.epoch, r->cfg.node_id, r->cfg.node_id);
+    r->election_retries = 0;
+
+    char list[64];
+    size_t used = 0;
+    list[0] = '\0';
+    for (int i = 0; i < n && used < sizeof(list); i++) {
+        int w = snprintf(list + used, sizeof(list) - used, "%s%d", i ? "," : "",
+                         granting[i]);
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+    raft_out_reason(out, "won election in epoch %d with votes from %s", r->q.epoch, list);
+    for (int i = 0; i < n; i++) {
+        raft_peer *p = raft_voter(r, granting[i]);
+        if (p)
+            p->vote_granted = true;
+    }
+    raft_leader_on_elected(r, out);
+}
+
+void raft_become_resigned(raft *r, raft_output *out, const int32_t *successors,
+                          int successor_count, const char *why)
+{
+    transition(r, out, RAFT_ROLE_RESIGNED, r->q.epoch, r->cfg.node_id, r->q.voted_id);
+    r->successor_count = 0;
+    for (int i = 0; i < successor_count && i < RAFT_VOTERS_MAX; i++)
+        r->successors[r->successor_count++] = successors[i];
+    r->election_deadline_ms = r->now_ms + raft_election_timeout(r);
+    raft_out_reason(out, "resigned in epoch %d: %s", r->q.epoch, why);
+}
+
+bool raft_observe_leader(raft *r, raft_output *out, int32_t leader_id, int32_t epoch)
+{
+    bool known = leader_id >= 0 && leader_id != r->cfg.node_id && raft_voter(r, leader_id);
+    if (epoch > r->q.epoch) {
+        if (known)
+            raft_become_follower(r, out, epoch, leader_id, "learned of a newer leader");
+        else
+            raft_become_unattached(r, out, epoch, "learned of a newer epoch");
+        return true;
+    }
+    if (epoch == r->q.epoch && known &&
+        (r->role == RAFT_ROLE_UNATTACHED || r->role == RAFT_ROLE_VOTED ||
+         r->role == RAFT_ROLE_CANDIDATE)) {
+        raft_become_follower(r, out, epoch, leader_id, "learned the leader");
+        return true;
+    }
+    return false;
+}

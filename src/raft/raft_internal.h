@@ -1,0 +1,195 @@
+/* Private state of the Raft core, shared by its files (one job each):
+ * raft.c (create, step dispatch, status), quorum.c (role transitions and the
+ * durable quorum state), election.c (votes, candidates), leader.c (leader
+ * duties, high watermark, resignation), follower.c (fetching, epoch
+ * requests), fetch.c (serving Fetch as leader), outbound.c (request slots and
+ * timeouts), actions.c (output helpers), epoch_cache.c, prng.c. */
+#ifndef KQ_RAFT_INTERNAL_H
+#define KQ_RAFT_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kq/buf.h"
+#include "kq/raft.h"
+
+/* Room for one LeaderChange control batch with RAFT_VOTERS_MAX voters. */
+#define RAFT_LC_BATCH_BYTES_MAX 1024
+/* Actions kept free for STORE_QSTATE, responses and FLUSH when the core emits
+ * optional actions (request retries, parked fetch answers). */
+#define RAFT_ACTIONS_RESERVE 6
+
+/* One outbound request slot per peer: at most one request in flight. */
+typedef struct raft_outbound {
+    bool inflight;
+    enum raft_msg_type type;
+    int64_t deadline_ms; /* treated as SEND_FAILED when reached */
+    int64_t retry_at_ms; /* no new request before this */
+} raft_outbound;
+
+typedef struct raft_peer {
+    int32_t id;
+    raft_outbound out;
+    bool vote_responded;
+    bool vote_granted;
+    bool begin_acked; /* leader: BeginQuorumEpoch acknowledged (or fetched) */
+    bool end_acked;   /* resigned: EndQuorumEpoch acknowledged */
+    int64_t end_offset;
+    int64_t last_fetch_ms;
+    int64_t last_caught_up_ms;
+} raft_peer;
+
+typedef struct raft_parked_fetch {
+    uint64_t token;
+    int32_t replica_id;
+    int32_t epoch;
+    int64_t fetch_offset;
+    int32_t max_bytes;
+    int64_t expire_ms;
+    int64_t hw_at_park;
+} raft_parked_fetch;
+
+typedef struct raft_epoch_cache {
+    raft_epoch_entry *entries; /* RAFT_EPOCH_CACHE_MAX, allocated at create */
+    int count;
+} raft_epoch_cache;
+
+struct raft {
+    raft_config cfg;
+    bool is_voter;
+    enum raft_role role;
+    raft_quorum_state q;
+    bool qstate_pending; /* store q in the next output (decided at create) */
+    int64_t now_ms;
+    uint64_t prng;
+
+    int64_t end_offset;
+    int64_t flushed_offset;
+    int64_t high_watermark; /* -1 unknown */
+    bool flush_inflight;
+    int64_t flush_target;
+    raft_epoch_cache ec;
+
+    raft_peer voters[RAFT_VOTERS_MAX];
+    int voter_count;
+    raft_peer observers[RAFT_OBSERVERS_MAX];
+    int observer_count;
+
+    /* unattached / voted / candidate / resigned */
+    int64_t election_deadline_ms;
+    /* candidate */
+    bool backing_off;
+    int64_t backoff_deadline_ms;
+    int election_retries;
+    /* follower (and observers looking for a leader) */
+    int64_t fetch_deadline_ms;
+    int32_t fetch_target;
+    int64_t fetch_offset_sent;
+    int64_t leader_hw;
+    /* leader */
+    int64_t epoch_start_offset;
+    int64_t check_quorum_deadline_ms;
+    raft_parked_fetch parked[RAFT_PARKED_FETCH_MAX];
+    int parked_count;
+    /* resigned */
+    int32_t successors[RAFT_VOTERS_MAX];
+    int successor_count;
+    bool shutting_down;
+    bool shutdown_done;
+    int64_t shutdown_deadline_ms;
+    /* set when an optional action was skipped for lack of room */
+    bool action_overflow;
+
+    kq_writer lc_writer; /* preallocated: no malloc after create */
+};
+
+/* prng.c */
+uint64_t raft_prng_next(raft *r);
+/* Uniform in [0, bound); 0 when bound is 0. */
+uint32_t raft_prng_below(raft *r, uint32_t bound);
+
+/* epoch_cache.c */
+void raft_ec_append(raft_epoch_cache *ec, int32_t epoch, int64_t start_offset);
+void raft_ec_truncate(raft_epoch_cache *ec, int64_t offset);
+int32_t raft_ec_last_epoch(const raft_epoch_cache *ec);
+/* Epoch of the batch holding offset (0 when none). */
+int32_t raft_ec_epoch_of(const raft_epoch_cache *ec, int64_t offset);
+/* Largest epoch <= epoch and the offset where it ends (log_end for the last
+ * one); (0, 0) when there is none. */
+void raft_ec_end_for(const raft_epoch_cache *ec, int32_t epoch, int64_t log_end,
+                     int32_t *found_epoch, int64_t *end_offset);
+
+/* actions.c */
+raft_action *raft_out_push(raft_output *out, enum raft_action_type type);
+/* True while more than RAFT_ACTIONS_RESERVE slots are free. */
+bool raft_out_has_room(raft *r, const raft_output *out);
+void raft_out_send(raft_output *out, const raft_msg *msg);
+void raft_out_reason(raft_output *out, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void raft_wake(raft_output *out, int64_t at_ms);
+
+/* quorum.c: transitions. Each stores the quorum state first if it changed. */
+int raft_majority(const raft *r);
+raft_peer *raft_voter(raft *r, int32_t id);
+void raft_become_unattached(raft *r, raft_output *out, int32_t epoch, const char *why);
+void raft_become_voted(raft *r, raft_output *out, int32_t epoch, int32_t candidate);
+void raft_become_candidate(raft *r, raft_output *out, const char *why);
+void raft_become_follower(raft *r, raft_output *out, int32_t epoch, int32_t leader,
+                          const char *why);
+void raft_become_leader(raft *r, raft_output *out);
+void raft_become_resigned(raft *r, raft_output *out, const int32_t *successors,
+                          int successor_count, const char *why);
+int64_t raft_election_timeout(raft *r);
+/* Applies what a response says about the leader and epoch; returns true if
+ * the epoch moved (the response is then stale for the caller). */
+bool raft_observe_leader(raft *r, raft_output *out, int32_t leader_id, int32_t epoch);
+
+/* outbound.c */
+/* Sends a request to peer unless one is in flight or it backs off. */
+bool raft_request(raft *r, raft_output *out, raft_peer *peer, raft_msg *msg);
+bool raft_can_request(raft *r, const raft_peer *peer, const raft_output *out);
+/* Marks the slot answered; false if no request of that type was pending. */
+bool raft_request_done(raft_peer *peer, enum raft_msg_type response_type);
+void raft_request_failed(raft *r, raft_peer *peer);
+void raft_requests_expire(raft *r);
+void raft_requests_wake(raft *r, raft_output *out);
+void raft_peers_reset(raft *r);
+
+/* election.c */
+void raft_on_vote_request(raft *r, const raft_msg *m, raft_output *out);
+void raft_on_vote_response(raft *r, const raft_msg *m, raft_output *out);
+void raft_poll_candidate(raft *r, raft_output *out);
+void raft_poll_unattached(raft *r, raft_output *out);
+
+/* leader.c */
+void raft_leader_on_elected(raft *r, raft_output *out);
+void raft_leader_update_hw(raft *r, raft_output *out);
+void raft_poll_leader(raft *r, raft_output *out);
+void raft_poll_resigned(raft *r, raft_output *out);
+void raft_on_client_append(raft *r, const raft_event *ev, raft_output *out);
+void raft_on_shutdown(raft *r, raft_output *out);
+void raft_poll_shutdown(raft *r, raft_output *out);
+void raft_on_begin_epoch_response(raft *r, const raft_msg *m, raft_output *out);
+void raft_on_end_epoch_response(raft *r, const raft_msg *m, raft_output *out);
+int64_t raft_leader_serve_end(const raft *r);
+int raft_successors_by_progress(raft *r, int32_t *ids);
+
+/* fetch.c */
+void raft_on_fetch_request(raft *r, const raft_msg *m, raft_output *out);
+void raft_parked_service(raft *r, raft_output *out);
+raft_peer *raft_observer(raft *r, int32_t id, bool create);
+
+/* follower.c */
+void raft_poll_follower(raft *r, raft_output *out);
+void raft_maybe_fetch(raft *r, raft_output *out);
+void raft_on_fetch_response(raft *r, const raft_msg *m, raft_output *out);
+void raft_on_begin_epoch_request(raft *r, const raft_msg *m, raft_output *out);
+void raft_on_end_epoch_request(raft *r, const raft_msg *m, raft_output *out);
+void raft_follower_update_hw(raft *r, raft_output *out);
+
+/* raft.c */
+void raft_set_hw(raft *r, raft_output *out, int64_t hw);
+void raft_truncate(raft *r, raft_output *out, int64_t offset);
+int64_t raft_fetch_position(const raft *r);
+
+#endif
