@@ -1,0 +1,279 @@
+/* Vote v0-1 codec: round trips, golden bytes, truncation and garbage. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "codec_harness.h"
+#include "kq/wire_vote.h"
+
+HARNESS_CODEC(wire_vote_request, wire_vote_request);
+HARNESS_CODEC(wire_vote_response, wire_vote_response);
+
+#define META_NAME_BYTES                                                                       \
+    '_', '_', 'c', 'l', 'u', 's', 't', 'e', 'r', '_', 'm', 'e', 't', 'a', 'd', 'a', 't', 'a'
+#define U16(b) b, b, b, b, b, b, b, b, b, b, b, b, b, b, b, b
+
+static const kq_uuid cand_dir = {{U16(0x22)}};
+static const kq_uuid voter_dir = {{U16(0x33)}};
+
+static wire_vote_partition sample_parts[2] = {
+    {.partition_index = 0, .candidate_epoch = 5, .candidate_id = 1,
+     .candidate_directory_id = {{U16(0x22)}}, .voter_directory_id = {{U16(0x33)}},
+     .last_offset_epoch = 4, .last_offset = 42},
+    {.partition_index = 1, .candidate_epoch = 6, .candidate_id = 2, .last_offset_epoch = -1,
+     .last_offset = 0},
+};
+static wire_vote_topic sample_topics[2];
+static wire_vote_request sample_req;
+
+static wire_vote_partition_result sample_results[2] = {
+    {.partition_index = 0, .error_code = 0, .leader_id = -1, .leader_epoch = 5,
+     .vote_granted = true},
+    {.partition_index = 1, .error_code = 4, .leader_id = 3, .leader_epoch = 7,
+     .vote_granted = false},
+};
+static wire_vote_topic_result sample_topic_results[2];
+static wire_raft_node_endpoint sample_endpoints[2];
+static wire_vote_response sample_resp;
+
+static void build_samples(void)
+{
+    sample_topics[0] = (wire_vote_topic){harness_str("__cluster_metadata"), sample_parts, 2};
+    sample_topics[1] = (wire_vote_topic){harness_str("t2"), NULL, 0};
+    sample_req = (wire_vote_request){harness_str("cluster-x"), 9, sample_topics, 2};
+    sample_topic_results[0] =
+        (wire_vote_topic_result){harness_str("__cluster_metadata"), sample_results, 2};
+    sample_topic_results[1] = (wire_vote_topic_result){harness_str(""), NULL, 0};
+    sample_endpoints[0] = (wire_raft_node_endpoint){1, harness_str("host1"), 9093};
+    sample_endpoints[1] = (wire_raft_node_endpoint){2, harness_str("host2"), 65535};
+    sample_resp = (wire_vote_response){0, sample_topic_results, 2, sample_endpoints, 2};
+}
+
+static void check_request(const wire_vote_request *a, const wire_vote_request *d, int16_t v)
+{
+    harness_assert_slice_eq(a->cluster_id, d->cluster_id);
+    assert_int_equal(d->voter_id, v >= 1 ? a->voter_id : -1);
+    assert_int_equal(d->topic_count, a->topic_count);
+    for (int32_t i = 0; i < a->topic_count; i++) {
+        harness_assert_slice_eq(a->topics[i].topic_name, d->topics[i].topic_name);
+        assert_int_equal(d->topics[i].partition_count, a->topics[i].partition_count);
+        for (int32_t j = 0; j < a->topics[i].partition_count; j++) {
+            const wire_vote_partition *ap = &a->topics[i].partitions[j];
+            const wire_vote_partition *dp = &d->topics[i].partitions[j];
+            assert_int_equal(dp->partition_index, ap->partition_index);
+            assert_int_equal(dp->candidate_epoch, ap->candidate_epoch);
+            assert_int_equal(dp->candidate_id, ap->candidate_id);
+            if (v >= 1) {
+                harness_assert_uuid_eq(ap->candidate_directory_id, dp->candidate_directory_id);
+                harness_assert_uuid_eq(ap->voter_directory_id, dp->voter_directory_id);
+            } else {
+                harness_assert_uuid_zero(dp->candidate_directory_id);
+                harness_assert_uuid_zero(dp->voter_directory_id);
+            }
+            assert_int_equal(dp->last_offset_epoch, ap->last_offset_epoch);
+            assert_int_equal(dp->last_offset, ap->last_offset);
+        }
+    }
+}
+
+static void check_response(const wire_vote_response *a, const wire_vote_response *d, int16_t v)
+{
+    assert_int_equal(d->error_code, a->error_code);
+    assert_int_equal(d->topic_count, a->topic_count);
+    for (int32_t i = 0; i < a->topic_count; i++) {
+        harness_assert_slice_eq(a->topics[i].topic_name, d->topics[i].topic_name);
+        assert_int_equal(d->topics[i].partition_count, a->topics[i].partition_count);
+        for (int32_t j = 0; j < a->topics[i].partition_count; j++) {
+            const wire_vote_partition_result *ap = &a->topics[i].partitions[j];
+            const wire_vote_partition_result *dp = &d->topics[i].partitions[j];
+            assert_int_equal(dp->partition_index, ap->partition_index);
+            assert_int_equal(dp->error_code, ap->error_code);
+            assert_int_equal(dp->leader_id, ap->leader_id);
+            assert_int_equal(dp->leader_epoch, ap->leader_epoch);
+            assert_int_equal(dp->vote_granted, ap->vote_granted);
+        }
+    }
+    if (v >= 1) {
+        assert_int_equal(d->node_endpoint_count, a->node_endpoint_count);
+        for (int32_t i = 0; i < a->node_endpoint_count; i++) {
+            assert_int_equal(d->node_endpoints[i].node_id, a->node_endpoints[i].node_id);
+            harness_assert_slice_eq(a->node_endpoints[i].host, d->node_endpoints[i].host);
+            assert_int_equal(d->node_endpoints[i].port, a->node_endpoints[i].port);
+        }
+    } else {
+        assert_int_equal(d->node_endpoint_count, 0);
+    }
+}
+
+static void test_round_trip_all_versions(void **state)
+{
+    (void)state;
+    build_samples();
+    for (int16_t v = WIRE_VOTE_MIN_VERSION; v <= WIRE_VOTE_MAX_VERSION; v++) {
+        kq_arena arena;
+        kq_arena_init(&arena, 1 << 20);
+        kq_writer enc;
+        wire_vote_request req;
+        harness_round_trip(&wire_vote_request_codec, v, &sample_req, &arena, &req, &enc);
+        check_request(&sample_req, &req, v);
+        harness_truncations(&wire_vote_request_codec, v, enc.data, enc.len);
+        kq_writer_free(&enc);
+        wire_vote_response resp;
+        harness_round_trip(&wire_vote_response_codec, v, &sample_resp, &arena, &resp, &enc);
+        check_response(&sample_resp, &resp, v);
+        harness_truncations(&wire_vote_response_codec, v, enc.data, enc.len);
+        kq_writer_free(&enc);
+        /* null cluster id and no endpoints */
+        wire_vote_request r2 = sample_req;
+        r2.cluster_id = HARNESS_NULL;
+        harness_round_trip(&wire_vote_request_codec, v, &r2, &arena, &req, &enc);
+        check_request(&r2, &req, v);
+        kq_writer_free(&enc);
+        wire_vote_response p2 = sample_resp;
+        p2.node_endpoint_count = 0;
+        p2.node_endpoints = NULL;
+        harness_round_trip(&wire_vote_response_codec, v, &p2, &arena, &resp, &enc);
+        check_response(&p2, &resp, v);
+        kq_writer_free(&enc);
+        kq_arena_free(&arena);
+    }
+}
+
+static void test_request_golden(void **state)
+{
+    (void)state;
+    wire_vote_partition part = {.partition_index = 0, .candidate_epoch = 5, .candidate_id = 1,
+                                .candidate_directory_id = cand_dir,
+                                .voter_directory_id = voter_dir, .last_offset_epoch = 4,
+                                .last_offset = 42};
+    wire_vote_topic topic = {harness_str("__cluster_metadata"), &part, 1};
+    wire_vote_request in = {harness_str("c"), -1, &topic, 1};
+    static const uint8_t v0[] = {
+        0x02, 'c',                          /* cluster_id: compact "c" */
+        0x02,                               /* topics: compact count 1 */
+        0x13, META_NAME_BYTES,              /* topic_name: compact len 18+1 */
+        0x02,                               /* partitions: compact count 1 */
+        0x00, 0x00, 0x00, 0x00,             /* partition_index 0 */
+        0x00, 0x00, 0x00, 0x05,             /* candidate_epoch 5 */
+        0x00, 0x00, 0x00, 0x01,             /* candidate_id 1 */
+        0x00, 0x00, 0x00, 0x04,             /* last_offset_epoch 4 */
+        0, 0, 0, 0, 0, 0, 0, 0x2a,          /* last_offset 42 */
+        0x00,                               /* partition tags */
+        0x00,                               /* topic tags */
+        0x00,                               /* top-level tags */
+    };
+    kq_arena arena;
+    kq_arena_init(&arena, 1 << 20);
+    wire_vote_request out;
+    harness_golden(&wire_vote_request_codec, 0, &in, v0, sizeof v0, &arena, &out);
+    check_request(&in, &out, 0);
+
+    in.cluster_id = HARNESS_NULL;
+    in.voter_id = 2;
+    static const uint8_t v1[] = {
+        0x00,                               /* cluster_id: null */
+        0x00, 0x00, 0x00, 0x02,             /* voter_id 2 (v1+) */
+        0x02,                               /* topics: compact count 1 */
+        0x13, META_NAME_BYTES,              /* topic_name */
+        0x02,                               /* partitions: compact count 1 */
+        0x00, 0x00, 0x00, 0x00,             /* partition_index 0 */
+        0x00, 0x00, 0x00, 0x05,             /* candidate_epoch 5 */
+        0x00, 0x00, 0x00, 0x01,             /* candidate_id 1 */
+        U16(0x22),                          /* candidate_directory_id (v1+) */
+        U16(0x33),                          /* voter_directory_id (v1+) */
+        0x00, 0x00, 0x00, 0x04,             /* last_offset_epoch 4 */
+        0, 0, 0, 0, 0, 0, 0, 0x2a,          /* last_offset 42 */
+        0x00, 0x00, 0x00,                   /* partition, topic, top-level tags */
+    };
+    harness_golden(&wire_vote_request_codec, 1, &in, v1, sizeof v1, &arena, &out);
+    check_request(&in, &out, 1);
+    kq_arena_free(&arena);
+}
+
+static void test_response_golden(void **state)
+{
+    (void)state;
+    wire_vote_partition_result part = {0, 0, -1, 5, true};
+    wire_vote_topic_result topic = {harness_str("__cluster_metadata"), &part, 1};
+    wire_raft_node_endpoint ep = {1, harness_str("h"), 9092};
+    wire_vote_response in = {0, &topic, 1, &ep, 1};
+    static const uint8_t v0[] = {
+        0x00, 0x00,                         /* error_code 0 */
+        0x02,                               /* topics: compact count 1 */
+        0x13, META_NAME_BYTES,              /* topic_name */
+        0x02,                               /* partitions: compact count 1 */
+        0x00, 0x00, 0x00, 0x00,             /* partition_index 0 */
+        0x00, 0x00,                         /* error_code 0 */
+        0xff, 0xff, 0xff, 0xff,             /* leader_id -1 */
+        0x00, 0x00, 0x00, 0x05,             /* leader_epoch 5 */
+        0x01,                               /* vote_granted true */
+        0x00, 0x00,                         /* partition, topic tags */
+        0x00,                               /* top-level tags (no endpoints in v0) */
+    };
+    kq_arena arena;
+    kq_arena_init(&arena, 1 << 20);
+    wire_vote_response out;
+    harness_golden(&wire_vote_response_codec, 0, &in, v0, sizeof v0, &arena, &out);
+    check_response(&in, &out, 0);
+    static const uint8_t v1[] = {
+        0x00, 0x00,                         /* error_code 0 */
+        0x02,                               /* topics: compact count 1 */
+        0x13, META_NAME_BYTES,              /* topic_name */
+        0x02,                               /* partitions: compact count 1 */
+        0x00, 0x00, 0x00, 0x00,             /* partition_index 0 */
+        0x00, 0x00,                         /* error_code 0 */
+        0xff, 0xff, 0xff, 0xff,             /* leader_id -1 */
+        0x00, 0x00, 0x00, 0x05,             /* leader_epoch 5 */
+        0x01,                               /* vote_granted true */
+        0x00, 0x00,                         /* partition, topic tags */
+        0x01,                               /* 1 top-level tag */
+        0x00, 0x0a,                         /* tag 0 NodeEndpoints, size 10 */
+        0x02,                               /*   compact count 1 */
+        0x00, 0x00, 0x00, 0x01,             /*   node_id 1 */
+        0x02, 'h',                          /*   host "h" */
+        0x23, 0x84,                         /*   port 9092 (uint16) */
+        0x00,                               /*   no tags */
+    };
+    harness_golden(&wire_vote_response_codec, 1, &in, v1, sizeof v1, &arena, &out);
+    check_response(&in, &out, 1);
+    kq_arena_free(&arena);
+}
+
+static void test_bad_versions(void **state)
+{
+    (void)state;
+    build_samples();
+    harness_bad_version(&wire_vote_request_codec, -1, &sample_req);
+    harness_bad_version(&wire_vote_request_codec, 2, &sample_req);
+    harness_bad_version(&wire_vote_response_codec, -1, &sample_resp);
+    harness_bad_version(&wire_vote_response_codec, 2, &sample_resp);
+}
+
+static void test_garbage(void **state)
+{
+    (void)state;
+    build_samples();
+    for (int16_t v = WIRE_VOTE_MIN_VERSION; v <= WIRE_VOTE_MAX_VERSION; v++) {
+        kq_writer a, b;
+        harness_encode(&wire_vote_request_codec, v, &sample_req, &a);
+        harness_encode(&wire_vote_response_codec, v, &sample_resp, &b);
+        harness_fuzz(&wire_vote_request_codec, v, a.data, a.len, 20000);
+        harness_fuzz(&wire_vote_response_codec, v, b.data, b.len, 20000);
+        kq_writer_free(&a);
+        kq_writer_free(&b);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_round_trip_all_versions),
+        cmocka_unit_test(test_request_golden),
+        cmocka_unit_test(test_response_golden),
+        cmocka_unit_test(test_bad_versions),
+        cmocka_unit_test(test_garbage),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
