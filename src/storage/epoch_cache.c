@@ -45,7 +45,7 @@ int storage_epoch_truncate(kq_log *log, int64_t offset)
 
 int kq_log_epochs(const kq_log *log, raft_epoch_entry *out, int max)
 {
-    if (max <= 0)
+    if (max <= 0 || log->epoch_count == 0)
         return 0;
     int n = log->epoch_count < max ? log->epoch_count : max;
     memcpy(out, log->epochs + (log->epoch_count - n), (size_t)n * sizeof *out);
