@@ -203,9 +203,9 @@ static int16_t produce_partition(handler *h, kq_slice records, int64_t *base_off
     if (bh.producer_id >= 0) {
         if (sum.batch_count != 1)
             return KAFKA_INVALID_RECORD;
-        int32_t last_seq = bh.base_sequence + bh.last_offset_delta;
-        if (last_seq < 0) /* sequence wraps at INT32_MAX */
-            last_seq = bh.last_offset_delta - (INT32_MAX - bh.base_sequence) - 1;
+        int32_t last_seq = producer_sequence_add(bh.base_sequence, bh.last_offset_delta);
+        if (bh.base_sequence < 0 || last_seq < 0)
+            return KAFKA_INVALID_RECORD;
         int64_t dup_first = -1;
         enum producer_verdict verdict = producer_state_check(
             h->svc.producers, bh.producer_id, bh.producer_epoch, bh.base_sequence, last_seq,
