@@ -122,4 +122,73 @@ static inline int rt_sent_count(const raft_output *out, enum raft_msg_type mt)
 }
 
 
+static inline raft_msg rt_fetch_req(int32_t from, int32_t epoch, int64_t offset,
+                                    int32_t last_epoch, int32_t max_wait, uint64_t token)
+{
+    raft_msg m;
+    memset(&m, 0, sizeof(m));
+    m.type = RAFT_MSG_FETCH_REQUEST;
+    m.from = from;
+    m.to = 1;
+    m.token = token;
+    m.u.fetch_request.replica_id = from;
+    m.u.fetch_request.current_leader_epoch = epoch;
+    m.u.fetch_request.fetch_offset = offset;
+    m.u.fetch_request.last_fetched_epoch = last_epoch;
+    m.u.fetch_request.max_wait_ms = max_wait;
+    m.u.fetch_request.max_bytes = 1000;
+    return m;
+}
+
+static inline raft_msg rt_vote_resp(int32_t from, int32_t epoch, bool granted)
+{
+    raft_msg m;
+    memset(&m, 0, sizeof(m));
+    m.type = RAFT_MSG_VOTE_RESPONSE;
+    m.from = from;
+    m.to = 1;
+    m.u.vote_response.leader_id = -1;
+    m.u.vote_response.leader_epoch = epoch;
+    m.u.vote_response.vote_granted = granted;
+    return m;
+}
+
+static inline raft_msg rt_vote_req(int32_t from, int32_t epoch, int32_t last_epoch,
+                                   int64_t end, uint64_t token)
+{
+    raft_msg m;
+    memset(&m, 0, sizeof(m));
+    m.type = RAFT_MSG_VOTE_REQUEST;
+    m.from = from;
+    m.token = token;
+    m.u.vote_request.candidate_epoch = epoch;
+    m.u.vote_request.candidate_id = from;
+    m.u.vote_request.last_epoch = last_epoch;
+    m.u.vote_request.last_epoch_end_offset = end;
+    return m;
+}
+
+/* Node 1 of voters {1..voters} (plus mutants) elected leader of epoch 1 at
+ * t=2000 with node 2's vote, its LeaderChange batch (offset 0) flushed. */
+static inline raft *rt_leader(int voters, uint32_t mutants)
+{
+    raft_config c = rt_config(1, voters);
+    c.mutants = mutants;
+    raft *r = rt_create(&c, 0, -1, -1, 0, NULL, 0);
+    raft_output out;
+    rt_tick(r, 0, &out);
+    rt_tick(r, 2000, &out);
+    raft_msg v = rt_vote_resp(2, 1, true);
+    rt_recv(r, 2001, &v, &out);
+    if (voters > 3) {
+        v = rt_vote_resp(3, 1, true);
+        rt_recv(r, 2001, &v, &out);
+    }
+    raft_status s;
+    raft_get_status(r, &s);
+    assert_int_equal(s.role, RAFT_ROLE_LEADER);
+    rt_flushed(r, 2002, 1, &out);
+    return r;
+}
+
 #endif
