@@ -139,8 +139,10 @@ static int load_index(kq_log *log, storage_segment *seg, bool keep_open, char *e
 }
 
 /* Scans one segment, filling its size, end offset and index. */
-static int recover_segment(kq_log *log, storage_segment *seg, bool is_last, char *errbuf,
-                           size_t errlen, char *note, size_t notelen)
+/* may_be_tail: this segment is the last one holding any valid batch, so a
+ * failure with nothing valid after it is a torn tail (*torn is set). */
+static int recover_segment(kq_log *log, storage_segment *seg, bool may_be_tail, bool *torn,
+                           char *errbuf, size_t errlen, char *note, size_t notelen)
 {
     char path[STORAGE_PATH_MAX];
     if (storage_segment_path(log, seg->base_offset, ".log", path, sizeof path) < 0)
@@ -172,10 +174,10 @@ static int recover_segment(kq_log *log, storage_segment *seg, bool is_last, char
                 record_batch_header h2;
                 valid_after = check_at(&b, pos + size, &h2, &io_err) == RECORD_OK;
             }
-            if (!is_last || valid_after) {
+            if (!may_be_tail || valid_after) {
                 storage_errf(errbuf, errlen,
                              "corrupt log %s: %s batch at position %" PRIu64 " (offset %" PRId64
-                             ") with valid data after it; refusing to open",
+                             "), before the tail of the log; refusing to open",
                              path, record_status_name(s), pos, next);
                 rc = -EUCLEAN;
                 goto out;
@@ -190,6 +192,7 @@ static int recover_segment(kq_log *log, storage_segment *seg, bool is_last, char
                      "truncated torn tail of %s at position %" PRIu64 " (%" PRIu64
                      " bytes dropped: %s batch at offset %" PRId64 ")",
                      path, pos, b.file_size - pos, record_status_name(s), next);
+            *torn = true;
             break;
         }
         if (h.base_offset != next || h.last_offset_delta < 0 ||
@@ -306,14 +309,71 @@ static int list_segments(kq_log *log, int64_t **bases_out, size_t *count_out, ch
     return 0;
 }
 
+/* Whether the segment file's first batch is whole and CRC-valid. */
+static bool starts_valid(const kq_log *log, int64_t base)
+{
+    char path[STORAGE_PATH_MAX];
+    if (storage_segment_path(log, base, ".log", path, sizeof path) < 0)
+        return true;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return true; /* let the scan report it */
+    struct stat st;
+    bool ok = false;
+    if (fstat(fd, &st) == 0) {
+        scan_buf b = {.fd = fd, .file_size = (uint64_t)st.st_size};
+        record_batch_header h;
+        int io_err;
+        ok = check_at(&b, 0, &h, &io_err) == RECORD_OK || io_err < 0;
+        free(b.data);
+    }
+    close(fd);
+    return ok;
+}
+
+/* Deletes segments holding nothing valid after a torn tail. */
+static int drop_segments(kq_log *log, const int64_t *bases, size_t count, char *errbuf,
+                         size_t errlen, char *note, size_t notelen)
+{
+    for (size_t i = 0; i < count; i++) {
+        char path[STORAGE_PATH_MAX];
+        if (storage_segment_path(log, bases[i], ".log", path, sizeof path) < 0)
+            return -ENAMETOOLONG;
+        if (unlink(path) < 0 && errno != ENOENT) {
+            int e = errno;
+            storage_errf(errbuf, errlen, "cannot delete %s: %s", path, strerror(e));
+            return -e;
+        }
+        if (storage_segment_path(log, bases[i], ".index", path, sizeof path) == 0)
+            unlink(path);
+    }
+    size_t len = strlen(note);
+    if (len < notelen)
+        snprintf(note + len, notelen - len, "; deleted %zu later segment(s) holding no valid batch",
+                 count);
+    return 0;
+}
+
 static int recover(kq_log *log, char *errbuf, size_t errlen, char *note, size_t notelen)
 {
-    int64_t *bases;
-    size_t n;
+    int64_t *bases = NULL;
+    size_t n = 0;
     int rc = list_segments(log, &bases, &n, errbuf, errlen);
     if (rc < 0)
         return rc;
-    for (size_t i = 0; i < n && rc == 0; i++) {
+    /* last_valid: the last segment whose first batch is valid. A crash right
+     * after a roll can leave later segments empty or unwritten garbage; the
+     * torn tail can then be in last_valid (or the segment just before an
+     * empty one), and the later segments are deleted with it. */
+    size_t last_valid = 0;
+    for (size_t i = n; i-- > 0;) {
+        if (starts_valid(log, bases[i])) {
+            last_valid = i;
+            break;
+        }
+    }
+    bool torn = false;
+    for (size_t i = 0; i < n && rc == 0 && !torn; i++) {
         char path[STORAGE_PATH_MAX];
         storage_segment seg = {.base_offset = bases[i], .index_fd = -1};
         if (i > 0 && bases[i] != log->segs[i - 1].end_offset) {
@@ -332,10 +392,11 @@ static int recover(kq_log *log, char *errbuf, size_t errlen, char *note, size_t 
             storage_errf(errbuf, errlen, "cannot open %s: %s", path, strerror(-rc));
             break;
         }
-        bool last = i + 1 == n;
-        rc = recover_segment(log, &seg, last, errbuf, errlen, note, notelen);
+        rc = recover_segment(log, &seg, i >= last_valid, &torn, errbuf, errlen, note, notelen);
         if (rc == 0)
-            rc = load_index(log, &seg, last, errbuf, errlen);
+            rc = load_index(log, &seg, torn || i + 1 == n, errbuf, errlen);
+        if (rc == 0 && torn && i + 1 < n)
+            rc = drop_segments(log, bases + i + 1, n - i - 1, errbuf, errlen, note, notelen);
         if (rc == 0 && (rc = storage_segment_push(log, &seg)) < 0)
             storage_errf(errbuf, errlen, "out of memory");
         if (rc < 0)
@@ -387,7 +448,7 @@ kq_log *kq_log_open(const char *log_dir, uint64_t segment_bytes, char *errbuf, s
     if (rc == 0)
         rc = storage_epoch_checkpoint_sync(log, errbuf, errlen);
     if (rc < 0) {
-        log->job_outstanding = false;
+        log->failed = true; /* close without writing anything */
         kq_log_close(log);
         return NULL;
     }

@@ -172,6 +172,7 @@ static void test_corruption_before_tail_refuses(void **state)
     snprintf(want, sizeof want, "position %ld", bsz);
     assert_non_null(strstr(f->err, want));
     assert_non_null(strstr(f->err, "refusing"));
+    print_message("refusal: %s\n", f->err);
     /* nothing was truncated */
     assert_int_equal(tu_file_size(seg), whole);
 }
@@ -215,6 +216,53 @@ static void test_torn_tail_in_last_segment(void **state)
     assert_non_null(f->log);
     assert_non_null(strstr(f->err, "torn tail"));
     assert_int_equal(kq_log_end_offset(f->log), 20);
+}
+
+static int64_t prev_segment_base(fixture *f, int64_t before)
+{
+    int64_t base = -1;
+    for (int64_t b = 0; b < before; b++)
+        if (tu_file_size(tu_seg_path(f->dir, b, ".log")) >= 0)
+            base = b;
+    return base;
+}
+
+/* A crash right after a roll: the new segment never got its data and the
+ * previous segment's tail is torn. That is still a torn tail. */
+static void test_torn_tail_before_unwritten_segment(void **state)
+{
+    fixture *f = *state;
+    make_log(f, 1000, 20, 1, 200); /* one ~270-byte batch per offset */
+    int64_t last = last_segment_base(f);
+    int64_t prev = prev_segment_base(f, last);
+    assert_true(prev >= 0);
+    char lastp[512], prevp[512];
+    snprintf(lastp, sizeof lastp, "%s", tu_seg_path(f->dir, last, ".log"));
+    snprintf(prevp, sizeof prevp, "%s", tu_seg_path(f->dir, prev, ".log"));
+    long prev_size = tu_file_size(prevp);
+    long bsz = prev_size / (last - prev);
+    /* zeros: the file grew but its data never reached the disk */
+    assert_int_equal(truncate(lastp, 0), 0);
+    assert_int_equal(truncate(lastp, 600), 0);
+    flip_byte(prevp, prev_size - 4);
+    f->log = kq_log_open(f->dir, 1000, f->err, sizeof f->err);
+    assert_non_null(f->log);
+    assert_non_null(strstr(f->err, "torn tail"));
+    assert_non_null(strstr(f->err, "deleted 1 later segment"));
+    print_message("note: %s\n", f->err);
+    assert_int_equal(kq_log_end_offset(f->log), last - 1);
+    assert_int_equal(tu_file_size(prevp), prev_size - bsz);
+    assert_int_equal(tu_file_size(lastp), -1);
+    /* but valid data in the later segment makes it corruption */
+    kq_log_close(f->log);
+    f->log = NULL;
+    tu_rm_rf(f->dir);
+    assert_int_equal(mkdir(f->dir, 0700), 0);
+    make_log(f, 1000, 20, 1, 200);
+    flip_byte(prevp, prev_size - 4);
+    f->log = kq_log_open(f->dir, 1000, f->err, sizeof f->err);
+    assert_null(f->log);
+    assert_non_null(strstr(f->err, "refusing"));
 }
 
 static void test_segment_gap_refuses(void **state)
@@ -329,6 +377,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_corrupt_header_length_before_tail, setup, teardown),
         cmocka_unit_test_setup_teardown(test_corruption_in_earlier_segment_refuses, setup, teardown),
         cmocka_unit_test_setup_teardown(test_torn_tail_in_last_segment, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_torn_tail_before_unwritten_segment, setup, teardown),
         cmocka_unit_test_setup_teardown(test_segment_gap_refuses, setup, teardown),
         cmocka_unit_test_setup_teardown(test_index_rebuilt, setup, teardown),
         cmocka_unit_test_setup_teardown(test_torn_tail_drops_index_entries, setup, teardown),
