@@ -14,7 +14,7 @@
 /* Loads the file. A missing file gives epoch 0, voted -1, leader -1 and no
  * voters. *voter_count is in/out: the capacity of voters on input, the number
  * of voters read on output (a file with more voters than that is refused).
- * voters may be NULL when *voter_count is 0 (voters are then ignored).
+ * With voters NULL the voters are only counted.
  * Returns 0, or a negative errno with errbuf naming the file and the problem
  * (-EINVAL for a malformed file). */
 int kq_quorum_state_load(const char *log_dir, raft_quorum_state *out, int32_t *voters,

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -240,7 +241,7 @@ int kq_quorum_state_load(const char *log_dir, raft_quorum_state *out, int32_t *v
                          int *voter_count, char *errbuf, size_t errlen)
 {
     char dir[STORAGE_PATH_MAX], path[STORAGE_PATH_MAX + 32];
-    int cap = *voter_count;
+    int cap = voters ? *voter_count : INT_MAX;
     *voter_count = 0;
     *out = (raft_quorum_state){.epoch = 0, .voted_id = -1, .leader_id = -1};
     if (qstate_dir(log_dir, dir, sizeof dir) < 0) {

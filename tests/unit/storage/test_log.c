@@ -5,6 +5,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <pthread.h>
 
 #include "storage_test_util.h"
 
@@ -260,6 +261,35 @@ static void test_flush_job(void **state)
     assert_int_equal(kq_log_flushed_offset(f->log), 7);
 }
 
+static void *flush_thread(void *arg)
+{
+    return (void *)(intptr_t)kq_log_flush_run(arg);
+}
+
+/* The flush body on a real worker thread while the loop thread appends. */
+static void test_flush_on_worker_thread(void **state)
+{
+    fixture *f = *state;
+    open_log(f, 8000);
+    for (int round = 0; round < 20; round++) {
+        append_batches(f, 5, 1, 300, 1);
+        kq_log_flush_job *job;
+        assert_int_equal(kq_log_flush_begin(f->log, &job), 0);
+        assert_non_null(job);
+        int64_t target = kq_log_flush_job_offset(job);
+        pthread_t th;
+        assert_int_equal(pthread_create(&th, NULL, flush_thread, job), 0);
+        append_batches(f, 5, 1, 300, 1); /* meanwhile, may roll */
+        void *ret;
+        assert_int_equal(pthread_join(th, &ret), 0);
+        assert_int_equal((intptr_t)ret, 0);
+        assert_int_equal(kq_log_flush_end(f->log, job), target);
+    }
+    tu_flush_all(f->log);
+    assert_int_equal(kq_log_flushed_offset(f->log), 200);
+    assert_true(kq_log_segment_count(f->log) > 5);
+}
+
 static void test_truncate_across_segments(void **state)
 {
     fixture *f = *state;
@@ -427,6 +457,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_roll_and_index, setup, teardown),
         cmocka_unit_test_setup_teardown(test_index_entries, setup, teardown),
         cmocka_unit_test_setup_teardown(test_flush_job, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_flush_on_worker_thread, setup, teardown),
         cmocka_unit_test_setup_teardown(test_truncate_across_segments, setup, teardown),
         cmocka_unit_test_setup_teardown(test_follower_append, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reopen_keeps_batches, setup, teardown),

@@ -75,6 +75,10 @@ static void test_round_trip(void **state)
     assert_int_equal(out.leader_id, 3);
     assert_int_equal(n, 3);
     assert_memory_equal(vout, vin, sizeof vin);
+    /* voters NULL: only counted */
+    n = 0;
+    assert_int_equal(kq_quorum_state_load(f->dir, &out, NULL, &n, f->err, sizeof f->err), 0);
+    assert_int_equal(n, 3);
     /* overwrite with "none" values */
     in = (raft_quorum_state){.epoch = 8, .voted_id = -1, .leader_id = -1};
     assert_int_equal(kq_quorum_state_store(f->dir, &in, vin, 1, f->err, sizeof f->err), 0);
