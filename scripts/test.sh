@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# The whole test suite: installs what is missing (as root), fetches the Kafka
+# tools, builds with sanitizers (unit tests + simulator) and normally
+# (end-to-end tests against real Kafka clients), runs everything and ends
+# with the line "N passed, N failed" (one count per test suite).
+#
+#   scripts/test.sh                      everything
+#   scripts/test.sh --only unit|sim|e2e  one stage (after the builds it needs)
+#   scripts/test.sh test_kcat ...        only these end-to-end tests
+#
+# Environment: KQ_SIM_SEEDS (default 2000), KQ_SKIP_MULTINODE=1,
+# KQ_E2E_TIMEOUT (seconds per end-to-end test, default 900).
+set -uo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+only=""
+e2e_names=()
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --only) only="$2"; shift 2 ;;
+        -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+        *) e2e_names+=("$1"); shift ;;
+    esac
+done
+if [[ ${#e2e_names[@]} -gt 0 && -z "$only" ]]; then
+    only=e2e
+fi
+want() { [[ -z "$only" || "$only" == "$1" ]]; }
+
+passed=0
+failed=0
+skipped=0
+failures=()
+logdir="$root/build/test-logs"
+
+banner() { echo; echo "==== $* ($(date +%T))"; }
+ok() { passed=$((passed + 1)); echo "PASS $1"; }
+ko() { failed=$((failed + 1)); failures+=("$1"); echo "FAIL $1"; }
+
+finish() {
+    echo
+    ((skipped > 0)) && echo "skipped suites: $skipped"
+    ((failed > 0)) && echo "failed suites: ${failures[*]}"
+    echo "$passed passed, $failed failed"
+    ((failed == 0))
+    exit $?
+}
+
+# --- dependencies ---------------------------------------------------------
+banner "dependencies"
+if ! scripts/install-deps.sh --test; then
+    ko "install-deps"
+    finish
+fi
+if want e2e; then
+    if ! scripts/fetch-kafka-tools.sh > /dev/null; then
+        ko "fetch-kafka-tools"
+        finish
+    fi
+fi
+
+# --- builds ---------------------------------------------------------------
+asan_ok=0
+build_ok=0
+if want unit || want sim; then
+    banner "build build-asan (ASan + UBSan)"
+    if scripts/build.sh build-asan -DKQ_SANITIZE=ON; then
+        asan_ok=1
+    else
+        ko "build-asan"
+    fi
+fi
+if want e2e; then
+    banner "build build"
+    if scripts/build.sh build; then
+        build_ok=1
+    else
+        ko "build"
+    fi
+fi
+mkdir -p "$logdir"
+
+# --- unit tests (one suite per CTest test) --------------------------------
+if want unit && ((asan_ok)); then
+    banner "unit tests (ctest, sanitizer build)"
+    ctest --test-dir build-asan --output-on-failure -j 2 2>&1 | tee "$logdir/ctest.log"
+    summary="$(grep -E '[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' "$logdir/ctest.log" | tail -n 1)"
+    if [[ -z "$summary" ]]; then
+        ko "ctest (no summary; see $logdir/ctest.log)"
+    else
+        nfail="$(sed -E 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\1/' <<<"$summary")"
+        ntotal="$(sed -E 's/.* failed out of ([0-9]+).*/\1/' <<<"$summary")"
+        passed=$((passed + ntotal - nfail))
+        if ((nfail > 0)); then
+            failed=$((failed + nfail))
+            failures+=($(sed -n -E 's/^[[:space:]]*[0-9]+ - ([^ ]+) \(.*/\1/p' "$logdir/ctest.log"))
+        fi
+    fi
+fi
+
+# --- simulator --------------------------------------------------------------
+if want sim && ((asan_ok)); then
+    if [[ -x scripts/simulate.sh ]]; then
+        banner "simulator (${KQ_SIM_SEEDS:-2000} seeds)"
+        if scripts/simulate.sh --seeds "${KQ_SIM_SEEDS:-2000}" 2>&1 | tee "$logdir/simulate.log"; then
+            ok "simulate"
+        else
+            ko "simulate"
+        fi
+    else
+        echo "scripts/simulate.sh not present: simulator not run"
+    fi
+fi
+
+# --- end-to-end tests -------------------------------------------------------
+if want e2e && ((build_ok)); then
+    tests=()
+    if [[ ${#e2e_names[@]} -gt 0 ]]; then
+        for n in "${e2e_names[@]}"; do
+            n="$(basename "${n%.*}")"
+            f="$(ls tests/e2e/"$n".sh tests/e2e/"$n".py 2>/dev/null | head -n 1)"
+            [[ -n "$f" ]] || { ko "$n (no such test)"; continue; }
+            tests+=("$f")
+        done
+    else
+        for f in tests/e2e/test_*.sh tests/e2e/test_*.py; do
+            [[ -f "$f" ]] && tests+=("$f")
+        done
+    fi
+    for f in "${tests[@]}"; do
+        name="$(basename "${f%.*}")"
+        banner "e2e $name"
+        case "$f" in
+            *.py) runner=(/usr/bin/python3 "$f") ;;
+            *) runner=(bash "$f") ;;
+        esac
+        timeout --kill-after=30 "${KQ_E2E_TIMEOUT:-900}" "${runner[@]}" < /dev/null \
+            > "$logdir/$name.out" 2> "$logdir/$name.err"
+        rc=$?
+        last="$(tail -n 1 "$logdir/$name.out")"
+        echo "$last"
+        if ((rc == 0)) && [[ "$last" == SKIP* ]]; then
+            skipped=$((skipped + 1))
+        elif ((rc == 0)); then
+            ok "$name"
+        else
+            ((rc == 124)) && echo "(timed out after ${KQ_E2E_TIMEOUT:-900}s)"
+            echo "--- last lines of $name stderr:"
+            tail -n 25 "$logdir/$name.err"
+            ko "$name"
+        fi
+    done
+fi
+
+finish
