@@ -1,0 +1,317 @@
+/* Followers and observers: fetch positions at the flushed end, append then
+ * flush before fetching again, truncation on divergence, HW tracking,
+ * fetch timeouts and EndQuorumEpoch. */
+#include "raft_test_util.h"
+
+#include "kq/buf.h"
+#include "kq/record.h"
+
+static uint8_t g_buf[4096];
+static size_t g_len;
+
+/* Appends one batch of n records at base/epoch to g_buf. */
+static void add_batch(int64_t base, int32_t epoch, int n)
+{
+    record recs[8];
+    memset(recs, 0, sizeof(recs));
+    for (int i = 0; i < n; i++) {
+        recs[i].key.len = -1;
+        recs[i].value = kq_slice_cstr("v");
+        recs[i].timestamp = 1000;
+    }
+    record_batch_builder_args a;
+    memset(&a, 0, sizeof(a));
+    a.base_offset = base;
+    a.partition_leader_epoch = epoch;
+    a.producer_id = -1;
+    a.producer_epoch = -1;
+    a.base_sequence = -1;
+    a.base_timestamp = 1000;
+    a.records = recs;
+    a.record_count = n;
+    kq_writer w;
+    kq_writer_init(&w, 0);
+    assert_true(record_batch_build(&w, &a));
+    assert_true(g_len + w.len <= sizeof(g_buf));
+    memcpy(g_buf + g_len, w.data, w.len);
+    g_len += w.len;
+    kq_writer_free(&w);
+}
+
+static raft_msg fetch_ok(int32_t epoch, int64_t hw)
+{
+    raft_msg m;
+    memset(&m, 0, sizeof(m));
+    m.type = RAFT_MSG_FETCH_RESPONSE;
+    m.from = 1;
+    m.to = 2;
+    m.u.fetch_response.leader_id = 1;
+    m.u.fetch_response.leader_epoch = epoch;
+    m.u.fetch_response.high_watermark = hw;
+    m.u.fetch_response.diverging_epoch = -1;
+    m.u.fetch_response.diverging_end_offset = -1;
+    m.u.fetch_response.records = g_buf;
+    m.u.fetch_response.records_len = g_len;
+    return m;
+}
+
+static raft *follower(uint32_t mutants, int64_t end, const raft_epoch_entry *ep, int n)
+{
+    raft_config c = rt_config(2, 3);
+    c.mutants = mutants;
+    return rt_create(&c, 3, -1, 1, end, ep, n);
+}
+
+static void test_follower_appends_flushes_then_fetches(void **state)
+{
+    (void)state;
+    raft *r = follower(0, 0, NULL, 0);
+    raft_output out;
+    rt_tick(r, 0, &out);
+    const raft_msg *f = rt_sent(&out, RAFT_MSG_FETCH_REQUEST, 1);
+    assert_non_null(f);
+    assert_int_equal(f->u.fetch_request.replica_id, 2);
+    assert_int_equal(f->u.fetch_request.fetch_offset, 0);
+    assert_int_equal(f->u.fetch_request.last_fetched_epoch, 0);
+    assert_int_equal(f->u.fetch_request.current_leader_epoch, 3);
+    assert_int_equal(f->u.fetch_request.max_wait_ms, 400);
+    rt_tick(r, 10, &out);
+    assert_null(rt_sent(&out, RAFT_MSG_FETCH_REQUEST, 1)); /* one in flight */
+
+    g_len = 0;
+    add_batch(0, 2, 3);
+    add_batch(3, 3, 2);
+    size_t whole = g_len;
+    add_batch(5, 3, 1);
+    g_len -= 10; /* a partial batch at the end (max_bytes cut it) */
+    raft_msg resp = fetch_ok(3, 4);
+    rt_recv(r, 20, &resp, &out);
+    assert_int_equal(out.action_count, 2);
+    assert_int_equal(out.actions[0].type, RAFT_ACTION_APPEND);
+    assert_int_equal(out.actions[0].append.base_offset, -1);
+    assert_int_equal(out.actions[0].append.len, whole);
+    assert_int_equal(out.actions[1].type, RAFT_ACTION_FLUSH);
+    assert_int_equal(out.actions[1].offset, 5);
+    assert_int_equal(out.high_watermark, 0); /* capped at our flushed end */
+
+    rt_tick(r, 30, &out);
+    assert_null(rt_sent(&out, RAFT_MSG_FETCH_REQUEST, 1)); /* waits for FLUSHED */
+
+    rt_flushed(r, 40, 5, &out);
+    assert_true(out.high_watermark_changed);
+    assert_int_equal(out.high_watermark, 4); /* min(leader HW, own flushed) */
+    f = rt_sent(&out, RAFT_MSG_FETCH_REQUEST, 1);
+    assert_non_null(f);
+    assert_int_equal(f->u.fetch_request.fetch_offset, 5);
+    assert_int_equal(f->u.fetch_request.last_fetched_epoch, 3);
+
+    g_len = 0;
+    resp = fetch_ok(3, 9); /* empty, HW 9 -> ours is capped at 5 */
+    rt_recv(r, 50, &resp, &out);
+    assert_int_equal(out.high_watermark, 5);
+    assert_non_null(rt_sent(&out, RAFT_MSG_FETCH_REQUEST, 1));
+    raft_status s;
+    raft_get_status(r, &s);
+    assert_int_equal(s.log_end_offset, 5);
+    assert_int_equal(s.flushed_offset, 5);
+    raft_destroy(r);
+}
+
+static void test_follower_drops_records_at_wrong_offset(void **state)
+{
+    (void)state;
+    raft *r = follower(0, 0, NULL, 0);
+    raft_output out;
+    rt_tick(r, 0, &out);
+    g_len = 0;
+    add_batch(7, 3, 1);
+    raft_msg resp = fetch_ok(3, 0);
+    rt_recv(r, 5, &resp, &out);
+    assert_int_equal(rt_count(&out, RAFT_ACTION_APPEND), 0);
+    assert_int_equal(rt_count(&out, RAFT_ACTION_FLUSH), 0);
+    rt_tick(r, 5 + 50, &out); /* refetches after the retry backoff */
+    assert_int_equal(rt_sent(&out, RAFT_MSG_FETCH_REQUEST, 1)->u.fetch_request.fetch_offset, 0);
+    raft_destroy(r);
+}
+
+static void test_follower_truncates_on_divergence(void **state)
+{
+    (void)state;
+    raft_epoch_entry ep[] = {{1, 0}, {2, 10}};
+    raft *r = follower(0, 15, ep, 2);
+    raft_output out;
+    rt_tick(r, 0, &out);
+    const raft_msg *f = rt_sent(&out, RAFT_MSG_FETCH_REQUEST, 1);
+    assert_int_equal(f->u.fetch_request.fetch_offset, 15);
+    assert_int_equal(f->u.fetch_request.last_fetched_epoch, 2);
+
+    g_len = 0;
+    raft_msg resp = fetch_ok(3, -1);
+    resp.u.fetch_response.diverging_epoch = 1;
+    resp.u.fetch_response.diverging_end_offset = 12; /* ours ends epoch 1 at 10 */
+    rt_recv(r, 5, &resp, &out);
+    assert_int_equal(out.actions[0].type, RAFT_ACTION_TRUNCATE);
+    assert_int_equal(out.actions[0].offset, 10);
+    f = rt_sent(&out, RAFT_MSG_FETCH_REQUEST, 1);
+    assert_non_null(f);
+    assert_int_equal(f->u.fetch_request.fetch_offset, 10);
+    assert_int_equal(f->u.fetch_request.last_fetched_epoch, 1);
+    raft_destroy(r);
+}
+
+static void test_follower_never_truncates_below_hw(void **state)
+{
+    (void)state;
+    raft *r = follower(0, 0, NULL, 0);
+    raft_output out;
+    rt_tick(r, 0, &out);
+    g_len = 0;
+    add_batch(0, 3, 4);
+    raft_msg resp = fetch_ok(3, 4);
+    rt_recv(r, 1, &resp, &out);
+    rt_flushed(r, 2, 4, &out);
+    assert_int_equal(out.high_watermark, 4);
+    g_len = 0;
+    resp = fetch_ok(3, 4);
+    resp.u.fetch_response.diverging_epoch = 0;
+    resp.u.fetch_response.diverging_end_offset = 2;
+    rt_recv(r, 3, &resp, &out);
+    assert_int_equal(rt_count(&out, RAFT_ACTION_TRUNCATE), 0);
+    raft_status s;
+    raft_get_status(r, &s);
+    assert_int_equal(s.log_end_offset, 4);
+    raft_destroy(r);
+}
+
+static void test_fetch_error_learns_new_leader(void **state)
+{
+    (void)state;
+    raft *r = follower(0, 0, NULL, 0);
+    raft_output out;
+    rt_tick(r, 0, &out);
+    raft_msg resp = fetch_ok(4, -1);
+    resp.u.fetch_response.partition_error = KAFKA_FENCED_LEADER_EPOCH;
+    resp.u.fetch_response.leader_id = 3;
+    rt_recv(r, 5, &resp, &out);
+    assert_int_equal(out.actions[0].type, RAFT_ACTION_STORE_QSTATE);
+    assert_int_equal(out.actions[0].qstate.epoch, 4);
+    assert_int_equal(out.actions[0].qstate.leader_id, 3);
+    const raft_msg *f = rt_sent(&out, RAFT_MSG_FETCH_REQUEST, 3);
+    assert_non_null(f);
+    assert_int_equal(f->u.fetch_request.current_leader_epoch, 4);
+    raft_destroy(r);
+}
+
+static void test_fetch_timeout_makes_candidate(void **state)
+{
+    (void)state;
+    raft *r = follower(0, 0, NULL, 0);
+    raft_output out;
+    rt_tick(r, 0, &out);
+    g_len = 0;
+    raft_msg resp = fetch_ok(3, -1);
+    rt_recv(r, 800, &resp, &out); /* a successful fetch resets the timer */
+    rt_tick(r, 2799, &out);
+    raft_status s;
+    raft_get_status(r, &s);
+    assert_int_equal(s.role, RAFT_ROLE_FOLLOWER);
+    rt_tick(r, 2800, &out);
+    raft_get_status(r, &s);
+    assert_int_equal(s.role, RAFT_ROLE_CANDIDATE);
+    assert_int_equal(s.epoch, 4);
+    assert_non_null(strstr(out.reason, "fetch timeout"));
+    assert_int_equal(rt_sent_count(&out, RAFT_MSG_VOTE_REQUEST), 2);
+    raft_destroy(r);
+}
+
+static raft_msg end_epoch(int32_t first, int32_t second)
+{
+    raft_msg m;
+    memset(&m, 0, sizeof(m));
+    m.type = RAFT_MSG_END_EPOCH_REQUEST;
+    m.from = 1;
+    m.token = 55;
+    m.u.end_epoch_request.leader_epoch = 3;
+    m.u.end_epoch_request.leader_id = 1;
+    m.u.end_epoch_request.preferred_successors[0] = first;
+    m.u.end_epoch_request.preferred_successors[1] = second;
+    m.u.end_epoch_request.preferred_count = 2;
+    return m;
+}
+
+static void test_end_epoch_preferred_successor(void **state)
+{
+    (void)state;
+    raft *r = follower(0, 0, NULL, 0);
+    raft_output out;
+    rt_tick(r, 0, &out);
+    raft_msg m = end_epoch(2, 3);
+    rt_recv(r, 10, &m, &out);
+    const raft_msg *resp = rt_sent(&out, RAFT_MSG_END_EPOCH_RESPONSE, 1);
+    assert_non_null(resp);
+    assert_int_equal(resp->token, 55);
+    assert_int_equal(resp->u.end_epoch_response.partition_error, 0);
+    raft_status s;
+    raft_get_status(r, &s);
+    assert_int_equal(s.role, RAFT_ROLE_CANDIDATE); /* first: at once */
+    assert_int_equal(s.epoch, 4);
+    raft_destroy(r);
+
+    r = follower(0, 0, NULL, 0);
+    rt_tick(r, 0, &out);
+    m = end_epoch(3, 2);
+    rt_recv(r, 10, &m, &out);
+    raft_get_status(r, &s);
+    assert_int_equal(s.role, RAFT_ROLE_FOLLOWER);
+    assert_int_equal(out.wake_at_ms, 10 + 50); /* second: retry_backoff_ms */
+    rt_tick(r, 60, &out);
+    raft_get_status(r, &s);
+    assert_int_equal(s.role, RAFT_ROLE_CANDIDATE);
+    raft_destroy(r);
+}
+
+static void test_observer_finds_leader(void **state)
+{
+    (void)state;
+    raft_config c = rt_config(7, 3);
+    raft *r = rt_create(&c, 0, -1, -1, 0, NULL, 0);
+    raft_output out;
+    rt_tick(r, 0, &out);
+    assert_int_equal(rt_sent_count(&out, RAFT_MSG_FETCH_REQUEST), 1);
+    int32_t asked = rt_sent(&out, RAFT_MSG_FETCH_REQUEST, -1)->to;
+    raft_msg resp;
+    memset(&resp, 0, sizeof(resp));
+    resp.type = RAFT_MSG_FETCH_RESPONSE;
+    resp.from = asked;
+    resp.u.fetch_response.partition_error = KAFKA_NOT_LEADER_OR_FOLLOWER;
+    resp.u.fetch_response.leader_id = 2;
+    resp.u.fetch_response.leader_epoch = 5;
+    resp.u.fetch_response.diverging_epoch = -1;
+    rt_recv(r, 1, &resp, &out);
+    raft_status s;
+    raft_get_status(r, &s);
+    assert_int_equal(s.role, RAFT_ROLE_FOLLOWER);
+    assert_int_equal(s.leader_id, 2);
+    assert_non_null(rt_sent(&out, RAFT_MSG_FETCH_REQUEST, 2));
+    /* an observer whose leader goes quiet looks again instead of campaigning */
+    rt_tick(r, 1 + 2000, &out);
+    raft_get_status(r, &s);
+    assert_int_equal(s.role, RAFT_ROLE_UNATTACHED);
+    assert_int_equal(rt_sent_count(&out, RAFT_MSG_VOTE_REQUEST), 0);
+    raft_destroy(r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_follower_appends_flushes_then_fetches),
+        cmocka_unit_test(test_follower_drops_records_at_wrong_offset),
+        cmocka_unit_test(test_follower_truncates_on_divergence),
+        cmocka_unit_test(test_follower_never_truncates_below_hw),
+        cmocka_unit_test(test_fetch_error_learns_new_leader),
+        cmocka_unit_test(test_fetch_timeout_makes_candidate),
+        cmocka_unit_test(test_end_epoch_preferred_successor),
+        cmocka_unit_test(test_observer_finds_leader),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
