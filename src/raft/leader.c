@@ -22,6 +22,7 @@ void raft_leader_on_elected(raft *r, raft_output *out)
             granting[granted++] = r->voters[i].id;
     }
     r->epoch_start_offset = r->end_offset;
+    r->leader_hw_known = false;
     r->check_quorum_deadline_ms = r->now_ms + r->cfg.fetch_timeout_ms;
     raft_ec_append(&r->ec, r->q.epoch, r->end_offset);
 
@@ -62,6 +63,9 @@ void raft_leader_update_hw(raft *r, raft_output *out)
     int64_t candidate = v[raft_majority(r) - 1];
     if (!(r->cfg.mutants & RAFT_MUTANT_HW_ANY_EPOCH) && candidate <= r->epoch_start_offset)
         return; /* nothing of this epoch is committed yet */
+    if (candidate <= r->high_watermark)
+        return;
+    r->leader_hw_known = true;
     raft_set_hw(r, out, candidate);
 }
 

@@ -70,8 +70,13 @@ static void transition(raft *r, raft_output *out, enum raft_role role, int32_t e
 void raft_become_unattached(raft *r, raft_output *out, int32_t epoch, const char *why)
 {
     int32_t voted = epoch == r->q.epoch ? r->q.voted_id : -1;
+    /* As Kafka 4.0: a node already waiting for an election keeps its timer, so
+     * a stream of hopeless candidates cannot postpone its own candidacy. */
+    bool keep = r->role == RAFT_ROLE_UNATTACHED || r->role == RAFT_ROLE_VOTED ||
+                r->role == RAFT_ROLE_CANDIDATE;
     transition(r, out, RAFT_ROLE_UNATTACHED, epoch, -1, voted);
-    r->election_deadline_ms = r->now_ms + raft_election_timeout(r);
+    if (!keep)
+        r->election_deadline_ms = r->now_ms + raft_election_timeout(r);
     raft_out_reason(out, "unattached in epoch %d: %s", epoch, why);
 }
 

@@ -88,6 +88,7 @@ struct raft {
     int64_t leader_hw;
     /* leader */
     int64_t epoch_start_offset;
+    bool leader_hw_known; /* committed something in this epoch (Kafka: HW known) */
     int64_t check_quorum_deadline_ms;
     raft_parked_fetch parked[RAFT_PARKED_FETCH_MAX];
     int parked_count;
