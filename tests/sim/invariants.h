@@ -39,6 +39,7 @@ typedef struct sim_inv {
     int32_t node_epoch[SIM_NODES_MAX];   /* per node, across restarts */
     int32_t leader_hw_epoch[SIM_NODES_MAX];
     int64_t leader_hw[SIM_NODES_MAX];    /* per node and leader epoch */
+    int64_t leader_hw_start[SIM_NODES_MAX]; /* HW it carried into its leader epoch */
     sim_committed_batch *committed;      /* the committed prefix, batch by batch */
     int committed_n, committed_cap;
     sim_committed_value *values;         /* values a leader reported committed */

@@ -24,6 +24,7 @@ static void usage(void)
     fprintf(stderr,
             "usage: raft-sim [--seeds N [--first-seed S]] [--seed S] [--nodes V] [--observers O]\n"
             "                [--scenario NAME|all] [--mutant NAME] [--expect-failure] [-v]\n"
+            "                [--lenient-leader-hw]\n"
             "scenarios:");
     for (int i = 0; i < sim_scenario_count; i++)
         fprintf(stderr, " %s", sim_scenarios[i].name);
@@ -75,7 +76,7 @@ static void count_kind(kind_count *k, int *nk, const char *msg)
 int main(int argc, char **argv)
 {
     uint64_t seeds = 1, first = 1, nodes = 0, observers = 0;
-    bool nodes_set = false, observers_set = false, expect_failure = false, verbose = false;
+    bool lenient = false, nodes_set = false, observers_set = false, expect_failure = false, verbose = false;
     const char *scenario = "all", *mutant = NULL;
     uint32_t mutant_bits = 0;
     for (int i = 1; i < argc; i++) {
@@ -113,6 +114,8 @@ int main(int argc, char **argv)
                     ok = true;
                 }
             i++;
+        } else if (strcmp(a, "--lenient-leader-hw") == 0) {
+            lenient = true;
         } else if (strcmp(a, "--expect-failure") == 0) {
             expect_failure = true;
         } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
@@ -155,7 +158,7 @@ int main(int argc, char **argv)
                                      ? &sim_scenarios[s % (uint64_t)sim_scenario_count]
                                      : sim_scenario_find(scenario);
         sim_params p = {.seed = s, .voters = v, .observers = o, .mutants = mutant_bits,
-                        .verbose = verbose};
+                        .verbose = verbose, .lenient_leader_hw = lenient};
         sim_world_init(w, &p);
         if (verbose)
             fprintf(stderr, "=== seed %llu scenario %s voters %d observers %d\n",
@@ -170,10 +173,10 @@ int main(int argc, char **argv)
                 printed++;
                 printf("FAIL seed=%llu scenario=%s voters=%d observers=%d t=%lldms: %s\n"
                        "  replay: scripts/simulate.sh --seed %llu --nodes %d --observers %d "
-                       "--scenario %s%s%s -v\n",
+                       "--scenario %s%s%s%s -v\n",
                        (unsigned long long)s, sc->name, v, o, (long long)w->now, w->fail_msg,
                        (unsigned long long)s, v, o, sc->name, mutant ? " --mutant " : "",
-                       mutant ? mutant : "");
+                       mutant ? mutant : "", lenient ? " --lenient-leader-hw" : "");
             }
         }
         sim_world_free(w);

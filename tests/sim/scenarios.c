@@ -68,7 +68,7 @@ static bool pred_caught_up(sim_world *w, void *ctx)
     if (L < 0)
         return false;
     int64_t hw = status_hw(w, L);
-    if (hw < 0)
+    if (hw < 0 || hw < w->inv.hw_floor)
         return false;
     const sim_log *ll = &w->nodes[L].log;
     for (int i = 0; i < w->n; i++) {

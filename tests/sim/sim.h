@@ -48,6 +48,7 @@ typedef struct sim_params {
     int observers;
     uint32_t mutants;
     bool verbose;
+    bool lenient_leader_hw; /* tolerate a new leader showing its stale follower HW */
 } sim_params;
 
 typedef struct sim_world {

@@ -1,0 +1,13 @@
+#!/bin/sh
+# Builds raft-sim (if needed) and runs the deterministic Raft simulator.
+# Usage: scripts/simulate.sh --seeds N [--nodes V --observers O] [--scenario NAME]
+#                            [--mutant NAME] [--expect-failure] [--seed S] [-v]
+# BUILD_DIR overrides the build directory (default: build-sim-release).
+set -e
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD_DIR:-$root/build-sim-release}
+if [ ! -f "$build/CMakeCache.txt" ]; then
+    cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+fi
+cmake --build "$build" -j2 --target raft-sim >/dev/null
+exec "$build/raft-sim" "$@"
