@@ -56,16 +56,22 @@ void raft_on_vote_request(raft *r, const raft_msg *m, raft_output *out)
     raft_out_send(out, &resp);
 }
 
-static void start_backoff(raft *r, const char *why)
+/* Randomized exponential backoff before the next election, on Kafka's fixed
+ * 100 ms base. Unlike Kafka it never draws 0: a candidate that just lost gives
+ * the winner's BeginQuorumEpoch a chance to arrive before bumping the epoch. */
+#define RAFT_ELECTION_BACKOFF_BASE_MS 100u
+
+static void start_backoff(raft *r)
 {
     int shift = r->election_retries < 1 ? 0 : r->election_retries - 1;
     if (shift > 20)
         shift = 20;
-    uint64_t wait = (uint64_t)r->cfg.retry_backoff_ms *
-                    raft_prng_below(r, 2u << shift);
+    uint64_t span = (uint64_t)RAFT_ELECTION_BACKOFF_BASE_MS * ((2u << shift) - 1);
+    if (span > UINT32_MAX)
+        span = UINT32_MAX;
+    uint64_t wait = RAFT_ELECTION_BACKOFF_BASE_MS + raft_prng_below(r, (uint32_t)span);
     if (wait > r->cfg.election_backoff_max_ms)
         wait = r->cfg.election_backoff_max_ms;
-    (void)why;
     r->backing_off = true;
     r->backoff_deadline_ms = r->now_ms + (int64_t)wait;
 }
@@ -98,7 +104,7 @@ void raft_on_vote_response(raft *r, const raft_msg *m, raft_output *out)
     if (granted >= raft_majority(r))
         raft_become_leader(r, out);
     else if (rejected > r->voter_count - raft_majority(r) && !r->backing_off)
-        start_backoff(r, "vote rejected by a majority");
+        start_backoff(r);
 }
 
 void raft_poll_candidate(raft *r, raft_output *out)
@@ -112,7 +118,7 @@ void raft_poll_candidate(raft *r, raft_output *out)
         return;
     }
     if (r->now_ms >= r->election_deadline_ms) {
-        start_backoff(r, "election timed out");
+        start_backoff(r);
         raft_wake(out, r->backoff_deadline_ms);
         return;
     }

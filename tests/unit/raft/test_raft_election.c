@@ -173,12 +173,16 @@ static void test_rejected_by_majority_backs_off_then_retries(void **state)
     no = rt_vote_resp(3, 1, false);
     rt_recv(r, 2002, &no, &out);
     raft_get_status(r, &s);
-    if (s.epoch == 1) { /* backing off: no requests until the backoff ends */
-        assert_int_equal(rt_sent_count(&out, RAFT_MSG_VOTE_REQUEST), 0);
-        assert_true(out.wake_at_ms <= 2002 + 1000);
-        rt_tick(r, out.wake_at_ms, &out);
-        raft_get_status(r, &s);
-    }
+    /* backing off (at least 100 ms, capped by election_backoff_max_ms) */
+    assert_int_equal(s.epoch, 1);
+    assert_int_equal(rt_sent_count(&out, RAFT_MSG_VOTE_REQUEST), 0);
+    assert_true(out.wake_at_ms >= 2002 + 100 && out.wake_at_ms <= 2002 + 1000);
+    int64_t wake = out.wake_at_ms;
+    rt_tick(r, wake - 1, &out);
+    raft_get_status(r, &s);
+    assert_int_equal(s.epoch, 1);
+    rt_tick(r, wake, &out);
+    raft_get_status(r, &s);
     assert_int_equal(s.epoch, 2);
     assert_int_equal(s.role, RAFT_ROLE_CANDIDATE);
     assert_int_equal(rt_sent_count(&out, RAFT_MSG_VOTE_REQUEST), 2);
