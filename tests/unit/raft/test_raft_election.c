@@ -260,6 +260,27 @@ static void test_restart_rules(void **state)
     raft_destroy(r);
 }
 
+static void test_hopeless_candidates_do_not_postpone_election(void **state)
+{
+    (void)state;
+    raft_config c = rt_config(1, 3);
+    raft_epoch_entry ep[] = {{1, 0}};
+    raft *r = rt_create(&c, 1, -1, -1, 10, ep, 1);
+    raft_output out;
+    rt_tick(r, 0, &out);
+    int64_t deadline = out.wake_at_ms; /* < 2000 */
+    raft_msg req = rt_vote_req(2, 2, 0, 0, 1); /* stale log: refused */
+    rt_recv(r, deadline - 10, &req, &out);
+    assert_false(rt_sent(&out, RAFT_MSG_VOTE_RESPONSE, 2)->u.vote_response.vote_granted);
+    assert_int_equal(out.wake_at_ms, deadline);
+    rt_tick(r, deadline, &out);
+    raft_status s;
+    raft_get_status(r, &s);
+    assert_int_equal(s.role, RAFT_ROLE_CANDIDATE);
+    assert_int_equal(s.epoch, 3);
+    raft_destroy(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -273,6 +294,7 @@ int main(void)
         cmocka_unit_test(test_vote_request_retried_after_timeout),
         cmocka_unit_test(test_begin_epoch_makes_follower),
         cmocka_unit_test(test_restart_rules),
+        cmocka_unit_test(test_hopeless_candidates_do_not_postpone_election),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
