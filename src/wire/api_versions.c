@@ -10,8 +10,8 @@ int wire_api_versions_request_decode(kq_reader *r, int16_t version, kq_arena *ar
                                      wire_api_versions_request *out)
 {
     (void)arena;
-    out->client_software_name = (kq_slice){NULL, -1};
-    out->client_software_version = (kq_slice){NULL, -1};
+    out->client_software_name = WIRE_NULL_SLICE;
+    out->client_software_version = WIRE_NULL_SLICE;
     if (version < 0 || version > AV_MAX_VERSION)
         return -1;
     if (version >= 3) {

@@ -3,7 +3,7 @@
 
 #include "kq/wire_begin_quorum_epoch.h"
 #include "raft_common.h"
-#include "wire_io.h"
+#include "wire_codec.h"
 
 static bool version_ok(int16_t v)
 {
@@ -19,16 +19,16 @@ int wire_begin_quorum_epoch_request_decode(kq_reader *r, int16_t v, kq_arena *ar
         return -1;
     }
     bool flex = v >= 1;
-    out->cluster_id = wire_io_read_str(r, flex, true);
+    out->cluster_id = wire_read_nullable_string(r, flex);
     out->voter_id = v >= 1 ? kq_read_i32(r) : -1;
-    int32_t nt = wire_io_read_count(r, flex, false);
-    out->topics = wire_io_alloc(r, arena, nt, sizeof *out->topics);
+    int32_t nt = wire_read_array_len(r, flex, false);
+    out->topics = wire_alloc_array(r, arena, nt, sizeof *out->topics, 1);
     out->topic_count = r->error ? 0 : nt;
     for (int32_t i = 0; i < nt && !r->error; i++) {
         wire_begin_quorum_epoch_topic *t = &out->topics[i];
-        t->topic_name = wire_io_read_str(r, flex, false);
-        int32_t np = wire_io_read_count(r, flex, false);
-        t->partitions = wire_io_alloc(r, arena, np, sizeof *t->partitions);
+        t->topic_name = wire_read_string(r, flex);
+        int32_t np = wire_read_array_len(r, flex, false);
+        t->partitions = wire_alloc_array(r, arena, np, sizeof *t->partitions, 1);
         t->partition_count = r->error ? 0 : np;
         for (int32_t j = 0; j < np && !r->error; j++) {
             wire_begin_quorum_epoch_partition *p = &t->partitions[j];
@@ -37,14 +37,14 @@ int wire_begin_quorum_epoch_request_decode(kq_reader *r, int16_t v, kq_arena *ar
                 p->voter_directory_id = kq_read_uuid(r);
             p->leader_id = kq_read_i32(r);
             p->leader_epoch = kq_read_i32(r);
-            wire_io_skip_tags(r, flex);
+            wire_read_tags_flex(r, flex);
         }
-        wire_io_skip_tags(r, flex);
+        wire_read_tags_flex(r, flex);
     }
     if (v >= 1)
         out->leader_endpoint_count =
             wire_raft_listeners_read(r, arena, &out->leader_endpoints);
-    wire_io_skip_tags(r, flex);
+    wire_read_tags_flex(r, flex);
     return r->error ? -1 : 0;
 }
 
@@ -52,18 +52,18 @@ void wire_begin_quorum_epoch_request_encode(kq_writer *w, int16_t v,
                                             const wire_begin_quorum_epoch_request *in)
 {
     if (!version_ok(v)) {
-        wire_io_writer_fail(w);
+        w->error = true;
         return;
     }
     bool flex = v >= 1;
-    wire_io_write_str(w, flex, true, in->cluster_id);
+    wire_write_nullable_string(w, flex, in->cluster_id);
     if (v >= 1)
         kq_write_i32(w, in->voter_id);
-    wire_io_write_count(w, flex, false, in->topic_count);
+    wire_write_array_len(w, flex, false, in->topic_count);
     for (int32_t i = 0; i < in->topic_count; i++) {
         const wire_begin_quorum_epoch_topic *t = &in->topics[i];
-        wire_io_write_str(w, flex, false, t->topic_name);
-        wire_io_write_count(w, flex, false, t->partition_count);
+        wire_write_string(w, flex, t->topic_name);
+        wire_write_array_len(w, flex, false, t->partition_count);
         for (int32_t j = 0; j < t->partition_count; j++) {
             const wire_begin_quorum_epoch_partition *p = &t->partitions[j];
             kq_write_i32(w, p->partition_index);
@@ -71,13 +71,13 @@ void wire_begin_quorum_epoch_request_encode(kq_writer *w, int16_t v,
                 kq_write_uuid(w, p->voter_directory_id);
             kq_write_i32(w, p->leader_id);
             kq_write_i32(w, p->leader_epoch);
-            wire_io_write_no_tags(w, flex);
+            wire_write_tags_flex(w, flex);
         }
-        wire_io_write_no_tags(w, flex);
+        wire_write_tags_flex(w, flex);
     }
     if (v >= 1)
         wire_raft_listeners_write(w, in->leader_endpoints, in->leader_endpoint_count);
-    wire_io_write_no_tags(w, flex);
+    wire_write_tags_flex(w, flex);
 }
 
 int wire_begin_quorum_epoch_response_decode(kq_reader *r, int16_t v, kq_arena *arena,
@@ -90,14 +90,14 @@ int wire_begin_quorum_epoch_response_decode(kq_reader *r, int16_t v, kq_arena *a
     }
     bool flex = v >= 1;
     out->error_code = kq_read_i16(r);
-    int32_t nt = wire_io_read_count(r, flex, false);
-    out->topics = wire_io_alloc(r, arena, nt, sizeof *out->topics);
+    int32_t nt = wire_read_array_len(r, flex, false);
+    out->topics = wire_alloc_array(r, arena, nt, sizeof *out->topics, 1);
     out->topic_count = r->error ? 0 : nt;
     for (int32_t i = 0; i < nt && !r->error; i++) {
         wire_begin_quorum_epoch_topic_result *t = &out->topics[i];
-        t->topic_name = wire_io_read_str(r, flex, false);
-        int32_t np = wire_io_read_count(r, flex, false);
-        t->partitions = wire_io_alloc(r, arena, np, sizeof *t->partitions);
+        t->topic_name = wire_read_string(r, flex);
+        int32_t np = wire_read_array_len(r, flex, false);
+        t->partitions = wire_alloc_array(r, arena, np, sizeof *t->partitions, 1);
         t->partition_count = r->error ? 0 : np;
         for (int32_t j = 0; j < np && !r->error; j++) {
             wire_begin_quorum_epoch_partition_result *p = &t->partitions[j];
@@ -105,9 +105,9 @@ int wire_begin_quorum_epoch_response_decode(kq_reader *r, int16_t v, kq_arena *a
             p->error_code = kq_read_i16(r);
             p->leader_id = kq_read_i32(r);
             p->leader_epoch = kq_read_i32(r);
-            wire_io_skip_tags(r, flex);
+            wire_read_tags_flex(r, flex);
         }
-        wire_io_skip_tags(r, flex);
+        wire_read_tags_flex(r, flex);
     }
     if (flex)
         wire_raft_node_endpoints_tag_read(r, arena, &out->node_endpoints,
@@ -119,25 +119,25 @@ void wire_begin_quorum_epoch_response_encode(kq_writer *w, int16_t v,
                                              const wire_begin_quorum_epoch_response *in)
 {
     if (!version_ok(v)) {
-        wire_io_writer_fail(w);
+        w->error = true;
         return;
     }
     bool flex = v >= 1;
     kq_write_i16(w, in->error_code);
-    wire_io_write_count(w, flex, false, in->topic_count);
+    wire_write_array_len(w, flex, false, in->topic_count);
     for (int32_t i = 0; i < in->topic_count; i++) {
         const wire_begin_quorum_epoch_topic_result *t = &in->topics[i];
-        wire_io_write_str(w, flex, false, t->topic_name);
-        wire_io_write_count(w, flex, false, t->partition_count);
+        wire_write_string(w, flex, t->topic_name);
+        wire_write_array_len(w, flex, false, t->partition_count);
         for (int32_t j = 0; j < t->partition_count; j++) {
             const wire_begin_quorum_epoch_partition_result *p = &t->partitions[j];
             kq_write_i32(w, p->partition_index);
             kq_write_i16(w, p->error_code);
             kq_write_i32(w, p->leader_id);
             kq_write_i32(w, p->leader_epoch);
-            wire_io_write_no_tags(w, flex);
+            wire_write_tags_flex(w, flex);
         }
-        wire_io_write_no_tags(w, flex);
+        wire_write_tags_flex(w, flex);
     }
     if (flex)
         wire_raft_node_endpoints_tag_write(w, in->node_endpoints, in->node_endpoint_count);

@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "kq/wire_fetch.h"
-#include "wire_io.h"
+#include "wire_codec.h"
 
 const kq_uuid WIRE_METADATA_TOPIC_ID = {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}};
 
@@ -11,10 +11,22 @@ static bool version_ok(int16_t v)
     return v >= WIRE_FETCH_MIN_VERSION && v <= WIRE_FETCH_MAX_VERSION;
 }
 
-static kq_slice null_slice(void)
+/* Topics are named up to v12 and identified by topic id from v13. */
+static void read_topic_ref(kq_reader *r, int16_t v, kq_slice *topic, kq_uuid *topic_id)
 {
-    kq_slice s = {NULL, -1};
-    return s;
+    *topic = v <= 12 ? wire_read_string(r, v >= 12) : WIRE_NULL_SLICE;
+    if (v >= 13)
+        *topic_id = kq_read_uuid(r);
+    else
+        memset(topic_id, 0, sizeof *topic_id);
+}
+
+static void write_topic_ref(kq_writer *w, int16_t v, kq_slice topic, kq_uuid topic_id)
+{
+    if (v <= 12)
+        wire_write_string(w, v >= 12, topic);
+    else
+        kq_write_uuid(w, topic_id);
 }
 
 /* ---- request ---- */
@@ -31,63 +43,55 @@ static void read_fetch_partition(kq_reader *r, int16_t v, wire_fetch_partition *
     memset(&p->replica_directory_id, 0, sizeof p->replica_directory_id);
     if (!flex)
         return;
-    uint32_t n = wire_io_tags_begin(r);
+    uint32_t n = wire_tags_begin(r);
     for (uint32_t i = 0; i < n; i++) {
         uint32_t tag;
         kq_reader sub;
-        if (!wire_io_tag_next(r, &tag, &sub))
+        if (!wire_tag_next(r, &tag, &sub))
             break;
         if (tag == 0 && v >= 17)
             p->replica_directory_id = kq_read_uuid(&sub);
-        wire_io_tag_end(r, &sub);
+        wire_tag_end(r, &sub);
     }
 }
 
 static void read_fetch_topic(kq_reader *r, int16_t v, kq_arena *arena, wire_fetch_topic *t)
 {
     bool flex = v >= 12;
-    t->topic = v <= 12 ? wire_io_read_str(r, flex, false) : null_slice();
-    if (v >= 13)
-        t->topic_id = kq_read_uuid(r);
-    else
-        memset(&t->topic_id, 0, sizeof t->topic_id);
-    int32_t n = wire_io_read_count(r, flex, false);
-    t->partitions = wire_io_alloc(r, arena, n, sizeof *t->partitions);
+    read_topic_ref(r, v, &t->topic, &t->topic_id);
+    int32_t n = wire_read_array_len(r, flex, false);
+    t->partitions = wire_alloc_array(r, arena, n, sizeof *t->partitions, 1);
     t->partition_count = r->error ? 0 : n;
     for (int32_t i = 0; i < n && !r->error; i++)
         read_fetch_partition(r, v, &t->partitions[i]);
-    wire_io_skip_tags(r, flex);
+    wire_read_tags_flex(r, flex);
 }
 
 static void read_forgotten_topic(kq_reader *r, int16_t v, kq_arena *arena,
                                  wire_fetch_forgotten_topic *t)
 {
     bool flex = v >= 12;
-    t->topic = v <= 12 ? wire_io_read_str(r, flex, false) : null_slice();
-    if (v >= 13)
-        t->topic_id = kq_read_uuid(r);
-    else
-        memset(&t->topic_id, 0, sizeof t->topic_id);
-    t->partition_count = wire_io_read_i32_array(r, arena, flex, false, &t->partitions);
-    wire_io_skip_tags(r, flex);
+    read_topic_ref(r, v, &t->topic, &t->topic_id);
+    t->partitions = wire_read_i32_array(r, arena, flex, &t->partition_count);
+    wire_read_tags_flex(r, flex);
 }
 
 static void read_request_tags(kq_reader *r, int16_t v, wire_fetch_request *out)
 {
-    uint32_t n = wire_io_tags_begin(r);
+    uint32_t n = wire_tags_begin(r);
     for (uint32_t i = 0; i < n; i++) {
         uint32_t tag;
         kq_reader sub;
-        if (!wire_io_tag_next(r, &tag, &sub))
+        if (!wire_tag_next(r, &tag, &sub))
             break;
         if (tag == 0) {
-            out->cluster_id = wire_io_read_str(&sub, true, true);
+            out->cluster_id = wire_read_nullable_string(&sub, true);
         } else if (tag == 1 && v >= 15) {
             out->replica_id = kq_read_i32(&sub);
             out->replica_epoch = kq_read_i64(&sub);
             kq_skip_tagged_fields(&sub);
         }
-        wire_io_tag_end(r, &sub);
+        wire_tag_end(r, &sub);
     }
 }
 
@@ -99,7 +103,7 @@ int wire_fetch_request_decode(kq_reader *r, int16_t v, kq_arena *arena, wire_fet
         return -1;
     }
     bool flex = v >= 12;
-    out->cluster_id = null_slice();
+    out->cluster_id = WIRE_NULL_SLICE;
     out->replica_id = v <= 14 ? kq_read_i32(r) : -1;
     out->replica_epoch = -1;
     out->max_wait_ms = kq_read_i32(r);
@@ -109,20 +113,20 @@ int wire_fetch_request_decode(kq_reader *r, int16_t v, kq_arena *arena, wire_fet
     out->session_id = v >= 7 ? kq_read_i32(r) : 0;
     out->session_epoch = v >= 7 ? kq_read_i32(r) : -1;
 
-    int32_t n = wire_io_read_count(r, flex, false);
-    out->topics = wire_io_alloc(r, arena, n, sizeof *out->topics);
+    int32_t n = wire_read_array_len(r, flex, false);
+    out->topics = wire_alloc_array(r, arena, n, sizeof *out->topics, 1);
     out->topic_count = r->error ? 0 : n;
     for (int32_t i = 0; i < n && !r->error; i++)
         read_fetch_topic(r, v, arena, &out->topics[i]);
 
     if (v >= 7) {
-        n = wire_io_read_count(r, flex, false);
-        out->forgotten_topics = wire_io_alloc(r, arena, n, sizeof *out->forgotten_topics);
+        n = wire_read_array_len(r, flex, false);
+        out->forgotten_topics = wire_alloc_array(r, arena, n, sizeof *out->forgotten_topics, 1);
         out->forgotten_topic_count = r->error ? 0 : n;
         for (int32_t i = 0; i < n && !r->error; i++)
             read_forgotten_topic(r, v, arena, &out->forgotten_topics[i]);
     }
-    out->rack_id = v >= 11 ? wire_io_read_str(r, flex, false) : wire_io_empty_str();
+    out->rack_id = v >= 11 ? wire_read_string(r, flex) : kq_slice_cstr("");
     if (flex)
         read_request_tags(r, v, out);
     return r->error ? -1 : 0;
@@ -141,12 +145,12 @@ static void write_fetch_partition(kq_writer *w, int16_t v, const wire_fetch_part
     kq_write_i32(w, p->partition_max_bytes);
     if (v < 12)
         return;
-    if (v >= 17 && !wire_io_uuid_is_zero(p->replica_directory_id)) {
+    if (v >= 17 && !wire_uuid_is_zero(p->replica_directory_id)) {
         kq_writer s;
         kq_write_uvarint(w, 1);
-        wire_io_tag_open(w, &s);
+        wire_tag_open(w, &s);
         kq_write_uuid(&s, p->replica_directory_id);
-        wire_io_tag_close(w, 0, &s);
+        wire_tag_close(w, 0, &s);
     } else {
         kq_write_empty_tagged_fields(w);
     }
@@ -155,7 +159,7 @@ static void write_fetch_partition(kq_writer *w, int16_t v, const wire_fetch_part
 void wire_fetch_request_encode(kq_writer *w, int16_t v, const wire_fetch_request *in)
 {
     if (!version_ok(v)) {
-        wire_io_writer_fail(w);
+        w->error = true;
         return;
     }
     bool flex = v >= 12;
@@ -169,49 +173,43 @@ void wire_fetch_request_encode(kq_writer *w, int16_t v, const wire_fetch_request
         kq_write_i32(w, in->session_id);
         kq_write_i32(w, in->session_epoch);
     }
-    wire_io_write_count(w, flex, false, in->topic_count);
+    wire_write_array_len(w, flex, false, in->topic_count);
     for (int32_t i = 0; i < in->topic_count; i++) {
         const wire_fetch_topic *t = &in->topics[i];
-        if (v <= 12)
-            wire_io_write_str(w, flex, false, t->topic);
-        else
-            kq_write_uuid(w, t->topic_id);
-        wire_io_write_count(w, flex, false, t->partition_count);
+        write_topic_ref(w, v, t->topic, t->topic_id);
+        wire_write_array_len(w, flex, false, t->partition_count);
         for (int32_t j = 0; j < t->partition_count; j++)
             write_fetch_partition(w, v, &t->partitions[j]);
-        wire_io_write_no_tags(w, flex);
+        wire_write_tags_flex(w, flex);
     }
     if (v >= 7) {
-        wire_io_write_count(w, flex, false, in->forgotten_topic_count);
+        wire_write_array_len(w, flex, false, in->forgotten_topic_count);
         for (int32_t i = 0; i < in->forgotten_topic_count; i++) {
             const wire_fetch_forgotten_topic *t = &in->forgotten_topics[i];
-            if (v <= 12)
-                wire_io_write_str(w, flex, false, t->topic);
-            else
-                kq_write_uuid(w, t->topic_id);
-            wire_io_write_i32_array(w, flex, false, t->partitions, t->partition_count);
-            wire_io_write_no_tags(w, flex);
+            write_topic_ref(w, v, t->topic, t->topic_id);
+            wire_write_i32_array(w, flex, t->partitions, t->partition_count);
+            wire_write_tags_flex(w, flex);
         }
     }
     if (v >= 11)
-        wire_io_write_str(w, flex, false, in->rack_id);
+        wire_write_string(w, flex, in->rack_id);
     if (!flex)
         return;
-    bool has_cluster = !wire_io_slice_is_null(in->cluster_id);
+    bool has_cluster = !wire_slice_is_null(in->cluster_id);
     bool has_state = v >= 15 && (in->replica_id != -1 || in->replica_epoch != -1);
     kq_write_uvarint(w, (uint32_t)has_cluster + (uint32_t)has_state);
     kq_writer s;
     if (has_cluster) {
-        wire_io_tag_open(w, &s);
-        wire_io_write_str(&s, true, true, in->cluster_id);
-        wire_io_tag_close(w, 0, &s);
+        wire_tag_open(w, &s);
+        wire_write_nullable_string(&s, true, in->cluster_id);
+        wire_tag_close(w, 0, &s);
     }
     if (has_state) {
-        wire_io_tag_open(w, &s);
+        wire_tag_open(w, &s);
         kq_write_i32(&s, in->replica_id);
         kq_write_i64(&s, in->replica_epoch);
         kq_write_empty_tagged_fields(&s);
-        wire_io_tag_close(w, 1, &s);
+        wire_tag_close(w, 1, &s);
     }
 }
 
@@ -219,11 +217,11 @@ void wire_fetch_request_encode(kq_writer *w, int16_t v, const wire_fetch_request
 
 static void read_partition_tags(kq_reader *r, wire_fetch_partition_data *p)
 {
-    uint32_t n = wire_io_tags_begin(r);
+    uint32_t n = wire_tags_begin(r);
     for (uint32_t i = 0; i < n; i++) {
         uint32_t tag;
         kq_reader sub;
-        if (!wire_io_tag_next(r, &tag, &sub))
+        if (!wire_tag_next(r, &tag, &sub))
             break;
         if (tag == 0) {
             p->has_diverging_epoch = true;
@@ -241,7 +239,7 @@ static void read_partition_tags(kq_reader *r, wire_fetch_partition_data *p)
             p->snapshot_id.epoch = kq_read_i32(&sub);
             kq_skip_tagged_fields(&sub);
         }
-        wire_io_tag_end(r, &sub);
+        wire_tag_end(r, &sub);
     }
 }
 
@@ -260,16 +258,16 @@ static void read_partition_data(kq_reader *r, int16_t v, kq_arena *arena,
     p->current_leader.leader_epoch = -1;
     p->snapshot_id.end_offset = -1;
     p->snapshot_id.epoch = -1;
-    int32_t n = wire_io_read_count(r, flex, true);
-    p->aborted_transactions = wire_io_alloc(r, arena, n, sizeof *p->aborted_transactions);
+    int32_t n = wire_read_array_len(r, flex, true);
+    p->aborted_transactions = wire_alloc_array(r, arena, n, sizeof *p->aborted_transactions, 1);
     p->aborted_transaction_count = r->error ? 0 : n;
     for (int32_t i = 0; i < n && !r->error; i++) {
         p->aborted_transactions[i].producer_id = kq_read_i64(r);
         p->aborted_transactions[i].first_offset = kq_read_i64(r);
-        wire_io_skip_tags(r, flex);
+        wire_read_tags_flex(r, flex);
     }
     p->preferred_read_replica = v >= 11 ? kq_read_i32(r) : -1;
-    p->records = wire_io_read_bytes(r, flex, true);
+    p->records = wire_read_nullable_bytes(r, flex);
     if (flex)
         read_partition_tags(r, p);
 }
@@ -278,28 +276,26 @@ static void read_topic_response(kq_reader *r, int16_t v, kq_arena *arena,
                                 wire_fetch_topic_response *t)
 {
     bool flex = v >= 12;
-    t->topic = v <= 12 ? wire_io_read_str(r, flex, false) : null_slice();
-    if (v >= 13)
-        t->topic_id = kq_read_uuid(r);
-    int32_t n = wire_io_read_count(r, flex, false);
-    t->partitions = wire_io_alloc(r, arena, n, sizeof *t->partitions);
+    read_topic_ref(r, v, &t->topic, &t->topic_id);
+    int32_t n = wire_read_array_len(r, flex, false);
+    t->partitions = wire_alloc_array(r, arena, n, sizeof *t->partitions, 1);
     t->partition_count = r->error ? 0 : n;
     for (int32_t i = 0; i < n && !r->error; i++)
         read_partition_data(r, v, arena, &t->partitions[i]);
-    wire_io_skip_tags(r, flex);
+    wire_read_tags_flex(r, flex);
 }
 
 static void read_node_endpoints(kq_reader *r, kq_arena *arena, wire_fetch_response *out)
 {
-    int32_t n = wire_io_read_count(r, true, false);
-    out->node_endpoints = wire_io_alloc(r, arena, n, sizeof *out->node_endpoints);
+    int32_t n = wire_read_array_len(r, true, false);
+    out->node_endpoints = wire_alloc_array(r, arena, n, sizeof *out->node_endpoints, 1);
     out->node_endpoint_count = r->error ? 0 : n;
     for (int32_t i = 0; i < n && !r->error; i++) {
         wire_fetch_node_endpoint *e = &out->node_endpoints[i];
         e->node_id = kq_read_i32(r);
-        e->host = wire_io_read_str(r, true, false);
+        e->host = wire_read_string(r, true);
         e->port = kq_read_i32(r);
-        e->rack = wire_io_read_str(r, true, true);
+        e->rack = wire_read_nullable_string(r, true);
         kq_skip_tagged_fields(r);
     }
     if (r->error) {
@@ -321,21 +317,21 @@ int wire_fetch_response_decode(kq_reader *r, int16_t v, kq_arena *arena, wire_fe
         out->error_code = kq_read_i16(r);
         out->session_id = kq_read_i32(r);
     }
-    int32_t n = wire_io_read_count(r, flex, false);
-    out->responses = wire_io_alloc(r, arena, n, sizeof *out->responses);
+    int32_t n = wire_read_array_len(r, flex, false);
+    out->responses = wire_alloc_array(r, arena, n, sizeof *out->responses, 1);
     out->response_count = r->error ? 0 : n;
     for (int32_t i = 0; i < n && !r->error; i++)
         read_topic_response(r, v, arena, &out->responses[i]);
     if (flex) {
-        uint32_t tags = wire_io_tags_begin(r);
+        uint32_t tags = wire_tags_begin(r);
         for (uint32_t i = 0; i < tags; i++) {
             uint32_t tag;
             kq_reader sub;
-            if (!wire_io_tag_next(r, &tag, &sub))
+            if (!wire_tag_next(r, &tag, &sub))
                 break;
             if (tag == 0 && v >= 16)
                 read_node_endpoints(&sub, arena, out);
-            wire_io_tag_end(r, &sub);
+            wire_tag_end(r, &sub);
         }
     }
     return r->error ? -1 : 0;
@@ -350,47 +346,47 @@ static void write_partition_data(kq_writer *w, int16_t v, const wire_fetch_parti
     kq_write_i64(w, p->last_stable_offset);
     if (v >= 5)
         kq_write_i64(w, p->log_start_offset);
-    wire_io_write_count(w, flex, true, p->aborted_transaction_count);
+    wire_write_array_len(w, flex, true, p->aborted_transaction_count);
     for (int32_t i = 0; i < p->aborted_transaction_count; i++) {
         kq_write_i64(w, p->aborted_transactions[i].producer_id);
         kq_write_i64(w, p->aborted_transactions[i].first_offset);
-        wire_io_write_no_tags(w, flex);
+        wire_write_tags_flex(w, flex);
     }
     if (v >= 11)
         kq_write_i32(w, p->preferred_read_replica);
-    wire_io_write_bytes(w, flex, true, p->records);
+    wire_write_nullable_bytes(w, flex, p->records);
     if (!flex)
         return;
     kq_write_uvarint(w, (uint32_t)p->has_diverging_epoch + (uint32_t)p->has_current_leader +
                             (uint32_t)p->has_snapshot_id);
     kq_writer s;
     if (p->has_diverging_epoch) {
-        wire_io_tag_open(w, &s);
+        wire_tag_open(w, &s);
         kq_write_i32(&s, p->diverging_epoch.epoch);
         kq_write_i64(&s, p->diverging_epoch.end_offset);
         kq_write_empty_tagged_fields(&s);
-        wire_io_tag_close(w, 0, &s);
+        wire_tag_close(w, 0, &s);
     }
     if (p->has_current_leader) {
-        wire_io_tag_open(w, &s);
+        wire_tag_open(w, &s);
         kq_write_i32(&s, p->current_leader.leader_id);
         kq_write_i32(&s, p->current_leader.leader_epoch);
         kq_write_empty_tagged_fields(&s);
-        wire_io_tag_close(w, 1, &s);
+        wire_tag_close(w, 1, &s);
     }
     if (p->has_snapshot_id) {
-        wire_io_tag_open(w, &s);
+        wire_tag_open(w, &s);
         kq_write_i64(&s, p->snapshot_id.end_offset);
         kq_write_i32(&s, p->snapshot_id.epoch);
         kq_write_empty_tagged_fields(&s);
-        wire_io_tag_close(w, 2, &s);
+        wire_tag_close(w, 2, &s);
     }
 }
 
 void wire_fetch_response_encode(kq_writer *w, int16_t v, const wire_fetch_response *in)
 {
     if (!version_ok(v)) {
-        wire_io_writer_fail(w);
+        w->error = true;
         return;
     }
     bool flex = v >= 12;
@@ -399,34 +395,31 @@ void wire_fetch_response_encode(kq_writer *w, int16_t v, const wire_fetch_respon
         kq_write_i16(w, in->error_code);
         kq_write_i32(w, in->session_id);
     }
-    wire_io_write_count(w, flex, false, in->response_count);
+    wire_write_array_len(w, flex, false, in->response_count);
     for (int32_t i = 0; i < in->response_count; i++) {
         const wire_fetch_topic_response *t = &in->responses[i];
-        if (v <= 12)
-            wire_io_write_str(w, flex, false, t->topic);
-        else
-            kq_write_uuid(w, t->topic_id);
-        wire_io_write_count(w, flex, false, t->partition_count);
+        write_topic_ref(w, v, t->topic, t->topic_id);
+        wire_write_array_len(w, flex, false, t->partition_count);
         for (int32_t j = 0; j < t->partition_count; j++)
             write_partition_data(w, v, &t->partitions[j]);
-        wire_io_write_no_tags(w, flex);
+        wire_write_tags_flex(w, flex);
     }
     if (!flex)
         return;
     if (v >= 16 && in->node_endpoint_count > 0) {
         kq_writer s;
         kq_write_uvarint(w, 1);
-        wire_io_tag_open(w, &s);
-        wire_io_write_count(&s, true, false, in->node_endpoint_count);
+        wire_tag_open(w, &s);
+        wire_write_array_len(&s, true, false, in->node_endpoint_count);
         for (int32_t i = 0; i < in->node_endpoint_count; i++) {
             const wire_fetch_node_endpoint *e = &in->node_endpoints[i];
             kq_write_i32(&s, e->node_id);
-            wire_io_write_str(&s, true, false, e->host);
+            wire_write_string(&s, true, e->host);
             kq_write_i32(&s, e->port);
-            wire_io_write_str(&s, true, true, e->rack);
+            wire_write_nullable_string(&s, true, e->rack);
             kq_write_empty_tagged_fields(&s);
         }
-        wire_io_tag_close(w, 0, &s);
+        wire_tag_close(w, 0, &s);
     } else {
         kq_write_empty_tagged_fields(w);
     }

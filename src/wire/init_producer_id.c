@@ -11,7 +11,7 @@ int wire_init_producer_id_request_decode(kq_reader *r, int16_t version, kq_arena
 {
     (void)arena;
     memset(out, 0, sizeof *out);
-    out->transactional_id = (kq_slice){NULL, -1};
+    out->transactional_id = WIRE_NULL_SLICE;
     out->producer_id = -1;
     out->producer_epoch = -1;
     if (version < 0 || version > IPI_MAX_VERSION)

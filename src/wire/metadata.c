@@ -7,8 +7,6 @@
 #define MD_MAX_VERSION 12
 #define MD_AUTH_OPS_DEFAULT INT32_MIN
 
-static const kq_slice null_slice = {NULL, -1};
-
 bool wire_metadata_request_all_topics(const wire_metadata_request *req, int16_t version)
 {
     if (req->topic_count < 0)
@@ -69,25 +67,6 @@ void wire_metadata_request_encode(kq_writer *w, int16_t version, const wire_meta
     wire_write_tags_flex(w, flex);
 }
 
-static const int32_t *read_int32_array(kq_reader *r, bool flex, kq_arena *arena, int32_t *count)
-{
-    int32_t n = wire_read_array_len(r, flex, false);
-    int32_t *a = wire_alloc_array(r, arena, n, sizeof *a, 4);
-    for (int32_t i = 0; i < n && !r->error; i++)
-        a[i] = kq_read_i32(r);
-    *count = r->error ? 0 : n;
-    return a;
-}
-
-static void write_int32_array(kq_writer *w, bool flex, const int32_t *a, int32_t n)
-{
-    if (!a)
-        n = 0;
-    wire_write_array_len(w, flex, false, n);
-    for (int32_t i = 0; i < n; i++)
-        kq_write_i32(w, a[i]);
-}
-
 static void read_partition(kq_reader *r, int16_t version, bool flex, kq_arena *arena,
                            wire_metadata_partition *p)
 {
@@ -95,10 +74,10 @@ static void read_partition(kq_reader *r, int16_t version, bool flex, kq_arena *a
     p->partition_index = kq_read_i32(r);
     p->leader_id = kq_read_i32(r);
     p->leader_epoch = version >= 7 ? kq_read_i32(r) : -1;
-    p->replica_nodes = read_int32_array(r, flex, arena, &p->replica_node_count);
-    p->isr_nodes = read_int32_array(r, flex, arena, &p->isr_node_count);
+    p->replica_nodes = wire_read_i32_array(r, arena, flex, &p->replica_node_count);
+    p->isr_nodes = wire_read_i32_array(r, arena, flex, &p->isr_node_count);
     if (version >= 5)
-        p->offline_replicas = read_int32_array(r, flex, arena, &p->offline_replica_count);
+        p->offline_replicas = wire_read_i32_array(r, arena, flex, &p->offline_replica_count);
     wire_read_tags_flex(r, flex);
 }
 
@@ -126,7 +105,7 @@ int wire_metadata_response_decode(kq_reader *r, int16_t version, kq_arena *arena
                                   wire_metadata_response *out)
 {
     memset(out, 0, sizeof *out);
-    out->cluster_id = null_slice;
+    out->cluster_id = WIRE_NULL_SLICE;
     out->controller_id = -1;
     out->cluster_authorized_operations = MD_AUTH_OPS_DEFAULT;
     if (version < 0 || version > MD_MAX_VERSION)
@@ -140,7 +119,7 @@ int wire_metadata_response_decode(kq_reader *r, int16_t version, kq_arena *arena
         brokers[i].node_id = kq_read_i32(r);
         brokers[i].host = wire_read_string(r, flex);
         brokers[i].port = kq_read_i32(r);
-        brokers[i].rack = version >= 1 ? wire_read_nullable_string(r, flex) : null_slice;
+        brokers[i].rack = version >= 1 ? wire_read_nullable_string(r, flex) : WIRE_NULL_SLICE;
         wire_read_tags_flex(r, flex);
     }
     out->brokers = brokers;
@@ -169,10 +148,10 @@ static void write_partition(kq_writer *w, int16_t version, bool flex,
     kq_write_i32(w, p->leader_id);
     if (version >= 7)
         kq_write_i32(w, p->leader_epoch);
-    write_int32_array(w, flex, p->replica_nodes, p->replica_node_count);
-    write_int32_array(w, flex, p->isr_nodes, p->isr_node_count);
+    wire_write_i32_array(w, flex, p->replica_nodes, p->replica_node_count);
+    wire_write_i32_array(w, flex, p->isr_nodes, p->isr_node_count);
     if (version >= 5)
-        write_int32_array(w, flex, p->offline_replicas, p->offline_replica_count);
+        wire_write_i32_array(w, flex, p->offline_replicas, p->offline_replica_count);
     wire_write_tags_flex(w, flex);
 }
 

@@ -8,9 +8,6 @@
 #define PRODUCE_MAX_VERSION 12
 #define PRODUCE_TAG_CURRENT_LEADER 0
 #define PRODUCE_TAG_NODE_ENDPOINTS 0
-#define PRODUCE_TAG_BUF_MAX (1u << 20)
-
-static const kq_slice null_slice = {NULL, -1};
 
 static bool version_ok(int16_t version)
 {
@@ -21,7 +18,7 @@ int wire_produce_request_decode(kq_reader *r, int16_t version, kq_arena *arena,
                                 wire_produce_request *out)
 {
     memset(out, 0, sizeof *out);
-    out->transactional_id = null_slice;
+    out->transactional_id = WIRE_NULL_SLICE;
     if (!version_ok(version))
         return -1;
     bool flex = version >= 9;
@@ -86,9 +83,8 @@ static void read_partition_tags(kq_reader *r, int16_t version,
             p->current_leader_id = kq_read_i32(&sub);
             p->current_leader_epoch = kq_read_i32(&sub);
             kq_skip_tagged_fields(&sub);
-            if (sub.error)
-                kq_reader_fail(r);
         }
+        wire_tag_end(r, &sub);
     }
 }
 
@@ -116,7 +112,7 @@ static void read_partition_response(kq_reader *r, int16_t version, bool flex, kq
     p->base_offset = kq_read_i64(r);
     p->log_append_time_ms = kq_read_i64(r);
     p->log_start_offset = version >= 5 ? kq_read_i64(r) : -1;
-    p->error_message = null_slice;
+    p->error_message = WIRE_NULL_SLICE;
     p->current_leader_id = -1;
     p->current_leader_epoch = -1;
     if (version >= 8) {
@@ -166,11 +162,9 @@ int wire_produce_response_decode(kq_reader *r, int16_t version, kq_arena *arena,
             kq_reader sub;
             if (!wire_tag_next(r, &tag, &sub))
                 break;
-            if (version >= 10 && tag == PRODUCE_TAG_NODE_ENDPOINTS) {
+            if (version >= 10 && tag == PRODUCE_TAG_NODE_ENDPOINTS)
                 read_node_endpoints(&sub, arena, out);
-                if (sub.error)
-                    kq_reader_fail(r);
-            }
+            wire_tag_end(r, &sub);
         }
     }
     return r->error ? -1 : 0;
@@ -199,13 +193,12 @@ static void write_partition_response(kq_writer *w, int16_t version, bool flex,
         return;
     if (version >= 10 && p->current_leader_id >= 0) {
         kq_writer tag;
-        kq_writer_init(&tag, PRODUCE_TAG_BUF_MAX);
+        kq_write_uvarint(w, 1);
+        wire_tag_open(w, &tag);
         kq_write_i32(&tag, p->current_leader_id);
         kq_write_i32(&tag, p->current_leader_epoch);
         kq_write_empty_tagged_fields(&tag);
-        kq_write_uvarint(w, 1);
-        wire_write_tag(w, PRODUCE_TAG_CURRENT_LEADER, &tag);
-        kq_writer_free(&tag);
+        wire_tag_close(w, PRODUCE_TAG_CURRENT_LEADER, &tag);
     } else {
         kq_write_empty_tagged_fields(w);
     }
@@ -232,7 +225,8 @@ void wire_produce_response_encode(kq_writer *w, int16_t version,
     int32_t ne = in->node_endpoints ? in->node_endpoint_count : 0;
     if (version >= 10 && ne > 0) {
         kq_writer tag;
-        kq_writer_init(&tag, w->cap_max);
+        kq_write_uvarint(w, 1);
+        wire_tag_open(w, &tag);
         kq_write_compact_array_len(&tag, ne);
         for (int32_t i = 0; i < ne; i++) {
             const wire_produce_node_endpoint *e = &in->node_endpoints[i];
@@ -242,9 +236,7 @@ void wire_produce_response_encode(kq_writer *w, int16_t version,
             wire_write_nullable_string(&tag, true, e->rack);
             kq_write_empty_tagged_fields(&tag);
         }
-        kq_write_uvarint(w, 1);
-        wire_write_tag(w, PRODUCE_TAG_NODE_ENDPOINTS, &tag);
-        kq_writer_free(&tag);
+        wire_tag_close(w, PRODUCE_TAG_NODE_ENDPOINTS, &tag);
     } else {
         kq_write_empty_tagged_fields(w);
     }

@@ -1,15 +1,15 @@
 /* Endpoint arrays shared by the KRaft API codecs. */
 #include "raft_common.h"
-#include "wire_io.h"
+#include "wire_codec.h"
 
 int32_t wire_raft_node_endpoints_read(kq_reader *r, kq_arena *arena,
                                       wire_raft_node_endpoint **out)
 {
-    int32_t n = wire_io_read_count(r, true, false);
-    wire_raft_node_endpoint *v = wire_io_alloc(r, arena, n, sizeof *v);
+    int32_t n = wire_read_array_len(r, true, false);
+    wire_raft_node_endpoint *v = wire_alloc_array(r, arena, n, sizeof *v, 1);
     for (int32_t i = 0; i < n && !r->error; i++) {
         v[i].node_id = kq_read_i32(r);
-        v[i].host = wire_io_read_str(r, true, false);
+        v[i].host = wire_read_string(r, true);
         v[i].port = kq_read_u16(r);
         kq_skip_tagged_fields(r);
     }
@@ -19,10 +19,10 @@ int32_t wire_raft_node_endpoints_read(kq_reader *r, kq_arena *arena,
 
 void wire_raft_node_endpoints_write(kq_writer *w, const wire_raft_node_endpoint *v, int32_t n)
 {
-    wire_io_write_count(w, true, false, n);
+    wire_write_array_len(w, true, false, n);
     for (int32_t i = 0; i < n; i++) {
         kq_write_i32(w, v[i].node_id);
-        wire_io_write_str(w, true, false, v[i].host);
+        wire_write_string(w, true, v[i].host);
         kq_write_u16(w, v[i].port);
         kq_write_empty_tagged_fields(w);
     }
@@ -30,11 +30,11 @@ void wire_raft_node_endpoints_write(kq_writer *w, const wire_raft_node_endpoint 
 
 int32_t wire_raft_listeners_read(kq_reader *r, kq_arena *arena, wire_raft_listener **out)
 {
-    int32_t n = wire_io_read_count(r, true, false);
-    wire_raft_listener *v = wire_io_alloc(r, arena, n, sizeof *v);
+    int32_t n = wire_read_array_len(r, true, false);
+    wire_raft_listener *v = wire_alloc_array(r, arena, n, sizeof *v, 1);
     for (int32_t i = 0; i < n && !r->error; i++) {
-        v[i].name = wire_io_read_str(r, true, false);
-        v[i].host = wire_io_read_str(r, true, false);
+        v[i].name = wire_read_string(r, true);
+        v[i].host = wire_read_string(r, true);
         v[i].port = kq_read_u16(r);
         kq_skip_tagged_fields(r);
     }
@@ -44,10 +44,10 @@ int32_t wire_raft_listeners_read(kq_reader *r, kq_arena *arena, wire_raft_listen
 
 void wire_raft_listeners_write(kq_writer *w, const wire_raft_listener *v, int32_t n)
 {
-    wire_io_write_count(w, true, false, n);
+    wire_write_array_len(w, true, false, n);
     for (int32_t i = 0; i < n; i++) {
-        wire_io_write_str(w, true, false, v[i].name);
-        wire_io_write_str(w, true, false, v[i].host);
+        wire_write_string(w, true, v[i].name);
+        wire_write_string(w, true, v[i].host);
         kq_write_u16(w, v[i].port);
         kq_write_empty_tagged_fields(w);
     }
@@ -58,15 +58,15 @@ void wire_raft_node_endpoints_tag_read(kq_reader *r, kq_arena *arena,
 {
     *out = NULL;
     *n = 0;
-    uint32_t tags = wire_io_tags_begin(r);
+    uint32_t tags = wire_tags_begin(r);
     for (uint32_t i = 0; i < tags; i++) {
         uint32_t tag;
         kq_reader sub;
-        if (!wire_io_tag_next(r, &tag, &sub))
+        if (!wire_tag_next(r, &tag, &sub))
             break;
         if (tag == 0)
             *n = wire_raft_node_endpoints_read(&sub, arena, out);
-        wire_io_tag_end(r, &sub);
+        wire_tag_end(r, &sub);
     }
 }
 
@@ -79,7 +79,7 @@ void wire_raft_node_endpoints_tag_write(kq_writer *w, const wire_raft_node_endpo
     }
     kq_writer s;
     kq_write_uvarint(w, 1);
-    wire_io_tag_open(w, &s);
+    wire_tag_open(w, &s);
     wire_raft_node_endpoints_write(&s, v, n);
-    wire_io_tag_close(w, 0, &s);
+    wire_tag_close(w, 0, &s);
 }

@@ -3,7 +3,7 @@
 
 #include "kq/wire_vote.h"
 #include "raft_common.h"
-#include "wire_io.h"
+#include "wire_codec.h"
 
 static bool version_ok(int16_t v)
 {
@@ -17,16 +17,16 @@ int wire_vote_request_decode(kq_reader *r, int16_t v, kq_arena *arena, wire_vote
         kq_reader_fail(r);
         return -1;
     }
-    out->cluster_id = wire_io_read_str(r, true, true);
+    out->cluster_id = wire_read_nullable_string(r, true);
     out->voter_id = v >= 1 ? kq_read_i32(r) : -1;
-    int32_t nt = wire_io_read_count(r, true, false);
-    out->topics = wire_io_alloc(r, arena, nt, sizeof *out->topics);
+    int32_t nt = wire_read_array_len(r, true, false);
+    out->topics = wire_alloc_array(r, arena, nt, sizeof *out->topics, 1);
     out->topic_count = r->error ? 0 : nt;
     for (int32_t i = 0; i < nt && !r->error; i++) {
         wire_vote_topic *t = &out->topics[i];
-        t->topic_name = wire_io_read_str(r, true, false);
-        int32_t np = wire_io_read_count(r, true, false);
-        t->partitions = wire_io_alloc(r, arena, np, sizeof *t->partitions);
+        t->topic_name = wire_read_string(r, true);
+        int32_t np = wire_read_array_len(r, true, false);
+        t->partitions = wire_alloc_array(r, arena, np, sizeof *t->partitions, 1);
         t->partition_count = r->error ? 0 : np;
         for (int32_t j = 0; j < np && !r->error; j++) {
             wire_vote_partition *p = &t->partitions[j];
@@ -50,17 +50,17 @@ int wire_vote_request_decode(kq_reader *r, int16_t v, kq_arena *arena, wire_vote
 void wire_vote_request_encode(kq_writer *w, int16_t v, const wire_vote_request *in)
 {
     if (!version_ok(v)) {
-        wire_io_writer_fail(w);
+        w->error = true;
         return;
     }
-    wire_io_write_str(w, true, true, in->cluster_id);
+    wire_write_nullable_string(w, true, in->cluster_id);
     if (v >= 1)
         kq_write_i32(w, in->voter_id);
-    wire_io_write_count(w, true, false, in->topic_count);
+    wire_write_array_len(w, true, false, in->topic_count);
     for (int32_t i = 0; i < in->topic_count; i++) {
         const wire_vote_topic *t = &in->topics[i];
-        wire_io_write_str(w, true, false, t->topic_name);
-        wire_io_write_count(w, true, false, t->partition_count);
+        wire_write_string(w, true, t->topic_name);
+        wire_write_array_len(w, true, false, t->partition_count);
         for (int32_t j = 0; j < t->partition_count; j++) {
             const wire_vote_partition *p = &t->partitions[j];
             kq_write_i32(w, p->partition_index);
@@ -87,14 +87,14 @@ int wire_vote_response_decode(kq_reader *r, int16_t v, kq_arena *arena, wire_vot
         return -1;
     }
     out->error_code = kq_read_i16(r);
-    int32_t nt = wire_io_read_count(r, true, false);
-    out->topics = wire_io_alloc(r, arena, nt, sizeof *out->topics);
+    int32_t nt = wire_read_array_len(r, true, false);
+    out->topics = wire_alloc_array(r, arena, nt, sizeof *out->topics, 1);
     out->topic_count = r->error ? 0 : nt;
     for (int32_t i = 0; i < nt && !r->error; i++) {
         wire_vote_topic_result *t = &out->topics[i];
-        t->topic_name = wire_io_read_str(r, true, false);
-        int32_t np = wire_io_read_count(r, true, false);
-        t->partitions = wire_io_alloc(r, arena, np, sizeof *t->partitions);
+        t->topic_name = wire_read_string(r, true);
+        int32_t np = wire_read_array_len(r, true, false);
+        t->partitions = wire_alloc_array(r, arena, np, sizeof *t->partitions, 1);
         t->partition_count = r->error ? 0 : np;
         for (int32_t j = 0; j < np && !r->error; j++) {
             wire_vote_partition_result *p = &t->partitions[j];
@@ -118,15 +118,15 @@ int wire_vote_response_decode(kq_reader *r, int16_t v, kq_arena *arena, wire_vot
 void wire_vote_response_encode(kq_writer *w, int16_t v, const wire_vote_response *in)
 {
     if (!version_ok(v)) {
-        wire_io_writer_fail(w);
+        w->error = true;
         return;
     }
     kq_write_i16(w, in->error_code);
-    wire_io_write_count(w, true, false, in->topic_count);
+    wire_write_array_len(w, true, false, in->topic_count);
     for (int32_t i = 0; i < in->topic_count; i++) {
         const wire_vote_topic_result *t = &in->topics[i];
-        wire_io_write_str(w, true, false, t->topic_name);
-        wire_io_write_count(w, true, false, t->partition_count);
+        wire_write_string(w, true, t->topic_name);
+        wire_write_array_len(w, true, false, t->partition_count);
         for (int32_t j = 0; j < t->partition_count; j++) {
             const wire_vote_partition_result *p = &t->partitions[j];
             kq_write_i32(w, p->partition_index);

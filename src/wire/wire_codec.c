@@ -1,5 +1,18 @@
 /* Shared encoding helpers for the per-API codecs. */
+#include <string.h>
+
 #include "wire_codec.h"
+
+bool wire_slice_is_null(kq_slice s)
+{
+    return s.ptr == NULL || s.len < 0;
+}
+
+bool wire_uuid_is_zero(kq_uuid u)
+{
+    static const uint8_t zero[16];
+    return memcmp(u.bytes, zero, sizeof zero) == 0;
+}
 
 kq_slice wire_read_nullable_string(kq_reader *r, bool flex)
 {
@@ -21,6 +34,10 @@ kq_slice wire_read_nullable_bytes(kq_reader *r, bool flex)
 
 void wire_write_nullable_string(kq_writer *w, bool flex, kq_slice s)
 {
+    if (!wire_slice_is_null(s) && s.len > INT16_MAX) {
+        w->error = true;
+        return;
+    }
     if (flex)
         kq_write_compact_string(w, s);
     else
@@ -29,10 +46,8 @@ void wire_write_nullable_string(kq_writer *w, bool flex, kq_slice s)
 
 void wire_write_string(kq_writer *w, bool flex, kq_slice s)
 {
-    if (s.len < 0 || !s.ptr) {
-        s.ptr = (const uint8_t *)"";
-        s.len = 0;
-    }
+    if (wire_slice_is_null(s))
+        s = kq_slice_cstr("");
     wire_write_nullable_string(w, flex, s);
 }
 
@@ -69,7 +84,8 @@ void *wire_alloc_array(kq_reader *r, kq_arena *arena, int32_t count, size_t elem
         return NULL;
     if (min_wire == 0)
         min_wire = 1;
-    if ((size_t)count > kq_reader_remaining(r) / min_wire) {
+    if ((size_t)count > kq_reader_remaining(r) / min_wire ||
+        (elem_size != 0 && (size_t)count > SIZE_MAX / elem_size)) {
         kq_reader_fail(r);
         return NULL;
     }
@@ -79,9 +95,29 @@ void *wire_alloc_array(kq_reader *r, kq_arena *arena, int32_t count, size_t elem
     return p;
 }
 
+int32_t *wire_read_i32_array(kq_reader *r, kq_arena *arena, bool flex, int32_t *count)
+{
+    int32_t n = wire_read_array_len(r, flex, false);
+    int32_t *v = wire_alloc_array(r, arena, n, sizeof *v, 4);
+    for (int32_t i = 0; i < n && !r->error; i++)
+        v[i] = kq_read_i32(r);
+    *count = r->error ? 0 : n;
+    return r->error ? NULL : v;
+}
+
+void wire_write_i32_array(kq_writer *w, bool flex, const int32_t *v, int32_t n)
+{
+    if (!v)
+        n = 0;
+    wire_write_array_len(w, flex, false, n);
+    for (int32_t i = 0; i < n; i++)
+        kq_write_i32(w, v[i]);
+}
+
 uint32_t wire_tags_begin(kq_reader *r)
 {
     uint32_t n = kq_read_uvarint(r);
+    /* every field needs at least a tag byte and a size byte */
     if (!r->error && n > kq_reader_remaining(r) / 2)
         kq_reader_fail(r);
     return r->error ? 0 : n;
@@ -92,13 +128,19 @@ bool wire_tag_next(kq_reader *r, uint32_t *tag, kq_reader *payload)
     *tag = kq_read_uvarint(r);
     uint32_t size = kq_read_uvarint(r);
     const uint8_t *p = kq_read_raw(r, size);
-    if (!p) {
+    if (r->error) {
         kq_reader_init(payload, NULL, 0);
-        payload->error = true;
+        kq_reader_fail(payload);
         return false;
     }
     kq_reader_init(payload, p, size);
     return true;
+}
+
+void wire_tag_end(kq_reader *r, const kq_reader *payload)
+{
+    if (payload->error)
+        kq_reader_fail(r);
 }
 
 void wire_read_tags_flex(kq_reader *r, bool flex)
@@ -113,13 +155,19 @@ void wire_write_tags_flex(kq_writer *w, bool flex)
         kq_write_empty_tagged_fields(w);
 }
 
-void wire_write_tag(kq_writer *w, uint32_t tag, const kq_writer *payload)
+void wire_tag_open(const kq_writer *w, kq_writer *scratch)
 {
-    if (payload->error) {
+    kq_writer_init(scratch, w->cap_max);
+}
+
+void wire_tag_close(kq_writer *w, uint32_t tag, kq_writer *scratch)
+{
+    if (scratch->error || scratch->len > UINT32_MAX) {
         w->error = true;
-        return;
+    } else {
+        kq_write_uvarint(w, tag);
+        kq_write_uvarint(w, (uint32_t)scratch->len);
+        kq_write_raw(w, scratch->data, scratch->len);
     }
-    kq_write_uvarint(w, tag);
-    kq_write_uvarint(w, (uint32_t)payload->len);
-    kq_write_raw(w, payload->data, payload->len);
+    kq_writer_free(scratch);
 }

@@ -1,11 +1,12 @@
-/* Helpers shared by the client-API codec tests: truncation and garbage
- * checks, slice/uuid comparisons. */
+/* Typed-macro checks used by the client-API codec tests (truncation, garbage,
+ * encode/decode), built on codec_harness.h. Include after <cmocka.h>. */
 #ifndef CLIENT_API_TEST_UTIL_H
 #define CLIENT_API_TEST_UTIL_H
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "codec_harness.h"
 #include "kq/buf.h"
 
 #define TEST_ARENA_MAX (4u << 20)
@@ -13,14 +14,7 @@
 
 static inline void assert_slice_equal(kq_slice a, kq_slice b)
 {
-    bool an = a.len < 0 || a.ptr == NULL;
-    bool bn = b.len < 0 || b.ptr == NULL;
-    assert_int_equal(an, bn);
-    if (an)
-        return;
-    assert_int_equal(a.len, b.len);
-    if (a.len)
-        assert_memory_equal(a.ptr, b.ptr, (size_t)a.len);
+    harness_assert_slice_eq(a, b);
 }
 
 static inline kq_slice test_slice(const char *s)
@@ -39,9 +33,7 @@ static inline uint32_t test_rand(uint32_t *state)
 #define CHECK_TRUNCATIONS(decode_fn, type, version, data, len)                   \
     do {                                                                         \
         for (size_t k_ = 0; k_ < (len); k_++) {                                  \
-            uint8_t *copy_ = malloc(k_ ? k_ : 1);                                \
-            assert_non_null(copy_);                                              \
-            memcpy(copy_, (data), k_);                                           \
+            uint8_t *copy_ = harness_heap_copy((data), k_);                      \
             kq_reader r_;                                                        \
             kq_reader_init(&r_, copy_, k_);                                      \
             kq_arena a_;                                                         \
@@ -69,9 +61,7 @@ static inline uint32_t test_rand(uint32_t *state)
                     buf_[i_] = (uint8_t)test_rand(&st_);                         \
             } else {                                                             \
                 n_ = (vlen);                                                     \
-                buf_ = malloc(n_);                                               \
-                assert_non_null(buf_);                                           \
-                memcpy(buf_, (valid), n_);                                       \
+                buf_ = harness_heap_copy((valid), n_);                           \
                 int flips_ = 1 + (int)(test_rand(&st_) % 4);                     \
                 for (int f_ = 0; f_ < flips_; f_++) {                            \
                     size_t at_ = test_rand(&st_) % n_;                           \

@@ -68,6 +68,17 @@ static inline void harness_assert_uuid_zero(kq_uuid a)
     assert_memory_equal(a.bytes, zero, 16);
 }
 
+/* An exactly-sized heap copy of data (freed by the caller), so ASan catches
+ * any read past its end. */
+static inline uint8_t *harness_heap_copy(const void *data, size_t len)
+{
+    uint8_t *copy = malloc(len ? len : 1);
+    assert_non_null(copy);
+    if (len)
+        memcpy(copy, data, len);
+    return copy;
+}
+
 /* Encodes into w (initialised here) and asserts no writer error. */
 static inline void harness_encode(const harness_codec *c, int16_t v, const void *in, kq_writer *w)
 {
@@ -127,10 +138,7 @@ static inline void harness_truncations(const harness_codec *c, int16_t v, const 
     kq_arena arena;
     kq_arena_init(&arena, 1 << 22);
     for (size_t n = 0; n < len; n++) {
-        uint8_t *copy = malloc(n ? n : 1);
-        assert_non_null(copy);
-        if (n)
-            memcpy(copy, data, n);
+        uint8_t *copy = harness_heap_copy(data, n);
         kq_reader r;
         kq_reader_init(&r, copy, n);
         int rc = c->decode(&r, v, &arena, out);
@@ -177,10 +185,7 @@ static inline uint32_t harness_rand(void)
 static inline void harness_decode_any(const harness_codec *c, int16_t v, const uint8_t *data, size_t len,
                                void *out, void *out2, kq_arena *arena)
 {
-    uint8_t *copy = malloc(len ? len : 1);
-    assert_non_null(copy);
-    if (len)
-        memcpy(copy, data, len);
+    uint8_t *copy = harness_heap_copy(data, len);
     kq_reader r;
     kq_reader_init(&r, copy, len);
     int rc = c->decode(&r, v, arena, out);
