@@ -307,7 +307,7 @@ bool sim_run_event(sim_world *w)
     }
     if (ev.at_ms == w->last_event_ms) {
         if (++w->same_ms_events > 200000)
-            return sim_fail(w, "simulated time stopped at %lld ms (a core busy-loops?)",
+            return sim_fail(w, "busy-loop: simulated time stopped at %lld ms (200000 events in one ms)",
                             (long long)ev.at_ms);
     } else {
         w->same_ms_events = 0;
