@@ -2,6 +2,12 @@
 # n1..nN, listen on base..base+N-1 and are all voters (quorum.voters form).
 
 QPROBE="$E2E_ROOT/tests/e2e/quorum_probe.py"
+
+# A directory of our own name: on shared machines people clean up
+# /tmp/kq-e2e-* by hand while tests run. lib.sh's exit trap removes whatever
+# E2E_TMP names when the test ends.
+rmdir "$E2E_TMP" 2>/dev/null
+E2E_TMP="$(mktemp -d "/tmp/kqq-$E2E_NAME.XXXXXX")"
 QUORUM_N=0
 QUORUM_BASE=0
 
@@ -84,14 +90,30 @@ wait_acked() {
 }
 
 # start_producer <count> <rate> <out> [producer.config]: VerifiableProducer
-# in the background; its pid is in PRODUCER_PID.
+# in the background; its pid (the JVM's: kafka-run-class.sh execs java, so
+# lib.sh's exit trap kills it) is in PRODUCER_PID.
 start_producer() {
     local n=$1 rate=$2 out=$3 cfg=${4:-$E2E_ROOT/config/producer.properties}
-    timeout 600 "$E2E_ROOT/bin/kafka-run-class.sh" org.apache.kafka.tools.VerifiableProducer \
+    "$E2E_ROOT/bin/kafka-run-class.sh" org.apache.kafka.tools.VerifiableProducer \
         --bootstrap-server "$(quorum_bootstrap)" --topic "$TOPIC" \
         --max-messages "$n" --throughput "$rate" --acks -1 \
         --producer.config "$cfg" > "$out" 2> "$out.err" &
     PRODUCER_PID=$!
+}
+
+# wait_producer <secs>: waits for the producer to exit; returns its status,
+# or kills it and returns 124 after <secs>.
+wait_producer() {
+    local deadline=$((SECONDS + $1))
+    while kill -0 "$PRODUCER_PID" 2>/dev/null; do
+        if ((SECONDS >= deadline)); then
+            kill -9 "$PRODUCER_PID" 2>/dev/null
+            wait "$PRODUCER_PID" 2>/dev/null
+            return 124
+        fi
+        sleep 0.2
+    done
+    wait "$PRODUCER_PID"
 }
 
 # HW poller writing JSON lines to $E2E_TMP/hw.jsonl; pid in POLLER_PID.

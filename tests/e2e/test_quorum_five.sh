@@ -44,7 +44,7 @@ for round in 1 2 3; do
     restart_server "n$victim"
 done
 
-wait "$PRODUCER_PID"
+wait_producer 180
 rc=$?
 [[ $rc -eq 0 ]] || fail "VerifiableProducer exited $rc: $(tail -n 3 "$prod.err")"
 acked=$(acked_count "$prod")
