@@ -17,6 +17,7 @@ E2E_TMP="$(mktemp -d "/tmp/kq-e2e-$E2E_NAME.XXXXXX")"
 declare -A SERVER_PID=()
 declare -A SERVER_PORT=()
 declare -A SERVER_PROPS=()
+declare -A ID_PORT=()
 
 e2e_cleanup() {
     local rc=$?
@@ -119,6 +120,9 @@ start_server() {
     local name=$1 props=$2 port=$3
     SERVER_PROPS[$name]=$props
     SERVER_PORT[$name]=$port
+    local id
+    id="$(sed -n 's/^[[:space:]]*\(broker\|node\)\.id[[:space:]]*[=:][[:space:]]*\([0-9]\+\).*/\2/p' "$props" | tail -n 1)"
+    [[ -n "$id" ]] && ID_PORT[$id]=$port
     echo "=== start $(date +%T.%N)" >> "$E2E_TMP/$name.log"
     "$SERVER_BIN" "$props" >> "$E2E_TMP/$name.log" 2>&1 &
     SERVER_PID[$name]=$!
@@ -180,7 +184,9 @@ wait_leader() {
             fi
             first=$l
         done
-        if [[ -n "$first" ]]; then
+        # The leader must be one of the brokers asked (not a dead node
+        # they still remember).
+        if [[ -n "$first" && " $* " == *" ${ID_PORT[$first]:-none} "* ]]; then
             echo "$first"
             return 0
         fi

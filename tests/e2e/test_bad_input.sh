@@ -40,7 +40,7 @@ grep -qF "$f/does-not-exist.properties" "$f/missing.err" ||
 log "bad config files: exit 2 with file:line:key messages"
 
 # --- bad frames ----------------------------------------------------------
-port="$(pick_ports 19592 1)" || fail "no free port"
+port="$(pick_ports 31592 1)" || fail "no free port"
 write_props "$E2E_TMP/s1.properties" 1 "$port" "$E2E_TMP/data1"
 start_server s1 "$E2E_TMP/s1.properties" "$port"
 wait_leader 30 "$port" > /dev/null || fail "no leader elected within 30s"

@@ -7,7 +7,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_server
 $PY -c 'import kafka' 2>/dev/null || fail "kafka-python missing ($PY; apt-get install python3-kafka)"
 
-port="$(pick_ports 19392 1)" || fail "no free port"
+port="$(pick_ports 31392 1)" || fail "no free port"
 write_props "$E2E_TMP/s1.properties" 1 "$port" "$E2E_TMP/data1"
 start_server s1 "$E2E_TMP/s1.properties" "$port"
 wait_leader 30 "$port" > /dev/null || fail "no leader elected within 30s"

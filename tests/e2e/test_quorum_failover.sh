@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Three voters. VerifiableProducer writes with acks=all while the leader is
+# Three voters. VerifiableProducer writes with acks=all (300/s) while the leader is
 # SIGKILLed and restarted twice and a follower once. Every acknowledged
 # record must survive exactly once, in order, at its acknowledged offset,
 # and all three replicas must end up with the same log.
@@ -8,18 +8,20 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_multinode
 require_server
 
-base="$(pick_ports 19692 3)" || fail "no free ports"
+base="$(pick_ports 31692 3)" || fail "no free ports"
 start_quorum "$base"
 ports=("$base" $((base + 1)) $((base + 2)))
 leader="$(wait_leader 60 "${ports[@]}")" || fail "no leader agreed within 60s"
 log "initial leader: $leader"
 
 acked_count() { grep -c '"producer_send_success"' "$1" 2>/dev/null || true; }
-wait_acked() {
+# Records the producer has finished with (acknowledged or failed: the tool
+# does not retry, so sends in flight around a failover fail).
+done_count() { grep -cE '"producer_send_(success|error)"' "$1" 2>/dev/null || true; }
+wait_done() {
     local deadline=$((SECONDS + $3))
     while ((SECONDS < deadline)); do
-        (( $(acked_count "$1") >= $2 )) && return 0
-        server_alive n1 || server_alive n2 || server_alive n3 || return 1
+        (( $(done_count "$1") >= $2 )) && return 0
         sleep 0.2
     done
     return 1
@@ -30,15 +32,15 @@ prod="$E2E_TMP/produced.jsonl"
 bootstrap="localhost:${ports[0]},localhost:${ports[1]},localhost:${ports[2]}"
 timeout 600 "$E2E_ROOT/bin/kafka-run-class.sh" org.apache.kafka.tools.VerifiableProducer \
     --bootstrap-server "$bootstrap" --topic "$TOPIC" \
-    --max-messages "$n" --throughput 1000 --acks -1 \
+    --max-messages "$n" --throughput 300 --acks -1 --value-prefix 1 \
     --producer.config "$E2E_ROOT/config/producer.properties" \
     > "$prod" 2> "$E2E_TMP/producer.err" &
 prod_pid=$!
 
 step=$((n / 4))
 for round in 1 2 3; do
-    wait_acked "$prod" $((round * step)) 180 ||
-        fail "round $round: fewer than $((round * step)) records acked"
+    wait_done "$prod" $((round * step)) 180 ||
+        fail "round $round: the producer did not get past record $((round * step))"
     leader="$(wait_leader 60 "${ports[@]}")" || fail "round $round: no leader agreed"
     if ((round < 3)); then
         victim="n$leader"
@@ -51,7 +53,7 @@ for round in 1 2 3; do
     # The two survivors must agree on a leader (possibly a new one).
     mapfile -t alive < <(live_ports)
     new="$(wait_leader 60 "${alive[@]}")" || fail "round $round: survivors agree on no leader"
-    log "round $round: killed $what after $(acked_count "$prod") acks; leader now $new"
+    log "round $round: killed $what after $(acked_count "$prod") acks of $(done_count "$prod"); leader now $new"
     sleep 1
     restart_server "$victim"
 done
@@ -60,12 +62,24 @@ wait "$prod_pid"
 rc=$?
 [[ $rc -eq 0 ]] || fail "VerifiableProducer exited $rc: $(tail -n 3 "$E2E_TMP/producer.err")"
 acked=$(acked_count "$prod")
-(( acked >= n / 2 )) || fail "only $acked of $n records acknowledged"
+(( acked >= n / 4 )) || fail "only $acked of $n records acknowledged"
 
-leader="$(wait_leader 60 "${ports[@]}")" || fail "no leader at the end"
+# With the quorum whole again, a second producer must get every record
+# acknowledged.
+leader="$(wait_leader 60 "${ports[@]}")" || fail "no leader after the failovers"
+n2=1000
+prod2="$E2E_TMP/produced2.jsonl"
+timeout 120 "$E2E_ROOT/bin/kafka-run-class.sh" org.apache.kafka.tools.VerifiableProducer \
+    --bootstrap-server "$bootstrap" --topic "$TOPIC" \
+    --max-messages "$n2" --throughput 1000 --acks -1 --value-prefix 2 \
+    --producer.config "$E2E_ROOT/config/producer.properties" \
+    > "$prod2" 2> "$E2E_TMP/producer2.err" || fail "second VerifiableProducer failed"
+acked2=$(acked_count "$prod2")
+(( acked2 == n2 )) || fail "after recovery only $acked2 of $n2 records acknowledged"
+
 consume_all "${ports[0]}" "$E2E_TMP/consumed.txt"
-summary="$($PY "$E2E_ROOT/tests/e2e/verify.py" "$E2E_TMP/consumed.txt" "$prod" \
-    --min-acked $((n / 2)))" || fail "read-back: $summary"
+summary="$($PY "$E2E_ROOT/tests/e2e/verify.py" "$E2E_TMP/consumed.txt" "$prod" "$prod2" \
+    --min-acked $((n / 4 + n2)))" || fail "read-back: $summary"
 
 # Every replica converges on the leader's log: after a quiet period each
 # node's stored data batches (read from disk once it is stopped) hold the
@@ -80,7 +94,8 @@ for i in 1 2 3; do
 done
 cmp -s "$E2E_TMP/disk1.txt" "$E2E_TMP/disk2.txt" && cmp -s "$E2E_TMP/disk1.txt" "$E2E_TMP/disk3.txt" ||
     fail "replica logs differ ($(wc -l < "$E2E_TMP/disk1.txt")/$(wc -l < "$E2E_TMP/disk2.txt")/$(wc -l < "$E2E_TMP/disk3.txt") records)"
-dsum="$($PY "$E2E_ROOT/tests/e2e/verify.py" "$E2E_TMP/disk1.txt" "$prod" --min-acked $((n / 2)))" ||
+dsum="$($PY "$E2E_ROOT/tests/e2e/verify.py" "$E2E_TMP/disk1.txt" "$prod" "$prod2" \
+    --min-acked $((n / 4 + n2)))" ||
     fail "on-disk log: $dsum"
 
 pass "2 leader kills + 1 follower kill; acked records intact on all replicas ($summary)"

@@ -6,7 +6,7 @@ set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_server
 
-port="$(pick_ports 19092 1)" || fail "no free port"
+port="$(pick_ports 31092 1)" || fail "no free port"
 write_props "$E2E_TMP/s1.properties" 1 "$port" "$E2E_TMP/data1"
 start_server s1 "$E2E_TMP/s1.properties" "$port"
 wait_leader 30 "$port" > /dev/null || fail "no leader elected within 30s"
