@@ -14,6 +14,11 @@ usage:
                                                  every voter's log end offset
                                                  equal to the high watermark;
                                                  prints the HW
+  quorum_probe.py --wait-leader-change OLD_ID --since EPOCH_SECS --timeout SECS HOST:PORT...
+                                                 polls every 10 ms until a node
+                                                 other than OLD_ID says it leads;
+                                                 prints "leader epoch ms" with ms
+                                                 counted from EPOCH_SECS
   quorum_probe.py --dump-log DIR --upto HW [--out FILE]
                                                  batches of DIR/*.log (the
                                                  partition directory, or a log
@@ -251,6 +256,20 @@ def cmd_wait_synced(secs, addrs):
     return 1
 
 
+def cmd_wait_leader_change(old, since, secs, addrs):
+    nodes = [Node(a, timeout=0.2) for a in addrs]
+    deadline = time.monotonic() + secs
+    while time.monotonic() < deadline:
+        for n in nodes:
+            res = n.describe()
+            if is_leader_view(res) and res["leader"] not in (-1, old):
+                print(f"{res['leader']} {res['epoch']} {(time.time() - since) * 1000:.0f}")
+                return 0
+        time.sleep(0.01)
+    print(f"no leader other than {old} within {secs}s", file=sys.stderr)
+    return 1
+
+
 def cmd_poll(secs, out, addrs):
     stop = []
     signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
@@ -375,7 +394,7 @@ def main(argv):
     while i < len(argv):
         a = argv[i]
         if a in ("--poll", "--out", "--check-monotonic", "--dump-log", "--upto",
-                 "--wait-synced"):
+                 "--wait-synced", "--wait-leader-change", "--since", "--timeout"):
             if i + 1 >= len(argv):
                 print(f"{a} needs a value", file=sys.stderr)
                 return 2
@@ -402,6 +421,10 @@ def main(argv):
             print("--poll needs --out FILE", file=sys.stderr)
             return 2
         return cmd_poll(float(opts["--poll"]), opts["--out"], addrs)
+    if "--wait-leader-change" in opts:
+        return cmd_wait_leader_change(int(opts["--wait-leader-change"]),
+                                      float(opts.get("--since", time.time())),
+                                      float(opts.get("--timeout", 30)), addrs)
     if "--wait-synced" in opts:
         return cmd_wait_synced(float(opts["--wait-synced"]), addrs)
     if "--leader" in opts:
