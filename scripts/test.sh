@@ -103,8 +103,8 @@ fi
 # --- simulator --------------------------------------------------------------
 if want sim && ((asan_ok)); then
     if [[ -x scripts/simulate.sh ]]; then
-        banner "simulator (${KQ_SIM_SEEDS:-2000} seeds)"
-        if scripts/simulate.sh --seeds "${KQ_SIM_SEEDS:-2000}" 2>&1 | tee "$logdir/simulate.log"; then
+        banner "simulator (${KQ_SIM_SEEDS:-2000} seeds, sanitizer build)"
+        if BUILD_DIR="$root/build-asan" scripts/simulate.sh --seeds "${KQ_SIM_SEEDS:-2000}" 2>&1 | tee "$logdir/simulate.log"; then
             ok "simulate"
         else
             ko "simulate"
