@@ -19,6 +19,9 @@ usage:
                                                  other than OLD_ID says it leads;
                                                  prints "leader epoch ms" with ms
                                                  counted from EPOCH_SECS
+  quorum_probe.py --control-batches DIR           "base_offset leader_epoch" of every
+                                                 control batch (LeaderChange at
+                                                 the start of each epoch)
   quorum_probe.py --dump-log DIR --upto HW [--out FILE]
                                                  batches of DIR/*.log (the
                                                  partition directory, or a log
@@ -353,10 +356,23 @@ def log_batches(part_dir):
             pos += 12 + length
 
 
+def partition_dir(d):
+    if glob.glob(os.path.join(d, "*.log")):
+        return d
+    return os.path.join(d, "__cluster_metadata-0")
+
+
+def cmd_control_batches(d):
+    for base, _, raw in log_batches(partition_dir(d)):
+        epoch, = struct.unpack_from(">i", raw, 12)
+        attrs, = struct.unpack_from(">h", raw, 21)
+        if attrs & 0x20:
+            print(f"{base} {epoch}")
+    return 0
+
+
 def cmd_dump_log(d, upto, out):
-    part = d
-    if not glob.glob(os.path.join(d, "*.log")):
-        part = os.path.join(d, "__cluster_metadata-0")
+    part = partition_dir(d)
     h = hashlib.sha256()
     batches = 0
     next_offset = 0
@@ -394,7 +410,8 @@ def main(argv):
     while i < len(argv):
         a = argv[i]
         if a in ("--poll", "--out", "--check-monotonic", "--dump-log", "--upto",
-                 "--wait-synced", "--wait-leader-change", "--since", "--timeout"):
+                 "--wait-synced", "--wait-leader-change", "--since", "--timeout",
+                 "--control-batches"):
             if i + 1 >= len(argv):
                 print(f"{a} needs a value", file=sys.stderr)
                 return 2
@@ -408,6 +425,8 @@ def main(argv):
             i += 1
     if "--check-monotonic" in opts:
         return cmd_check_monotonic(opts["--check-monotonic"])
+    if "--control-batches" in opts:
+        return cmd_control_batches(opts["--control-batches"])
     if "--dump-log" in opts:
         if "--upto" not in opts:
             print("--dump-log needs --upto HW", file=sys.stderr)
