@@ -92,11 +92,10 @@ rounds_file="$E2E_TMP/rounds.txt"
 for ((r = 1; r <= rounds; r++)); do
     read -r leader epoch _ < <(wait_probe_leader 30) || fail "round $r: no leader"
     pid=${SERVER_PID[n$leader]}
-    since="$(date +%s.%N)"
-    kill -"$sig" "$pid"
-    out="$($PY "$QPROBE" --wait-leader-change "$leader" --since "$since" --timeout 60 "${addrs[@]}")" ||
-        fail "round $r: no new leader within 60s"
+    out="$(stop_leader_timed "$sig" "$leader" 2>/dev/null)" || fail "round $r: no new leader within 60s"
     read -r new nepoch election_ms <<<"$out"
+    since="$(awk -v a="$(cut -d' ' -f4 "$E2E_TMP/leader-change.txt")" -v ms="$election_ms" \
+        'BEGIN { printf "%.4f", a - ms / 1000 }')"
     echo "$r $since $leader $new $nepoch $election_ms" >> "$rounds_file"
     wait_more_acks 20 60 || fail "round $r: no acks under the new leader"
     for ((i = 0; i < 100; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done

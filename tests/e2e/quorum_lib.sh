@@ -73,6 +73,23 @@ wait_probe_leader() {
     return 1
 }
 
+# stop_leader_timed <signal> <leader id>: sends the signal to the leader's
+# server with a leader-change watcher already polling (every 10 ms), so the
+# figure excludes the watcher's start-up. Prints "new_leader epoch ms".
+stop_leader_timed() {
+    local sig=$1 old=$2 out="$E2E_TMP/leader-change.txt" addrs since wpid
+    mapfile -t addrs < <(quorum_addrs)
+    $PY "$QPROBE" --wait-leader-change "$old" --timeout 60 "${addrs[@]}" > "$out" &
+    wpid=$!
+    sleep 0.3
+    since="$(date +%s.%N)"
+    log "kill -$sig n$old (pid ${SERVER_PID[n$old]})"
+    kill -"$sig" "${SERVER_PID[n$old]}"
+    wait "$wpid" || return 1
+    read -r new epoch _ at < "$out"
+    echo "$new $epoch $(awk -v a="$at" -v s="$since" 'BEGIN { printf "%.0f", (a - s) * 1000 }')"
+}
+
 acked_count() {
     local c
     c="$(grep -c '"producer_send_success"' "$1" 2>/dev/null)"

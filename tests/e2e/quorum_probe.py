@@ -17,8 +17,11 @@ usage:
   quorum_probe.py --wait-leader-change OLD_ID --since EPOCH_SECS --timeout SECS HOST:PORT...
                                                  polls every 10 ms until a node
                                                  other than OLD_ID says it leads;
-                                                 prints "leader epoch ms" with ms
-                                                 counted from EPOCH_SECS
+                                                 prints "leader epoch ms time"
+                                                 with ms counted from EPOCH_SECS
+                                                 (start it before stopping the
+                                                 leader, then subtract the stop
+                                                 time from "time")
   quorum_probe.py --control-batches DIR           "base_offset leader_epoch" of every
                                                  control batch (LeaderChange at
                                                  the start of each epoch)
@@ -266,7 +269,8 @@ def cmd_wait_leader_change(old, since, secs, addrs):
         for n in nodes:
             res = n.describe()
             if is_leader_view(res) and res["leader"] not in (-1, old):
-                print(f"{res['leader']} {res['epoch']} {(time.time() - since) * 1000:.0f}")
+                now = time.time()
+                print(f"{res['leader']} {res['epoch']} {(now - since) * 1000:.0f} {now:.4f}")
                 return 0
         time.sleep(0.01)
     print(f"no leader other than {old} within {secs}s", file=sys.stderr)

@@ -33,7 +33,6 @@ EOF2
 n=${KQ_SIGTERM_RECORDS:-10000}
 prod="$E2E_TMP/produced.jsonl"
 start_producer "$n" 1000 "$prod" "$E2E_TMP/idempotent.properties"
-mapfile -t addrs < <(quorum_addrs)
 
 figures=()
 for round in 1 2; do
@@ -42,11 +41,8 @@ for round in 1 2; do
     read -r leader epoch _ < <(wait_probe_leader 30) || fail "round $round: no leader"
     kill -0 "$PRODUCER_PID" 2>/dev/null || fail "round $round: the producer finished before the stop"
     pid=${SERVER_PID[n$leader]}
-    since="$(date +%s.%N)"
-    log "kill -TERM n$leader (pid $pid)"
-    kill -TERM "$pid"
-    out="$($PY "$QPROBE" --wait-leader-change "$leader" --since "$since" --timeout 30 "${addrs[@]}")" ||
-        fail "round $round: no new leader within 30s of SIGTERM to leader $leader"
+    out="$(stop_leader_timed TERM "$leader")" ||
+        fail "round $round: no new leader within 60s of SIGTERM to leader $leader"
     read -r new nepoch ms <<<"$out"
     figures+=("$ms")
     log "round $round: SIGTERM to leader $leader (epoch $epoch) after $(acked_count "$prod") acks; leader $new (epoch $nepoch) after ${ms} ms"
