@@ -67,8 +67,13 @@ static void start_backoff(raft *r)
     if (shift > 20)
         shift = 20;
     uint64_t span = (uint64_t)RAFT_ELECTION_BACKOFF_BASE_MS * ((2u << shift) - 1);
-    if (span > UINT32_MAX)
-        span = UINT32_MAX;
+    /* Draw below the cap rather than clamping to it: two candidates that
+     * both reached the cap would otherwise retry in lockstep forever. */
+    uint64_t room = r->cfg.election_backoff_max_ms > RAFT_ELECTION_BACKOFF_BASE_MS
+                        ? r->cfg.election_backoff_max_ms - RAFT_ELECTION_BACKOFF_BASE_MS + 1
+                        : 1;
+    if (span > room)
+        span = room;
     uint64_t wait = RAFT_ELECTION_BACKOFF_BASE_MS + raft_prng_below(r, (uint32_t)span);
     if (wait > r->cfg.election_backoff_max_ms)
         wait = r->cfg.election_backoff_max_ms;
@@ -82,12 +87,15 @@ void raft_on_vote_response(raft *r, const raft_msg *m, raft_output *out)
     raft_peer *peer = raft_voter(r, m->from);
     if (!peer)
         return;
-    raft_request_done(peer, RAFT_MSG_VOTE_RESPONSE);
     if (raft_observe_leader(r, out, v->leader_id, v->leader_epoch))
+        return; /* news of a newer epoch or leader, whatever it answers */
+    bool failed = v->error != KAFKA_NONE || v->partition_error != KAFKA_NONE;
+    /* Only the answer to our request in flight counts: a voter that granted
+     * or refused moved to our epoch first, so an older one is stale. */
+    if (r->role != RAFT_ROLE_CANDIDATE || (!failed && v->leader_epoch != r->q.epoch) ||
+        !raft_request_done(r, peer, RAFT_MSG_VOTE_RESPONSE))
         return;
-    if (r->role != RAFT_ROLE_CANDIDATE || v->leader_epoch != r->q.epoch)
-        return;
-    if (v->error != KAFKA_NONE || v->partition_error != KAFKA_NONE) {
+    if (failed) {
         peer->out.retry_at_ms = r->now_ms + r->cfg.retry_backoff_ms;
         return;
     }

@@ -2,6 +2,8 @@
  * end, one Fetch in flight, none while the last response is still unflushed),
  * appending and truncating, and the BeginQuorumEpoch / EndQuorumEpoch
  * requests a leader sends to voters. */
+#include <stdio.h>
+
 #include "kq/kafka_errors.h"
 #include "kq/record.h"
 #include "raft_internal.h"
@@ -48,7 +50,6 @@ void raft_maybe_fetch(raft *r, raft_output *out)
         .max_wait_ms = (int32_t)r->cfg.fetch_max_wait_ms,
         .max_bytes = (int32_t)r->cfg.fetch_max_bytes,
     };
-    r->fetch_offset_sent = pos;
     r->fetch_target = p->id;
     raft_request(r, out, p, &m);
 }
@@ -56,7 +57,13 @@ void raft_maybe_fetch(raft *r, raft_output *out)
 void raft_poll_follower(raft *r, raft_output *out)
 {
     if (r->now_ms >= r->fetch_deadline_ms) {
-        if (r->is_voter)
+        if (r->is_voter && r->end_epoch_shortened) {
+            char why[96];
+            snprintf(why, sizeof(why), "%s after EndQuorumEpoch from leader %d",
+                     r->end_epoch_preferred ? "preferred successor" : "not a preferred successor",
+                     r->q.leader_id);
+            raft_become_candidate(r, out, why);
+        } else if (r->is_voter)
             raft_become_candidate(r, out, "fetch timeout");
         else
             raft_become_unattached(r, out, r->q.epoch, "fetch timeout");
@@ -76,32 +83,22 @@ void raft_follower_update_hw(raft *r, raft_output *out)
 
 /* Mirrors how Kafka truncates to a diverging epoch: to the smaller of the
  * leader's end for that epoch and ours. */
-static void truncate_diverging(raft *r, raft_output *out, raft_peer *leader, int32_t epoch,
-                               int64_t end)
+static int64_t diverging_offset(const raft *r, int32_t epoch, int64_t end)
 {
-    int64_t offset;
-    if (epoch == 0) {
-        offset = end < r->end_offset ? end : r->end_offset;
-    } else {
-        int32_t local_epoch;
-        int64_t local_end;
-        raft_ec_end_for(&r->ec, epoch, r->end_offset, &local_epoch, &local_end);
-        offset = local_epoch == epoch && end < local_end ? end : local_end;
-    }
-    if (offset < r->high_watermark) {
-        /* Committed data never goes: refuse and retry later. */
-        leader->out.retry_at_ms = r->now_ms + r->cfg.retry_backoff_ms;
-        return;
-    }
-    raft_truncate(r, out, offset);
+    if (epoch == 0)
+        return end < r->end_offset ? end : r->end_offset;
+    int32_t local_epoch;
+    int64_t local_end;
+    raft_ec_end_for(&r->ec, epoch, r->end_offset, &local_epoch, &local_end);
+    return local_epoch == epoch && end < local_end ? end : local_end;
 }
 
-/* Appends the whole batches at the start of data that continue our log.
- * Returns false if the first batch does not start where we asked. */
-static bool append_records(raft *r, raft_output *out, const uint8_t *data, size_t len,
-                           int32_t leader_epoch)
+/* Appends the whole batches at the start of data that continue our log at
+ * fetch_offset. Returns false if nothing usable starts there. */
+static bool append_records(raft *r, raft_output *out, int64_t fetch_offset,
+                           const uint8_t *data, size_t len, int32_t leader_epoch)
 {
-    if (r->fetch_offset_sent != r->end_offset)
+    if (fetch_offset != r->end_offset)
         return false;
     size_t pos = 0;
     int64_t next = r->end_offset;
@@ -118,7 +115,7 @@ static bool append_records(raft *r, raft_output *out, const uint8_t *data, size_
         pos += record_batch_size(&h);
     }
     if (pos == 0)
-        return len == 0;
+        return false;
     raft_action *a = raft_out_push(out, RAFT_ACTION_APPEND);
     if (!a)
         return false;
@@ -130,29 +127,84 @@ static bool append_records(raft *r, raft_output *out, const uint8_t *data, size_
     return true;
 }
 
+/* BaseOffset of the first batch (its first 8 bytes), or -1. */
+static int64_t first_base_offset(const uint8_t *data, size_t len)
+{
+    if (!data || len < 8)
+        return -1;
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++)
+        v = v << 8 | data[i];
+    return (int64_t)v;
+}
+
+/* Whether a successful response from our leader in our epoch can answer the
+ * fetch in flight (req). Responses carry no request id; a duplicate or a late
+ * answer to an earlier fetch must not count, or it would act on old data and
+ * start a second fetch loop next to the one in flight. */
+static bool answers_fetch(const raft *r, const raft_outbound *req, const raft_fetch_response *f)
+{
+    if (f->diverging_epoch >= 0) {
+        /* The leader reports the largest epoch <= last_fetched_epoch and its
+         * end, and only when our log does not hold up to fetch_offset. */
+        if (f->diverging_epoch > req->fetch_last_epoch ||
+            (f->diverging_epoch == req->fetch_last_epoch &&
+             f->diverging_end_offset >= req->fetch_offset))
+            return false;
+        /* In one epoch the leader's log below what it confirmed to us never
+         * changes: a divergence below that answers an older fetch. */
+        int64_t to = diverging_offset(r, f->diverging_epoch, f->diverging_end_offset);
+        return to >= r->fetch_verified_end && to >= r->high_watermark && to < r->end_offset;
+    }
+    if (f->records_len > 0) /* the leader reads from the offset asked */
+        return first_base_offset(f->records, f->records_len) == req->fetch_offset;
+    /* Empty: a long poll ends when it expires or the HW moves. An earlier,
+     * unchanged answer is a copy, or the leader letting go of a fetch it holds
+     * for us because a newer one arrived. */
+    int64_t waited = r->now_ms - req->sent_ms;
+    return f->high_watermark > r->leader_hw || waited * 2 >= req->fetch_max_wait_ms;
+}
+
 void raft_on_fetch_response(raft *r, const raft_msg *m, raft_output *out)
 {
     const raft_fetch_response *f = &m->u.fetch_response;
     raft_peer *p = raft_voter(r, m->from);
-    if (!p || !raft_request_done(p, RAFT_MSG_FETCH_RESPONSE))
-        return; /* not an answer we wait for */
-    int16_t err = f->error != KAFKA_NONE ? f->error : f->partition_error;
-    if (raft_observe_leader(r, out, f->leader_id, f->leader_epoch))
+    if (!p)
         return;
-    if (err != KAFKA_NONE || r->role != RAFT_ROLE_FOLLOWER || m->from != r->q.leader_id ||
-        f->leader_epoch != r->q.epoch) {
+    if (raft_observe_leader(r, out, f->leader_id, f->leader_epoch))
+        return; /* news of a newer epoch or leader, whatever it answers */
+    if (!raft_request_pending(r, p, RAFT_MSG_FETCH_RESPONSE))
+        return; /* no fetch in flight to it: a duplicate or a late answer */
+    raft_outbound req = p->out;
+    int16_t err = f->error != KAFKA_NONE ? f->error : f->partition_error;
+    bool from_leader = r->role == RAFT_ROLE_FOLLOWER && m->from == r->q.leader_id;
+    /* Our leader answers in our epoch: anything older is stale. */
+    if (from_leader && f->leader_epoch != r->q.epoch)
+        return;
+    if (err != KAFKA_NONE || !from_leader) {
+        raft_request_done(r, p, RAFT_MSG_FETCH_RESPONSE);
         p->out.retry_at_ms = r->now_ms + r->cfg.retry_backoff_ms;
         return;
     }
+    if (!answers_fetch(r, &req, f))
+        return;
+    raft_request_done(r, p, RAFT_MSG_FETCH_RESPONSE);
     r->fetch_deadline_ms = r->now_ms + r->cfg.fetch_timeout_ms;
+    r->end_epoch_shortened = false;
     if (f->diverging_epoch >= 0) {
-        truncate_diverging(r, out, p, f->diverging_epoch, f->diverging_end_offset);
+        raft_truncate(r, out, diverging_offset(r, f->diverging_epoch, f->diverging_end_offset));
         return;
     }
-    if (f->records_len > 0 && f->records &&
-        !append_records(r, out, f->records, f->records_len, f->leader_epoch)) {
-        p->out.retry_at_ms = r->now_ms + r->cfg.retry_backoff_ms; /* dropped */
-        return;
+    /* The leader checked our log up to fetch_offset before answering. */
+    if (req.fetch_offset > r->fetch_verified_end)
+        r->fetch_verified_end = req.fetch_offset;
+    if (f->records_len > 0) {
+        if (!append_records(r, out, req.fetch_offset, f->records, f->records_len,
+                            f->leader_epoch)) {
+            p->out.retry_at_ms = r->now_ms + r->cfg.retry_backoff_ms; /* dropped */
+            return;
+        }
+        r->fetch_verified_end = r->end_offset; /* the leader's own batches */
     }
     if (f->high_watermark > r->leader_hw)
         r->leader_hw = f->high_watermark;
@@ -198,14 +250,17 @@ void raft_on_begin_epoch_request(raft *r, const raft_msg *m, raft_output *out)
 }
 
 /* Kafka's strict exponential backoff by position among preferred successors. */
-static int64_t end_epoch_backoff(const raft *r, const raft_end_epoch_request *req)
+static int64_t end_epoch_backoff(const raft *r, const raft_end_epoch_request *req,
+                                 bool *preferred)
 {
+    *preferred = false;
     int n = req->preferred_count < 0 ? 0 : req->preferred_count;
     if (n > RAFT_VOTERS_MAX)
         n = RAFT_VOTERS_MAX;
     for (int i = 0; i < n; i++) {
         if (req->preferred_successors[i] != r->cfg.node_id)
             continue;
+        *preferred = true;
         if (i == 0)
             return 0;
         int shift = i - 1 > 20 ? 20 : i - 1;
@@ -225,9 +280,13 @@ void raft_on_end_epoch_request(raft *r, const raft_msg *m, raft_output *out)
             raft_become_follower(r, out, req->leader_epoch, req->leader_id,
                                  "EndQuorumEpoch in a newer epoch");
         if (r->role == RAFT_ROLE_FOLLOWER && r->q.leader_id == req->leader_id) {
-            int64_t at = r->now_ms + end_epoch_backoff(r, req);
-            if (at < r->fetch_deadline_ms)
+            bool preferred;
+            int64_t at = r->now_ms + end_epoch_backoff(r, req, &preferred);
+            if (at < r->fetch_deadline_ms) {
                 r->fetch_deadline_ms = at;
+                r->end_epoch_shortened = true;
+                r->end_epoch_preferred = preferred;
+            }
             raft_out_reason(out, "leader %d resigned epoch %d", req->leader_id,
                             req->leader_epoch);
         }

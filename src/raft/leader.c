@@ -201,21 +201,34 @@ void raft_on_shutdown(raft *r, raft_output *out)
         r->shutdown_done = true;
 }
 
+/* Takes a Begin/EndQuorumEpoch response as the answer to the request in
+ * flight to p, setting *acked or backing off. Ignored (false) when it cannot
+ * be that answer: with no request in flight it is a duplicate or a late one,
+ * and a success from an older epoch is stale (a voter that accepts moves to
+ * our epoch first). */
+static bool take_epoch_answer(raft *r, raft_peer *p, const raft_epoch_response *e,
+                              enum raft_msg_type type, bool *acked)
+{
+    bool failed = e->error != KAFKA_NONE || e->partition_error != KAFKA_NONE;
+    if ((!failed && e->leader_epoch != r->q.epoch) || !raft_request_done(r, p, type))
+        return false;
+    if (failed)
+        p->out.retry_at_ms = r->now_ms + r->cfg.retry_backoff_ms;
+    else
+        *acked = true;
+    return true;
+}
+
 void raft_on_begin_epoch_response(raft *r, const raft_msg *m, raft_output *out)
 {
     const raft_epoch_response *e = &m->u.begin_epoch_response;
     raft_peer *p = raft_voter(r, m->from);
     if (!p)
         return;
-    raft_request_done(p, RAFT_MSG_BEGIN_EPOCH_RESPONSE);
     if (raft_observe_leader(r, out, e->leader_id, e->leader_epoch))
         return;
-    if (r->role != RAFT_ROLE_LEADER || e->leader_epoch != r->q.epoch)
-        return;
-    if (e->error != KAFKA_NONE || e->partition_error != KAFKA_NONE)
-        p->out.retry_at_ms = r->now_ms + r->cfg.retry_backoff_ms;
-    else
-        p->begin_acked = true;
+    if (r->role == RAFT_ROLE_LEADER)
+        take_epoch_answer(r, p, e, RAFT_MSG_BEGIN_EPOCH_RESPONSE, &p->begin_acked);
 }
 
 void raft_on_end_epoch_response(raft *r, const raft_msg *m, raft_output *out)
@@ -224,15 +237,10 @@ void raft_on_end_epoch_response(raft *r, const raft_msg *m, raft_output *out)
     raft_peer *p = raft_voter(r, m->from);
     if (!p)
         return;
-    raft_request_done(p, RAFT_MSG_END_EPOCH_RESPONSE);
     if (raft_observe_leader(r, out, e->leader_id, e->leader_epoch))
         return;
-    if (r->role != RAFT_ROLE_RESIGNED)
-        return;
-    if (e->error != KAFKA_NONE || e->partition_error != KAFKA_NONE)
-        p->out.retry_at_ms = r->now_ms + r->cfg.retry_backoff_ms;
-    else
-        p->end_acked = true;
+    if (r->role == RAFT_ROLE_RESIGNED)
+        take_epoch_answer(r, p, e, RAFT_MSG_END_EPOCH_RESPONSE, &p->end_acked);
 }
 
 void raft_poll_shutdown(raft *r, raft_output *out)

@@ -21,13 +21,27 @@ bool raft_request(raft *r, raft_output *out, raft_peer *peer, raft_msg *msg)
         timeout += msg->u.fetch_request.max_wait_ms;
     peer->out.inflight = true;
     peer->out.type = msg->type;
+    peer->out.epoch = r->q.epoch;
+    peer->out.sent_ms = r->now_ms;
     peer->out.deadline_ms = r->now_ms + timeout;
+    if (msg->type == RAFT_MSG_FETCH_REQUEST) {
+        peer->out.fetch_offset = msg->u.fetch_request.fetch_offset;
+        peer->out.fetch_last_epoch = msg->u.fetch_request.last_fetched_epoch;
+        peer->out.fetch_max_wait_ms = msg->u.fetch_request.max_wait_ms;
+    }
     return true;
 }
 
-bool raft_request_done(raft_peer *peer, enum raft_msg_type response_type)
+bool raft_request_pending(const raft *r, const raft_peer *peer,
+                          enum raft_msg_type response_type)
 {
-    if (!peer->out.inflight || peer->out.type + 1 != response_type)
+    return peer->out.inflight && peer->out.type + 1 == response_type &&
+           peer->out.epoch == r->q.epoch;
+}
+
+bool raft_request_done(raft *r, raft_peer *peer, enum raft_msg_type response_type)
+{
+    if (!raft_request_pending(r, peer, response_type))
         return false;
     peer->out.inflight = false;
     return true;

@@ -64,6 +64,8 @@ static void transition(raft *r, raft_output *out, enum raft_role role, int32_t e
     raft_peers_reset(r);
     r->backing_off = false;
     r->fetch_target = -1;
+    r->fetch_verified_end = 0;
+    r->end_epoch_shortened = false;
     out->role_changed = true;
 }
 

@@ -19,12 +19,21 @@
  * optional actions (request retries, parked fetch answers). */
 #define RAFT_ACTIONS_RESERVE 6
 
-/* One outbound request slot per peer: at most one request in flight. */
+/* One outbound request slot per peer: at most one request in flight.
+ * Responses carry no request id, so the slot remembers what was asked: a
+ * response counts only if it can answer that request (a duplicate, or a late
+ * answer to a request that timed out, must not). */
 typedef struct raft_outbound {
     bool inflight;
     enum raft_msg_type type;
+    int32_t epoch;       /* our epoch when it was sent */
+    int64_t sent_ms;
     int64_t deadline_ms; /* treated as SEND_FAILED when reached */
     int64_t retry_at_ms; /* no new request before this */
+    /* Fetch only: what the request asked. */
+    int64_t fetch_offset;
+    int32_t fetch_last_epoch;
+    int32_t fetch_max_wait_ms;
 } raft_outbound;
 
 typedef struct raft_peer {
@@ -84,8 +93,13 @@ struct raft {
     /* follower (and observers looking for a leader) */
     int64_t fetch_deadline_ms;
     int32_t fetch_target;
-    int64_t fetch_offset_sent;
     int64_t leader_hw;
+    /* The leader confirmed our log below this in this epoch (answered a fetch
+     * there without divergence, or sent the records): no truncation below. */
+    int64_t fetch_verified_end;
+    /* An EndQuorumEpoch from the leader shortened fetch_deadline_ms. */
+    bool end_epoch_shortened;
+    bool end_epoch_preferred;
     /* leader */
     int64_t epoch_start_offset;
     bool leader_hw_known; /* committed something in this epoch (Kafka: HW known) */
@@ -149,8 +163,12 @@ bool raft_observe_leader(raft *r, raft_output *out, int32_t leader_id, int32_t e
 /* Sends a request to peer unless one is in flight or it backs off. */
 bool raft_request(raft *r, raft_output *out, raft_peer *peer, raft_msg *msg);
 bool raft_can_request(raft *r, const raft_peer *peer, const raft_output *out);
-/* Marks the slot answered; false if no request of that type was pending. */
-bool raft_request_done(raft_peer *peer, enum raft_msg_type response_type);
+/* True if a request that response_type answers is in flight to peer and was
+ * sent in the current epoch. */
+bool raft_request_pending(const raft *r, const raft_peer *peer,
+                          enum raft_msg_type response_type);
+/* Marks the slot answered; false (and no change) unless it was pending. */
+bool raft_request_done(raft *r, raft_peer *peer, enum raft_msg_type response_type);
 void raft_request_failed(raft *r, raft_peer *peer);
 void raft_requests_expire(raft *r);
 void raft_requests_wake(raft *r, raft_output *out);

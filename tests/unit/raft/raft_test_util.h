@@ -10,8 +10,10 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "kq/buf.h"
 #include "kq/kafka_errors.h"
 #include "kq/raft.h"
+#include "kq/record.h"
 
 static inline raft_config rt_config(int32_t self, int voters)
 {
@@ -121,6 +123,37 @@ static inline int rt_sent_count(const raft_output *out, enum raft_msg_type mt)
     return n;
 }
 
+
+/* Appends one v2 batch of n records at base/epoch to buf (*len bytes used). */
+static inline void rt_batch(uint8_t *buf, size_t cap, size_t *len, int64_t base,
+                            int32_t epoch, int n)
+{
+    record recs[8];
+    assert_true(n > 0 && n <= 8);
+    memset(recs, 0, sizeof(recs));
+    for (int i = 0; i < n; i++) {
+        recs[i].key.len = -1;
+        recs[i].value = kq_slice_cstr("v");
+        recs[i].timestamp = 1000;
+    }
+    record_batch_builder_args a;
+    memset(&a, 0, sizeof(a));
+    a.base_offset = base;
+    a.partition_leader_epoch = epoch;
+    a.producer_id = -1;
+    a.producer_epoch = -1;
+    a.base_sequence = -1;
+    a.base_timestamp = 1000;
+    a.records = recs;
+    a.record_count = n;
+    kq_writer w;
+    kq_writer_init(&w, 0);
+    assert_true(record_batch_build(&w, &a));
+    assert_true(*len + w.len <= cap);
+    memcpy(buf + *len, w.data, w.len);
+    *len += w.len;
+    kq_writer_free(&w);
+}
 
 static inline raft_msg rt_fetch_req(int32_t from, int32_t epoch, int64_t offset,
                                     int32_t last_epoch, int32_t max_wait, uint64_t token)

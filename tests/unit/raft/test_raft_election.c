@@ -281,6 +281,36 @@ static void test_hopeless_candidates_do_not_postpone_election(void **state)
     raft_destroy(r);
 }
 
+static void test_backoff_at_cap_stays_random(void **state)
+{
+    (void)state;
+    /* Two candidates refusing each other must not retry in lockstep once the
+     * exponential backoff reaches election_backoff_max_ms. */
+    raft_config c = rt_config(1, 3);
+    raft *r = rt_create(&c, 0, -1, -1, 0, NULL, 0);
+    raft_output out;
+    rt_tick(r, 2000, &out);
+    int64_t now = 2000;
+    int below_cap = 0;
+    for (int round = 1; round <= 24; round++) {
+        raft_status s;
+        raft_get_status(r, &s);
+        assert_int_equal(s.role, RAFT_ROLE_CANDIDATE);
+        raft_msg no = rt_vote_resp(2, s.epoch, false);
+        rt_recv(r, now + 1, &no, &out);
+        no = rt_vote_resp(3, s.epoch, false);
+        rt_recv(r, now + 2, &no, &out);
+        int64_t wait = out.wake_at_ms - (now + 2);
+        assert_true(wait >= 100 && wait <= 1000);
+        if (round > 12 && wait < 1000)
+            below_cap++;
+        now = out.wake_at_ms;
+        rt_tick(r, now, &out);
+    }
+    assert_true(below_cap >= 6); /* of 12 rounds at the cap */
+    raft_destroy(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -295,6 +325,7 @@ int main(void)
         cmocka_unit_test(test_begin_epoch_makes_follower),
         cmocka_unit_test(test_restart_rules),
         cmocka_unit_test(test_hopeless_candidates_do_not_postpone_election),
+        cmocka_unit_test(test_backoff_at_cap_stays_random),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,39 +3,12 @@
  * fetch timeouts and EndQuorumEpoch. */
 #include "raft_test_util.h"
 
-#include "kq/buf.h"
-#include "kq/record.h"
-
 static uint8_t g_buf[4096];
 static size_t g_len;
 
-/* Appends one batch of n records at base/epoch to g_buf. */
 static void add_batch(int64_t base, int32_t epoch, int n)
 {
-    record recs[8];
-    memset(recs, 0, sizeof(recs));
-    for (int i = 0; i < n; i++) {
-        recs[i].key.len = -1;
-        recs[i].value = kq_slice_cstr("v");
-        recs[i].timestamp = 1000;
-    }
-    record_batch_builder_args a;
-    memset(&a, 0, sizeof(a));
-    a.base_offset = base;
-    a.partition_leader_epoch = epoch;
-    a.producer_id = -1;
-    a.producer_epoch = -1;
-    a.base_sequence = -1;
-    a.base_timestamp = 1000;
-    a.records = recs;
-    a.record_count = n;
-    kq_writer w;
-    kq_writer_init(&w, 0);
-    assert_true(record_batch_build(&w, &a));
-    assert_true(g_len + w.len <= sizeof(g_buf));
-    memcpy(g_buf + g_len, w.data, w.len);
-    g_len += w.len;
-    kq_writer_free(&w);
+    rt_batch(g_buf, sizeof(g_buf), &g_len, base, epoch, n);
 }
 
 static raft_msg fetch_ok(int32_t epoch, int64_t hw)
@@ -129,7 +102,11 @@ static void test_follower_drops_records_at_wrong_offset(void **state)
     rt_recv(r, 5, &resp, &out);
     assert_int_equal(rt_count(&out, RAFT_ACTION_APPEND), 0);
     assert_int_equal(rt_count(&out, RAFT_ACTION_FLUSH), 0);
-    rt_tick(r, 5 + 50, &out); /* refetches after the retry backoff */
+    /* not the answer to the fetch at 0: that one stays in flight */
+    rt_tick(r, 100, &out);
+    assert_int_equal(rt_sent_count(&out, RAFT_MSG_FETCH_REQUEST), 0);
+    rt_tick(r, 900, &out); /* request timeout + max wait */
+    rt_tick(r, 950, &out); /* + retry backoff */
     assert_int_equal(rt_sent(&out, RAFT_MSG_FETCH_REQUEST, 1)->u.fetch_request.fetch_offset, 0);
     raft_destroy(r);
 }
@@ -255,6 +232,7 @@ static void test_end_epoch_preferred_successor(void **state)
     raft_get_status(r, &s);
     assert_int_equal(s.role, RAFT_ROLE_CANDIDATE); /* first: at once */
     assert_int_equal(s.epoch, 4);
+    assert_non_null(strstr(out.reason, "preferred successor after EndQuorumEpoch from leader 1"));
     raft_destroy(r);
 
     r = follower(0, 0, NULL, 0);
@@ -267,6 +245,8 @@ static void test_end_epoch_preferred_successor(void **state)
     rt_tick(r, 60, &out);
     raft_get_status(r, &s);
     assert_int_equal(s.role, RAFT_ROLE_CANDIDATE);
+    assert_non_null(strstr(out.reason, "preferred successor after EndQuorumEpoch from leader 1"));
+    assert_null(strstr(out.reason, "fetch timeout"));
     raft_destroy(r);
 }
 
