@@ -503,9 +503,12 @@ int kq_config_load_warn(const char *path, kq_config *out, char *err,
         cfg_fail(&c, 0, NULL, "out of memory");
         goto out;
     }
+    errno = 0;
     int bad = ini_parse_stream(cfg_reader, &c, cfg_handler, &c);
     if (ferror(c.fp)) {
-        cfg_fail(&c, 0, NULL, "read error");
+        int e = errno;
+        c.failed = false;
+        cfg_fail(&c, 0, NULL, "cannot read: %s", e ? strerror(e) : "I/O error");
         goto out;
     }
     if (bad > 0 && (!c.failed || bad < c.err_line)) {

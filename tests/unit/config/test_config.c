@@ -389,6 +389,8 @@ static void test_errors_file_level(void **state)
                                          sizeof err, NULL), -1);
     assert_string_equal(err, "/nonexistent/dir/x.properties: cannot open: "
                              "No such file or directory");
+    assert_int_equal(kq_config_load_warn("/tmp", &cfg, err, sizeof err, NULL), -1);
+    assert_string_equal(err, "/tmp: cannot read: Is a directory");
     expect_error("listeners=PLAINTEXT://localhost:9092\n",
                  ": broker.id: required (set broker.id or node.id)");
     expect_error("broker.id=1\njust some words\n",
