@@ -108,6 +108,9 @@ void handler_on_frame(handler *h, void *slot, uint8_t *frame, size_t len)
     case WIRE_API_DESCRIBE_CLUSTER:
         handle_describe_cluster(h, &req, &r);
         break;
+    case WIRE_API_FIND_COORDINATOR:
+        handle_find_coordinator(h, &req, &r);
+        break;
     default:
         h->svc.reply_close(slot, "unsupported API");
         break;

@@ -94,6 +94,7 @@ void handle_list_offsets(handler *h, handler_request *req, kq_reader *r);
 void handle_init_producer_id(handler *h, handler_request *req, kq_reader *r);
 void handle_describe_quorum(handler *h, handler_request *req, kq_reader *r);
 void handle_describe_cluster(handler *h, handler_request *req, kq_reader *r);
+void handle_find_coordinator(handler *h, handler_request *req, kq_reader *r);
 void handle_raft_request(handler *h, handler_request *req, kq_reader *r);
 /* Replica fetch (replica id >= 0) decoded by handle_fetch. */
 struct wire_fetch_request;

@@ -14,6 +14,7 @@ static const struct api_info api_infos[] = {
     {WIRE_API_PRODUCE, 9, "Produce"},
     {WIRE_API_FETCH, 12, "Fetch"},
     {WIRE_API_LIST_OFFSETS, 6, "ListOffsets"},
+    {WIRE_API_FIND_COORDINATOR, 3, "FindCoordinator"},
     {WIRE_API_METADATA, 9, "Metadata"},
     {WIRE_API_API_VERSIONS, 3, "ApiVersions"},
     {WIRE_API_INIT_PRODUCER_ID, 2, "InitProducerId"},
@@ -25,11 +26,14 @@ static const struct api_info api_infos[] = {
 };
 
 /* librdkafka needs Produce to overlap 0..0 to compress and Fetch to overlap
- * 4..4 to use message format v2, hence the low minimums. */
+ * 4..4 to use message format v2, hence the low minimums. It also turns lz4
+ * off unless FindCoordinator overlaps 0..0, so v0 is advertised (and
+ * answered: there is no group coordinator here). */
 static const wire_api_range advertised[] = {
     {WIRE_API_PRODUCE, 0, 12},
     {WIRE_API_FETCH, 4, 17},
     {WIRE_API_LIST_OFFSETS, 0, 10},
+    {WIRE_API_FIND_COORDINATOR, 0, 0},
     {WIRE_API_METADATA, 0, 12},
     {WIRE_API_API_VERSIONS, 0, 4},
     {WIRE_API_INIT_PRODUCER_ID, 0, 5},
