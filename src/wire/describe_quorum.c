@@ -3,12 +3,33 @@
 
 #include "kq/wire_describe_quorum.h"
 #include "raft_common.h"
+#include "topic_array.h"
 #include "wire_codec.h"
 
 static bool version_ok(int16_t v)
 {
     return v >= WIRE_DESCRIBE_QUORUM_MIN_VERSION && v <= WIRE_DESCRIBE_QUORUM_MAX_VERSION;
 }
+
+static void read_request_partition(kq_reader *r, const wire_ctx *c, void *part)
+{
+    (void)c;
+    wire_describe_quorum_partition *p = part;
+    p->partition_index = kq_read_i32(r);
+    kq_skip_tagged_fields(r);
+}
+
+static void write_request_partition(kq_writer *w, const wire_ctx *c, const void *part)
+{
+    (void)c;
+    const wire_describe_quorum_partition *p = part;
+    kq_write_i32(w, p->partition_index);
+    kq_write_empty_tagged_fields(w);
+}
+
+static const wire_topics_layout request_topics =
+    WIRE_TOPICS_LAYOUT(wire_describe_quorum_topic, topic_name, 1, 1, read_request_partition,
+                       write_request_partition);
 
 int wire_describe_quorum_request_decode(kq_reader *r, int16_t v, kq_arena *arena,
                                         wire_describe_quorum_request *out)
@@ -18,21 +39,8 @@ int wire_describe_quorum_request_decode(kq_reader *r, int16_t v, kq_arena *arena
         kq_reader_fail(r);
         return -1;
     }
-    int32_t nt = wire_read_array_len(r, true, false);
-    out->topics = wire_alloc_array(r, arena, nt, sizeof *out->topics, 1);
-    out->topic_count = r->error ? 0 : nt;
-    for (int32_t i = 0; i < nt && !r->error; i++) {
-        wire_describe_quorum_topic *t = &out->topics[i];
-        t->topic_name = wire_read_string(r, true);
-        int32_t np = wire_read_array_len(r, true, false);
-        t->partitions = wire_alloc_array(r, arena, np, sizeof *t->partitions, 1);
-        t->partition_count = r->error ? 0 : np;
-        for (int32_t j = 0; j < np && !r->error; j++) {
-            t->partitions[j].partition_index = kq_read_i32(r);
-            kq_skip_tagged_fields(r);
-        }
-        kq_skip_tagged_fields(r);
-    }
+    wire_ctx c = {v, true, arena};
+    out->topics = wire_topics_read(r, &c, &request_topics, &out->topic_count);
     kq_skip_tagged_fields(r);
     return r->error ? -1 : 0;
 }
@@ -44,17 +52,8 @@ void wire_describe_quorum_request_encode(kq_writer *w, int16_t v,
         w->error = true;
         return;
     }
-    wire_write_array_len(w, true, false, in->topic_count);
-    for (int32_t i = 0; i < in->topic_count; i++) {
-        const wire_describe_quorum_topic *t = &in->topics[i];
-        wire_write_string(w, true, t->topic_name);
-        wire_write_array_len(w, true, false, t->partition_count);
-        for (int32_t j = 0; j < t->partition_count; j++) {
-            kq_write_i32(w, t->partitions[j].partition_index);
-            kq_write_empty_tagged_fields(w);
-        }
-        kq_write_empty_tagged_fields(w);
-    }
+    wire_ctx c = {v, true, NULL};
+    wire_topics_write(w, &c, &request_topics, in->topics, in->topic_count);
     kq_write_empty_tagged_fields(w);
 }
 
@@ -93,19 +92,39 @@ static void write_replicas(kq_writer *w, int16_t v, const wire_describe_quorum_r
     }
 }
 
-static void read_partition(kq_reader *r, int16_t v, kq_arena *arena,
-                           wire_describe_quorum_partition_data *p)
+static void read_partition(kq_reader *r, const wire_ctx *c, void *part)
 {
+    wire_describe_quorum_partition_data *p = part;
+    int16_t v = c->version;
     p->partition_index = kq_read_i32(r);
     p->error_code = kq_read_i16(r);
     p->error_message = v >= 2 ? wire_read_nullable_string(r, true) : WIRE_NULL_SLICE;
     p->leader_id = kq_read_i32(r);
     p->leader_epoch = kq_read_i32(r);
     p->high_watermark = kq_read_i64(r);
-    p->current_voter_count = read_replicas(r, v, arena, &p->current_voters);
-    p->observer_count = read_replicas(r, v, arena, &p->observers);
+    p->current_voter_count = read_replicas(r, v, c->arena, &p->current_voters);
+    p->observer_count = read_replicas(r, v, c->arena, &p->observers);
     kq_skip_tagged_fields(r);
 }
+
+static void write_partition(kq_writer *w, const wire_ctx *c, const void *part)
+{
+    const wire_describe_quorum_partition_data *p = part;
+    int16_t v = c->version;
+    kq_write_i32(w, p->partition_index);
+    kq_write_i16(w, p->error_code);
+    if (v >= 2)
+        wire_write_nullable_string(w, true, p->error_message);
+    kq_write_i32(w, p->leader_id);
+    kq_write_i32(w, p->leader_epoch);
+    kq_write_i64(w, p->high_watermark);
+    write_replicas(w, v, p->current_voters, p->current_voter_count);
+    write_replicas(w, v, p->observers, p->observer_count);
+    kq_write_empty_tagged_fields(w);
+}
+
+static const wire_topics_layout response_topics = WIRE_TOPICS_LAYOUT(
+    wire_describe_quorum_topic_data, topic_name, 1, 1, read_partition, write_partition);
 
 int wire_describe_quorum_response_decode(kq_reader *r, int16_t v, kq_arena *arena,
                                          wire_describe_quorum_response *out)
@@ -117,19 +136,8 @@ int wire_describe_quorum_response_decode(kq_reader *r, int16_t v, kq_arena *aren
     }
     out->error_code = kq_read_i16(r);
     out->error_message = v >= 2 ? wire_read_nullable_string(r, true) : WIRE_NULL_SLICE;
-    int32_t nt = wire_read_array_len(r, true, false);
-    out->topics = wire_alloc_array(r, arena, nt, sizeof *out->topics, 1);
-    out->topic_count = r->error ? 0 : nt;
-    for (int32_t i = 0; i < nt && !r->error; i++) {
-        wire_describe_quorum_topic_data *t = &out->topics[i];
-        t->topic_name = wire_read_string(r, true);
-        int32_t np = wire_read_array_len(r, true, false);
-        t->partitions = wire_alloc_array(r, arena, np, sizeof *t->partitions, 1);
-        t->partition_count = r->error ? 0 : np;
-        for (int32_t j = 0; j < np && !r->error; j++)
-            read_partition(r, v, arena, &t->partitions[j]);
-        kq_skip_tagged_fields(r);
-    }
+    wire_ctx c = {v, true, arena};
+    out->topics = wire_topics_read(r, &c, &response_topics, &out->topic_count);
     if (v >= 2) {
         int32_t nn = wire_read_array_len(r, true, false);
         out->nodes = wire_alloc_array(r, arena, nn, sizeof *out->nodes, 1);
@@ -155,26 +163,8 @@ void wire_describe_quorum_response_encode(kq_writer *w, int16_t v,
     kq_write_i16(w, in->error_code);
     if (v >= 2)
         wire_write_nullable_string(w, true, in->error_message);
-    wire_write_array_len(w, true, false, in->topic_count);
-    for (int32_t i = 0; i < in->topic_count; i++) {
-        const wire_describe_quorum_topic_data *t = &in->topics[i];
-        wire_write_string(w, true, t->topic_name);
-        wire_write_array_len(w, true, false, t->partition_count);
-        for (int32_t j = 0; j < t->partition_count; j++) {
-            const wire_describe_quorum_partition_data *p = &t->partitions[j];
-            kq_write_i32(w, p->partition_index);
-            kq_write_i16(w, p->error_code);
-            if (v >= 2)
-                wire_write_nullable_string(w, true, p->error_message);
-            kq_write_i32(w, p->leader_id);
-            kq_write_i32(w, p->leader_epoch);
-            kq_write_i64(w, p->high_watermark);
-            write_replicas(w, v, p->current_voters, p->current_voter_count);
-            write_replicas(w, v, p->observers, p->observer_count);
-            kq_write_empty_tagged_fields(w);
-        }
-        kq_write_empty_tagged_fields(w);
-    }
+    wire_ctx c = {v, true, NULL};
+    wire_topics_write(w, &c, &response_topics, in->topics, in->topic_count);
     if (v >= 2) {
         wire_write_array_len(w, true, false, in->node_count);
         for (int32_t i = 0; i < in->node_count; i++) {

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "kq/wire_fetch.h"
+#include "topic_array.h"
 #include "wire_codec.h"
 
 const kq_uuid WIRE_METADATA_TOPIC_ID = {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}};
@@ -31,9 +32,11 @@ static void write_topic_ref(kq_writer *w, int16_t v, kq_slice topic, kq_uuid top
 
 /* ---- request ---- */
 
-static void read_fetch_partition(kq_reader *r, int16_t v, wire_fetch_partition *p)
+static void read_fetch_partition(kq_reader *r, const wire_ctx *c, void *part)
 {
-    bool flex = v >= 12;
+    wire_fetch_partition *p = part;
+    int16_t v = c->version;
+    bool flex = c->flex;
     p->partition = kq_read_i32(r);
     p->current_leader_epoch = v >= 9 ? kq_read_i32(r) : -1;
     p->fetch_offset = kq_read_i64(r);
@@ -55,17 +58,35 @@ static void read_fetch_partition(kq_reader *r, int16_t v, wire_fetch_partition *
     }
 }
 
-static void read_fetch_topic(kq_reader *r, int16_t v, kq_arena *arena, wire_fetch_topic *t)
+static void write_fetch_partition(kq_writer *w, const wire_ctx *c, const void *part)
 {
-    bool flex = v >= 12;
-    read_topic_ref(r, v, &t->topic, &t->topic_id);
-    int32_t n = wire_read_array_len(r, flex, false);
-    t->partitions = wire_alloc_array(r, arena, n, sizeof *t->partitions, 1);
-    t->partition_count = r->error ? 0 : n;
-    for (int32_t i = 0; i < n && !r->error; i++)
-        read_fetch_partition(r, v, &t->partitions[i]);
-    wire_read_tags_flex(r, flex);
+    const wire_fetch_partition *p = part;
+    int16_t v = c->version;
+    kq_write_i32(w, p->partition);
+    if (v >= 9)
+        kq_write_i32(w, p->current_leader_epoch);
+    kq_write_i64(w, p->fetch_offset);
+    if (v >= 12)
+        kq_write_i32(w, p->last_fetched_epoch);
+    if (v >= 5)
+        kq_write_i64(w, p->log_start_offset);
+    kq_write_i32(w, p->partition_max_bytes);
+    if (v < 12)
+        return;
+    if (v >= 17 && !wire_uuid_is_zero(p->replica_directory_id)) {
+        kq_writer s;
+        kq_write_uvarint(w, 1);
+        wire_tag_open(w, &s);
+        kq_write_uuid(&s, p->replica_directory_id);
+        wire_tag_close(w, 0, &s);
+    } else {
+        kq_write_empty_tagged_fields(w);
+    }
 }
+
+static const wire_topics_layout request_topics =
+    WIRE_TOPICS_LAYOUT_REF(wire_fetch_topic, topic, topic_id, 1, 1, read_fetch_partition,
+                           write_fetch_partition, read_topic_ref, write_topic_ref);
 
 static void read_forgotten_topic(kq_reader *r, int16_t v, kq_arena *arena,
                                  wire_fetch_forgotten_topic *t)
@@ -113,14 +134,10 @@ int wire_fetch_request_decode(kq_reader *r, int16_t v, kq_arena *arena, wire_fet
     out->session_id = v >= 7 ? kq_read_i32(r) : 0;
     out->session_epoch = v >= 7 ? kq_read_i32(r) : -1;
 
-    int32_t n = wire_read_array_len(r, flex, false);
-    out->topics = wire_alloc_array(r, arena, n, sizeof *out->topics, 1);
-    out->topic_count = r->error ? 0 : n;
-    for (int32_t i = 0; i < n && !r->error; i++)
-        read_fetch_topic(r, v, arena, &out->topics[i]);
-
+    wire_ctx c = {v, flex, arena};
+    out->topics = wire_topics_read(r, &c, &request_topics, &out->topic_count);
     if (v >= 7) {
-        n = wire_read_array_len(r, flex, false);
+        int32_t n = wire_read_array_len(r, flex, false);
         out->forgotten_topics = wire_alloc_array(r, arena, n, sizeof *out->forgotten_topics, 1);
         out->forgotten_topic_count = r->error ? 0 : n;
         for (int32_t i = 0; i < n && !r->error; i++)
@@ -130,30 +147,6 @@ int wire_fetch_request_decode(kq_reader *r, int16_t v, kq_arena *arena, wire_fet
     if (flex)
         read_request_tags(r, v, out);
     return r->error ? -1 : 0;
-}
-
-static void write_fetch_partition(kq_writer *w, int16_t v, const wire_fetch_partition *p)
-{
-    kq_write_i32(w, p->partition);
-    if (v >= 9)
-        kq_write_i32(w, p->current_leader_epoch);
-    kq_write_i64(w, p->fetch_offset);
-    if (v >= 12)
-        kq_write_i32(w, p->last_fetched_epoch);
-    if (v >= 5)
-        kq_write_i64(w, p->log_start_offset);
-    kq_write_i32(w, p->partition_max_bytes);
-    if (v < 12)
-        return;
-    if (v >= 17 && !wire_uuid_is_zero(p->replica_directory_id)) {
-        kq_writer s;
-        kq_write_uvarint(w, 1);
-        wire_tag_open(w, &s);
-        kq_write_uuid(&s, p->replica_directory_id);
-        wire_tag_close(w, 0, &s);
-    } else {
-        kq_write_empty_tagged_fields(w);
-    }
 }
 
 void wire_fetch_request_encode(kq_writer *w, int16_t v, const wire_fetch_request *in)
@@ -173,15 +166,8 @@ void wire_fetch_request_encode(kq_writer *w, int16_t v, const wire_fetch_request
         kq_write_i32(w, in->session_id);
         kq_write_i32(w, in->session_epoch);
     }
-    wire_write_array_len(w, flex, false, in->topic_count);
-    for (int32_t i = 0; i < in->topic_count; i++) {
-        const wire_fetch_topic *t = &in->topics[i];
-        write_topic_ref(w, v, t->topic, t->topic_id);
-        wire_write_array_len(w, flex, false, t->partition_count);
-        for (int32_t j = 0; j < t->partition_count; j++)
-            write_fetch_partition(w, v, &t->partitions[j]);
-        wire_write_tags_flex(w, flex);
-    }
+    wire_ctx c = {v, flex, NULL};
+    wire_topics_write(w, &c, &request_topics, in->topics, in->topic_count);
     if (v >= 7) {
         wire_write_array_len(w, flex, false, in->forgotten_topic_count);
         for (int32_t i = 0; i < in->forgotten_topic_count; i++) {
@@ -243,10 +229,12 @@ static void read_partition_tags(kq_reader *r, wire_fetch_partition_data *p)
     }
 }
 
-static void read_partition_data(kq_reader *r, int16_t v, kq_arena *arena,
-                                wire_fetch_partition_data *p)
+static void read_partition_data(kq_reader *r, const wire_ctx *c, void *part)
 {
-    bool flex = v >= 12;
+    wire_fetch_partition_data *p = part;
+    int16_t v = c->version;
+    bool flex = c->flex;
+    kq_arena *arena = c->arena;
     p->partition_index = kq_read_i32(r);
     p->error_code = kq_read_i16(r);
     p->high_watermark = kq_read_i64(r);
@@ -272,74 +260,11 @@ static void read_partition_data(kq_reader *r, int16_t v, kq_arena *arena,
         read_partition_tags(r, p);
 }
 
-static void read_topic_response(kq_reader *r, int16_t v, kq_arena *arena,
-                                wire_fetch_topic_response *t)
+static void write_partition_data(kq_writer *w, const wire_ctx *c, const void *part)
 {
-    bool flex = v >= 12;
-    read_topic_ref(r, v, &t->topic, &t->topic_id);
-    int32_t n = wire_read_array_len(r, flex, false);
-    t->partitions = wire_alloc_array(r, arena, n, sizeof *t->partitions, 1);
-    t->partition_count = r->error ? 0 : n;
-    for (int32_t i = 0; i < n && !r->error; i++)
-        read_partition_data(r, v, arena, &t->partitions[i]);
-    wire_read_tags_flex(r, flex);
-}
-
-static void read_node_endpoints(kq_reader *r, kq_arena *arena, wire_fetch_response *out)
-{
-    int32_t n = wire_read_array_len(r, true, false);
-    out->node_endpoints = wire_alloc_array(r, arena, n, sizeof *out->node_endpoints, 1);
-    out->node_endpoint_count = r->error ? 0 : n;
-    for (int32_t i = 0; i < n && !r->error; i++) {
-        wire_fetch_node_endpoint *e = &out->node_endpoints[i];
-        e->node_id = kq_read_i32(r);
-        e->host = wire_read_string(r, true);
-        e->port = kq_read_i32(r);
-        e->rack = wire_read_nullable_string(r, true);
-        kq_skip_tagged_fields(r);
-    }
-    if (r->error) {
-        out->node_endpoints = NULL;
-        out->node_endpoint_count = 0;
-    }
-}
-
-int wire_fetch_response_decode(kq_reader *r, int16_t v, kq_arena *arena, wire_fetch_response *out)
-{
-    memset(out, 0, sizeof *out);
-    if (!version_ok(v)) {
-        kq_reader_fail(r);
-        return -1;
-    }
-    bool flex = v >= 12;
-    out->throttle_time_ms = kq_read_i32(r);
-    if (v >= 7) {
-        out->error_code = kq_read_i16(r);
-        out->session_id = kq_read_i32(r);
-    }
-    int32_t n = wire_read_array_len(r, flex, false);
-    out->responses = wire_alloc_array(r, arena, n, sizeof *out->responses, 1);
-    out->response_count = r->error ? 0 : n;
-    for (int32_t i = 0; i < n && !r->error; i++)
-        read_topic_response(r, v, arena, &out->responses[i]);
-    if (flex) {
-        uint32_t tags = wire_tags_begin(r);
-        for (uint32_t i = 0; i < tags; i++) {
-            uint32_t tag;
-            kq_reader sub;
-            if (!wire_tag_next(r, &tag, &sub))
-                break;
-            if (tag == 0 && v >= 16)
-                read_node_endpoints(&sub, arena, out);
-            wire_tag_end(r, &sub);
-        }
-    }
-    return r->error ? -1 : 0;
-}
-
-static void write_partition_data(kq_writer *w, int16_t v, const wire_fetch_partition_data *p)
-{
-    bool flex = v >= 12;
+    const wire_fetch_partition_data *p = part;
+    int16_t v = c->version;
+    bool flex = c->flex;
     kq_write_i32(w, p->partition_index);
     kq_write_i16(w, p->error_code);
     kq_write_i64(w, p->high_watermark);
@@ -383,6 +308,59 @@ static void write_partition_data(kq_writer *w, int16_t v, const wire_fetch_parti
     }
 }
 
+static const wire_topics_layout response_topics =
+    WIRE_TOPICS_LAYOUT_REF(wire_fetch_topic_response, topic, topic_id, 1, 1, read_partition_data,
+                           write_partition_data, read_topic_ref, write_topic_ref);
+
+static void read_node_endpoints(kq_reader *r, kq_arena *arena, wire_fetch_response *out)
+{
+    int32_t n = wire_read_array_len(r, true, false);
+    out->node_endpoints = wire_alloc_array(r, arena, n, sizeof *out->node_endpoints, 1);
+    out->node_endpoint_count = r->error ? 0 : n;
+    for (int32_t i = 0; i < n && !r->error; i++) {
+        wire_fetch_node_endpoint *e = &out->node_endpoints[i];
+        e->node_id = kq_read_i32(r);
+        e->host = wire_read_string(r, true);
+        e->port = kq_read_i32(r);
+        e->rack = wire_read_nullable_string(r, true);
+        kq_skip_tagged_fields(r);
+    }
+    if (r->error) {
+        out->node_endpoints = NULL;
+        out->node_endpoint_count = 0;
+    }
+}
+
+int wire_fetch_response_decode(kq_reader *r, int16_t v, kq_arena *arena, wire_fetch_response *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!version_ok(v)) {
+        kq_reader_fail(r);
+        return -1;
+    }
+    bool flex = v >= 12;
+    out->throttle_time_ms = kq_read_i32(r);
+    if (v >= 7) {
+        out->error_code = kq_read_i16(r);
+        out->session_id = kq_read_i32(r);
+    }
+    wire_ctx c = {v, flex, arena};
+    out->responses = wire_topics_read(r, &c, &response_topics, &out->response_count);
+    if (flex) {
+        uint32_t tags = wire_tags_begin(r);
+        for (uint32_t i = 0; i < tags; i++) {
+            uint32_t tag;
+            kq_reader sub;
+            if (!wire_tag_next(r, &tag, &sub))
+                break;
+            if (tag == 0 && v >= 16)
+                read_node_endpoints(&sub, arena, out);
+            wire_tag_end(r, &sub);
+        }
+    }
+    return r->error ? -1 : 0;
+}
+
 void wire_fetch_response_encode(kq_writer *w, int16_t v, const wire_fetch_response *in)
 {
     if (!version_ok(v)) {
@@ -395,15 +373,8 @@ void wire_fetch_response_encode(kq_writer *w, int16_t v, const wire_fetch_respon
         kq_write_i16(w, in->error_code);
         kq_write_i32(w, in->session_id);
     }
-    wire_write_array_len(w, flex, false, in->response_count);
-    for (int32_t i = 0; i < in->response_count; i++) {
-        const wire_fetch_topic_response *t = &in->responses[i];
-        write_topic_ref(w, v, t->topic, t->topic_id);
-        wire_write_array_len(w, flex, false, t->partition_count);
-        for (int32_t j = 0; j < t->partition_count; j++)
-            write_partition_data(w, v, &t->partitions[j]);
-        wire_write_tags_flex(w, flex);
-    }
+    wire_ctx c = {v, flex, NULL};
+    wire_topics_write(w, &c, &response_topics, in->responses, in->response_count);
     if (!flex)
         return;
     if (v >= 16 && in->node_endpoint_count > 0) {

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "kq/wire_produce.h"
+#include "topic_array.h"
 #include "wire_codec.h"
 
 #define PRODUCE_MIN_VERSION 3
@@ -14,6 +15,25 @@ static bool version_ok(int16_t version)
     return version >= PRODUCE_MIN_VERSION && version <= PRODUCE_MAX_VERSION;
 }
 
+static void read_partition(kq_reader *r, const wire_ctx *c, void *part)
+{
+    wire_produce_partition *p = part;
+    p->index = kq_read_i32(r);
+    p->records = wire_read_nullable_bytes(r, c->flex);
+    wire_read_tags_flex(r, c->flex);
+}
+
+static void write_partition(kq_writer *w, const wire_ctx *c, const void *part)
+{
+    const wire_produce_partition *p = part;
+    kq_write_i32(w, p->index);
+    wire_write_nullable_bytes(w, c->flex, p->records);
+    wire_write_tags_flex(w, c->flex);
+}
+
+static const wire_topics_layout request_topics =
+    WIRE_TOPICS_LAYOUT(wire_produce_topic, name, 2, 5, read_partition, write_partition);
+
 int wire_produce_request_decode(kq_reader *r, int16_t version, kq_arena *arena,
                                 wire_produce_request *out)
 {
@@ -25,23 +45,8 @@ int wire_produce_request_decode(kq_reader *r, int16_t version, kq_arena *arena,
     out->transactional_id = wire_read_nullable_string(r, flex);
     out->acks = kq_read_i16(r);
     out->timeout_ms = kq_read_i32(r);
-    int32_t nt = wire_read_array_len(r, flex, false);
-    wire_produce_topic *topics = wire_alloc_array(r, arena, nt, sizeof *topics, 2);
-    for (int32_t i = 0; i < nt && !r->error; i++) {
-        topics[i].name = wire_read_string(r, flex);
-        int32_t np = wire_read_array_len(r, flex, false);
-        wire_produce_partition *parts = wire_alloc_array(r, arena, np, sizeof *parts, 5);
-        for (int32_t k = 0; k < np && !r->error; k++) {
-            parts[k].index = kq_read_i32(r);
-            parts[k].records = wire_read_nullable_bytes(r, flex);
-            wire_read_tags_flex(r, flex);
-        }
-        topics[i].partitions = parts;
-        topics[i].partition_count = r->error ? 0 : np;
-        wire_read_tags_flex(r, flex);
-    }
-    out->topics = topics;
-    out->topic_count = r->error ? 0 : nt;
+    wire_ctx c = {version, flex, arena};
+    out->topics = wire_topics_read(r, &c, &request_topics, &out->topic_count);
     wire_read_tags_flex(r, flex);
     return r->error ? -1 : 0;
 }
@@ -52,20 +57,8 @@ void wire_produce_request_encode(kq_writer *w, int16_t version, const wire_produ
     wire_write_nullable_string(w, flex, in->transactional_id);
     kq_write_i16(w, in->acks);
     kq_write_i32(w, in->timeout_ms);
-    int32_t nt = in->topics ? in->topic_count : 0;
-    wire_write_array_len(w, flex, false, nt);
-    for (int32_t i = 0; i < nt; i++) {
-        const wire_produce_topic *t = &in->topics[i];
-        wire_write_string(w, flex, t->name);
-        int32_t np = t->partitions ? t->partition_count : 0;
-        wire_write_array_len(w, flex, false, np);
-        for (int32_t k = 0; k < np; k++) {
-            kq_write_i32(w, t->partitions[k].index);
-            wire_write_nullable_bytes(w, flex, t->partitions[k].records);
-            wire_write_tags_flex(w, flex);
-        }
-        wire_write_tags_flex(w, flex);
-    }
+    wire_ctx c = {version, flex, NULL};
+    wire_topics_write(w, &c, &request_topics, in->topics, in->topic_count);
     wire_write_tags_flex(w, flex);
 }
 
@@ -104,9 +97,12 @@ static void read_node_endpoints(kq_reader *sub, kq_arena *arena, wire_produce_re
     out->node_endpoint_count = sub->error ? 0 : n;
 }
 
-static void read_partition_response(kq_reader *r, int16_t version, bool flex, kq_arena *arena,
-                                    wire_produce_partition_response *p)
+static void read_partition_response(kq_reader *r, const wire_ctx *c, void *part)
 {
+    wire_produce_partition_response *p = part;
+    int16_t version = c->version;
+    bool flex = c->flex;
+    kq_arena *arena = c->arena;
     p->index = kq_read_i32(r);
     p->error_code = kq_read_i16(r);
     p->base_offset = kq_read_i64(r);
@@ -131,48 +127,11 @@ static void read_partition_response(kq_reader *r, int16_t version, bool flex, kq
         read_partition_tags(r, version, p);
 }
 
-int wire_produce_response_decode(kq_reader *r, int16_t version, kq_arena *arena,
-                                 wire_produce_response *out)
+static void write_partition_response(kq_writer *w, const wire_ctx *c, const void *part)
 {
-    memset(out, 0, sizeof *out);
-    if (!version_ok(version))
-        return -1;
-    bool flex = version >= 9;
-    int32_t nt = wire_read_array_len(r, flex, false);
-    wire_produce_topic_response *topics = wire_alloc_array(r, arena, nt, sizeof *topics, 2);
-    for (int32_t i = 0; i < nt && !r->error; i++) {
-        topics[i].name = wire_read_string(r, flex);
-        int32_t np = wire_read_array_len(r, flex, false);
-        /* index, error, base offset, append time: 22 bytes at least */
-        wire_produce_partition_response *parts =
-            wire_alloc_array(r, arena, np, sizeof *parts, 22);
-        for (int32_t k = 0; k < np && !r->error; k++)
-            read_partition_response(r, version, flex, arena, &parts[k]);
-        topics[i].partitions = parts;
-        topics[i].partition_count = r->error ? 0 : np;
-        wire_read_tags_flex(r, flex);
-    }
-    out->topics = topics;
-    out->topic_count = r->error ? 0 : nt;
-    out->throttle_time_ms = kq_read_i32(r);
-    if (flex) {
-        uint32_t n = wire_tags_begin(r);
-        for (uint32_t i = 0; i < n && !r->error; i++) {
-            uint32_t tag;
-            kq_reader sub;
-            if (!wire_tag_next(r, &tag, &sub))
-                break;
-            if (version >= 10 && tag == PRODUCE_TAG_NODE_ENDPOINTS)
-                read_node_endpoints(&sub, arena, out);
-            wire_tag_end(r, &sub);
-        }
-    }
-    return r->error ? -1 : 0;
-}
-
-static void write_partition_response(kq_writer *w, int16_t version, bool flex,
-                                     const wire_produce_partition_response *p)
-{
+    const wire_produce_partition_response *p = part;
+    int16_t version = c->version;
+    bool flex = c->flex;
     kq_write_i32(w, p->index);
     kq_write_i16(w, p->error_code);
     kq_write_i64(w, p->base_offset);
@@ -204,21 +163,42 @@ static void write_partition_response(kq_writer *w, int16_t version, bool flex,
     }
 }
 
+/* index, error, base offset, append time: 22 bytes at least per partition */
+static const wire_topics_layout response_topics =
+    WIRE_TOPICS_LAYOUT(wire_produce_topic_response, name, 2, 22, read_partition_response,
+                       write_partition_response);
+
+int wire_produce_response_decode(kq_reader *r, int16_t version, kq_arena *arena,
+                                 wire_produce_response *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!version_ok(version))
+        return -1;
+    bool flex = version >= 9;
+    wire_ctx c = {version, flex, arena};
+    out->topics = wire_topics_read(r, &c, &response_topics, &out->topic_count);
+    out->throttle_time_ms = kq_read_i32(r);
+    if (flex) {
+        uint32_t n = wire_tags_begin(r);
+        for (uint32_t i = 0; i < n && !r->error; i++) {
+            uint32_t tag;
+            kq_reader sub;
+            if (!wire_tag_next(r, &tag, &sub))
+                break;
+            if (version >= 10 && tag == PRODUCE_TAG_NODE_ENDPOINTS)
+                read_node_endpoints(&sub, arena, out);
+            wire_tag_end(r, &sub);
+        }
+    }
+    return r->error ? -1 : 0;
+}
+
 void wire_produce_response_encode(kq_writer *w, int16_t version,
                                   const wire_produce_response *in)
 {
     bool flex = version >= 9;
-    int32_t nt = in->topics ? in->topic_count : 0;
-    wire_write_array_len(w, flex, false, nt);
-    for (int32_t i = 0; i < nt; i++) {
-        const wire_produce_topic_response *t = &in->topics[i];
-        wire_write_string(w, flex, t->name);
-        int32_t np = t->partitions ? t->partition_count : 0;
-        wire_write_array_len(w, flex, false, np);
-        for (int32_t k = 0; k < np; k++)
-            write_partition_response(w, version, flex, &t->partitions[k]);
-        wire_write_tags_flex(w, flex);
-    }
+    wire_ctx c = {version, flex, NULL};
+    wire_topics_write(w, &c, &response_topics, in->topics, in->topic_count);
     kq_write_i32(w, in->throttle_time_ms);
     if (!flex)
         return;

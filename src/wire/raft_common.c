@@ -83,3 +83,21 @@ void wire_raft_node_endpoints_tag_write(kq_writer *w, const wire_raft_node_endpo
     wire_raft_node_endpoints_write(&s, v, n);
     wire_tag_close(w, 0, &s);
 }
+
+void wire_raft_leader_result_read(kq_reader *r, int32_t *partition_index, int16_t *error_code,
+                                  int32_t *leader_id, int32_t *leader_epoch)
+{
+    *partition_index = kq_read_i32(r);
+    *error_code = kq_read_i16(r);
+    *leader_id = kq_read_i32(r);
+    *leader_epoch = kq_read_i32(r);
+}
+
+void wire_raft_leader_result_write(kq_writer *w, int32_t partition_index, int16_t error_code,
+                                   int32_t leader_id, int32_t leader_epoch)
+{
+    kq_write_i32(w, partition_index);
+    kq_write_i16(w, error_code);
+    kq_write_i32(w, leader_id);
+    kq_write_i32(w, leader_epoch);
+}

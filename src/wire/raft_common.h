@@ -20,4 +20,11 @@ void wire_raft_node_endpoints_tag_read(kq_reader *r, kq_arena *arena,
 void wire_raft_node_endpoints_tag_write(kq_writer *w, const wire_raft_node_endpoint *v,
                                         int32_t n);
 
+/* PartitionIndex, ErrorCode, LeaderId, LeaderEpoch: how every KRaft
+ * response partition starts (tagged fields are left to the caller). */
+void wire_raft_leader_result_read(kq_reader *r, int32_t *partition_index, int16_t *error_code,
+                                  int32_t *leader_id, int32_t *leader_epoch);
+void wire_raft_leader_result_write(kq_writer *w, int32_t partition_index, int16_t error_code,
+                                   int32_t leader_id, int32_t leader_epoch);
+
 #endif
