@@ -4,6 +4,8 @@
 #ifndef KQ_TEST_CODEC_HARNESS_H
 #define KQ_TEST_CODEC_HARNESS_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -263,6 +265,124 @@ static inline void harness_bad_version(const harness_codec *c, int16_t v, const 
     assert_int_equal(c->decode(&r, v, &arena, out), -1);
     kq_arena_free(&arena);
     free(out);
+}
+
+/* Field-by-field comparison of a decoded value `got` with what was encoded,
+ * `want`, at version v. HARNESS_CHECK(fn, type) wraps a typed
+ * fn(const type *want, const type *got, int16_t v) as fn_any. */
+typedef void (*harness_check_fn)(const void *want, const void *got, int16_t v);
+
+#define HARNESS_CHECK(fn, type)                                            \
+    static void fn##_any(const void *want, const void *got, int16_t v)     \
+    {                                                                      \
+        fn((const type *)want, (const type *)got, v);                      \
+    }
+
+/* harness_round_trip of in at v, then check(in, decoded, v); with truncate,
+ * also every strict prefix of the encoding must fail to decode. */
+static inline void harness_check_round_trip(const harness_codec *c, int16_t v, const void *in,
+                                            harness_check_fn check, bool truncate)
+{
+    void *out = malloc(c->size);
+    assert_non_null(out);
+    kq_arena arena;
+    kq_arena_init(&arena, 1 << 20);
+    kq_writer enc;
+    harness_round_trip(c, v, in, &arena, out, &enc);
+    check(in, out, v);
+    if (truncate)
+        harness_truncations(c, v, enc.data, enc.len);
+    kq_writer_free(&enc);
+    kq_arena_free(&arena);
+    free(out);
+}
+
+/* harness_golden of in at v, then check(in, decoded golden, v). */
+static inline void harness_check_golden(const harness_codec *c, int16_t v, const void *in,
+                                        const uint8_t *golden, size_t glen,
+                                        harness_check_fn check)
+{
+    void *out = malloc(c->size);
+    assert_non_null(out);
+    kq_arena arena;
+    kq_arena_init(&arena, 1 << 20);
+    harness_golden(c, v, in, golden, glen, &arena, out);
+    check(in, out, v);
+    kq_arena_free(&arena);
+    free(out);
+}
+
+/* An API's request and response codecs and the versions they support. */
+typedef struct harness_api {
+    const harness_codec *request;
+    const harness_codec *response;
+    int16_t min_version;
+    int16_t max_version;
+} harness_api;
+
+/* The versions just outside the supported range are refused by both
+ * codecs. */
+static inline void harness_api_bad_versions(const harness_api *api, const void *req,
+                                            const void *resp)
+{
+    harness_bad_version(api->request, (int16_t)(api->min_version - 1), req);
+    harness_bad_version(api->request, (int16_t)(api->max_version + 1), req);
+    harness_bad_version(api->response, (int16_t)(api->min_version - 1), resp);
+    harness_bad_version(api->response, (int16_t)(api->max_version + 1), resp);
+}
+
+/* For every supported version, harness_fuzz both codecs seeded with the
+ * encodings of req and resp. */
+static inline void harness_api_garbage(const harness_api *api, const void *req,
+                                       const void *resp, int iterations)
+{
+    for (int16_t v = api->min_version; v <= api->max_version; v++) {
+        kq_writer a, b;
+        harness_encode(api->request, v, req, &a);
+        harness_encode(api->response, v, resp, &b);
+        harness_fuzz(api->request, v, a.data, a.len, iterations);
+        harness_fuzz(api->response, v, b.data, b.len, iterations);
+        kq_writer_free(&a);
+        kq_writer_free(&b);
+    }
+}
+
+/* Topic arrays, as in the codecs: a topic struct T holds NAME, `partitions`
+ * and `partition_count`; check_part compares one partition. */
+typedef struct harness_topics {
+    size_t topic_size, name_off, parts_off, count_off, part_size;
+    harness_check_fn check_part;
+} harness_topics;
+
+#define HARNESS_TOPICS(T, NAME, CHECK_PART)                                                \
+    {                                                                                      \
+        sizeof(T), offsetof(T, NAME), offsetof(T, partitions), offsetof(T, partition_count), \
+            sizeof(*((T *)0)->partitions), (CHECK_PART)                                    \
+    }
+
+/* Same counts, names and (per check_part) partitions. */
+static inline void harness_check_topics(const harness_topics *l, const void *want,
+                                        int32_t want_count, const void *got,
+                                        int32_t got_count, int16_t v)
+{
+    assert_int_equal(got_count, want_count);
+    for (int32_t i = 0; i < want_count; i++) {
+        const char *a = (const char *)want + (size_t)i * l->topic_size;
+        const char *d = (const char *)got + (size_t)i * l->topic_size;
+        kq_slice an, dn;
+        const char *ap, *dp;
+        int32_t ac, dc;
+        memcpy(&an, a + l->name_off, sizeof an);
+        memcpy(&dn, d + l->name_off, sizeof dn);
+        memcpy(&ap, a + l->parts_off, sizeof ap);
+        memcpy(&dp, d + l->parts_off, sizeof dp);
+        memcpy(&ac, a + l->count_off, sizeof ac);
+        memcpy(&dc, d + l->count_off, sizeof dc);
+        harness_assert_slice_eq(an, dn);
+        assert_int_equal(dc, ac);
+        for (int32_t j = 0; j < ac; j++)
+            l->check_part(ap + (size_t)j * l->part_size, dp + (size_t)j * l->part_size, v);
+    }
 }
 
 #endif

@@ -11,6 +11,10 @@
 
 HARNESS_CODEC(wire_describe_cluster_request, wire_describe_cluster_request);
 HARNESS_CODEC(wire_describe_cluster_response, wire_describe_cluster_response);
+static const harness_api api = {&wire_describe_cluster_request_codec,
+                                &wire_describe_cluster_response_codec,
+                                WIRE_DESCRIBE_CLUSTER_MIN_VERSION,
+                                WIRE_DESCRIBE_CLUSTER_MAX_VERSION};
 
 static wire_describe_cluster_broker sample_brokers[2];
 static wire_describe_cluster_response sample_resp;
@@ -36,6 +40,7 @@ static void check_request(const wire_describe_cluster_request *a,
                      a->include_cluster_authorized_operations);
     assert_int_equal(d->endpoint_type, v >= 1 ? a->endpoint_type : 1);
 }
+HARNESS_CHECK(check_request, wire_describe_cluster_request)
 
 static void check_response(const wire_describe_cluster_response *a,
                            const wire_describe_cluster_response *d, int16_t v)
@@ -56,28 +61,15 @@ static void check_response(const wire_describe_cluster_response *a,
     assert_int_equal(d->cluster_authorized_operations, a->cluster_authorized_operations);
 }
 
+HARNESS_CHECK(check_response, wire_describe_cluster_response)
+
 static void test_round_trip_all_versions(void **state)
 {
     (void)state;
     build_samples();
-    for (int16_t v = WIRE_DESCRIBE_CLUSTER_MIN_VERSION; v <= WIRE_DESCRIBE_CLUSTER_MAX_VERSION;
-         v++) {
-        kq_arena arena;
-        kq_arena_init(&arena, 1 << 20);
-        kq_writer enc;
-        wire_describe_cluster_request req;
-        harness_round_trip(&wire_describe_cluster_request_codec, v, &sample_req, &arena, &req,
-                           &enc);
-        check_request(&sample_req, &req, v);
-        harness_truncations(&wire_describe_cluster_request_codec, v, enc.data, enc.len);
-        kq_writer_free(&enc);
-        wire_describe_cluster_response resp;
-        harness_round_trip(&wire_describe_cluster_response_codec, v, &sample_resp, &arena, &resp,
-                           &enc);
-        check_response(&sample_resp, &resp, v);
-        harness_truncations(&wire_describe_cluster_response_codec, v, enc.data, enc.len);
-        kq_writer_free(&enc);
-        kq_arena_free(&arena);
+    for (int16_t v = api.min_version; v <= api.max_version; v++) {
+        harness_check_round_trip(api.request, v, &sample_req, check_request_any, true);
+        harness_check_round_trip(api.response, v, &sample_resp, check_response_any, true);
     }
 }
 
@@ -94,14 +86,8 @@ static void test_request_golden(void **state)
         0x02, /* endpoint_type 2 (v1+) */
         0x00, /* top-level tags */
     };
-    kq_arena arena;
-    kq_arena_init(&arena, 1 << 20);
-    wire_describe_cluster_request out;
-    harness_golden(&wire_describe_cluster_request_codec, 0, &in, v0, sizeof v0, &arena, &out);
-    check_request(&in, &out, 0);
-    harness_golden(&wire_describe_cluster_request_codec, 1, &in, v1, sizeof v1, &arena, &out);
-    check_request(&in, &out, 1);
-    kq_arena_free(&arena);
+    harness_check_golden(api.request, 0, &in, v0, sizeof v0, check_request_any);
+    harness_check_golden(api.request, 1, &in, v1, sizeof v1, check_request_any);
 }
 
 static void test_response_golden(void **state)
@@ -143,40 +129,22 @@ static void test_response_golden(void **state)
         0x80, 0x00, 0x00, 0x00,             /* cluster_authorized_operations INT32_MIN */
         0x00,                               /* top-level tags */
     };
-    kq_arena arena;
-    kq_arena_init(&arena, 1 << 20);
-    wire_describe_cluster_response out;
-    harness_golden(&wire_describe_cluster_response_codec, 0, &in, v0, sizeof v0, &arena, &out);
-    check_response(&in, &out, 0);
-    harness_golden(&wire_describe_cluster_response_codec, 1, &in, v1, sizeof v1, &arena, &out);
-    check_response(&in, &out, 1);
-    kq_arena_free(&arena);
+    harness_check_golden(api.response, 0, &in, v0, sizeof v0, check_response_any);
+    harness_check_golden(api.response, 1, &in, v1, sizeof v1, check_response_any);
 }
 
 static void test_bad_versions(void **state)
 {
     (void)state;
     build_samples();
-    harness_bad_version(&wire_describe_cluster_request_codec, -1, &sample_req);
-    harness_bad_version(&wire_describe_cluster_request_codec, 2, &sample_req);
-    harness_bad_version(&wire_describe_cluster_response_codec, -1, &sample_resp);
-    harness_bad_version(&wire_describe_cluster_response_codec, 2, &sample_resp);
+    harness_api_bad_versions(&api, &sample_req, &sample_resp);
 }
 
 static void test_garbage(void **state)
 {
     (void)state;
     build_samples();
-    for (int16_t v = WIRE_DESCRIBE_CLUSTER_MIN_VERSION; v <= WIRE_DESCRIBE_CLUSTER_MAX_VERSION;
-         v++) {
-        kq_writer a, b;
-        harness_encode(&wire_describe_cluster_request_codec, v, &sample_req, &a);
-        harness_encode(&wire_describe_cluster_response_codec, v, &sample_resp, &b);
-        harness_fuzz(&wire_describe_cluster_request_codec, v, a.data, a.len, 20000);
-        harness_fuzz(&wire_describe_cluster_response_codec, v, b.data, b.len, 20000);
-        kq_writer_free(&a);
-        kq_writer_free(&b);
-    }
+    harness_api_garbage(&api, &sample_req, &sample_resp, 20000);
 }
 
 int main(void)

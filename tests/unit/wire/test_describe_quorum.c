@@ -6,15 +6,12 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "codec_harness.h"
 #include "kq/wire_describe_quorum.h"
+#include "raft_api_test_util.h"
 
 HARNESS_CODEC(wire_describe_quorum_request, wire_describe_quorum_request);
 HARNESS_CODEC(wire_describe_quorum_response, wire_describe_quorum_response);
-
-#define META_NAME_BYTES                                                                       \
-    '_', '_', 'c', 'l', 'u', 's', 't', 'e', 'r', '_', 'm', 'e', 't', 'a', 'd', 'a', 't', 'a'
-#define U16(b) b, b, b, b, b, b, b, b, b, b, b, b, b, b, b, b
+static const harness_api api = {&wire_describe_quorum_request_codec, &wire_describe_quorum_response_codec, WIRE_DESCRIBE_QUORUM_MIN_VERSION, WIRE_DESCRIBE_QUORUM_MAX_VERSION};
 
 static wire_describe_quorum_partition sample_req_parts[2] = {{0}, {4}};
 static wire_describe_quorum_topic sample_req_topics[2];
@@ -54,18 +51,24 @@ static void build_samples(void)
                                                   sample_nodes, 2};
 }
 
-static void check_request(const wire_describe_quorum_request *a,
-                          const wire_describe_quorum_request *d)
+static void check_request_partition(const void *want, const void *got, int16_t v)
 {
-    assert_int_equal(d->topic_count, a->topic_count);
-    for (int32_t i = 0; i < a->topic_count; i++) {
-        harness_assert_slice_eq(a->topics[i].topic_name, d->topics[i].topic_name);
-        assert_int_equal(d->topics[i].partition_count, a->topics[i].partition_count);
-        for (int32_t j = 0; j < a->topics[i].partition_count; j++)
-            assert_int_equal(d->topics[i].partitions[j].partition_index,
-                             a->topics[i].partitions[j].partition_index);
-    }
+    (void)v;
+    const wire_describe_quorum_partition *ap = want, *dp = got;
+    assert_int_equal(dp->partition_index, ap->partition_index);
 }
+
+static const harness_topics request_topics =
+    HARNESS_TOPICS(wire_describe_quorum_topic, topic_name, check_request_partition);
+
+/* The request is the same in every version. */
+static void check_request(const wire_describe_quorum_request *a,
+                          const wire_describe_quorum_request *d, int16_t v)
+{
+    harness_check_topics(&request_topics, a->topics, a->topic_count, d->topics, d->topic_count,
+                         v);
+}
+HARNESS_CHECK(check_request, wire_describe_quorum_request)
 
 static void check_replicas(const wire_describe_quorum_replica_state *a, int32_t an,
                            const wire_describe_quorum_replica_state *d, int32_t dn, int16_t v)
@@ -84,6 +87,26 @@ static void check_replicas(const wire_describe_quorum_replica_state *a, int32_t 
     }
 }
 
+static void check_partition(const void *want, const void *got, int16_t v)
+{
+    const wire_describe_quorum_partition_data *ap = want, *dp = got;
+    assert_int_equal(dp->partition_index, ap->partition_index);
+    assert_int_equal(dp->error_code, ap->error_code);
+    if (v >= 2)
+        harness_assert_slice_eq(ap->error_message, dp->error_message);
+    else
+        harness_assert_null(dp->error_message);
+    assert_int_equal(dp->leader_id, ap->leader_id);
+    assert_int_equal(dp->leader_epoch, ap->leader_epoch);
+    assert_int_equal(dp->high_watermark, ap->high_watermark);
+    check_replicas(ap->current_voters, ap->current_voter_count, dp->current_voters,
+                   dp->current_voter_count, v);
+    check_replicas(ap->observers, ap->observer_count, dp->observers, dp->observer_count, v);
+}
+
+static const harness_topics response_topics =
+    HARNESS_TOPICS(wire_describe_quorum_topic_data, topic_name, check_partition);
+
 static void check_response(const wire_describe_quorum_response *a,
                            const wire_describe_quorum_response *d, int16_t v)
 {
@@ -92,67 +115,28 @@ static void check_response(const wire_describe_quorum_response *a,
         harness_assert_slice_eq(a->error_message, d->error_message);
     else
         harness_assert_null(d->error_message);
-    assert_int_equal(d->topic_count, a->topic_count);
-    for (int32_t i = 0; i < a->topic_count; i++) {
-        harness_assert_slice_eq(a->topics[i].topic_name, d->topics[i].topic_name);
-        assert_int_equal(d->topics[i].partition_count, a->topics[i].partition_count);
-        for (int32_t j = 0; j < a->topics[i].partition_count; j++) {
-            const wire_describe_quorum_partition_data *ap = &a->topics[i].partitions[j];
-            const wire_describe_quorum_partition_data *dp = &d->topics[i].partitions[j];
-            assert_int_equal(dp->partition_index, ap->partition_index);
-            assert_int_equal(dp->error_code, ap->error_code);
-            if (v >= 2)
-                harness_assert_slice_eq(ap->error_message, dp->error_message);
-            else
-                harness_assert_null(dp->error_message);
-            assert_int_equal(dp->leader_id, ap->leader_id);
-            assert_int_equal(dp->leader_epoch, ap->leader_epoch);
-            assert_int_equal(dp->high_watermark, ap->high_watermark);
-            check_replicas(ap->current_voters, ap->current_voter_count, dp->current_voters,
-                           dp->current_voter_count, v);
-            check_replicas(ap->observers, ap->observer_count, dp->observers, dp->observer_count,
-                           v);
-        }
-    }
+    harness_check_topics(&response_topics, a->topics, a->topic_count, d->topics, d->topic_count,
+                         v);
     if (v >= 2) {
         assert_int_equal(d->node_count, a->node_count);
         for (int32_t i = 0; i < a->node_count; i++) {
             assert_int_equal(d->nodes[i].node_id, a->nodes[i].node_id);
-            assert_int_equal(d->nodes[i].listener_count, a->nodes[i].listener_count);
-            for (int32_t k = 0; k < a->nodes[i].listener_count; k++) {
-                harness_assert_slice_eq(a->nodes[i].listeners[k].name,
-                                        d->nodes[i].listeners[k].name);
-                harness_assert_slice_eq(a->nodes[i].listeners[k].host,
-                                        d->nodes[i].listeners[k].host);
-                assert_int_equal(d->nodes[i].listeners[k].port, a->nodes[i].listeners[k].port);
-            }
+            raft_check_listeners(a->nodes[i].listeners, a->nodes[i].listener_count,
+                                 d->nodes[i].listeners, d->nodes[i].listener_count);
         }
     } else {
         assert_int_equal(d->node_count, 0);
     }
 }
+HARNESS_CHECK(check_response, wire_describe_quorum_response)
 
 static void test_round_trip_all_versions(void **state)
 {
     (void)state;
     build_samples();
-    for (int16_t v = WIRE_DESCRIBE_QUORUM_MIN_VERSION; v <= WIRE_DESCRIBE_QUORUM_MAX_VERSION; v++) {
-        kq_arena arena;
-        kq_arena_init(&arena, 1 << 20);
-        kq_writer enc;
-        wire_describe_quorum_request req;
-        harness_round_trip(&wire_describe_quorum_request_codec, v, &sample_req, &arena, &req,
-                           &enc);
-        check_request(&sample_req, &req);
-        harness_truncations(&wire_describe_quorum_request_codec, v, enc.data, enc.len);
-        kq_writer_free(&enc);
-        wire_describe_quorum_response resp;
-        harness_round_trip(&wire_describe_quorum_response_codec, v, &sample_resp, &arena, &resp,
-                           &enc);
-        check_response(&sample_resp, &resp, v);
-        harness_truncations(&wire_describe_quorum_response_codec, v, enc.data, enc.len);
-        kq_writer_free(&enc);
-        kq_arena_free(&arena);
+    for (int16_t v = api.min_version; v <= api.max_version; v++) {
+        harness_check_round_trip(api.request, v, &sample_req, check_request_any, true);
+        harness_check_round_trip(api.response, v, &sample_resp, check_response_any, true);
     }
 }
 
@@ -172,15 +156,8 @@ static void test_request_golden(void **state)
         0x00,                               /* topic tags */
         0x00,                               /* top-level tags */
     };
-    kq_arena arena;
-    kq_arena_init(&arena, 1 << 20);
-    wire_describe_quorum_request out;
-    for (int16_t v = 0; v <= 2; v++) {
-        harness_golden(&wire_describe_quorum_request_codec, v, &in, golden, sizeof golden,
-                       &arena, &out);
-        check_request(&in, &out);
-    }
-    kq_arena_free(&arena);
+    for (int16_t v = 0; v <= 2; v++)
+        harness_check_golden(api.request, v, &in, golden, sizeof golden, check_request_any);
 }
 
 static void test_response_golden(void **state)
@@ -213,11 +190,7 @@ static void test_response_golden(void **state)
         0x00, 0x00,                         /* partition, topic tags */
         0x00,                               /* top-level tags */
     };
-    kq_arena arena;
-    kq_arena_init(&arena, 1 << 20);
-    wire_describe_quorum_response out;
-    harness_golden(&wire_describe_quorum_response_codec, 0, &in, v0, sizeof v0, &arena, &out);
-    check_response(&in, &out, 0);
+    harness_check_golden(api.response, 0, &in, v0, sizeof v0, check_response_any);
 
     part.error_message = harness_str("");
     static const uint8_t v2[] = {
@@ -251,34 +224,21 @@ static void test_response_golden(void **state)
         0x00,                               /*   node tags */
         0x00,                               /* top-level tags */
     };
-    harness_golden(&wire_describe_quorum_response_codec, 2, &in, v2, sizeof v2, &arena, &out);
-    check_response(&in, &out, 2);
-    kq_arena_free(&arena);
+    harness_check_golden(api.response, 2, &in, v2, sizeof v2, check_response_any);
 }
 
 static void test_bad_versions(void **state)
 {
     (void)state;
     build_samples();
-    harness_bad_version(&wire_describe_quorum_request_codec, -1, &sample_req);
-    harness_bad_version(&wire_describe_quorum_request_codec, 3, &sample_req);
-    harness_bad_version(&wire_describe_quorum_response_codec, -1, &sample_resp);
-    harness_bad_version(&wire_describe_quorum_response_codec, 3, &sample_resp);
+    harness_api_bad_versions(&api, &sample_req, &sample_resp);
 }
 
 static void test_garbage(void **state)
 {
     (void)state;
     build_samples();
-    for (int16_t v = WIRE_DESCRIBE_QUORUM_MIN_VERSION; v <= WIRE_DESCRIBE_QUORUM_MAX_VERSION; v++) {
-        kq_writer a, b;
-        harness_encode(&wire_describe_quorum_request_codec, v, &sample_req, &a);
-        harness_encode(&wire_describe_quorum_response_codec, v, &sample_resp, &b);
-        harness_fuzz(&wire_describe_quorum_request_codec, v, a.data, a.len, 20000);
-        harness_fuzz(&wire_describe_quorum_response_codec, v, b.data, b.len, 20000);
-        kq_writer_free(&a);
-        kq_writer_free(&b);
-    }
+    harness_api_garbage(&api, &sample_req, &sample_resp, 20000);
 }
 
 int main(void)

@@ -6,15 +6,12 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "codec_harness.h"
 #include "kq/wire_end_quorum_epoch.h"
+#include "raft_api_test_util.h"
 
 HARNESS_CODEC(wire_end_quorum_epoch_request, wire_end_quorum_epoch_request);
 HARNESS_CODEC(wire_end_quorum_epoch_response, wire_end_quorum_epoch_response);
-
-#define META_NAME_BYTES                                                                       \
-    '_', '_', 'c', 'l', 'u', 's', 't', 'e', 'r', '_', 'm', 'e', 't', 'a', 'd', 'a', 't', 'a'
-#define U16(b) b, b, b, b, b, b, b, b, b, b, b, b, b, b, b, b
+static const harness_api api = {&wire_end_quorum_epoch_request_codec, &wire_end_quorum_epoch_response_codec, WIRE_END_QUORUM_EPOCH_MIN_VERSION, WIRE_END_QUORUM_EPOCH_MAX_VERSION};
 
 static int32_t sample_successors[2] = {2, 3};
 static wire_end_quorum_epoch_candidate sample_candidates[2] = {
@@ -58,111 +55,76 @@ static void build_samples(void)
                                                      sample_endpoints, 2};
 }
 
-static void check_listeners(const wire_raft_listener *a, int32_t an, const wire_raft_listener *d,
-                            int32_t dn)
+static void check_partition(const void *want, const void *got, int16_t v)
 {
-    assert_int_equal(dn, an);
-    for (int32_t i = 0; i < an; i++) {
-        harness_assert_slice_eq(a[i].name, d[i].name);
-        harness_assert_slice_eq(a[i].host, d[i].host);
-        assert_int_equal(d[i].port, a[i].port);
+    const wire_end_quorum_epoch_partition *ap = want, *dp = got;
+    assert_int_equal(dp->partition_index, ap->partition_index);
+    assert_int_equal(dp->leader_id, ap->leader_id);
+    assert_int_equal(dp->leader_epoch, ap->leader_epoch);
+    if (v == 0) {
+        assert_int_equal(dp->preferred_successor_count, ap->preferred_successor_count);
+        for (int32_t k = 0; k < ap->preferred_successor_count; k++)
+            assert_int_equal(dp->preferred_successors[k], ap->preferred_successors[k]);
+        assert_int_equal(dp->preferred_candidate_count, 0);
+    } else {
+        assert_int_equal(dp->preferred_successor_count, 0);
+        assert_int_equal(dp->preferred_candidate_count, ap->preferred_candidate_count);
+        for (int32_t k = 0; k < ap->preferred_candidate_count; k++) {
+            assert_int_equal(dp->preferred_candidates[k].candidate_id,
+                             ap->preferred_candidates[k].candidate_id);
+            harness_assert_uuid_eq(ap->preferred_candidates[k].candidate_directory_id,
+                                   dp->preferred_candidates[k].candidate_directory_id);
+        }
     }
 }
+
+static void check_result(const void *want, const void *got, int16_t v)
+{
+    (void)v;
+    const wire_end_quorum_epoch_partition_result *ap = want, *dp = got;
+    RAFT_CHECK_LEADER_RESULT(ap, dp);
+}
+
+static const harness_topics request_topics =
+    HARNESS_TOPICS(wire_end_quorum_epoch_topic, topic_name, check_partition);
+static const harness_topics response_topics =
+    HARNESS_TOPICS(wire_end_quorum_epoch_topic_result, topic_name, check_result);
 
 static void check_request(const wire_end_quorum_epoch_request *a,
                           const wire_end_quorum_epoch_request *d, int16_t v)
 {
     harness_assert_slice_eq(a->cluster_id, d->cluster_id);
-    assert_int_equal(d->topic_count, a->topic_count);
-    for (int32_t i = 0; i < a->topic_count; i++) {
-        harness_assert_slice_eq(a->topics[i].topic_name, d->topics[i].topic_name);
-        assert_int_equal(d->topics[i].partition_count, a->topics[i].partition_count);
-        for (int32_t j = 0; j < a->topics[i].partition_count; j++) {
-            const wire_end_quorum_epoch_partition *ap = &a->topics[i].partitions[j];
-            const wire_end_quorum_epoch_partition *dp = &d->topics[i].partitions[j];
-            assert_int_equal(dp->partition_index, ap->partition_index);
-            assert_int_equal(dp->leader_id, ap->leader_id);
-            assert_int_equal(dp->leader_epoch, ap->leader_epoch);
-            if (v == 0) {
-                assert_int_equal(dp->preferred_successor_count, ap->preferred_successor_count);
-                for (int32_t k = 0; k < ap->preferred_successor_count; k++)
-                    assert_int_equal(dp->preferred_successors[k], ap->preferred_successors[k]);
-                assert_int_equal(dp->preferred_candidate_count, 0);
-            } else {
-                assert_int_equal(dp->preferred_successor_count, 0);
-                assert_int_equal(dp->preferred_candidate_count, ap->preferred_candidate_count);
-                for (int32_t k = 0; k < ap->preferred_candidate_count; k++) {
-                    assert_int_equal(dp->preferred_candidates[k].candidate_id,
-                                     ap->preferred_candidates[k].candidate_id);
-                    harness_assert_uuid_eq(ap->preferred_candidates[k].candidate_directory_id,
-                                           dp->preferred_candidates[k].candidate_directory_id);
-                }
-            }
-        }
-    }
+    harness_check_topics(&request_topics, a->topics, a->topic_count, d->topics, d->topic_count,
+                         v);
     if (v >= 1)
-        check_listeners(a->leader_endpoints, a->leader_endpoint_count, d->leader_endpoints,
-                        d->leader_endpoint_count);
+        raft_check_listeners(a->leader_endpoints, a->leader_endpoint_count,
+                             d->leader_endpoints, d->leader_endpoint_count);
     else
         assert_int_equal(d->leader_endpoint_count, 0);
 }
+HARNESS_CHECK(check_request, wire_end_quorum_epoch_request)
 
 static void check_response(const wire_end_quorum_epoch_response *a,
                            const wire_end_quorum_epoch_response *d, int16_t v)
 {
     assert_int_equal(d->error_code, a->error_code);
-    assert_int_equal(d->topic_count, a->topic_count);
-    for (int32_t i = 0; i < a->topic_count; i++) {
-        harness_assert_slice_eq(a->topics[i].topic_name, d->topics[i].topic_name);
-        assert_int_equal(d->topics[i].partition_count, a->topics[i].partition_count);
-        for (int32_t j = 0; j < a->topics[i].partition_count; j++) {
-            const wire_end_quorum_epoch_partition_result *ap = &a->topics[i].partitions[j];
-            const wire_end_quorum_epoch_partition_result *dp = &d->topics[i].partitions[j];
-            assert_int_equal(dp->partition_index, ap->partition_index);
-            assert_int_equal(dp->error_code, ap->error_code);
-            assert_int_equal(dp->leader_id, ap->leader_id);
-            assert_int_equal(dp->leader_epoch, ap->leader_epoch);
-        }
-    }
-    if (v >= 1) {
-        assert_int_equal(d->node_endpoint_count, a->node_endpoint_count);
-        for (int32_t i = 0; i < a->node_endpoint_count; i++) {
-            assert_int_equal(d->node_endpoints[i].node_id, a->node_endpoints[i].node_id);
-            harness_assert_slice_eq(a->node_endpoints[i].host, d->node_endpoints[i].host);
-            assert_int_equal(d->node_endpoints[i].port, a->node_endpoints[i].port);
-        }
-    } else {
-        assert_int_equal(d->node_endpoint_count, 0);
-    }
+    harness_check_topics(&response_topics, a->topics, a->topic_count, d->topics, d->topic_count,
+                         v);
+    raft_check_node_endpoints(a->node_endpoints, a->node_endpoint_count, d->node_endpoints,
+                              d->node_endpoint_count, v);
 }
+HARNESS_CHECK(check_response, wire_end_quorum_epoch_response)
 
 static void test_round_trip_all_versions(void **state)
 {
     (void)state;
     build_samples();
-    for (int16_t v = WIRE_END_QUORUM_EPOCH_MIN_VERSION; v <= WIRE_END_QUORUM_EPOCH_MAX_VERSION;
-         v++) {
-        kq_arena arena;
-        kq_arena_init(&arena, 1 << 20);
-        kq_writer enc;
-        wire_end_quorum_epoch_request req;
-        harness_round_trip(&wire_end_quorum_epoch_request_codec, v, &sample_req, &arena, &req,
-                           &enc);
-        check_request(&sample_req, &req, v);
-        harness_truncations(&wire_end_quorum_epoch_request_codec, v, enc.data, enc.len);
-        kq_writer_free(&enc);
-        wire_end_quorum_epoch_response resp;
-        harness_round_trip(&wire_end_quorum_epoch_response_codec, v, &sample_resp, &arena,
-                           &resp, &enc);
-        check_response(&sample_resp, &resp, v);
-        harness_truncations(&wire_end_quorum_epoch_response_codec, v, enc.data, enc.len);
-        kq_writer_free(&enc);
+    for (int16_t v = api.min_version; v <= api.max_version; v++) {
+        harness_check_round_trip(api.request, v, &sample_req, check_request_any, true);
+        harness_check_round_trip(api.response, v, &sample_resp, check_response_any, true);
         wire_end_quorum_epoch_request r2 = sample_req;
         r2.cluster_id = HARNESS_NULL;
-        harness_round_trip(&wire_end_quorum_epoch_request_codec, v, &r2, &arena, &req, &enc);
-        check_request(&r2, &req, v);
-        kq_writer_free(&enc);
-        kq_arena_free(&arena);
+        harness_check_round_trip(api.request, v, &r2, check_request_any, false);
     }
 }
 
@@ -189,11 +151,7 @@ static void test_request_golden(void **state)
         0x00, 0x00, 0x00, 0x02,             /*   2 */
         0x00, 0x00, 0x00, 0x03,             /*   3 */
     };
-    kq_arena arena;
-    kq_arena_init(&arena, 1 << 20);
-    wire_end_quorum_epoch_request out;
-    harness_golden(&wire_end_quorum_epoch_request_codec, 0, &in, v0, sizeof v0, &arena, &out);
-    check_request(&in, &out, 0);
+    harness_check_golden(api.request, 0, &in, v0, sizeof v0, check_request_any);
 
     in.cluster_id = HARNESS_NULL;
     part.preferred_successors = NULL;
@@ -222,9 +180,7 @@ static void test_request_golden(void **state)
         0x00,                               /*   no tags */
         0x00,                               /* top-level tags */
     };
-    harness_golden(&wire_end_quorum_epoch_request_codec, 1, &in, v1, sizeof v1, &arena, &out);
-    check_request(&in, &out, 1);
-    kq_arena_free(&arena);
+    harness_check_golden(api.request, 1, &in, v1, sizeof v1, check_request_any);
 }
 
 static void test_response_golden(void **state)
@@ -244,11 +200,7 @@ static void test_response_golden(void **state)
         0x00, 0x00, 0x00, 0x01,             /* leader_id 1 */
         0x00, 0x00, 0x00, 0x05,             /* leader_epoch 5 */
     };
-    kq_arena arena;
-    kq_arena_init(&arena, 1 << 20);
-    wire_end_quorum_epoch_response out;
-    harness_golden(&wire_end_quorum_epoch_response_codec, 0, &in, v0, sizeof v0, &arena, &out);
-    check_response(&in, &out, 0);
+    harness_check_golden(api.response, 0, &in, v0, sizeof v0, check_response_any);
     static const uint8_t v1[] = {
         0x00, 0x00,                         /* error_code 0 */
         0x02,                               /* topics: compact count 1 */
@@ -267,35 +219,21 @@ static void test_response_golden(void **state)
         0x23, 0x84,                         /*   port 9092 */
         0x00,                               /*   no tags */
     };
-    harness_golden(&wire_end_quorum_epoch_response_codec, 1, &in, v1, sizeof v1, &arena, &out);
-    check_response(&in, &out, 1);
-    kq_arena_free(&arena);
+    harness_check_golden(api.response, 1, &in, v1, sizeof v1, check_response_any);
 }
 
 static void test_bad_versions(void **state)
 {
     (void)state;
     build_samples();
-    harness_bad_version(&wire_end_quorum_epoch_request_codec, -1, &sample_req);
-    harness_bad_version(&wire_end_quorum_epoch_request_codec, 2, &sample_req);
-    harness_bad_version(&wire_end_quorum_epoch_response_codec, -1, &sample_resp);
-    harness_bad_version(&wire_end_quorum_epoch_response_codec, 2, &sample_resp);
+    harness_api_bad_versions(&api, &sample_req, &sample_resp);
 }
 
 static void test_garbage(void **state)
 {
     (void)state;
     build_samples();
-    for (int16_t v = WIRE_END_QUORUM_EPOCH_MIN_VERSION; v <= WIRE_END_QUORUM_EPOCH_MAX_VERSION;
-         v++) {
-        kq_writer a, b;
-        harness_encode(&wire_end_quorum_epoch_request_codec, v, &sample_req, &a);
-        harness_encode(&wire_end_quorum_epoch_response_codec, v, &sample_resp, &b);
-        harness_fuzz(&wire_end_quorum_epoch_request_codec, v, a.data, a.len, 20000);
-        harness_fuzz(&wire_end_quorum_epoch_response_codec, v, b.data, b.len, 20000);
-        kq_writer_free(&a);
-        kq_writer_free(&b);
-    }
+    harness_api_garbage(&api, &sample_req, &sample_resp, 20000);
 }
 
 int main(void)
