@@ -10,6 +10,8 @@
 
 HARNESS_CODEC(wire_fetch_request, wire_fetch_request);
 HARNESS_CODEC(wire_fetch_response, wire_fetch_response);
+static const harness_api api = {&wire_fetch_request_codec, &wire_fetch_response_codec,
+                                WIRE_FETCH_MIN_VERSION, WIRE_FETCH_MAX_VERSION};
 
 #define META_NAME_BYTES                                                                       \
     '_', '_', 'c', 'l', 'u', 's', 't', 'e', 'r', '_', 'm', 'e', 't', 'a', 'd', 'a', 't', 'a'
@@ -88,6 +90,19 @@ static void build_sample_response(void)
 
 /* ---- comparison: fields present in v must match, absent ones are defaults ---- */
 
+/* Topics are named up to v12 and identified by id from v13. */
+static void check_topic_ref(kq_slice a_name, kq_uuid a_id, kq_slice d_name, kq_uuid d_id,
+                            int16_t v)
+{
+    if (v <= 12) {
+        harness_assert_slice_eq(a_name, d_name);
+        harness_assert_uuid_zero(d_id);
+    } else {
+        harness_assert_null(d_name);
+        harness_assert_uuid_eq(a_id, d_id);
+    }
+}
+
 static void check_request(const wire_fetch_request *a, const wire_fetch_request *d, int16_t v)
 {
     if (v >= 12)
@@ -105,13 +120,7 @@ static void check_request(const wire_fetch_request *a, const wire_fetch_request 
     assert_int_equal(d->topic_count, a->topic_count);
     for (int32_t i = 0; i < a->topic_count; i++) {
         const wire_fetch_topic *at = &a->topics[i], *dt = &d->topics[i];
-        if (v <= 12) {
-            harness_assert_slice_eq(at->topic, dt->topic);
-            harness_assert_uuid_zero(dt->topic_id);
-        } else {
-            harness_assert_null(dt->topic);
-            harness_assert_uuid_eq(at->topic_id, dt->topic_id);
-        }
+        check_topic_ref(at->topic, at->topic_id, dt->topic, dt->topic_id, v);
         assert_int_equal(dt->partition_count, at->partition_count);
         for (int32_t j = 0; j < at->partition_count; j++) {
             const wire_fetch_partition *ap = &at->partitions[j], *dp = &dt->partitions[j];
@@ -148,6 +157,7 @@ static void check_request(const wire_fetch_request *a, const wire_fetch_request 
     else
         harness_assert_slice_eq(harness_str(""), d->rack_id);
 }
+HARNESS_CHECK(check_request, wire_fetch_request)
 
 static void check_partition_data(const wire_fetch_partition_data *a,
                                  const wire_fetch_partition_data *d, int16_t v)
@@ -201,13 +211,7 @@ static void check_response(const wire_fetch_response *a, const wire_fetch_respon
     assert_int_equal(d->response_count, a->response_count);
     for (int32_t i = 0; i < a->response_count; i++) {
         const wire_fetch_topic_response *at = &a->responses[i], *dt = &d->responses[i];
-        if (v <= 12) {
-            harness_assert_slice_eq(at->topic, dt->topic);
-            harness_assert_uuid_zero(dt->topic_id);
-        } else {
-            harness_assert_null(dt->topic);
-            harness_assert_uuid_eq(at->topic_id, dt->topic_id);
-        }
+        check_topic_ref(at->topic, at->topic_id, dt->topic, dt->topic_id, v);
         assert_int_equal(dt->partition_count, at->partition_count);
         for (int32_t j = 0; j < at->partition_count; j++)
             check_partition_data(&at->partitions[j], &dt->partitions[j], v);
@@ -225,6 +229,8 @@ static void check_response(const wire_fetch_response *a, const wire_fetch_respon
     }
 }
 
+HARNESS_CHECK(check_response, wire_fetch_response)
+
 /* ---- tests ---- */
 
 static void test_metadata_topic_id(void **state)
@@ -239,17 +245,8 @@ static void test_request_round_trip_all_versions(void **state)
 {
     (void)state;
     build_sample_request();
-    for (int16_t v = WIRE_FETCH_MIN_VERSION; v <= WIRE_FETCH_MAX_VERSION; v++) {
-        kq_arena arena;
-        kq_arena_init(&arena, 1 << 20);
-        wire_fetch_request out;
-        kq_writer enc;
-        harness_round_trip(&wire_fetch_request_codec, v, &sample_req, &arena, &out, &enc);
-        check_request(&sample_req, &out, v);
-        harness_truncations(&wire_fetch_request_codec, v, enc.data, enc.len);
-        kq_writer_free(&enc);
-        kq_arena_free(&arena);
-    }
+    for (int16_t v = api.min_version; v <= api.max_version; v++)
+        harness_check_round_trip(api.request, v, &sample_req, check_request_any, true);
 }
 
 static void test_request_replica_state_defaults(void **state)
@@ -282,17 +279,8 @@ static void test_response_round_trip_all_versions(void **state)
 {
     (void)state;
     build_sample_response();
-    for (int16_t v = WIRE_FETCH_MIN_VERSION; v <= WIRE_FETCH_MAX_VERSION; v++) {
-        kq_arena arena;
-        kq_arena_init(&arena, 1 << 20);
-        wire_fetch_response out;
-        kq_writer enc;
-        harness_round_trip(&wire_fetch_response_codec, v, &sample_resp, &arena, &out, &enc);
-        check_response(&sample_resp, &out, v);
-        harness_truncations(&wire_fetch_response_codec, v, enc.data, enc.len);
-        kq_writer_free(&enc);
-        kq_arena_free(&arena);
-    }
+    for (int16_t v = api.min_version; v <= api.max_version; v++)
+        harness_check_round_trip(api.response, v, &sample_resp, check_response_any, true);
 }
 
 static void test_request_golden_v4(void **state)
@@ -320,12 +308,7 @@ static void test_request_golden_v4(void **state)
         0, 0, 0, 0, 0, 0, 0, 0x2a,          /* fetch_offset 42 */
         0x00, 0x01, 0x00, 0x00,             /* partition_max_bytes 65536 */
     };
-    kq_arena arena;
-    kq_arena_init(&arena, 1 << 20);
-    wire_fetch_request out;
-    harness_golden(&wire_fetch_request_codec, 4, &in, golden, sizeof golden, &arena, &out);
-    check_request(&in, &out, 4);
-    kq_arena_free(&arena);
+    harness_check_golden(api.request, 4, &in, golden, sizeof golden, check_request_any);
 }
 
 static void test_request_golden_v17(void **state)
@@ -372,12 +355,7 @@ static void test_request_golden_v17(void **state)
         0, 0, 0, 0, 0, 0, 0, 0x05,          /*   replica_epoch 5 */
         0x00,                               /*   struct tagged fields: none */
     };
-    kq_arena arena;
-    kq_arena_init(&arena, 1 << 20);
-    wire_fetch_request out;
-    harness_golden(&wire_fetch_request_codec, 17, &in, golden, sizeof golden, &arena, &out);
-    check_request(&in, &out, 17);
-    kq_arena_free(&arena);
+    harness_check_golden(api.request, 17, &in, golden, sizeof golden, check_request_any);
 }
 
 static void test_response_golden_v4(void **state)
@@ -408,12 +386,7 @@ static void test_response_golden_v4(void **state)
         0x00, 0x00, 0x00, 0x03,             /* records: int32 length 3 */
         0xaa, 0xbb, 0xcc,
     };
-    kq_arena arena;
-    kq_arena_init(&arena, 1 << 20);
-    wire_fetch_response out;
-    harness_golden(&wire_fetch_response_codec, 4, &in, golden, sizeof golden, &arena, &out);
-    check_response(&in, &out, 4);
-    kq_arena_free(&arena);
+    harness_check_golden(api.response, 4, &in, golden, sizeof golden, check_response_any);
 }
 
 static void test_response_golden_v17(void **state)
@@ -463,12 +436,7 @@ static void test_response_golden_v17(void **state)
         0x00,                               /*   rack null */
         0x00,                               /*   no tags */
     };
-    kq_arena arena;
-    kq_arena_init(&arena, 1 << 20);
-    wire_fetch_response out;
-    harness_golden(&wire_fetch_response_codec, 17, &in, golden, sizeof golden, &arena, &out);
-    check_response(&in, &out, 17);
-    kq_arena_free(&arena);
+    harness_check_golden(api.response, 17, &in, golden, sizeof golden, check_response_any);
 }
 
 static void test_unknown_tags_skipped(void **state)
@@ -522,10 +490,7 @@ static void test_bad_versions(void **state)
     (void)state;
     build_sample_request();
     build_sample_response();
-    harness_bad_version(&wire_fetch_request_codec, 3, &sample_req);
-    harness_bad_version(&wire_fetch_request_codec, 18, &sample_req);
-    harness_bad_version(&wire_fetch_response_codec, 3, &sample_resp);
-    harness_bad_version(&wire_fetch_response_codec, 18, &sample_resp);
+    harness_api_bad_versions(&api, &sample_req, &sample_resp);
 }
 
 static void test_garbage(void **state)
@@ -533,15 +498,7 @@ static void test_garbage(void **state)
     (void)state;
     build_sample_request();
     build_sample_response();
-    for (int16_t v = WIRE_FETCH_MIN_VERSION; v <= WIRE_FETCH_MAX_VERSION; v++) {
-        kq_writer a, b;
-        harness_encode(&wire_fetch_request_codec, v, &sample_req, &a);
-        harness_encode(&wire_fetch_response_codec, v, &sample_resp, &b);
-        harness_fuzz(&wire_fetch_request_codec, v, a.data, a.len, 10000);
-        harness_fuzz(&wire_fetch_response_codec, v, b.data, b.len, 10000);
-        kq_writer_free(&a);
-        kq_writer_free(&b);
-    }
+    harness_api_garbage(&api, &sample_req, &sample_resp, 10000);
 }
 
 int main(void)
