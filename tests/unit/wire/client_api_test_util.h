@@ -105,4 +105,46 @@ static inline uint32_t test_rand(uint32_t *state)
         assert_int_equal(kq_reader_remaining(&rr_), 0);                          \
     } while (0)
 
+/* For a codec `name` (its type; functions name_encode, name_decode):
+ * ENCODE_DECODE of *in, then compare_fn(&decoded, &expected), then
+ * CHECK_TRUNCATIONS and CHECK_GARBAGE seeded with the encoding. `expected` is
+ * evaluated after decoding, so it may rebuild sample storage *in points to. */
+#define CHECK_ROUND_TRIP(name, version, in, expected, compare_fn, seed)                    \
+    do {                                                                                   \
+        kq_arena ca_;                                                                      \
+        kq_arena_init(&ca_, TEST_ARENA_MAX);                                               \
+        kq_writer cw_;                                                                     \
+        name cd_;                                                                          \
+        ENCODE_DECODE(name##_encode, name##_decode, (version), (in), &cd_, &ca_, cw_);     \
+        name ce_ = (expected);                                                             \
+        compare_fn(&cd_, &ce_);                                                            \
+        CHECK_TRUNCATIONS(name##_decode, name, (version), cw_.data, cw_.len);              \
+        CHECK_GARBAGE(name##_decode, name##_encode, name, (version), cw_.data, cw_.len,    \
+                      (seed));                                                             \
+        kq_writer_free(&cw_);                                                              \
+        kq_arena_free(&ca_);                                                               \
+    } while (0)
+
+/* Encoding *in gives exactly the glen bytes at golden; decoding them succeeds
+ * and compare_fn(&decoded, &expected) holds (expected evaluated after the
+ * encoding, as above). */
+#define CHECK_GOLDEN(name, version, in, expected, golden, glen, compare_fn)                \
+    do {                                                                                   \
+        kq_writer gw_;                                                                     \
+        kq_writer_init(&gw_, TEST_WRITER_MAX);                                             \
+        name##_encode(&gw_, (version), (in));                                              \
+        assert_int_equal(gw_.len, (glen));                                                 \
+        assert_memory_equal(gw_.data, (golden), (glen));                                   \
+        kq_writer_free(&gw_);                                                              \
+        kq_arena ga_;                                                                      \
+        kq_arena_init(&ga_, TEST_ARENA_MAX);                                               \
+        kq_reader gr_;                                                                     \
+        kq_reader_init(&gr_, (golden), (glen));                                            \
+        name gd_;                                                                          \
+        assert_int_equal(name##_decode(&gr_, (version), &ga_, &gd_), 0);                   \
+        name ge_ = (expected);                                                             \
+        compare_fn(&gd_, &ge_);                                                            \
+        kq_arena_free(&ga_);                                                               \
+    } while (0)
+
 #endif

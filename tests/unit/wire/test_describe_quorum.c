@@ -11,7 +11,10 @@
 
 HARNESS_CODEC(wire_describe_quorum_request, wire_describe_quorum_request);
 HARNESS_CODEC(wire_describe_quorum_response, wire_describe_quorum_response);
-static const harness_api api = {&wire_describe_quorum_request_codec, &wire_describe_quorum_response_codec, WIRE_DESCRIBE_QUORUM_MIN_VERSION, WIRE_DESCRIBE_QUORUM_MAX_VERSION};
+static const harness_api api = {&wire_describe_quorum_request_codec,
+                                &wire_describe_quorum_response_codec,
+                                WIRE_DESCRIBE_QUORUM_MIN_VERSION,
+                                WIRE_DESCRIBE_QUORUM_MAX_VERSION};
 
 static wire_describe_quorum_partition sample_req_parts[2] = {{0}, {4}};
 static wire_describe_quorum_topic sample_req_topics[2];

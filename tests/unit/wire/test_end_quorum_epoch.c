@@ -11,7 +11,10 @@
 
 HARNESS_CODEC(wire_end_quorum_epoch_request, wire_end_quorum_epoch_request);
 HARNESS_CODEC(wire_end_quorum_epoch_response, wire_end_quorum_epoch_response);
-static const harness_api api = {&wire_end_quorum_epoch_request_codec, &wire_end_quorum_epoch_response_codec, WIRE_END_QUORUM_EPOCH_MIN_VERSION, WIRE_END_QUORUM_EPOCH_MAX_VERSION};
+static const harness_api api = {&wire_end_quorum_epoch_request_codec,
+                                &wire_end_quorum_epoch_response_codec,
+                                WIRE_END_QUORUM_EPOCH_MIN_VERSION,
+                                WIRE_END_QUORUM_EPOCH_MAX_VERSION};
 
 static int32_t sample_successors[2] = {2, 3};
 static wire_end_quorum_epoch_candidate sample_candidates[2] = {

@@ -56,15 +56,8 @@ static void test_roundtrip_all_versions(void **state)
         kq_writer w;
 
         wire_init_producer_id_request q = full_request(), qd;
-        ENCODE_DECODE(wire_init_producer_id_request_encode, wire_init_producer_id_request_decode,
-                      v, &q, &qd, &arena, w);
-        wire_init_producer_id_request qe = request_for_version(v);
-        compare_request(&qd, &qe);
-        CHECK_TRUNCATIONS(wire_init_producer_id_request_decode, wire_init_producer_id_request, v,
-                          w.data, w.len);
-        CHECK_GARBAGE(wire_init_producer_id_request_decode, wire_init_producer_id_request_encode,
-                      wire_init_producer_id_request, v, w.data, w.len, 300u + (uint32_t)v);
-        kq_writer_free(&w);
+        CHECK_ROUND_TRIP(wire_init_producer_id_request, v, &q, request_for_version(v),
+                         compare_request, 300u + (uint32_t)v);
 
         /* null transactional id survives */
         q.transactional_id = (kq_slice){NULL, -1};
@@ -73,15 +66,9 @@ static void test_roundtrip_all_versions(void **state)
         assert_int_equal(qd.transactional_id.len, -1);
         kq_writer_free(&w);
 
-        wire_init_producer_id_response p = full_response(), pd;
-        ENCODE_DECODE(wire_init_producer_id_response_encode, wire_init_producer_id_response_decode,
-                      v, &p, &pd, &arena, w);
-        compare_response(&pd, &p);
-        CHECK_TRUNCATIONS(wire_init_producer_id_response_decode, wire_init_producer_id_response,
-                          v, w.data, w.len);
-        CHECK_GARBAGE(wire_init_producer_id_response_decode, wire_init_producer_id_response_encode,
-                      wire_init_producer_id_response, v, w.data, w.len, 400u + (uint32_t)v);
-        kq_writer_free(&w);
+        wire_init_producer_id_response p = full_response();
+        CHECK_ROUND_TRIP(wire_init_producer_id_response, v, &p, p, compare_response,
+                         400u + (uint32_t)v);
         kq_arena_free(&arena);
     }
 }
@@ -89,31 +76,12 @@ static void test_roundtrip_all_versions(void **state)
 static void check_golden(int16_t v, const uint8_t *req, size_t req_len, const uint8_t *resp,
                          size_t resp_len)
 {
-    kq_writer w;
-    kq_writer_init(&w, TEST_WRITER_MAX);
     wire_init_producer_id_request q = full_request();
-    wire_init_producer_id_request_encode(&w, v, &q);
-    assert_int_equal(w.len, req_len);
-    assert_memory_equal(w.data, req, req_len);
-    kq_writer_reset(&w);
+    CHECK_GOLDEN(wire_init_producer_id_request, v, &q, request_for_version(v), req, req_len,
+                 compare_request);
     wire_init_producer_id_response p = full_response();
-    wire_init_producer_id_response_encode(&w, v, &p);
-    assert_int_equal(w.len, resp_len);
-    assert_memory_equal(w.data, resp, resp_len);
-    kq_writer_free(&w);
-
-    kq_arena arena;
-    kq_arena_init(&arena, TEST_ARENA_MAX);
-    kq_reader r;
-    kq_reader_init(&r, req, req_len);
-    wire_init_producer_id_request qd, qe = request_for_version(v);
-    assert_int_equal(wire_init_producer_id_request_decode(&r, v, &arena, &qd), 0);
-    compare_request(&qd, &qe);
-    kq_reader_init(&r, resp, resp_len);
-    wire_init_producer_id_response pd;
-    assert_int_equal(wire_init_producer_id_response_decode(&r, v, &arena, &pd), 0);
-    compare_response(&pd, &p);
-    kq_arena_free(&arena);
+    CHECK_GOLDEN(wire_init_producer_id_response, v, &p, full_response(), resp, resp_len,
+                 compare_response);
 }
 
 static void test_golden_v0(void **state)

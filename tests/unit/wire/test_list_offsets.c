@@ -54,112 +54,74 @@ static wire_list_offsets_response response_for_version(int v)
     return p;
 }
 
+static void compare_partition(const void *a, const void *b, int16_t v)
+{
+    (void)v;
+    const wire_list_offsets_partition *x = a, *y = b;
+    assert_int_equal(x->partition_index, y->partition_index);
+    assert_int_equal(x->current_leader_epoch, y->current_leader_epoch);
+    assert_true(x->timestamp == y->timestamp);
+    assert_int_equal(x->max_num_offsets, y->max_num_offsets);
+}
+
+static void compare_partition_response(const void *a, const void *b, int16_t v)
+{
+    (void)v;
+    const wire_list_offsets_partition_response *x = a, *y = b;
+    assert_int_equal(x->partition_index, y->partition_index);
+    assert_int_equal(x->error_code, y->error_code);
+    assert_int_equal(x->old_style_offset_count, y->old_style_offset_count);
+    for (int32_t j = 0; j < x->old_style_offset_count; j++)
+        assert_true(x->old_style_offsets[j] == y->old_style_offsets[j]);
+    assert_true(x->timestamp == y->timestamp);
+    assert_true(x->offset == y->offset);
+    assert_int_equal(x->leader_epoch, y->leader_epoch);
+}
+
+static const harness_topics request_topics =
+    HARNESS_TOPICS(wire_list_offsets_topic, name, compare_partition);
+static const harness_topics response_topics =
+    HARNESS_TOPICS(wire_list_offsets_topic_response, name, compare_partition_response);
+
+/* Expected values already hold each version's defaults, so no version here. */
 static void compare_request(const wire_list_offsets_request *a, const wire_list_offsets_request *b)
 {
     assert_int_equal(a->replica_id, b->replica_id);
     assert_int_equal(a->isolation_level, b->isolation_level);
     assert_int_equal(a->timeout_ms, b->timeout_ms);
-    assert_int_equal(a->topic_count, b->topic_count);
-    for (int32_t i = 0; i < a->topic_count; i++) {
-        assert_slice_equal(a->topics[i].name, b->topics[i].name);
-        assert_int_equal(a->topics[i].partition_count, b->topics[i].partition_count);
-        for (int32_t k = 0; k < a->topics[i].partition_count; k++) {
-            const wire_list_offsets_partition *x = &a->topics[i].partitions[k];
-            const wire_list_offsets_partition *y = &b->topics[i].partitions[k];
-            assert_int_equal(x->partition_index, y->partition_index);
-            assert_int_equal(x->current_leader_epoch, y->current_leader_epoch);
-            assert_true(x->timestamp == y->timestamp);
-            assert_int_equal(x->max_num_offsets, y->max_num_offsets);
-        }
-    }
+    harness_check_topics(&request_topics, a->topics, a->topic_count, b->topics, b->topic_count, 0);
 }
 
 static void compare_response(const wire_list_offsets_response *a,
                              const wire_list_offsets_response *b)
 {
     assert_int_equal(a->throttle_time_ms, b->throttle_time_ms);
-    assert_int_equal(a->topic_count, b->topic_count);
-    for (int32_t i = 0; i < a->topic_count; i++) {
-        assert_slice_equal(a->topics[i].name, b->topics[i].name);
-        assert_int_equal(a->topics[i].partition_count, b->topics[i].partition_count);
-        for (int32_t k = 0; k < a->topics[i].partition_count; k++) {
-            const wire_list_offsets_partition_response *x = &a->topics[i].partitions[k];
-            const wire_list_offsets_partition_response *y = &b->topics[i].partitions[k];
-            assert_int_equal(x->partition_index, y->partition_index);
-            assert_int_equal(x->error_code, y->error_code);
-            assert_int_equal(x->old_style_offset_count, y->old_style_offset_count);
-            for (int32_t j = 0; j < x->old_style_offset_count; j++)
-                assert_true(x->old_style_offsets[j] == y->old_style_offsets[j]);
-            assert_true(x->timestamp == y->timestamp);
-            assert_true(x->offset == y->offset);
-            assert_int_equal(x->leader_epoch, y->leader_epoch);
-        }
-    }
+    harness_check_topics(&response_topics, a->topics, a->topic_count, b->topics, b->topic_count,
+                         0);
 }
 
 static void test_roundtrip_all_versions(void **state)
 {
     (void)state;
     for (int16_t v = 0; v <= 10; v++) {
-        kq_arena arena;
-        kq_arena_init(&arena, TEST_ARENA_MAX);
-        kq_writer w;
-
-        wire_list_offsets_request q = request_for_version(-1), qd;
-        ENCODE_DECODE(wire_list_offsets_request_encode, wire_list_offsets_request_decode, v, &q,
-                      &qd, &arena, w);
-        wire_list_offsets_request qe = request_for_version(v);
-        compare_request(&qd, &qe);
-        CHECK_TRUNCATIONS(wire_list_offsets_request_decode, wire_list_offsets_request, v, w.data,
-                          w.len);
-        CHECK_GARBAGE(wire_list_offsets_request_decode, wire_list_offsets_request_encode,
-                      wire_list_offsets_request, v, w.data, w.len, 500u + (uint32_t)v);
-        kq_writer_free(&w);
-
-        wire_list_offsets_response p = response_for_version(-1), pd;
-        ENCODE_DECODE(wire_list_offsets_response_encode, wire_list_offsets_response_decode, v,
-                      &p, &pd, &arena, w);
-        wire_list_offsets_response pe = response_for_version(v);
-        compare_response(&pd, &pe);
-        CHECK_TRUNCATIONS(wire_list_offsets_response_decode, wire_list_offsets_response, v,
-                          w.data, w.len);
-        CHECK_GARBAGE(wire_list_offsets_response_decode, wire_list_offsets_response_encode,
-                      wire_list_offsets_response, v, w.data, w.len, 600u + (uint32_t)v);
-        kq_writer_free(&w);
-        kq_arena_free(&arena);
+        wire_list_offsets_request q = request_for_version(-1);
+        CHECK_ROUND_TRIP(wire_list_offsets_request, v, &q, request_for_version(v), compare_request,
+                         500u + (uint32_t)v);
+        wire_list_offsets_response p = response_for_version(-1);
+        CHECK_ROUND_TRIP(wire_list_offsets_response, v, &p, response_for_version(v),
+                         compare_response, 600u + (uint32_t)v);
     }
 }
 
 static void check_golden(int16_t v, const uint8_t *req, size_t req_len, const uint8_t *resp,
                          size_t resp_len)
 {
-    kq_writer w;
-    kq_writer_init(&w, TEST_WRITER_MAX);
     wire_list_offsets_request q = request_for_version(-1);
-    wire_list_offsets_request_encode(&w, v, &q);
-    assert_int_equal(w.len, req_len);
-    assert_memory_equal(w.data, req, req_len);
-    kq_writer_reset(&w);
+    CHECK_GOLDEN(wire_list_offsets_request, v, &q, request_for_version(v), req, req_len,
+                 compare_request);
     wire_list_offsets_response p = response_for_version(-1);
-    wire_list_offsets_response_encode(&w, v, &p);
-    assert_int_equal(w.len, resp_len);
-    assert_memory_equal(w.data, resp, resp_len);
-    kq_writer_free(&w);
-
-    kq_arena arena;
-    kq_arena_init(&arena, TEST_ARENA_MAX);
-    kq_reader r;
-    kq_reader_init(&r, req, req_len);
-    wire_list_offsets_request qd;
-    assert_int_equal(wire_list_offsets_request_decode(&r, v, &arena, &qd), 0);
-    wire_list_offsets_request qe = request_for_version(v);
-    compare_request(&qd, &qe);
-    kq_reader_init(&r, resp, resp_len);
-    wire_list_offsets_response pd;
-    assert_int_equal(wire_list_offsets_response_decode(&r, v, &arena, &pd), 0);
-    wire_list_offsets_response pe = response_for_version(v);
-    compare_response(&pd, &pe);
-    kq_arena_free(&arena);
+    CHECK_GOLDEN(wire_list_offsets_response, v, &p, response_for_version(v), resp, resp_len,
+                 compare_response);
 }
 
 static void test_golden_v0(void **state)

@@ -136,14 +136,8 @@ static void test_roundtrip_all_versions(void **state)
         kq_writer w;
 
         wire_metadata_request q = request_for_version(-1), qd;
-        ENCODE_DECODE(wire_metadata_request_encode, wire_metadata_request_decode, v, &q, &qd,
-                      &arena, w);
-        wire_metadata_request qe = request_for_version(v);
-        compare_request(&qd, &qe);
-        CHECK_TRUNCATIONS(wire_metadata_request_decode, wire_metadata_request, v, w.data, w.len);
-        CHECK_GARBAGE(wire_metadata_request_decode, wire_metadata_request_encode,
-                      wire_metadata_request, v, w.data, w.len, 700u + (uint32_t)v);
-        kq_writer_free(&w);
+        CHECK_ROUND_TRIP(wire_metadata_request, v, &q, request_for_version(v), compare_request,
+                         700u + (uint32_t)v);
 
         /* "all topics": null from v1, empty array at v0 */
         q.topics = NULL;
@@ -160,16 +154,9 @@ static void test_roundtrip_all_versions(void **state)
         assert_int_equal(wire_metadata_request_all_topics(&qd, v), v == 0);
         kq_writer_free(&w);
 
-        wire_metadata_response p = response_for_version(-1), pd;
-        ENCODE_DECODE(wire_metadata_response_encode, wire_metadata_response_decode, v, &p, &pd,
-                      &arena, w);
-        wire_metadata_response pe = response_for_version(v);
-        compare_response(&pd, &pe);
-        CHECK_TRUNCATIONS(wire_metadata_response_decode, wire_metadata_response, v, w.data,
-                          w.len);
-        CHECK_GARBAGE(wire_metadata_response_decode, wire_metadata_response_encode,
-                      wire_metadata_response, v, w.data, w.len, 800u + (uint32_t)v);
-        kq_writer_free(&w);
+        wire_metadata_response p = response_for_version(-1);
+        CHECK_ROUND_TRIP(wire_metadata_response, v, &p, response_for_version(v), compare_response,
+                         800u + (uint32_t)v);
         kq_arena_free(&arena);
     }
 }
@@ -177,33 +164,12 @@ static void test_roundtrip_all_versions(void **state)
 static void check_golden(int16_t v, const uint8_t *req, size_t req_len, const uint8_t *resp,
                          size_t resp_len)
 {
-    kq_writer w;
-    kq_writer_init(&w, TEST_WRITER_MAX);
     wire_metadata_request q = request_for_version(-1);
-    wire_metadata_request_encode(&w, v, &q);
-    assert_int_equal(w.len, req_len);
-    assert_memory_equal(w.data, req, req_len);
-    kq_writer_reset(&w);
+    CHECK_GOLDEN(wire_metadata_request, v, &q, request_for_version(v), req, req_len,
+                 compare_request);
     wire_metadata_response p = response_for_version(-1);
-    wire_metadata_response_encode(&w, v, &p);
-    assert_int_equal(w.len, resp_len);
-    assert_memory_equal(w.data, resp, resp_len);
-    kq_writer_free(&w);
-
-    kq_arena arena;
-    kq_arena_init(&arena, TEST_ARENA_MAX);
-    kq_reader r;
-    kq_reader_init(&r, req, req_len);
-    wire_metadata_request qd;
-    assert_int_equal(wire_metadata_request_decode(&r, v, &arena, &qd), 0);
-    wire_metadata_request qe = request_for_version(v);
-    compare_request(&qd, &qe);
-    kq_reader_init(&r, resp, resp_len);
-    wire_metadata_response pd;
-    assert_int_equal(wire_metadata_response_decode(&r, v, &arena, &pd), 0);
-    wire_metadata_response pe = response_for_version(v);
-    compare_response(&pd, &pe);
-    kq_arena_free(&arena);
+    CHECK_GOLDEN(wire_metadata_response, v, &p, response_for_version(v), resp, resp_len,
+                 compare_response);
 }
 
 static void test_golden_v0(void **state)

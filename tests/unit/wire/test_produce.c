@@ -51,48 +51,51 @@ static wire_produce_response response_for_version(int v)
     return p;
 }
 
+static void compare_partition(const void *a, const void *b, int16_t v)
+{
+    (void)v;
+    const wire_produce_partition *x = a, *y = b;
+    assert_int_equal(x->index, y->index);
+    assert_slice_equal(x->records, y->records);
+}
+
+static void compare_partition_response(const void *a, const void *b, int16_t v)
+{
+    (void)v;
+    const wire_produce_partition_response *x = a, *y = b;
+    assert_int_equal(x->index, y->index);
+    assert_int_equal(x->error_code, y->error_code);
+    assert_true(x->base_offset == y->base_offset);
+    assert_true(x->log_append_time_ms == y->log_append_time_ms);
+    assert_true(x->log_start_offset == y->log_start_offset);
+    assert_int_equal(x->record_error_count, y->record_error_count);
+    for (int32_t j = 0; j < x->record_error_count; j++) {
+        assert_int_equal(x->record_errors[j].batch_index, y->record_errors[j].batch_index);
+        assert_slice_equal(x->record_errors[j].message, y->record_errors[j].message);
+    }
+    assert_slice_equal(x->error_message, y->error_message);
+    assert_int_equal(x->current_leader_id, y->current_leader_id);
+    assert_int_equal(x->current_leader_epoch, y->current_leader_epoch);
+}
+
+static const harness_topics request_topics =
+    HARNESS_TOPICS(wire_produce_topic, name, compare_partition);
+static const harness_topics response_topics =
+    HARNESS_TOPICS(wire_produce_topic_response, name, compare_partition_response);
+
 static void compare_request(const wire_produce_request *a, const wire_produce_request *b)
 {
     assert_slice_equal(a->transactional_id, b->transactional_id);
     assert_int_equal(a->acks, b->acks);
     assert_int_equal(a->timeout_ms, b->timeout_ms);
-    assert_int_equal(a->topic_count, b->topic_count);
-    for (int32_t i = 0; i < a->topic_count; i++) {
-        assert_slice_equal(a->topics[i].name, b->topics[i].name);
-        assert_int_equal(a->topics[i].partition_count, b->topics[i].partition_count);
-        for (int32_t k = 0; k < a->topics[i].partition_count; k++) {
-            assert_int_equal(a->topics[i].partitions[k].index, b->topics[i].partitions[k].index);
-            assert_slice_equal(a->topics[i].partitions[k].records,
-                               b->topics[i].partitions[k].records);
-        }
-    }
+    harness_check_topics(&request_topics, a->topics, a->topic_count, b->topics, b->topic_count, 0);
 }
 
 static void compare_response(const wire_produce_response *a, const wire_produce_response *b)
 {
     assert_int_equal(a->throttle_time_ms, b->throttle_time_ms);
-    assert_int_equal(a->topic_count, b->topic_count);
-    for (int32_t i = 0; i < a->topic_count; i++) {
-        assert_slice_equal(a->topics[i].name, b->topics[i].name);
-        assert_int_equal(a->topics[i].partition_count, b->topics[i].partition_count);
-        for (int32_t k = 0; k < a->topics[i].partition_count; k++) {
-            const wire_produce_partition_response *x = &a->topics[i].partitions[k];
-            const wire_produce_partition_response *y = &b->topics[i].partitions[k];
-            assert_int_equal(x->index, y->index);
-            assert_int_equal(x->error_code, y->error_code);
-            assert_true(x->base_offset == y->base_offset);
-            assert_true(x->log_append_time_ms == y->log_append_time_ms);
-            assert_true(x->log_start_offset == y->log_start_offset);
-            assert_int_equal(x->record_error_count, y->record_error_count);
-            for (int32_t j = 0; j < x->record_error_count; j++) {
-                assert_int_equal(x->record_errors[j].batch_index, y->record_errors[j].batch_index);
-                assert_slice_equal(x->record_errors[j].message, y->record_errors[j].message);
-            }
-            assert_slice_equal(x->error_message, y->error_message);
-            assert_int_equal(x->current_leader_id, y->current_leader_id);
-            assert_int_equal(x->current_leader_epoch, y->current_leader_epoch);
-        }
-    }
+    harness_check_topics(&response_topics, a->topics, a->topic_count, b->topics, b->topic_count,
+                         0);
     assert_int_equal(a->node_endpoint_count, b->node_endpoint_count);
     for (int32_t i = 0; i < a->node_endpoint_count; i++) {
         assert_int_equal(a->node_endpoints[i].node_id, b->node_endpoints[i].node_id);
@@ -111,13 +114,7 @@ static void test_roundtrip_all_versions(void **state)
         kq_writer w;
 
         wire_produce_request q = full_request(), qd;
-        ENCODE_DECODE(wire_produce_request_encode, wire_produce_request_decode, v, &q, &qd,
-                      &arena, w);
-        compare_request(&qd, &q);
-        CHECK_TRUNCATIONS(wire_produce_request_decode, wire_produce_request, v, w.data, w.len);
-        CHECK_GARBAGE(wire_produce_request_decode, wire_produce_request_encode,
-                      wire_produce_request, v, w.data, w.len, 900u + (uint32_t)v);
-        kq_writer_free(&w);
+        CHECK_ROUND_TRIP(wire_produce_request, v, &q, q, compare_request, 900u + (uint32_t)v);
 
         /* null transactional id and null records survive */
         q.transactional_id = null_slice;
@@ -128,14 +125,8 @@ static void test_roundtrip_all_versions(void **state)
         kq_writer_free(&w);
 
         wire_produce_response p = response_for_version(-1), pd;
-        ENCODE_DECODE(wire_produce_response_encode, wire_produce_response_decode, v, &p, &pd,
-                      &arena, w);
-        wire_produce_response pe = response_for_version(v);
-        compare_response(&pd, &pe);
-        CHECK_TRUNCATIONS(wire_produce_response_decode, wire_produce_response, v, w.data, w.len);
-        CHECK_GARBAGE(wire_produce_response_decode, wire_produce_response_encode,
-                      wire_produce_response, v, w.data, w.len, 1000u + (uint32_t)v);
-        kq_writer_free(&w);
+        CHECK_ROUND_TRIP(wire_produce_response, v, &p, response_for_version(v), compare_response,
+                         1000u + (uint32_t)v);
 
         /* without a leader hint and endpoints no tags are written at v10+ */
         p = response_for_version(-1);
@@ -156,33 +147,11 @@ static void test_roundtrip_all_versions(void **state)
 static void check_golden(int16_t v, const uint8_t *req, size_t req_len, const uint8_t *resp,
                          size_t resp_len)
 {
-    kq_writer w;
-    kq_writer_init(&w, TEST_WRITER_MAX);
     wire_produce_request q = full_request();
-    wire_produce_request_encode(&w, v, &q);
-    assert_int_equal(w.len, req_len);
-    assert_memory_equal(w.data, req, req_len);
-    kq_writer_reset(&w);
+    CHECK_GOLDEN(wire_produce_request, v, &q, full_request(), req, req_len, compare_request);
     wire_produce_response p = response_for_version(-1);
-    wire_produce_response_encode(&w, v, &p);
-    assert_int_equal(w.len, resp_len);
-    assert_memory_equal(w.data, resp, resp_len);
-    kq_writer_free(&w);
-
-    kq_arena arena;
-    kq_arena_init(&arena, TEST_ARENA_MAX);
-    kq_reader r;
-    kq_reader_init(&r, req, req_len);
-    wire_produce_request qd;
-    assert_int_equal(wire_produce_request_decode(&r, v, &arena, &qd), 0);
-    q = full_request();
-    compare_request(&qd, &q);
-    kq_reader_init(&r, resp, resp_len);
-    wire_produce_response pd;
-    assert_int_equal(wire_produce_response_decode(&r, v, &arena, &pd), 0);
-    wire_produce_response pe = response_for_version(v);
-    compare_response(&pd, &pe);
-    kq_arena_free(&arena);
+    CHECK_GOLDEN(wire_produce_response, v, &p, response_for_version(v), resp, resp_len,
+                 compare_response);
 }
 
 static void test_golden_v3(void **state)

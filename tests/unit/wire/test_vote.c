@@ -10,7 +10,10 @@
 
 HARNESS_CODEC(wire_vote_request, wire_vote_request);
 HARNESS_CODEC(wire_vote_response, wire_vote_response);
-static const harness_api api = {&wire_vote_request_codec, &wire_vote_response_codec, WIRE_VOTE_MIN_VERSION, WIRE_VOTE_MAX_VERSION};
+static const harness_api api = {&wire_vote_request_codec,
+                                &wire_vote_response_codec,
+                                WIRE_VOTE_MIN_VERSION,
+                                WIRE_VOTE_MAX_VERSION};
 
 static const kq_uuid cand_dir = {{U16(0x22)}};
 static const kq_uuid voter_dir = {{U16(0x33)}};
