@@ -48,4 +48,43 @@ static inline void raft_check_node_endpoints(const wire_raft_node_endpoint *a, i
         assert_int_equal((dp)->leader_epoch, (ap)->leader_epoch);         \
     } while (0)
 
+/* BeginQuorumEpoch and EndQuorumEpoch responses share one layout. Checks
+ * both versions' golden bytes for `in`, which must be: error 0, one topic
+ * "__cluster_metadata" with one partition {index 0, error 0, leader 1,
+ * epoch 5}, and one node endpoint {1, "h", 9092}. */
+static inline void raft_epoch_response_golden(const harness_codec *c, const void *in,
+                                              harness_check_fn check)
+{
+    static const uint8_t v0[] = {
+        0x00, 0x00,                         /* error_code 0 */
+        0x00, 0x00, 0x00, 0x01,             /* topics: int32 count 1 */
+        0x00, 0x12, META_NAME_BYTES,        /* topic_name */
+        0x00, 0x00, 0x00, 0x01,             /* partitions: count 1 */
+        0x00, 0x00, 0x00, 0x00,             /* partition_index 0 */
+        0x00, 0x00,                         /* error_code 0 */
+        0x00, 0x00, 0x00, 0x01,             /* leader_id 1 */
+        0x00, 0x00, 0x00, 0x05,             /* leader_epoch 5 */
+    };
+    harness_check_golden(c, 0, in, v0, sizeof v0, check);
+    static const uint8_t v1[] = {
+        0x00, 0x00,                         /* error_code 0 */
+        0x02,                               /* topics: compact count 1 */
+        0x13, META_NAME_BYTES,              /* topic_name */
+        0x02,                               /* partitions: compact count 1 */
+        0x00, 0x00, 0x00, 0x00,             /* partition_index 0 */
+        0x00, 0x00,                         /* error_code 0 */
+        0x00, 0x00, 0x00, 0x01,             /* leader_id 1 */
+        0x00, 0x00, 0x00, 0x05,             /* leader_epoch 5 */
+        0x00, 0x00,                         /* partition, topic tags */
+        0x01,                               /* 1 top-level tag */
+        0x00, 0x0a,                         /* tag 0 NodeEndpoints, size 10 */
+        0x02,                               /*   compact count 1 */
+        0x00, 0x00, 0x00, 0x01,             /*   node_id 1 */
+        0x02, 'h',                          /*   host "h" */
+        0x23, 0x84,                         /*   port 9092 */
+        0x00,                               /*   no tags */
+    };
+    harness_check_golden(c, 1, in, v1, sizeof v1, check);
+}
+
 #endif

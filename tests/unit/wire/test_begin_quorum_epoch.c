@@ -163,36 +163,7 @@ static void test_response_golden(void **state)
     wire_begin_quorum_epoch_topic_result topic = {harness_str("__cluster_metadata"), &part, 1};
     wire_raft_node_endpoint ep = {1, harness_str("h"), 9092};
     wire_begin_quorum_epoch_response in = {0, &topic, 1, &ep, 1};
-    static const uint8_t v0[] = {
-        0x00, 0x00,                         /* error_code 0 */
-        0x00, 0x00, 0x00, 0x01,             /* topics: int32 count 1 */
-        0x00, 0x12, META_NAME_BYTES,        /* topic_name */
-        0x00, 0x00, 0x00, 0x01,             /* partitions: count 1 */
-        0x00, 0x00, 0x00, 0x00,             /* partition_index 0 */
-        0x00, 0x00,                         /* error_code 0 */
-        0x00, 0x00, 0x00, 0x01,             /* leader_id 1 */
-        0x00, 0x00, 0x00, 0x05,             /* leader_epoch 5 */
-    };
-    harness_check_golden(api.response, 0, &in, v0, sizeof v0, check_response_any);
-    static const uint8_t v1[] = {
-        0x00, 0x00,                         /* error_code 0 */
-        0x02,                               /* topics: compact count 1 */
-        0x13, META_NAME_BYTES,              /* topic_name */
-        0x02,                               /* partitions: compact count 1 */
-        0x00, 0x00, 0x00, 0x00,             /* partition_index 0 */
-        0x00, 0x00,                         /* error_code 0 */
-        0x00, 0x00, 0x00, 0x01,             /* leader_id 1 */
-        0x00, 0x00, 0x00, 0x05,             /* leader_epoch 5 */
-        0x00, 0x00,                         /* partition, topic tags */
-        0x01,                               /* 1 top-level tag */
-        0x00, 0x0a,                         /* tag 0 NodeEndpoints, size 10 */
-        0x02,                               /*   compact count 1 */
-        0x00, 0x00, 0x00, 0x01,             /*   node_id 1 */
-        0x02, 'h',                          /*   host "h" */
-        0x23, 0x84,                         /*   port 9092 */
-        0x00,                               /*   no tags */
-    };
-    harness_check_golden(api.response, 1, &in, v1, sizeof v1, check_response_any);
+    raft_epoch_response_golden(api.response, &in, check_response_any);
 }
 
 static void test_bad_versions(void **state)
