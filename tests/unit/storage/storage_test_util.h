@@ -35,6 +35,32 @@ static inline void tu_mkdtemp(char *out, size_t len)
         abort();
 }
 
+/* Per-test state: a fresh temp dir and the log a test opens in it (if any). */
+typedef struct tu_fixture {
+    char dir[64];
+    char err[1024];
+    kq_log *log;
+} tu_fixture;
+
+/* cmocka setup/teardown for a tu_fixture; teardown closes the log and
+ * removes the dir. */
+static inline int tu_setup(void **state)
+{
+    tu_fixture *f = calloc(1, sizeof *f);
+    tu_mkdtemp(f->dir, sizeof f->dir);
+    *state = f;
+    return 0;
+}
+
+static inline int tu_teardown(void **state)
+{
+    tu_fixture *f = *state;
+    kq_log_close(f->log);
+    tu_rm_rf(f->dir);
+    free(f);
+    return 0;
+}
+
 /* Appends one uncompressed batch of n records with value_size-byte values
  * (filled with a pattern derived from seed) to w. */
 static inline void tu_batch(kq_writer *w, int64_t base, int32_t epoch, int n, size_t value_size,

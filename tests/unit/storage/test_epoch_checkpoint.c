@@ -8,32 +8,16 @@
 
 #include "storage_test_util.h"
 
-typedef struct fixture {
-    char dir[64];
-    char err[512];
-    kq_log *log;
-} fixture;
-
 static int setup(void **state)
 {
-    fixture *f = calloc(1, sizeof *f);
-    tu_mkdtemp(f->dir, sizeof f->dir);
+    tu_setup(state);
+    tu_fixture *f = *state;
     f->log = kq_log_open(f->dir, 1 << 20, f->err, sizeof f->err);
     assert_non_null(f->log);
-    *state = f;
     return 0;
 }
 
-static int teardown(void **state)
-{
-    fixture *f = *state;
-    kq_log_close(f->log);
-    tu_rm_rf(f->dir);
-    free(f);
-    return 0;
-}
-
-static int leader_append(fixture *f, int recs, int32_t epoch)
+static int leader_append(tu_fixture *f, int recs, int32_t epoch)
 {
     kq_writer w;
     kq_writer_init(&w, 0);
@@ -44,7 +28,7 @@ static int leader_append(fixture *f, int recs, int32_t epoch)
     return rc;
 }
 
-static const char *checkpoint(fixture *f)
+static const char *checkpoint(tu_fixture *f)
 {
     static char buf[1024];
     if (tu_read_file(tu_path(f->dir, "leader-epoch-checkpoint"), buf, sizeof buf) < 0)
@@ -54,14 +38,14 @@ static const char *checkpoint(fixture *f)
 
 static void test_empty_log(void **state)
 {
-    fixture *f = *state;
+    tu_fixture *f = *state;
     assert_string_equal(checkpoint(f), "0\n0\n");
     assert_int_equal(kq_log_epoch_count(f->log), 0);
 }
 
 static void test_new_epochs_written(void **state)
 {
-    fixture *f = *state;
+    tu_fixture *f = *state;
     assert_int_equal(leader_append(f, 2, 1), 0); /* 0..1 */
     assert_string_equal(checkpoint(f), "0\n1\n1 0\n");
     assert_int_equal(leader_append(f, 3, 1), 0); /* 2..4 */
@@ -85,7 +69,7 @@ static void test_new_epochs_written(void **state)
 
 static void test_follower_batches_with_several_epochs(void **state)
 {
-    fixture *f = *state;
+    tu_fixture *f = *state;
     kq_writer w;
     kq_writer_init(&w, 0);
     tu_batch(&w, 0, 2, 2, 10, 1);
@@ -106,7 +90,7 @@ static void test_follower_batches_with_several_epochs(void **state)
 
 static void test_truncate_updates_checkpoint(void **state)
 {
-    fixture *f = *state;
+    tu_fixture *f = *state;
     assert_int_equal(leader_append(f, 2, 1), 0); /* 0..1 */
     assert_int_equal(leader_append(f, 2, 2), 0); /* 2..3 */
     assert_int_equal(leader_append(f, 2, 5), 0); /* 4..5 */
@@ -124,7 +108,7 @@ static void test_truncate_updates_checkpoint(void **state)
 
 static void test_rebuilt_on_open(void **state)
 {
-    fixture *f = *state;
+    tu_fixture *f = *state;
     assert_int_equal(leader_append(f, 2, 1), 0);
     assert_int_equal(leader_append(f, 2, 4), 0);
     kq_log_close(f->log);
@@ -150,11 +134,12 @@ static void test_rebuilt_on_open(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_empty_log, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_new_epochs_written, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_follower_batches_with_several_epochs, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_truncate_updates_checkpoint, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_rebuilt_on_open, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_empty_log, setup, tu_teardown),
+        cmocka_unit_test_setup_teardown(test_new_epochs_written, setup, tu_teardown),
+        cmocka_unit_test_setup_teardown(test_follower_batches_with_several_epochs,
+                                        setup, tu_teardown),
+        cmocka_unit_test_setup_teardown(test_truncate_updates_checkpoint, setup, tu_teardown),
+        cmocka_unit_test_setup_teardown(test_rebuilt_on_open, setup, tu_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

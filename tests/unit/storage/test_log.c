@@ -9,30 +9,7 @@
 
 #include "storage_test_util.h"
 
-typedef struct fixture {
-    char dir[64];
-    char err[512];
-    kq_log *log;
-} fixture;
-
-static int setup(void **state)
-{
-    fixture *f = calloc(1, sizeof *f);
-    tu_mkdtemp(f->dir, sizeof f->dir);
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    fixture *f = *state;
-    kq_log_close(f->log);
-    tu_rm_rf(f->dir);
-    free(f);
-    return 0;
-}
-
-static void open_log(fixture *f, uint64_t segment_bytes)
+static void open_log(tu_fixture *f, uint64_t segment_bytes)
 {
     kq_log_close(f->log);
     f->log = kq_log_open(f->dir, segment_bytes, f->err, sizeof f->err);
@@ -41,7 +18,7 @@ static void open_log(fixture *f, uint64_t segment_bytes)
 }
 
 /* Leader-appends `count` batches of `recs` records each, one call per batch. */
-static void append_batches(fixture *f, int count, int recs, size_t value_size, int32_t epoch)
+static void append_batches(tu_fixture *f, int count, int recs, size_t value_size, int32_t epoch)
 {
     for (int i = 0; i < count; i++) {
         kq_writer w;
@@ -56,7 +33,7 @@ static void append_batches(fixture *f, int count, int recs, size_t value_size, i
 
 static void test_open_empty(void **state)
 {
-    fixture *f = *state;
+    tu_fixture *f = *state;
     open_log(f, 1 << 20);
     assert_int_equal(kq_log_start_offset(f->log), 0);
     assert_int_equal(kq_log_end_offset(f->log), 0);
@@ -71,7 +48,7 @@ static void test_open_empty(void **state)
 
 static void test_append_rewrites_and_reads(void **state)
 {
-    fixture *f = *state;
+    tu_fixture *f = *state;
     open_log(f, 1 << 20);
     kq_writer w;
     kq_writer_init(&w, 0);
@@ -113,7 +90,7 @@ static void test_append_rewrites_and_reads(void **state)
 
 static void test_read_limits(void **state)
 {
-    fixture *f = *state;
+    tu_fixture *f = *state;
     open_log(f, 1 << 20);
     append_batches(f, 5, 2, 100, 1); /* offsets 0..9, batches at 0,2,4,6,8 */
     kq_writer all;
@@ -162,7 +139,7 @@ static int count_cb(void *ctx, const uint8_t *batch, size_t len)
 
 static void test_roll_and_index(void **state)
 {
-    fixture *f = *state;
+    tu_fixture *f = *state;
     open_log(f, 4000);
     append_batches(f, 60, 3, 100, 1); /* ~400-byte batches, offsets 0..179 */
     int segs = kq_log_segment_count(f->log);
@@ -193,7 +170,7 @@ static void test_roll_and_index(void **state)
 
 static void test_index_entries(void **state)
 {
-    fixture *f = *state;
+    tu_fixture *f = *state;
     open_log(f, 1 << 20);
     append_batches(f, 40, 1, 1000, 1); /* ~1070-byte batches */
     kq_writer out;
@@ -229,7 +206,7 @@ static void test_index_entries(void **state)
 
 static void test_flush_job(void **state)
 {
-    fixture *f = *state;
+    tu_fixture *f = *state;
     open_log(f, 1 << 20);
     append_batches(f, 2, 1, 10, 1);
     kq_log_flush_job *job;
@@ -269,7 +246,7 @@ static void *flush_thread(void *arg)
 /* The flush body on a real worker thread while the loop thread appends. */
 static void test_flush_on_worker_thread(void **state)
 {
-    fixture *f = *state;
+    tu_fixture *f = *state;
     open_log(f, 8000);
     for (int round = 0; round < 20; round++) {
         append_batches(f, 5, 1, 300, 1);
@@ -292,7 +269,7 @@ static void test_flush_on_worker_thread(void **state)
 
 static void test_truncate_across_segments(void **state)
 {
-    fixture *f = *state;
+    tu_fixture *f = *state;
     open_log(f, 3000);
     append_batches(f, 30, 2, 200, 1); /* ~300-byte batches, offsets 0..59 */
     tu_flush_all(f->log);
@@ -341,7 +318,7 @@ static void test_truncate_across_segments(void **state)
 
 static void test_follower_append(void **state)
 {
-    fixture *f = *state;
+    tu_fixture *f = *state;
     open_log(f, 1 << 20);
     kq_writer w;
     kq_writer_init(&w, 0);
@@ -379,7 +356,7 @@ static void test_follower_append(void **state)
 
 static void test_reopen_keeps_batches(void **state)
 {
-    fixture *f = *state;
+    tu_fixture *f = *state;
     open_log(f, 5000);
     append_batches(f, 50, 3, 150, 7);
     kq_writer before;
@@ -437,7 +414,7 @@ static int stop_cb(void *ctx, const uint8_t *batch, size_t len)
 
 static void test_scan_stops(void **state)
 {
-    fixture *f = *state;
+    tu_fixture *f = *state;
     open_log(f, 1 << 20);
     append_batches(f, 10, 2, 10, 1);
     int n = 0;
@@ -451,17 +428,17 @@ static void test_scan_stops(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_open_empty, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_append_rewrites_and_reads, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_read_limits, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_roll_and_index, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_index_entries, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_flush_job, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_flush_on_worker_thread, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_truncate_across_segments, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_follower_append, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_reopen_keeps_batches, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_scan_stops, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_open_empty, tu_setup, tu_teardown),
+        cmocka_unit_test_setup_teardown(test_append_rewrites_and_reads, tu_setup, tu_teardown),
+        cmocka_unit_test_setup_teardown(test_read_limits, tu_setup, tu_teardown),
+        cmocka_unit_test_setup_teardown(test_roll_and_index, tu_setup, tu_teardown),
+        cmocka_unit_test_setup_teardown(test_index_entries, tu_setup, tu_teardown),
+        cmocka_unit_test_setup_teardown(test_flush_job, tu_setup, tu_teardown),
+        cmocka_unit_test_setup_teardown(test_flush_on_worker_thread, tu_setup, tu_teardown),
+        cmocka_unit_test_setup_teardown(test_truncate_across_segments, tu_setup, tu_teardown),
+        cmocka_unit_test_setup_teardown(test_follower_append, tu_setup, tu_teardown),
+        cmocka_unit_test_setup_teardown(test_reopen_keeps_batches, tu_setup, tu_teardown),
+        cmocka_unit_test_setup_teardown(test_scan_stops, tu_setup, tu_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,28 +9,7 @@
 #include "kq/quorum_state_file.h"
 #include "storage_test_util.h"
 
-typedef struct fixture {
-    char dir[64];
-    char err[512];
-} fixture;
-
-static int setup(void **state)
-{
-    fixture *f = calloc(1, sizeof *f);
-    tu_mkdtemp(f->dir, sizeof f->dir);
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    fixture *f = *state;
-    tu_rm_rf(f->dir);
-    free(f);
-    return 0;
-}
-
-static void write_qstate(fixture *f, const char *text)
+static void write_qstate(tu_fixture *f, const char *text)
 {
     char d[256];
     snprintf(d, sizeof d, "%s/" KQ_LOG_PARTITION_DIR, f->dir);
@@ -43,7 +22,7 @@ static void write_qstate(fixture *f, const char *text)
 
 static void test_missing_file(void **state)
 {
-    fixture *f = *state;
+    tu_fixture *f = *state;
     raft_quorum_state qs = {99, 99, 99};
     int32_t voters[4];
     int n = 4;
@@ -56,7 +35,7 @@ static void test_missing_file(void **state)
 
 static void test_round_trip(void **state)
 {
-    fixture *f = *state;
+    tu_fixture *f = *state;
     raft_quorum_state in = {.epoch = 7, .voted_id = 2, .leader_id = 3};
     int32_t vin[3] = {1, 2, 3};
     assert_int_equal(kq_quorum_state_store(f->dir, &in, vin, 3, f->err, sizeof f->err), 0);
@@ -93,7 +72,7 @@ static void test_round_trip(void **state)
 
 static void test_kafka_shapes_accepted(void **state)
 {
-    fixture *f = *state;
+    tu_fixture *f = *state;
     raft_quorum_state out;
     int32_t v[4];
     int n = 4;
@@ -119,7 +98,7 @@ static void test_kafka_shapes_accepted(void **state)
 
 static void test_malformed(void **state)
 {
-    fixture *f = *state;
+    tu_fixture *f = *state;
     static const char *bad[] = {
         "",
         "not json",
@@ -157,7 +136,7 @@ static void test_malformed(void **state)
 
 static void test_store_creates_dirs(void **state)
 {
-    fixture *f = *state;
+    tu_fixture *f = *state;
     char nested[256];
     snprintf(nested, sizeof nested, "%s/a/b", f->dir);
     raft_quorum_state in = {.epoch = 1, .voted_id = 1, .leader_id = -1};
@@ -174,11 +153,11 @@ static void test_store_creates_dirs(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_missing_file, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_kafka_shapes_accepted, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_malformed, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_store_creates_dirs, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_missing_file, tu_setup, tu_teardown),
+        cmocka_unit_test_setup_teardown(test_round_trip, tu_setup, tu_teardown),
+        cmocka_unit_test_setup_teardown(test_kafka_shapes_accepted, tu_setup, tu_teardown),
+        cmocka_unit_test_setup_teardown(test_malformed, tu_setup, tu_teardown),
+        cmocka_unit_test_setup_teardown(test_store_creates_dirs, tu_setup, tu_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

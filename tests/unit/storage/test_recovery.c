@@ -8,31 +8,8 @@
 
 #include "storage_test_util.h"
 
-typedef struct fixture {
-    char dir[64];
-    char err[1024];
-    kq_log *log;
-} fixture;
-
-static int setup(void **state)
-{
-    fixture *f = calloc(1, sizeof *f);
-    tu_mkdtemp(f->dir, sizeof f->dir);
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    fixture *f = *state;
-    kq_log_close(f->log);
-    tu_rm_rf(f->dir);
-    free(f);
-    return 0;
-}
-
 /* Writes `count` batches of `recs` records (leader appends) and closes. */
-static void make_log(fixture *f, uint64_t segment_bytes, int count, int recs, size_t value_size)
+static void make_log(tu_fixture *f, uint64_t segment_bytes, int count, int recs, size_t value_size)
 {
     f->log = kq_log_open(f->dir, segment_bytes, f->err, sizeof f->err);
     assert_non_null(f->log);
@@ -69,7 +46,7 @@ static void flip_byte(const char *path, long pos)
     close(fd);
 }
 
-static int64_t last_segment_base(fixture *f)
+static int64_t last_segment_base(tu_fixture *f)
 {
     int64_t base = 0;
     for (int64_t b = 0; b < 10000; b++)
@@ -80,7 +57,7 @@ static int64_t last_segment_base(fixture *f)
 
 static void test_torn_partial_batch(void **state)
 {
-    fixture *f = *state;
+    tu_fixture *f = *state;
     make_log(f, 1 << 20, 5, 2, 50);
     const char *seg = tu_seg_path(f->dir, 0, ".log");
     long whole = tu_file_size(seg);
@@ -111,7 +88,7 @@ static void test_torn_partial_batch(void **state)
 
 static void test_torn_tiny_tail(void **state)
 {
-    fixture *f = *state;
+    tu_fixture *f = *state;
     make_log(f, 1 << 20, 3, 1, 20);
     const char *seg = tu_seg_path(f->dir, 0, ".log");
     long whole = tu_file_size(seg);
@@ -125,7 +102,7 @@ static void test_torn_tiny_tail(void **state)
 
 static void test_torn_zero_filled_tail(void **state)
 {
-    fixture *f = *state;
+    tu_fixture *f = *state;
     make_log(f, 1 << 20, 3, 1, 20);
     const char *seg = tu_seg_path(f->dir, 0, ".log");
     long whole = tu_file_size(seg);
@@ -140,7 +117,7 @@ static void test_torn_zero_filled_tail(void **state)
 
 static void test_bad_crc_in_final_batch(void **state)
 {
-    fixture *f = *state;
+    tu_fixture *f = *state;
     make_log(f, 1 << 20, 4, 2, 50);
     const char *seg = tu_seg_path(f->dir, 0, ".log");
     long whole = tu_file_size(seg);
@@ -159,7 +136,7 @@ static void test_bad_crc_in_final_batch(void **state)
 
 static void test_corruption_before_tail_refuses(void **state)
 {
-    fixture *f = *state;
+    tu_fixture *f = *state;
     make_log(f, 1 << 20, 4, 2, 50);
     const char *seg = tu_seg_path(f->dir, 0, ".log");
     long whole = tu_file_size(seg);
@@ -179,7 +156,7 @@ static void test_corruption_before_tail_refuses(void **state)
 
 static void test_corrupt_header_length_before_tail(void **state)
 {
-    fixture *f = *state;
+    tu_fixture *f = *state;
     make_log(f, 1 << 20, 4, 2, 50);
     const char *seg = tu_seg_path(f->dir, 0, ".log");
     long bsz = tu_file_size(seg) / 4;
@@ -193,7 +170,7 @@ static void test_corrupt_header_length_before_tail(void **state)
 
 static void test_corruption_in_earlier_segment_refuses(void **state)
 {
-    fixture *f = *state;
+    tu_fixture *f = *state;
     make_log(f, 1000, 20, 1, 200); /* several segments */
     int64_t last = last_segment_base(f);
     assert_true(last > 0);
@@ -207,7 +184,7 @@ static void test_corruption_in_earlier_segment_refuses(void **state)
 
 static void test_torn_tail_in_last_segment(void **state)
 {
-    fixture *f = *state;
+    tu_fixture *f = *state;
     make_log(f, 1000, 20, 1, 200);
     int64_t last = last_segment_base(f);
     const char *seg = tu_seg_path(f->dir, last, ".log");
@@ -218,7 +195,7 @@ static void test_torn_tail_in_last_segment(void **state)
     assert_int_equal(kq_log_end_offset(f->log), 20);
 }
 
-static int64_t prev_segment_base(fixture *f, int64_t before)
+static int64_t prev_segment_base(tu_fixture *f, int64_t before)
 {
     int64_t base = -1;
     for (int64_t b = 0; b < before; b++)
@@ -231,7 +208,7 @@ static int64_t prev_segment_base(fixture *f, int64_t before)
  * previous segment's tail is torn. That is still a torn tail. */
 static void test_torn_tail_before_unwritten_segment(void **state)
 {
-    fixture *f = *state;
+    tu_fixture *f = *state;
     make_log(f, 1000, 20, 1, 200); /* one ~270-byte batch per offset */
     int64_t last = last_segment_base(f);
     int64_t prev = prev_segment_base(f, last);
@@ -267,7 +244,7 @@ static void test_torn_tail_before_unwritten_segment(void **state)
 
 static void test_segment_gap_refuses(void **state)
 {
-    fixture *f = *state;
+    tu_fixture *f = *state;
     make_log(f, 1000, 20, 1, 200);
     int64_t last = last_segment_base(f);
     char from[512], to[512];
@@ -281,7 +258,7 @@ static void test_segment_gap_refuses(void **state)
 
 static void test_index_rebuilt(void **state)
 {
-    fixture *f = *state;
+    tu_fixture *f = *state;
     make_log(f, 1 << 20, 30, 1, 1000);
     const char *idx = tu_seg_path(f->dir, 0, ".index");
     char orig[4096];
@@ -323,7 +300,7 @@ static void test_index_rebuilt(void **state)
 
 static void test_torn_tail_drops_index_entries(void **state)
 {
-    fixture *f = *state;
+    tu_fixture *f = *state;
     make_log(f, 1 << 20, 10, 1, 1000);
     const char *seg = tu_seg_path(f->dir, 0, ".log");
     const char *idx = tu_seg_path(f->dir, 0, ".index");
@@ -350,7 +327,7 @@ static void test_torn_tail_drops_index_entries(void **state)
 
 static void test_empty_dir_and_leftovers(void **state)
 {
-    fixture *f = *state;
+    tu_fixture *f = *state;
     make_log(f, 1 << 20, 2, 1, 10);
     /* an orphan index and an interrupted checkpoint write are cleaned up */
     char orphan[512];
@@ -369,19 +346,22 @@ static void test_empty_dir_and_leftovers(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_torn_partial_batch, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_torn_tiny_tail, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_torn_zero_filled_tail, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_bad_crc_in_final_batch, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_corruption_before_tail_refuses, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_corrupt_header_length_before_tail, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_corruption_in_earlier_segment_refuses, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_torn_tail_in_last_segment, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_torn_tail_before_unwritten_segment, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_segment_gap_refuses, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_index_rebuilt, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_torn_tail_drops_index_entries, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_empty_dir_and_leftovers, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_torn_partial_batch, tu_setup, tu_teardown),
+        cmocka_unit_test_setup_teardown(test_torn_tiny_tail, tu_setup, tu_teardown),
+        cmocka_unit_test_setup_teardown(test_torn_zero_filled_tail, tu_setup, tu_teardown),
+        cmocka_unit_test_setup_teardown(test_bad_crc_in_final_batch, tu_setup, tu_teardown),
+        cmocka_unit_test_setup_teardown(test_corruption_before_tail_refuses, tu_setup, tu_teardown),
+        cmocka_unit_test_setup_teardown(test_corrupt_header_length_before_tail,
+                                        tu_setup, tu_teardown),
+        cmocka_unit_test_setup_teardown(test_corruption_in_earlier_segment_refuses,
+                                        tu_setup, tu_teardown),
+        cmocka_unit_test_setup_teardown(test_torn_tail_in_last_segment, tu_setup, tu_teardown),
+        cmocka_unit_test_setup_teardown(test_torn_tail_before_unwritten_segment,
+                                        tu_setup, tu_teardown),
+        cmocka_unit_test_setup_teardown(test_segment_gap_refuses, tu_setup, tu_teardown),
+        cmocka_unit_test_setup_teardown(test_index_rebuilt, tu_setup, tu_teardown),
+        cmocka_unit_test_setup_teardown(test_torn_tail_drops_index_entries, tu_setup, tu_teardown),
+        cmocka_unit_test_setup_teardown(test_empty_dir_and_leftovers, tu_setup, tu_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
