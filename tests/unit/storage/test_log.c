@@ -354,6 +354,24 @@ static void test_follower_append(void **state)
     kq_writer_free(&w);
 }
 
+/* Appends every batch below `end` to out, one kq_log_read at a time. */
+static void read_all(kq_log *log, int64_t end, kq_writer *out)
+{
+    for (int64_t off = 0; off < end;) {
+        ssize_t n = kq_log_read(log, off, INT64_MAX, 1 << 20, out);
+        assert_true(n > 0);
+        /* advance to the offset after the last batch read */
+        size_t pos = out->len - (size_t)n;
+        while (pos < out->len) {
+            record_batch_header h;
+            assert_int_equal(record_batch_parse_header(out->data + pos, out->len - pos, &h),
+                             RECORD_OK);
+            pos += record_batch_size(&h);
+            off = record_batch_last_offset(&h) + 1;
+        }
+    }
+}
+
 static void test_reopen_keeps_batches(void **state)
 {
     tu_fixture *f = *state;
@@ -361,18 +379,7 @@ static void test_reopen_keeps_batches(void **state)
     append_batches(f, 50, 3, 150, 7);
     kq_writer before;
     kq_writer_init(&before, 0);
-    for (int64_t off = 0; off < kq_log_end_offset(f->log);) {
-        ssize_t n = kq_log_read(f->log, off, INT64_MAX, 1 << 20, &before);
-        assert_true(n > 0);
-        /* advance to the offset after the last batch read */
-        size_t pos = before.len - (size_t)n;
-        while (pos < before.len) {
-            record_batch_header h;
-            assert_int_equal(record_batch_parse_header(before.data + pos, before.len - pos, &h), RECORD_OK);
-            pos += record_batch_size(&h);
-            off = record_batch_last_offset(&h) + 1;
-        }
-    }
+    read_all(f->log, kq_log_end_offset(f->log), &before);
     int segs = kq_log_segment_count(f->log);
     tu_flush_all(f->log);
     open_log(f, 5000);
@@ -381,17 +388,7 @@ static void test_reopen_keeps_batches(void **state)
     assert_int_equal(kq_log_segment_count(f->log), segs);
     kq_writer after;
     kq_writer_init(&after, 0);
-    for (int64_t off = 0; off < 150;) {
-        ssize_t n = kq_log_read(f->log, off, INT64_MAX, 1 << 20, &after);
-        assert_true(n > 0);
-        size_t pos = after.len - (size_t)n;
-        while (pos < after.len) {
-            record_batch_header h;
-            assert_int_equal(record_batch_parse_header(after.data + pos, after.len - pos, &h), RECORD_OK);
-            pos += record_batch_size(&h);
-            off = record_batch_last_offset(&h) + 1;
-        }
-    }
+    read_all(f->log, 150, &after);
     assert_int_equal(after.len, before.len);
     assert_memory_equal(after.data, before.data, before.len);
     /* appends continue after a reopen without flush in between */
