@@ -19,6 +19,16 @@ declare -A SERVER_PORT=()
 declare -A SERVER_PROPS=()
 declare -A ID_PORT=()
 
+# Kills a process and everything below it (a `timeout` wrapper's child, the
+# JVM under kafka-run-class.sh), children first.
+kill_tree() {
+    local c
+    for c in $(pgrep -P "$1" 2>/dev/null); do
+        kill_tree "$c"
+    done
+    kill -9 "$1" 2>/dev/null || true
+}
+
 e2e_cleanup() {
     local rc=$?
     local name
@@ -29,7 +39,7 @@ e2e_cleanup() {
     # Helper processes started in the background by the test itself.
     local p
     for p in $(jobs -p); do
-        kill -9 "$p" 2>/dev/null || true
+        kill_tree "$p"
     done
     if [[ "${KQ_KEEP_TMP:-0}" == 1 || ( $rc -ne 0 && -n "${CI:-}" ) ]]; then
         echo "$E2E_NAME: logs kept in $E2E_TMP" >&2
