@@ -155,6 +155,36 @@ static inline void rt_batch(uint8_t *buf, size_t cap, size_t *len, int64_t base,
     kq_writer_free(&w);
 }
 
+/* Record batches a test hands to a follower in FetchResponses. */
+typedef struct rt_records {
+    uint8_t buf[4096];
+    size_t len;
+} rt_records;
+
+static inline void rt_records_add(rt_records *rs, int64_t base, int32_t epoch, int n)
+{
+    rt_batch(rs->buf, sizeof(rs->buf), &rs->len, base, epoch, n);
+}
+
+/* A FetchResponse from leader 1 to node 2 in `epoch` with high watermark hw,
+ * no divergence, carrying the bytes of rs. */
+static inline raft_msg rt_fetch_resp(int32_t epoch, int64_t hw, const rt_records *rs)
+{
+    raft_msg m;
+    memset(&m, 0, sizeof(m));
+    m.type = RAFT_MSG_FETCH_RESPONSE;
+    m.from = 1;
+    m.to = 2;
+    m.u.fetch_response.leader_id = 1;
+    m.u.fetch_response.leader_epoch = epoch;
+    m.u.fetch_response.high_watermark = hw;
+    m.u.fetch_response.diverging_epoch = -1;
+    m.u.fetch_response.diverging_end_offset = -1;
+    m.u.fetch_response.records = rs->buf;
+    m.u.fetch_response.records_len = rs->len;
+    return m;
+}
+
 static inline raft_msg rt_fetch_req(int32_t from, int32_t epoch, int64_t offset,
                                     int32_t last_epoch, int32_t max_wait, uint64_t token)
 {

@@ -3,30 +3,7 @@
  * fetch timeouts and EndQuorumEpoch. */
 #include "raft_test_util.h"
 
-static uint8_t g_buf[4096];
-static size_t g_len;
-
-static void add_batch(int64_t base, int32_t epoch, int n)
-{
-    rt_batch(g_buf, sizeof(g_buf), &g_len, base, epoch, n);
-}
-
-static raft_msg fetch_ok(int32_t epoch, int64_t hw)
-{
-    raft_msg m;
-    memset(&m, 0, sizeof(m));
-    m.type = RAFT_MSG_FETCH_RESPONSE;
-    m.from = 1;
-    m.to = 2;
-    m.u.fetch_response.leader_id = 1;
-    m.u.fetch_response.leader_epoch = epoch;
-    m.u.fetch_response.high_watermark = hw;
-    m.u.fetch_response.diverging_epoch = -1;
-    m.u.fetch_response.diverging_end_offset = -1;
-    m.u.fetch_response.records = g_buf;
-    m.u.fetch_response.records_len = g_len;
-    return m;
-}
+static rt_records g_recs;
 
 static raft *follower(uint32_t mutants, int64_t end, const raft_epoch_entry *ep, int n)
 {
@@ -51,13 +28,13 @@ static void test_follower_appends_flushes_then_fetches(void **state)
     rt_tick(r, 10, &out);
     assert_null(rt_sent(&out, RAFT_MSG_FETCH_REQUEST, 1)); /* one in flight */
 
-    g_len = 0;
-    add_batch(0, 2, 3);
-    add_batch(3, 3, 2);
-    size_t whole = g_len;
-    add_batch(5, 3, 1);
-    g_len -= 10; /* a partial batch at the end (max_bytes cut it) */
-    raft_msg resp = fetch_ok(3, 4);
+    g_recs.len = 0;
+    rt_records_add(&g_recs, 0, 2, 3);
+    rt_records_add(&g_recs, 3, 3, 2);
+    size_t whole = g_recs.len;
+    rt_records_add(&g_recs, 5, 3, 1);
+    g_recs.len -= 10; /* a partial batch at the end (max_bytes cut it) */
+    raft_msg resp = rt_fetch_resp(3, 4, &g_recs);
     rt_recv(r, 20, &resp, &out);
     assert_int_equal(out.action_count, 2);
     assert_int_equal(out.actions[0].type, RAFT_ACTION_APPEND);
@@ -78,8 +55,8 @@ static void test_follower_appends_flushes_then_fetches(void **state)
     assert_int_equal(f->u.fetch_request.fetch_offset, 5);
     assert_int_equal(f->u.fetch_request.last_fetched_epoch, 3);
 
-    g_len = 0;
-    resp = fetch_ok(3, 9); /* empty, HW 9 -> ours is capped at 5 */
+    g_recs.len = 0;
+    resp = rt_fetch_resp(3, 9, &g_recs); /* empty, HW 9 -> ours is capped at 5 */
     rt_recv(r, 50, &resp, &out);
     assert_int_equal(out.high_watermark, 5);
     assert_non_null(rt_sent(&out, RAFT_MSG_FETCH_REQUEST, 1));
@@ -96,9 +73,9 @@ static void test_follower_drops_records_at_wrong_offset(void **state)
     raft *r = follower(0, 0, NULL, 0);
     raft_output out;
     rt_tick(r, 0, &out);
-    g_len = 0;
-    add_batch(7, 3, 1);
-    raft_msg resp = fetch_ok(3, 0);
+    g_recs.len = 0;
+    rt_records_add(&g_recs, 7, 3, 1);
+    raft_msg resp = rt_fetch_resp(3, 0, &g_recs);
     rt_recv(r, 5, &resp, &out);
     assert_int_equal(rt_count(&out, RAFT_ACTION_APPEND), 0);
     assert_int_equal(rt_count(&out, RAFT_ACTION_FLUSH), 0);
@@ -122,8 +99,8 @@ static void test_follower_truncates_on_divergence(void **state)
     assert_int_equal(f->u.fetch_request.fetch_offset, 15);
     assert_int_equal(f->u.fetch_request.last_fetched_epoch, 2);
 
-    g_len = 0;
-    raft_msg resp = fetch_ok(3, -1);
+    g_recs.len = 0;
+    raft_msg resp = rt_fetch_resp(3, -1, &g_recs);
     resp.u.fetch_response.diverging_epoch = 1;
     resp.u.fetch_response.diverging_end_offset = 12; /* ours ends epoch 1 at 10 */
     rt_recv(r, 5, &resp, &out);
@@ -142,14 +119,14 @@ static void test_follower_never_truncates_below_hw(void **state)
     raft *r = follower(0, 0, NULL, 0);
     raft_output out;
     rt_tick(r, 0, &out);
-    g_len = 0;
-    add_batch(0, 3, 4);
-    raft_msg resp = fetch_ok(3, 4);
+    g_recs.len = 0;
+    rt_records_add(&g_recs, 0, 3, 4);
+    raft_msg resp = rt_fetch_resp(3, 4, &g_recs);
     rt_recv(r, 1, &resp, &out);
     rt_flushed(r, 2, 4, &out);
     assert_int_equal(out.high_watermark, 4);
-    g_len = 0;
-    resp = fetch_ok(3, 4);
+    g_recs.len = 0;
+    resp = rt_fetch_resp(3, 4, &g_recs);
     resp.u.fetch_response.diverging_epoch = 0;
     resp.u.fetch_response.diverging_end_offset = 2;
     rt_recv(r, 3, &resp, &out);
@@ -166,7 +143,7 @@ static void test_fetch_error_learns_new_leader(void **state)
     raft *r = follower(0, 0, NULL, 0);
     raft_output out;
     rt_tick(r, 0, &out);
-    raft_msg resp = fetch_ok(4, -1);
+    raft_msg resp = rt_fetch_resp(4, -1, &g_recs);
     resp.u.fetch_response.partition_error = KAFKA_FENCED_LEADER_EPOCH;
     resp.u.fetch_response.leader_id = 3;
     rt_recv(r, 5, &resp, &out);
@@ -185,8 +162,8 @@ static void test_fetch_timeout_makes_candidate(void **state)
     raft *r = follower(0, 0, NULL, 0);
     raft_output out;
     rt_tick(r, 0, &out);
-    g_len = 0;
-    raft_msg resp = fetch_ok(3, -1);
+    g_recs.len = 0;
+    raft_msg resp = rt_fetch_resp(3, -1, &g_recs);
     rt_recv(r, 800, &resp, &out); /* a successful fetch resets the timer */
     rt_tick(r, 2799, &out);
     raft_status s;

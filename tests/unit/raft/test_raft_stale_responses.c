@@ -3,35 +3,11 @@
  * in flight (Fetch, Vote, BeginQuorumEpoch, EndQuorumEpoch). */
 #include "raft_test_util.h"
 
-static uint8_t g_buf[4096];
-static size_t g_len;
-
-static void add_batch(int64_t base, int32_t epoch, int n)
-{
-    rt_batch(g_buf, sizeof(g_buf), &g_len, base, epoch, n);
-}
-
-/* A response from leader 1 (epoch given) carrying g_buf. */
-static raft_msg fetch_resp(int32_t epoch, int64_t hw)
-{
-    raft_msg m;
-    memset(&m, 0, sizeof(m));
-    m.type = RAFT_MSG_FETCH_RESPONSE;
-    m.from = 1;
-    m.to = 2;
-    m.u.fetch_response.leader_id = 1;
-    m.u.fetch_response.leader_epoch = epoch;
-    m.u.fetch_response.high_watermark = hw;
-    m.u.fetch_response.diverging_epoch = -1;
-    m.u.fetch_response.diverging_end_offset = -1;
-    m.u.fetch_response.records = g_buf;
-    m.u.fetch_response.records_len = g_len;
-    return m;
-}
+static rt_records g_recs;
 
 static raft_msg diverging_resp(int32_t epoch, int64_t end)
 {
-    raft_msg m = fetch_resp(3, -1);
+    raft_msg m = rt_fetch_resp(3, -1, &g_recs);
     m.u.fetch_response.records = NULL;
     m.u.fetch_response.records_len = 0;
     m.u.fetch_response.diverging_epoch = epoch;
@@ -69,9 +45,9 @@ static void test_duplicate_records_response_ignored(void **state)
     (void)state;
     raft_output out;
     raft *r = follower(0, NULL, 0, &out);
-    g_len = 0;
-    add_batch(0, 3, 3);
-    raft_msg resp = fetch_resp(3, 0);
+    g_recs.len = 0;
+    rt_records_add(&g_recs, 0, 3, 3);
+    raft_msg resp = rt_fetch_resp(3, 0, &g_recs);
     rt_recv(r, 5, &resp, &out);
     assert_int_equal(rt_count(&out, RAFT_ACTION_APPEND), 1);
     rt_flushed(r, 10, 3, &out);
@@ -104,9 +80,9 @@ static void test_duplicate_diverging_response_after_catch_up(void **state)
     assert_int_equal(out.actions[0].offset, 10);
     assert_int_equal(sent_fetch(&out)->fetch_offset, 10);
 
-    g_len = 0;
-    add_batch(10, 3, 2);
-    raft_msg recs = fetch_resp(3, -1);
+    g_recs.len = 0;
+    rt_records_add(&g_recs, 10, 3, 2);
+    raft_msg recs = rt_fetch_resp(3, -1, &g_recs);
     rt_recv(r, 10, &recs, &out);
     assert_int_equal(rt_count(&out, RAFT_ACTION_APPEND), 1);
     rt_flushed(r, 20, 12, &out);
@@ -146,8 +122,8 @@ static void test_duplicate_empty_response_does_not_refetch(void **state)
     (void)state;
     raft_output out;
     raft *r = follower(0, NULL, 0, &out);
-    g_len = 0;
-    raft_msg empty = fetch_resp(3, -1);
+    g_recs.len = 0;
+    raft_msg empty = rt_fetch_resp(3, -1, &g_recs);
     rt_recv(r, 400, &empty, &out); /* the long poll expired */
     assert_int_equal(rt_sent_count(&out, RAFT_MSG_FETCH_REQUEST), 1);
     rt_recv(r, 410, &empty, &out); /* a copy: not the answer to the new fetch */
@@ -165,8 +141,8 @@ static void test_late_fetch_response_after_timeout_ignored(void **state)
     rt_tick(r, 900, &out); /* our own request timeout */
     rt_tick(r, 950, &out);
     assert_int_equal(rt_sent_count(&out, RAFT_MSG_FETCH_REQUEST), 1);
-    g_len = 0;
-    raft_msg late = fetch_resp(3, -1);
+    g_recs.len = 0;
+    raft_msg late = rt_fetch_resp(3, -1, &g_recs);
     rt_recv(r, 960, &late, &out);
     assert_int_equal(rt_sent_count(&out, RAFT_MSG_FETCH_REQUEST), 0);
     rt_tick(r, 1100, &out);
@@ -179,8 +155,8 @@ static void test_fetch_response_from_older_epoch_ignored(void **state)
     (void)state;
     raft_output out;
     raft *r = follower(0, NULL, 0, &out);
-    g_len = 0;
-    raft_msg old = fetch_resp(2, -1);
+    g_recs.len = 0;
+    raft_msg old = rt_fetch_resp(2, -1, &g_recs);
     rt_recv(r, 5, &old, &out);
     rt_tick(r, 100, &out);
     assert_int_equal(rt_sent_count(&out, RAFT_MSG_FETCH_REQUEST), 0);
