@@ -231,6 +231,16 @@ static inline raft_msg rt_vote_req(int32_t from, int32_t epoch, int32_t last_epo
     return m;
 }
 
+/* Node 1 times out at t=2000, gets node 2's vote for `epoch` at 2001 and
+ * has flushed up to `flushed` (its LeaderChange batch included) at 2002. */
+static inline void rt_win_election(raft *r, int32_t epoch, int64_t flushed, raft_output *out)
+{
+    rt_tick(r, 2000, out);
+    raft_msg v = rt_vote_resp(2, epoch, true);
+    rt_recv(r, 2001, &v, out);
+    rt_flushed(r, 2002, flushed, out);
+}
+
 /* Node 1 of voters {1..voters} (plus mutants) elected leader of epoch 1 at
  * t=2000 with node 2's vote, its LeaderChange batch (offset 0) flushed. */
 static inline raft *rt_leader(int voters, uint32_t mutants)

@@ -44,10 +44,7 @@ static void test_fetch_diverging(void **state)
     raft_epoch_entry ep[] = {{1, 0}, {3, 10}};
     raft *r = rt_create(&c, 3, -1, -1, 20, ep, 2);
     raft_output out;
-    rt_tick(r, 2000, &out);
-    raft_msg v = rt_vote_resp(2, 4, true);
-    rt_recv(r, 2001, &v, &out);
-    rt_flushed(r, 2002, 21, &out);
+    rt_win_election(r, 4, 21, &out);
 
     /* follower has epoch 2 up to 15: largest epoch <= 2 is 1, ending at 10 */
     raft_msg f = rt_fetch_req(2, 4, 15, 2, 0, 1);
@@ -180,10 +177,7 @@ static void test_hw_waits_for_current_epoch(void **state)
     raft_epoch_entry ep[] = {{1, 0}};
     raft *r = rt_create(&c, 1, -1, -1, 10, ep, 1);
     raft_output out;
-    rt_tick(r, 2000, &out);
-    raft_msg v = rt_vote_resp(2, 2, true);
-    rt_recv(r, 2001, &v, &out);
-    rt_flushed(r, 2002, 11, &out);
+    rt_win_election(r, 2, 11, &out);
     raft_msg f = rt_fetch_req(2, 2, 10, 1, 0, 1); /* majority at 10 = epoch start */
     rt_recv(r, 2003, &f, &out);
     assert_false(out.high_watermark_changed);

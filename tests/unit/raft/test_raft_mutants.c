@@ -90,10 +90,7 @@ static void test_hw_any_epoch(void **state)
         raft_epoch_entry ep[] = {{1, 0}};
         raft *r = rt_create(&c, 1, -1, -1, 10, ep, 1);
         raft_output out;
-        rt_tick(r, 2000, &out);
-        raft_msg v = rt_vote_resp(2, 2, true);
-        rt_recv(r, 2001, &v, &out);
-        rt_flushed(r, 2002, 11, &out);
+        rt_win_election(r, 2, 11, &out);
         raft_msg f = rt_fetch_req(2, 2, 10, 1, 0, 1);
         rt_recv(r, 2003, &f, &out);
         assert_int_equal(out.high_watermark_changed, mutant);
