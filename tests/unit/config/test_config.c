@@ -187,6 +187,18 @@ static void test_seed_quorum_file(void **state)
     assert_string_equal(warn, want);
 }
 
+/* The quorum timing fields, in the order of their keys. */
+static void assert_timings(const kq_config *cfg, int election, int fetch, int backoff_max,
+                           int request, int retry, int linger)
+{
+    assert_int_equal(cfg->election_timeout_ms, election);
+    assert_int_equal(cfg->fetch_timeout_ms, fetch);
+    assert_int_equal(cfg->election_backoff_max_ms, backoff_max);
+    assert_int_equal(cfg->request_timeout_ms, request);
+    assert_int_equal(cfg->retry_backoff_ms, retry);
+    assert_int_equal(cfg->append_linger_ms, linger);
+}
+
 static void test_timing_keys_both_spellings(void **state)
 {
     (void)state;
@@ -203,12 +215,7 @@ static void test_timing_keys_both_spellings(void **state)
                                "socket.request.max.bytes=1000\n"
                                "cluster.id=abc\n",
                                &cfg, err, sizeof err, NULL, 0), 0);
-    assert_int_equal(cfg.election_timeout_ms, 111);
-    assert_int_equal(cfg.fetch_timeout_ms, 222);
-    assert_int_equal(cfg.election_backoff_max_ms, 333);
-    assert_int_equal(cfg.request_timeout_ms, 444);
-    assert_int_equal(cfg.retry_backoff_ms, 0);
-    assert_int_equal(cfg.append_linger_ms, 5);
+    assert_timings(&cfg, 111, 222, 333, 444, 0, 5);
     assert_int_equal(cfg.segment_bytes, 14);
     assert_int_equal(cfg.socket_request_max_bytes, 1000);
     assert_string_equal(cfg.cluster_id, "abc");
@@ -220,12 +227,7 @@ static void test_timing_keys_both_spellings(void **state)
                                "controller.quorum.retry.backoff.ms=55\n"
                                "controller.quorum.append.linger.ms=66\n",
                                &cfg, err, sizeof err, NULL, 0), 0);
-    assert_int_equal(cfg.election_timeout_ms, 11);
-    assert_int_equal(cfg.fetch_timeout_ms, 22);
-    assert_int_equal(cfg.election_backoff_max_ms, 33);
-    assert_int_equal(cfg.request_timeout_ms, 44);
-    assert_int_equal(cfg.retry_backoff_ms, 55);
-    assert_int_equal(cfg.append_linger_ms, 66);
+    assert_timings(&cfg, 11, 22, 33, 44, 55, 66);
 }
 
 static void test_log_dir_choice(void **state)
