@@ -189,7 +189,7 @@ void raft_on_fetch_response(raft *r, const raft_msg *m, raft_output *out)
     if (!answers_fetch(r, &req, f))
         return;
     raft_request_done(r, p, RAFT_MSG_FETCH_RESPONSE);
-    r->fetch_deadline_ms = r->now_ms + r->cfg.fetch_timeout_ms;
+    r->fetch_deadline_ms = r->now_ms + raft_fetch_timeout(r);
     r->end_epoch_shortened = false;
     if (f->diverging_epoch >= 0) {
         raft_truncate(r, out, diverging_offset(r, f->diverging_epoch, f->diverging_end_offset));

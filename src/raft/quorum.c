@@ -14,10 +14,15 @@
  *   candidate     election timeout / rejected by majority   candidate, backing off; then candidate(E+1)
  *   candidate     BeginQuorumEpoch(E)                       follower(E, L)
  *   leader        check quorum fails / graceful shutdown    resigned(E)
- *   follower      fetch timeout (voter)                     candidate(E+1)
+ *   follower      fetch timeout (voter, randomized)         candidate(E+1)
  *   follower      fetch timeout (observer)                  unattached(E)
  *   follower      EndQuorumEpoch from L                     follower with a shortened fetch timeout
  *   resigned      election timeout (voter, not shutting down) candidate(E+1)
+ *
+ * A voter's fetch timeout is quorum.fetch.timeout.ms plus a random jitter
+ * (raft_fetch_timeout): followers whose timers one leader response reset
+ * together would otherwise stand in the same epoch together and, with a voter
+ * down, split the vote and wait out a whole election timeout.
  *
  * Restart: leader_id == self -> resigned(E); leader_id other -> follower;
  * voted_id == self -> candidate(E); voted_id other -> voted; else unattached.
@@ -45,6 +50,14 @@ int64_t raft_election_timeout(raft *r)
 {
     return (int64_t)r->cfg.election_timeout_ms +
            raft_prng_below(r, r->cfg.election_timeout_ms);
+}
+
+int64_t raft_fetch_timeout(raft *r)
+{
+    if (!r->is_voter)
+        return r->cfg.fetch_timeout_ms; /* never a candidate: nothing to split */
+    return (int64_t)r->cfg.fetch_timeout_ms +
+           raft_prng_below(r, r->cfg.election_timeout_ms / 2);
 }
 
 static void transition(raft *r, raft_output *out, enum raft_role role, int32_t epoch,
@@ -111,7 +124,7 @@ void raft_become_follower(raft *r, raft_output *out, int32_t epoch, int32_t lead
     int32_t voted = epoch == r->q.epoch ? r->q.voted_id : -1;
     transition(r, out, RAFT_ROLE_FOLLOWER, epoch, leader, voted);
     r->election_retries = 0;
-    r->fetch_deadline_ms = r->now_ms + r->cfg.fetch_timeout_ms;
+    r->fetch_deadline_ms = r->now_ms + raft_fetch_timeout(r);
     r->fetch_target = leader;
     r->leader_hw = -1;
     raft_out_reason(out, "following %d in epoch %d: %s", leader, epoch, why);

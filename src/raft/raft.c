@@ -61,7 +61,7 @@ static void restore_role(raft *r)
     if (q->leader_id >= 0) {
         r->role = RAFT_ROLE_FOLLOWER;
         r->fetch_target = q->leader_id;
-        r->fetch_deadline_ms = r->now_ms + r->cfg.fetch_timeout_ms;
+        r->fetch_deadline_ms = r->now_ms + raft_fetch_timeout(r);
     } else if (q->voted_id == self && r->is_voter) {
         r->role = RAFT_ROLE_CANDIDATE;
         raft_peer *me = raft_voter(r, self);

@@ -155,6 +155,9 @@ void raft_become_leader(raft *r, raft_output *out);
 void raft_become_resigned(raft *r, raft_output *out, const int32_t *successors,
                           int successor_count, const char *why);
 int64_t raft_election_timeout(raft *r);
+/* Arms a follower's fetch timer: the configured timeout, plus for voters a
+ * jitter in [0, election_timeout_ms / 2) from the core's PRNG. */
+int64_t raft_fetch_timeout(raft *r);
 /* Applies what a response says about the leader and epoch; returns true if
  * the epoch moved (the response is then stale for the caller). */
 bool raft_observe_leader(raft *r, raft_output *out, int32_t leader_id, int32_t epoch);

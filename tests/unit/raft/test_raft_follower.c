@@ -156,6 +156,41 @@ static void test_fetch_error_learns_new_leader(void **state)
     raft_destroy(r);
 }
 
+/* Ticks r each ms from `from` until it leaves the follower role or `until`
+ * passes; returns that time (until + 1 if it never left). */
+static int64_t fetch_timeout_at(raft *r, int64_t from, int64_t until, raft_output *out)
+{
+    raft_status s;
+    for (int64_t t = from; t <= until; t++) {
+        rt_tick(r, t, out);
+        raft_get_status(r, &s);
+        if (s.role != RAFT_ROLE_FOLLOWER)
+            return t;
+    }
+    return until + 1;
+}
+
+/* A voter whose fetch timer the leader's answer reset at `reset` (node, seed
+ * given): the time it stops following. */
+static int64_t voter_timeout_after_reset(int32_t node, uint64_t seed, int64_t reset)
+{
+    raft_config c = rt_config(node, 3);
+    c.random_seed = seed;
+    raft *r = rt_create(&c, 3, -1, 1, 0, NULL, 0);
+    raft_output out;
+    rt_tick(r, 0, &out);
+    g_recs.len = 0;
+    raft_msg resp = rt_fetch_resp(3, -1, &g_recs);
+    resp.to = node;
+    rt_recv(r, reset, &resp, &out);
+    int64_t at = fetch_timeout_at(r, reset + 1, reset + 4000, &out);
+    raft_status s;
+    raft_get_status(r, &s);
+    assert_int_equal(s.role, RAFT_ROLE_CANDIDATE);
+    raft_destroy(r);
+    return at;
+}
+
 static void test_fetch_timeout_makes_candidate(void **state)
 {
     (void)state;
@@ -165,17 +200,71 @@ static void test_fetch_timeout_makes_candidate(void **state)
     g_recs.len = 0;
     raft_msg resp = rt_fetch_resp(3, -1, &g_recs);
     rt_recv(r, 800, &resp, &out); /* a successful fetch resets the timer */
-    rt_tick(r, 2799, &out);
+    /* fetch timeout 2000 plus a jitter below election_timeout / 2 = 500 */
+    assert_int_equal(fetch_timeout_at(r, 801, 2799, &out), 2800); /* not before */
+    int64_t at = fetch_timeout_at(r, 2800, 3299, &out);
+    assert_true(at >= 2800 && at < 3300);
     raft_status s;
-    raft_get_status(r, &s);
-    assert_int_equal(s.role, RAFT_ROLE_FOLLOWER);
-    rt_tick(r, 2800, &out);
     raft_get_status(r, &s);
     assert_int_equal(s.role, RAFT_ROLE_CANDIDATE);
     assert_int_equal(s.epoch, 4);
     assert_non_null(strstr(out.reason, "fetch timeout"));
     assert_int_equal(rt_sent_count(&out, RAFT_MSG_VOTE_REQUEST), 2);
     raft_destroy(r);
+}
+
+/* The jitter covers the window: over seeds the deadline is neither fixed nor
+ * outside [reset + 2000, reset + 2500). */
+static void test_fetch_timeout_jitter_window(void **state)
+{
+    (void)state;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (uint64_t seed = 1; seed <= 64; seed++) {
+        int64_t at = voter_timeout_after_reset(2, seed, 800) - 800;
+        assert_true(at >= 2000 && at < 2500);
+        lo = at < lo ? at : lo;
+        hi = at > hi ? at : hi;
+    }
+    assert_true(lo < 2100); /* 64 uniform draws: spread over the window */
+    assert_true(hi >= 2400);
+}
+
+/* The failover split vote: the leader's answers reset both survivors' timers
+ * in the same ms. They must (nearly always) time out apart, so the first
+ * candidate's VoteRequest reaches the other while it still follows. */
+static void test_followers_reset_together_time_out_apart(void **state)
+{
+    (void)state;
+    int apart = 0, far_apart = 0;
+    const int seeds = 200;
+    for (int i = 0; i < seeds; i++) {
+        uint64_t seed = 0x5eed0000u + (uint64_t)i;
+        int64_t a = voter_timeout_after_reset(2, seed, 800);
+        int64_t b = voter_timeout_after_reset(3, seed * 31 + 7, 800);
+        int64_t d = a > b ? a - b : b - a;
+        apart += d > 0;
+        far_apart += d >= 20; /* more than a vote round trip on a LAN */
+    }
+    assert_true(apart >= seeds * 95 / 100);
+    assert_true(far_apart >= seeds * 85 / 100); /* P(|d| < 20) ~ 8% */
+}
+
+/* Observers never stand, so they keep the plain fetch timeout. */
+static void test_observer_fetch_timeout_not_jittered(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 1; seed <= 8; seed++) {
+        raft_config c = rt_config(7, 3);
+        c.random_seed = seed;
+        raft *r = rt_create(&c, 3, -1, 1, 0, NULL, 0);
+        raft_output out;
+        rt_tick(r, 0, &out);
+        assert_int_equal(fetch_timeout_at(r, 1, 3000, &out), 2000);
+        raft_status s;
+        raft_get_status(r, &s);
+        assert_int_equal(s.role, RAFT_ROLE_UNATTACHED);
+        raft_destroy(r);
+    }
 }
 
 static raft_msg end_epoch(int32_t first, int32_t second)
@@ -267,6 +356,9 @@ int main(void)
         cmocka_unit_test(test_follower_never_truncates_below_hw),
         cmocka_unit_test(test_fetch_error_learns_new_leader),
         cmocka_unit_test(test_fetch_timeout_makes_candidate),
+        cmocka_unit_test(test_fetch_timeout_jitter_window),
+        cmocka_unit_test(test_followers_reset_together_time_out_apart),
+        cmocka_unit_test(test_observer_fetch_timeout_not_jittered),
         cmocka_unit_test(test_end_epoch_preferred_successor),
         cmocka_unit_test(test_observer_finds_leader),
     };
