@@ -109,6 +109,28 @@ if want sim && ((asan_ok)); then
         else
             ko "simulate"
         fi
+        # Each mutant must be caught over 2000 seeds, and by the invariant named
+        # (the first one that fires, or the only one enabled).
+        banner "simulator mutants (2000 seeds each, sanitizer build)"
+        sim_mutant() {
+            local label="$1" log="$logdir/$1.log"
+            shift
+            if BUILD_DIR="$root/build-asan" scripts/simulate.sh --seeds 2000 --expect-failure "$@" > "$log" 2>&1; then
+                grep -E '^(failures|expected|seeds)' "$log"
+                ok "$label"
+            else
+                cat "$log"
+                ko "$label"
+            fi
+        }
+        sim_mutant simulate-mutant-skip-flush-monotonic-hw-only --mutant skip-flush \
+            --only-invariant monotonic-hw --expect-invariant monotonic-hw
+        sim_mutant simulate-mutant-skip-flush --mutant skip-flush --expect-invariant majority-durable
+        sim_mutant simulate-mutant-vote-no-log-check --mutant vote-no-log-check \
+            --expect-invariant no-truncate-committed
+        sim_mutant simulate-mutant-hw-counts-observer --mutant hw-counts-observer \
+            --expect-invariant majority-durable
+        sim_mutant simulate-mutant-hw-any-epoch --mutant hw-any-epoch --expect-invariant monotonic-hw
     else
         echo "scripts/simulate.sh not present: simulator not run"
     fi

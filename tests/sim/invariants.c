@@ -4,6 +4,45 @@
 #include "kq/record.h"
 #include "sim.h"
 
+const char *const sim_check_names[SIM_CHECK_COUNT] = {
+    [SIM_INV_MONOTONIC_HW] = "monotonic-hw",
+    [SIM_INV_MONOTONIC_EPOCH] = "monotonic-epoch",
+    [SIM_INV_MAJORITY_DURABLE] = "majority-durable",
+    [SIM_INV_SINGLE_LEADER] = "single-leader",
+    [SIM_INV_LEADER_IS_VOTER] = "leader-is-voter",
+    [SIM_INV_NO_TRUNCATE_BELOW_HW] = "no-truncate-below-hw",
+    [SIM_INV_NO_TRUNCATE_COMMITTED] = "no-truncate-committed",
+    [SIM_INV_COMMITTED_DATA] = "committed-data",
+    [SIM_INV_COMMITTED_VALUE] = "committed-value",
+    [SIM_INV_HW_IN_LOG] = "hw-in-log",
+    [SIM_INV_SERVE_DURABLE] = "serve-durable",
+    [SIM_INV_LEADER_ONLY_APPEND] = "leader-only-append",
+    [SIM_CHECK_LIVENESS] = "liveness",
+    [SIM_CHECK_SCENARIO] = "scenario",
+    [SIM_CHECK_FINAL] = "final",
+};
+
+int sim_check_find(const char *name)
+{
+    for (int i = 0; i < SIM_CHECK_COUNT; i++)
+        if (strcmp(sim_check_names[i], name) == 0)
+            return i;
+    return -1;
+}
+
+bool sim_check_enabled(const sim_world *w, enum sim_check c)
+{
+    return (w->p.checks & (1u << c)) != 0;
+}
+
+bool sim_check_on(sim_world *w, enum sim_check c)
+{
+    if (!sim_check_enabled(w, c))
+        return false;
+    w->inv.checks++;
+    return true;
+}
+
 void sim_inv_init(sim_inv *inv)
 {
     memset(inv, 0, sizeof(*inv));
@@ -85,22 +124,20 @@ bool sim_inv_check(sim_world *w)
             continue;
         raft_status st;
         raft_get_status(nd->r, &st);
-        inv->checks++;
-        if (st.epoch < inv->node_epoch[i])
+        if (sim_check_on(w, SIM_INV_MONOTONIC_EPOCH) && st.epoch < inv->node_epoch[i])
             return sim_fail(w, "invariant monotonic-epoch: node %d epoch %d < %d seen before", nd->id,
                             st.epoch, inv->node_epoch[i]);
         inv->node_epoch[i] = st.epoch;
         if (st.role != RAFT_ROLE_LEADER)
             continue;
-        if (!nd->voter)
+        if (sim_check_on(w, SIM_INV_LEADER_IS_VOTER) && !nd->voter)
             return sim_fail(w, "invariant leader-is-voter: observer %d became leader of epoch %d",
                             nd->id, st.epoch);
         if (st.epoch < 0 || !grow((void **)&inv->epoch_leader, &inv->epoch_leader_cap,
                                   (size_t)st.epoch + 1, sizeof(int32_t)))
             return sim_fail(w, "leader epoch %d unusable", st.epoch);
-        inv->checks++;
         int32_t *slot = &inv->epoch_leader[st.epoch];
-        if (*slot != 0 && *slot != nd->id)
+        if (sim_check_on(w, SIM_INV_SINGLE_LEADER) && *slot != 0 && *slot != nd->id)
             return sim_fail(w, "invariant single-leader: nodes %d and %d both led epoch %d", *slot,
                             nd->id, st.epoch);
         *slot = nd->id;
@@ -112,8 +149,8 @@ bool sim_inv_check(sim_world *w)
         }
         if (st.high_watermark < 0)
             continue;
-        inv->checks++;
-        if (inv->leader_hw_epoch[i] == st.epoch && st.high_watermark < inv->leader_hw[i])
+        if (sim_check_on(w, SIM_INV_MONOTONIC_HW) && inv->leader_hw_epoch[i] == st.epoch &&
+            st.high_watermark < inv->leader_hw[i])
             return sim_fail(w, "invariant monotonic-hw: leader %d epoch %d HW %lld < %lld", nd->id,
                             st.epoch, (long long)st.high_watermark, (long long)inv->leader_hw[i]);
         if (inv->leader_hw_epoch[i] != st.epoch)
@@ -121,7 +158,8 @@ bool sim_inv_check(sim_world *w)
         inv->leader_hw_epoch[i] = st.epoch;
         inv->leader_hw[i] = st.high_watermark;
         /* Every offset below the HW is durable, identically, on a majority. */
-        inv->checks++;
+        if (!sim_check_on(w, SIM_INV_MAJORITY_DURABLE))
+            continue;
         int have = 0;
         for (int j = 0; j < w->n; j++) {
             const sim_node *v = &w->nodes[j];
@@ -136,10 +174,10 @@ bool sim_inv_check(sim_world *w)
                             nd->id, st.epoch, (long long)st.high_watermark, have, w->p.voters);
     }
     /* The leader of the newest epoch never shows a HW below one any leader had. */
-    if (cur >= 0 && cur_epoch == inv->max_leader_epoch) {
+    if (cur >= 0 && cur_epoch == inv->max_leader_epoch &&
+        sim_check_on(w, SIM_INV_MONOTONIC_HW)) {
         raft_status st;
         raft_get_status(w->nodes[cur].r, &st);
-        inv->checks++;
         bool carried = w->p.lenient_leader_hw && inv->leader_hw_epoch[cur] == st.epoch &&
                        inv->leader_hw_start[cur] == st.high_watermark;
         if (st.high_watermark >= 0 && !carried) {
@@ -165,14 +203,18 @@ bool sim_inv_on_leader_hw(sim_world *w, int idx, int64_t hw)
     raft_get_status(nd->r, &st);
     if (st.role != RAFT_ROLE_LEADER || hw <= 0)
         return true;
-    inv->checks++;
+    if (hw > inv->hw_floor)
+        inv->hw_floor = hw; /* the highest HW any leader ever reported */
     int k = sim_log_find(&nd->log, nd->log.n, hw - 1);
-    if (k < 0)
-        return sim_fail(w, "leader %d epoch %d reported HW %lld beyond its log end %lld", nd->id,
-                        st.epoch, (long long)hw, (long long)sim_log_end(&nd->log));
+    if (sim_check_on(w, SIM_INV_HW_IN_LOG) && k < 0)
+        return sim_fail(w,
+                        "invariant hw-in-log: leader %d epoch %d reported HW %lld beyond its log "
+                        "end %lld",
+                        nd->id, st.epoch, (long long)hw, (long long)sim_log_end(&nd->log));
     int m = k < inv->committed_n - 1 ? k : inv->committed_n - 1;
-    if (m >= 0 && (nd->log.b[m].chain != inv->committed[m].chain ||
-                   nd->log.b[m].base != inv->committed[m].base))
+    if (m >= 0 && sim_check_on(w, SIM_INV_COMMITTED_DATA) &&
+        (nd->log.b[m].chain != inv->committed[m].chain ||
+         nd->log.b[m].base != inv->committed[m].base))
         return sim_fail(w,
                         "invariant committed-data: leader %d epoch %d reports HW %lld but its log "
                         "below offset %lld differs from data committed earlier",
@@ -196,12 +238,15 @@ bool sim_inv_on_leader_hw(sim_world *w, int idx, int64_t hw)
             for (int32_t j = 0; j < p.count; j++) {
                 uint64_t v = 0;
                 int64_t off = p.base + j;
-                if (!log_value_at(&nd->log, off, &v) || v != p.first_value + (uint64_t)j)
+                bool held = log_value_at(&nd->log, off, &v) && v == p.first_value + (uint64_t)j;
+                if (sim_check_on(w, SIM_INV_COMMITTED_VALUE) && !held)
                     return sim_fail(w,
-                                    "leader %d epoch %d committed offset %lld but it does not hold "
-                                    "value %llu appended there",
+                                    "invariant committed-value: leader %d epoch %d committed "
+                                    "offset %lld but it does not hold value %llu appended there",
                                     nd->id, st.epoch, (long long)off,
                                     (unsigned long long)(p.first_value + (uint64_t)j));
+                if (!held)
+                    continue;
                 if (!grow((void **)&inv->values, &inv->values_cap, inv->values_n + 1,
                           sizeof(*inv->values)))
                     return sim_fail(w, "out of memory");
@@ -221,16 +266,18 @@ bool sim_inv_on_truncate(sim_world *w, int idx, int64_t hw_before, int64_t offse
 {
     sim_inv *inv = &w->inv;
     sim_node *nd = &w->nodes[idx];
-    inv->checks++;
-    if (hw_before >= 0 && offset < hw_before)
-        return sim_fail(w, "invariant no-truncate-below-hw: node %d truncates to %lld below its HW %lld",
+    if (sim_check_on(w, SIM_INV_NO_TRUNCATE_BELOW_HW) && hw_before >= 0 && offset < hw_before)
+        return sim_fail(w,
+                        "invariant no-truncate-below-hw: node %d truncates to %lld below its HW "
+                        "%lld",
                         nd->id, (long long)offset, (long long)hw_before);
     /* Only voters: an observer that learns a deposed leader's epoch before the
      * newer one may be told by that leader to drop a batch the newer leader
      * has since committed; observers never count towards durability, and it
      * fetches the batch again from the newer leader. */
     int k = sim_log_find(&nd->log, nd->log.n, offset);
-    if (nd->voter && k >= 0 && k < inv->committed_n && nd->log.b[k].chain == inv->committed[k].chain)
+    if (nd->voter && sim_check_on(w, SIM_INV_NO_TRUNCATE_COMMITTED) && k >= 0 &&
+        k < inv->committed_n && nd->log.b[k].chain == inv->committed[k].chain)
         return sim_fail(w,
                         "invariant no-truncate-committed: node %d truncates to %lld, dropping "
                         "committed batch [%lld..%lld]",
@@ -257,6 +304,8 @@ static int cmp_u64(const void *a, const void *b)
 bool sim_inv_final(sim_world *w, int64_t final_hw)
 {
     sim_inv *inv = &w->inv;
+    if (!sim_check_enabled(w, SIM_CHECK_FINAL))
+        return true;
     int L = sim_current_leader(w);
     if (L < 0)
         return sim_fail(w, "final: no leader");

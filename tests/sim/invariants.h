@@ -10,6 +10,43 @@
 
 struct sim_world;
 
+/* Named checks, selectable with --only-invariant / --skip-invariant. The
+ * per-event ones run after every event (or at the action they guard); the
+ * end-of-run ones are liveness waits, scenario expectations and the final
+ * consistency check after convergence. Harness sanity (out of memory, bad
+ * batches, non-contiguous appends, message addressing, busy loops) is always
+ * on. A failure reads "invariant NAME: ..." ("liveness: ...", "final: ...",
+ * "scenario: ..." for the end-of-run ones). */
+enum sim_check {
+    SIM_INV_MONOTONIC_HW,
+    SIM_INV_MONOTONIC_EPOCH,
+    SIM_INV_MAJORITY_DURABLE,
+    SIM_INV_SINGLE_LEADER,
+    SIM_INV_LEADER_IS_VOTER,
+    SIM_INV_NO_TRUNCATE_BELOW_HW,
+    SIM_INV_NO_TRUNCATE_COMMITTED,
+    SIM_INV_COMMITTED_DATA,
+    SIM_INV_COMMITTED_VALUE,
+    SIM_INV_HW_IN_LOG,
+    SIM_INV_SERVE_DURABLE,
+    SIM_INV_LEADER_ONLY_APPEND,
+    SIM_INV_PER_EVENT_COUNT, /* end-of-run checks follow */
+    SIM_CHECK_LIVENESS = SIM_INV_PER_EVENT_COUNT,
+    SIM_CHECK_SCENARIO,
+    SIM_CHECK_FINAL,
+    SIM_CHECK_COUNT
+};
+#define SIM_CHECKS_ALL ((1u << SIM_CHECK_COUNT) - 1)
+#define SIM_CHECKS_PER_EVENT ((1u << SIM_INV_PER_EVENT_COUNT) - 1)
+
+extern const char *const sim_check_names[SIM_CHECK_COUNT];
+/* Index of a check name, or -1. */
+int sim_check_find(const char *name);
+/* Whether check c is enabled for this run; counts it as evaluated if so. */
+bool sim_check_on(struct sim_world *w, enum sim_check c);
+/* Whether check c is enabled, without counting it. */
+bool sim_check_enabled(const struct sim_world *w, enum sim_check c);
+
 typedef struct sim_committed_batch {
     int64_t base, last;
     uint64_t chain;

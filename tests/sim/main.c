@@ -24,13 +24,20 @@ static void usage(void)
     fprintf(stderr,
             "usage: raft-sim [--seeds N [--first-seed S]] [--seed S] [--nodes V] [--observers O]\n"
             "                [--scenario NAME|all] [--mutant NAME] [--expect-failure] [-v]\n"
-            "                [--lenient-leader-hw]\n"
+            "                [--lenient-leader-hw] [--only-invariant NAME[,NAME...]]\n"
+            "                [--skip-invariant NAME[,NAME...]] [--expect-invariant NAME]\n"
             "scenarios:");
     for (int i = 0; i < sim_scenario_count; i++)
         fprintf(stderr, " %s", sim_scenarios[i].name);
     fprintf(stderr, "\nmutants:");
     for (size_t i = 0; i < sizeof(mutants) / sizeof(mutants[0]); i++)
         fprintf(stderr, " %s", mutants[i].name);
+    fprintf(stderr, "\ninvariants (per event):");
+    for (int i = 0; i < SIM_INV_PER_EVENT_COUNT; i++)
+        fprintf(stderr, " %s", sim_check_names[i]);
+    fprintf(stderr, "\nend-of-run checks:");
+    for (int i = SIM_INV_PER_EVENT_COUNT; i < SIM_CHECK_COUNT; i++)
+        fprintf(stderr, " %s", sim_check_names[i]);
     fprintf(stderr, "\n");
 }
 
@@ -43,6 +50,30 @@ static bool parse_u64(const char *s, uint64_t *out)
     if (*end)
         return false;
     *out = v;
+    return true;
+}
+
+/* Comma-separated check names to a bit mask; false on an unknown name. */
+static bool parse_checks(const char *s, uint32_t *mask)
+{
+    *mask = 0;
+    if (!s || !*s)
+        return false;
+    while (*s) {
+        char name[64];
+        size_t len = strcspn(s, ",");
+        if (len == 0 || len >= sizeof(name))
+            return false;
+        memcpy(name, s, len);
+        name[len] = 0;
+        int c = sim_check_find(name);
+        if (c < 0)
+            return false;
+        *mask |= 1u << c;
+        s += len;
+        if (*s == ',' && !*++s)
+            return false;
+    }
     return true;
 }
 
@@ -78,7 +109,9 @@ int main(int argc, char **argv)
     uint64_t seeds = 1, first = 1, nodes = 0, observers = 0;
     bool lenient = false, nodes_set = false, observers_set = false, expect_failure = false, verbose = false;
     const char *scenario = "all", *mutant = NULL;
-    uint32_t mutant_bits = 0;
+    uint32_t mutant_bits = 0, only_mask = 0, skip_mask = 0;
+    const char *only = NULL, *skip = NULL;
+    int expect_check = -1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -114,6 +147,18 @@ int main(int argc, char **argv)
                     ok = true;
                 }
             i++;
+        } else if (strcmp(a, "--only-invariant") == 0) {
+            ok = parse_checks(v, &only_mask);
+            only = v;
+            i++;
+        } else if (strcmp(a, "--skip-invariant") == 0) {
+            ok = parse_checks(v, &skip_mask);
+            skip = v;
+            i++;
+        } else if (strcmp(a, "--expect-invariant") == 0) {
+            expect_check = v ? sim_check_find(v) : -1;
+            ok = expect_check >= 0;
+            i++;
         } else if (strcmp(a, "--lenient-leader-hw") == 0) {
             lenient = true;
         } else if (strcmp(a, "--expect-failure") == 0) {
@@ -132,6 +177,36 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+
+    /* skip-flush serves unflushed data by design: serve-durable would flag it
+     * at once, ahead of the invariants meant to catch its consequences, so
+     * with it serve-durable is only on when named. --only-invariant leaves the
+     * end-of-run checks on; --skip-invariant can turn those off too. */
+    uint32_t enabled = SIM_CHECKS_ALL;
+    if (mutant_bits & RAFT_MUTANT_SKIP_FLUSH)
+        enabled &= ~(1u << SIM_INV_SERVE_DURABLE);
+    if (only)
+        enabled = (only_mask & SIM_CHECKS_PER_EVENT) | (SIM_CHECKS_ALL & ~SIM_CHECKS_PER_EVENT);
+    enabled &= ~skip_mask;
+    if (expect_check >= 0 && !expect_failure) {
+        fprintf(stderr, "raft-sim: --expect-invariant needs --expect-failure\n");
+        return 2;
+    }
+    if (expect_check >= 0 && !(enabled & (1u << expect_check))) {
+        fprintf(stderr, "raft-sim: --expect-invariant %s names a check that is off\n",
+                sim_check_names[expect_check]);
+        return 2;
+    }
+    char expect_kind[80] = "";
+    if (expect_check >= 0)
+        snprintf(expect_kind, sizeof(expect_kind), "%s%s",
+                 expect_check < SIM_INV_PER_EVENT_COUNT ? "invariant " : "",
+                 sim_check_names[expect_check]);
+    char replay_opts[600];
+    snprintf(replay_opts, sizeof(replay_opts), "%s%s%s%s%s%s%s", mutant ? " --mutant " : "",
+             mutant ? mutant : "", only ? " --only-invariant " : "", only ? only : "",
+             skip ? " --skip-invariant " : "", skip ? skip : "",
+             lenient ? " --lenient-leader-hw" : "");
 
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -158,7 +233,7 @@ int main(int argc, char **argv)
                                      ? &sim_scenarios[s % (uint64_t)sim_scenario_count]
                                      : sim_scenario_find(scenario);
         sim_params p = {.seed = s, .voters = v, .observers = o, .mutants = mutant_bits,
-                        .verbose = verbose, .lenient_leader_hw = lenient};
+                        .checks = enabled, .verbose = verbose, .lenient_leader_hw = lenient};
         sim_world_init(w, &p);
         if (verbose)
             fprintf(stderr, "=== seed %llu scenario %s voters %d observers %d\n",
@@ -173,10 +248,9 @@ int main(int argc, char **argv)
                 printed++;
                 printf("FAIL seed=%llu scenario=%s voters=%d observers=%d t=%lldms: %s\n"
                        "  replay: scripts/simulate.sh --seed %llu --nodes %d --observers %d "
-                       "--scenario %s%s%s%s -v\n",
+                       "--scenario %s%s -v\n",
                        (unsigned long long)s, sc->name, v, o, (long long)w->now, w->fail_msg,
-                       (unsigned long long)s, v, o, sc->name, mutant ? " --mutant " : "",
-                       mutant ? mutant : "", lenient ? " --lenient-leader-hw" : "");
+                       (unsigned long long)s, v, o, sc->name, replay_opts);
             }
         }
         sim_world_free(w);
@@ -184,11 +258,20 @@ int main(int argc, char **argv)
     free(w);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-    for (int i = 0; i < nkinds; i++)
+    uint64_t expected = 0;
+    for (int i = 0; i < nkinds; i++) {
         printf("failures: %llu x %s\n", (unsigned long long)kinds[i].n, kinds[i].kind);
+        if (strcmp(kinds[i].kind, expect_kind) == 0)
+            expected = kinds[i].n;
+    }
+    if (expect_check >= 0)
+        printf("expected %s: caught by %llu of %llu failed seeds\n", expect_kind,
+               (unsigned long long)expected, (unsigned long long)failed);
     printf("seeds=%llu failed=%llu events=%llu invariant_checks=%llu seeds_per_sec=%.1f\n",
            (unsigned long long)seeds, (unsigned long long)failed, (unsigned long long)events,
            (unsigned long long)checks, secs > 0 ? (double)seeds / secs : 0.0);
+    if (expect_check >= 0)
+        return expected > 0 ? 0 : 1;
     if (expect_failure)
         return failed > 0 ? 0 : 1;
     return failed > 0 ? 1 : 0;

@@ -1,8 +1,26 @@
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "scenarios.h"
 
 #define LIVENESS_MS 60000
+
+/* End-of-run failures, unless that check is skipped (--skip-invariant). */
+__attribute__((format(printf, 3, 4))) static void check_fail(sim_world *w, enum sim_check c,
+                                                              const char *fmt, ...)
+{
+    if (!sim_check_enabled(w, c))
+        return;
+    char msg[600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    sim_fail(w, "%s: %s", sim_check_names[c], msg);
+}
+#define liveness_fail(w, ...) check_fail(w, SIM_CHECK_LIVENESS, __VA_ARGS__)
+#define scenario_fail(w, ...) check_fail(w, SIM_CHECK_SCENARIO, __VA_ARGS__)
 
 static int majority(sim_world *w)
 {
@@ -51,6 +69,20 @@ static bool pred_newer_leader(sim_world *w, void *ctx)
     return L >= 0 && status_epoch(w, L) > *(int32_t *)ctx;
 }
 
+/* A crash point: the current leader holds appended-but-unflushed data (a
+ * crash loses it). Taken at once if the leader's HW already covers some of
+ * it (the most damaging moment; correct code never gets there), otherwise at
+ * a quarter of such events, so it falls anywhere in that window. */
+static bool pred_leader_unflushed(sim_world *w, void *ctx)
+{
+    (void)ctx;
+    int L = sim_current_leader(w);
+    if (L < 0 || w->nodes[L].log.n == w->nodes[L].log.durable_n)
+        return false;
+    return status_hw(w, L) > sim_log_durable_end(&w->nodes[L].log) ||
+           sim_prng_below(&w->rng, 4) == 0;
+}
+
 static bool pred_values(sim_world *w, void *ctx)
 {
     return w->inv.values_n >= *(size_t *)ctx;
@@ -89,7 +121,7 @@ static void start_all(sim_world *w)
 static int wait_leader(sim_world *w, const char *what)
 {
     if (!sim_run_until(w, pred_leader, NULL, LIVENESS_MS)) {
-        sim_fail(w, "liveness: no leader within %d ms %s", LIVENESS_MS, what);
+        liveness_fail(w, "no leader within %d ms %s", LIVENESS_MS, what);
         return -1;
     }
     return sim_current_leader(w);
@@ -98,7 +130,7 @@ static int wait_leader(sim_world *w, const char *what)
 static int wait_newer_leader(sim_world *w, int32_t epoch, const char *what)
 {
     if (!sim_run_until(w, pred_newer_leader, &epoch, LIVENESS_MS)) {
-        sim_fail(w, "liveness: no leader newer than epoch %d within %d ms %s", epoch, LIVENESS_MS,
+        liveness_fail(w, "no leader newer than epoch %d within %d ms %s", epoch, LIVENESS_MS,
                  what);
         return -1;
     }
@@ -113,9 +145,17 @@ static void commit_values(sim_world *w, size_t k, const char *what)
     if (!was_on)
         sim_client_set(w, true);
     if (!sim_run_until(w, pred_values, &target, LIVENESS_MS))
-        sim_fail(w, "liveness: %zu values not committed within %d ms %s", k, LIVENESS_MS, what);
+        liveness_fail(w, "%zu values not committed within %d ms %s", k, LIVENESS_MS, what);
     if (!was_on)
         sim_client_set(w, false);
+}
+
+/* Runs on until the leader holds unflushed data (at most ms): half the time,
+ * so crashes hit both an idle and a busy disk. */
+static void maybe_await_unflushed(sim_world *w, int64_t ms)
+{
+    if (sim_prng_below(&w->rng, 2))
+        sim_run_until(w, pred_leader_unflushed, NULL, ms);
 }
 
 static void heal_and_converge(sim_world *w)
@@ -140,7 +180,7 @@ static void heal_and_converge(sim_world *w)
         return;
     if (!sim_run_until(w, pred_caught_up, NULL, LIVENESS_MS)) {
         if (!w->failed)
-            sim_fail(w, "liveness: nodes did not catch up with the leader within %d ms after healing",
+            liveness_fail(w, "nodes did not catch up with the leader within %d ms after healing",
                      LIVENESS_MS);
         return;
     }
@@ -152,7 +192,7 @@ static void sc_initial_election(sim_world *w)
 {
     start_all(w);
     if (!sim_run_until(w, pred_leader_known, NULL, LIVENESS_MS)) {
-        sim_fail(w, "liveness: nodes do not agree on a leader within %d ms", LIVENESS_MS);
+        liveness_fail(w, "nodes do not agree on a leader within %d ms", LIVENESS_MS);
         return;
     }
     commit_values(w, 10, "after the first election");
@@ -168,7 +208,7 @@ static void sc_replication(sim_world *w)
     int32_t e = status_epoch(w, L);
     commit_values(w, 50, "without faults");
     if (!w->failed && w->inv.max_leader_epoch != e)
-        sim_fail(w, "leader changed from epoch %d to %d without any fault", e,
+        scenario_fail(w, "leader changed from epoch %d to %d without any fault", e,
                  w->inv.max_leader_epoch);
     heal_and_converge(w);
 }
@@ -182,7 +222,7 @@ static void crash_or_shutdown(sim_world *w, int idx, bool graceful)
     sim_node_shutdown(w, idx, 5000);
     sim_run_until(w, pred_stopped, &idx, 6000);
     if (!w->failed && w->nodes[idx].running)
-        sim_fail(w, "graceful shutdown of node %d did not stop it", w->nodes[idx].id);
+        liveness_fail(w, "graceful shutdown of node %d did not stop it", w->nodes[idx].id);
 }
 
 static void leader_failure(sim_world *w, bool graceful)
@@ -198,6 +238,7 @@ static void leader_failure(sim_world *w, bool graceful)
     int32_t e = status_epoch(w, L);
     sim_client_set(w, true);
     sim_run_for(w, sim_prng_range(&w->rng, 0, 200));
+    maybe_await_unflushed(w, 2000);
     L = sim_current_leader(w);
     if (L < 0 || w->failed)
         return;
@@ -229,8 +270,18 @@ static void sc_all_fail(sim_world *w)
         return;
     sim_client_set(w, true);
     commit_values(w, 10, "before all fail");
+    /* Half the time a power cut: the leader first, while it holds unflushed
+     * data, then everyone at the same instant; otherwise one by one. */
+    bool at_once = sim_prng_below(&w->rng, 2);
+    if (at_once) {
+        sim_run_until(w, pred_leader_unflushed, NULL, 2000);
+        int L = sim_current_leader(w);
+        if (L >= 0)
+            sim_node_stop(w, L);
+    }
     for (int i = 0; i < w->n && !w->failed; i++) {
-        sim_run_for(w, sim_prng_range(&w->rng, 0, 50));
+        if (!at_once)
+            sim_run_for(w, sim_prng_range(&w->rng, 0, 50));
         sim_node_stop(w, (int)((i + w->p.seed) % (uint64_t)w->n));
     }
     sim_run_for(w, sim_prng_range(&w->rng, 0, 5000));
@@ -305,7 +356,7 @@ static void sc_multi_partition(sim_world *w)
     if (w->failed || L < 0)
         return;
     if (!((mask >> L) & 1u)) {
-        sim_fail(w, "leader %d is on the minority side", w->nodes[L].id);
+        scenario_fail(w, "leader %d is on the minority side", w->nodes[L].id);
         return;
     }
     int64_t hw = status_hw(w, L);
@@ -314,7 +365,7 @@ static void sc_multi_partition(sim_world *w)
             continue;
         int64_t mhw = status_hw(w, i);
         if (w->nodes[i].running && mhw >= hw)
-            sim_fail(w, "minority node %d has HW %lld, not below the majority's %lld",
+            scenario_fail(w, "minority node %d has HW %lld, not below the majority's %lld",
                      w->nodes[i].id, (long long)mhw, (long long)hw);
     }
     heal_and_converge(w);
@@ -328,6 +379,7 @@ static void sc_back_to_back(sim_world *w)
         return;
     sim_client_set(w, true);
     commit_values(w, 5, "at start");
+    maybe_await_unflushed(w, 2000);
     L1 = sim_current_leader(w);
     if (L1 < 0 || w->failed)
         return;
@@ -337,9 +389,15 @@ static void sc_back_to_back(sim_world *w)
         int L2 = wait_newer_leader(w, e1, "after the first leader failed");
         if (L2 < 0)
             return;
-        int32_t e2 = status_epoch(w, L2);
         sim_node_start(w, L1);
         sim_run_for(w, sim_prng_range(&w->rng, 0, 100));
+        maybe_await_unflushed(w, 2000);
+        L2 = sim_current_leader(w);
+        if (L2 < 0 || w->failed) {
+            heal_and_converge(w);
+            return;
+        }
+        int32_t e2 = status_epoch(w, L2);
         sim_node_stop(w, L2);
         if (wait_newer_leader(w, e2, "after the second leader failed") < 0)
             return;
@@ -374,8 +432,12 @@ static void sc_random(sim_world *w)
         int idx;
         if (roll < 20) {
             idx = sim_current_leader(w);
-            if (idx < 0 || sim_prng_below(&w->rng, 2))
+            if (idx < 0 || sim_prng_below(&w->rng, 2)) {
                 idx = random_node(w, true);
+            } else {
+                maybe_await_unflushed(w, 1000);
+                idx = sim_current_leader(w);
+            }
             if (idx >= 0) {
                 sim_trace(w, "=== crash node %d", w->nodes[idx].id);
                 sim_node_stop(w, idx);

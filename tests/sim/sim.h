@@ -47,6 +47,7 @@ typedef struct sim_params {
     int voters;
     int observers;
     uint32_t mutants;
+    uint32_t checks; /* enabled checks: bit (1u << enum sim_check) */
     bool verbose;
     bool lenient_leader_hw; /* tolerate a new leader showing its stale follower HW */
 } sim_params;

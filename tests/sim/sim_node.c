@@ -162,7 +162,8 @@ static bool do_send(sim_world *w, int idx, const raft_msg *msg)
             fr->records = NULL;
             fr->records_len = 0;
             if (fr->read_end_offset > fr->read_offset) {
-                if (w->p.mutants == 0 && fr->read_end_offset > sim_log_durable_end(&nd->log)) {
+                if (fr->read_end_offset > sim_log_durable_end(&nd->log) &&
+                    sim_check_on(w, SIM_INV_SERVE_DURABLE)) {
                     sim_msg_free(m);
                     return sim_fail(w,
                                     "invariant serve-durable: leader %d serves up to %lld but only "
