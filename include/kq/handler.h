@@ -41,6 +41,12 @@ typedef struct handler_services {
     void (*reply_none)(void *slot);
     void (*reply_close)(void *slot, const char *why);
     const char *(*slot_peer)(void *slot);
+    /* Relays a whole request frame to the leader and its answer back to slot
+     * (as a Kafka broker forwards DescribeQuorum to the active controller).
+     * Returns false when it cannot be sent; on a later failure the node calls
+     * handler_forward_failed. */
+    bool (*forward_to_leader)(void *node, int32_t leader_id, void *slot, const uint8_t *frame,
+                              size_t len);
 } handler_services;
 
 typedef struct handler handler;
@@ -62,6 +68,11 @@ bool handler_encode_raft_request(handler *h, const raft_msg *msg, int32_t correl
 bool handler_decode_raft_response(handler *h, enum raft_msg_type request_type,
                                   int16_t api_version, const uint8_t *frame, size_t len,
                                   raft_msg *out);
+
+/* A forwarded request (see forward_to_leader) got no answer: reply to slot
+ * with NOT_LEADER_OR_FOLLOWER so the client retries. */
+void handler_forward_failed(handler *h, void *slot, int16_t api_key, int16_t api_version,
+                            int32_t correlation_id);
 
 /* The core's high watermark or the log's flushed offset moved, or the role
  * changed: answer waiting produce and fetch requests that are now satisfied. */

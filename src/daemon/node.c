@@ -77,6 +77,34 @@ static void node_fatal(node *n, const char *what, const char *detail)
     _exit(1);
 }
 
+/* A client request relayed to the leader, waiting for its answer. */
+typedef struct forwarded_request {
+    void *slot;
+    int16_t api_key;
+    int16_t api_version;
+    int32_t correlation_id;
+} forwarded_request;
+
+/* A peer request's context is either a forwarded_request pointer (malloc'd,
+ * so even) or, for the core's own RPCs, an odd tag holding the message type
+ * and API version, which is all the response decoder needs. */
+static uintptr_t raft_request_ctx(enum raft_msg_type type, int16_t version)
+{
+    return ((uintptr_t)type << 17) | ((uintptr_t)(uint16_t)version << 1) | 1u;
+}
+static bool raft_request_ctx_is_raft(uintptr_t ctx)
+{
+    return (ctx & 1u) != 0;
+}
+static enum raft_msg_type raft_request_ctx_type(uintptr_t ctx)
+{
+    return (enum raft_msg_type)(ctx >> 17);
+}
+static int16_t raft_request_ctx_version(uintptr_t ctx)
+{
+    return (int16_t)((ctx >> 1) & 0xffff);
+}
+
 static void node_execute(node *n, raft_output *out);
 static void node_drain_queue(node *n);
 
@@ -211,11 +239,69 @@ static void node_send(node *n, const raft_msg *msg)
     }
     /* api version rides in bytes 2..3 of the request header */
     int16_t version = (int16_t)((data[2] << 8) | data[3]);
-    uintptr_t ctx = ((uintptr_t)msg->type << 16) | (uint16_t)version;
+    uintptr_t ctx = raft_request_ctx(msg->type, version);
     bool ok = net_peer_send(peer, corr, data, len, (void *)ctx);
     free(data);
     if (!ok)
         node_send_failed(n, msg);
+}
+
+static void node_on_forward_response(node *n, forwarded_request *f, const uint8_t *frame,
+                                     size_t len)
+{
+    if (!frame || len < 4) {
+        handler_forward_failed(n->handler, f->slot, f->api_key, f->api_version,
+                               f->correlation_id);
+    } else {
+        uint8_t *copy = malloc(len);
+        if (!copy) {
+            net_slot_close(f->slot, "out of memory");
+        } else {
+            memcpy(copy, frame, len);
+            uint32_t c = (uint32_t)f->correlation_id;
+            copy[0] = (uint8_t)(c >> 24);
+            copy[1] = (uint8_t)(c >> 16);
+            copy[2] = (uint8_t)(c >> 8);
+            copy[3] = (uint8_t)c;
+            net_slot_respond(f->slot, copy, len);
+            free(copy);
+        }
+    }
+    free(f);
+}
+
+static bool node_forward_to_leader(void *ctx, int32_t leader_id, void *slot,
+                                   const uint8_t *frame, size_t len)
+{
+    node *n = ctx;
+    net_peer *peer = node_peer(n, leader_id);
+    if (!peer || len < 8)
+        return false;
+    forwarded_request *f = malloc(sizeof(*f));
+    uint8_t *copy = malloc(len);
+    if (!f || !copy) {
+        free(f);
+        free(copy);
+        return false;
+    }
+    memcpy(copy, frame, len);
+    f->slot = slot;
+    f->api_key = (int16_t)((frame[0] << 8) | frame[1]);
+    f->api_version = (int16_t)((frame[2] << 8) | frame[3]);
+    f->correlation_id = (int32_t)(((uint32_t)frame[4] << 24) | ((uint32_t)frame[5] << 16) |
+                                  ((uint32_t)frame[6] << 8) | frame[7]);
+    int32_t corr = n->next_correlation_id++;
+    if (n->next_correlation_id < 0)
+        n->next_correlation_id = 1;
+    copy[4] = (uint8_t)((uint32_t)corr >> 24);
+    copy[5] = (uint8_t)((uint32_t)corr >> 16);
+    copy[6] = (uint8_t)((uint32_t)corr >> 8);
+    copy[7] = (uint8_t)corr;
+    bool ok = net_peer_send(peer, corr, copy, len, f);
+    free(copy);
+    if (!ok)
+        free(f);
+    return ok;
 }
 
 static void node_on_peer_response(void *ctx, net_peer *peer, void *request_ctx,
@@ -223,8 +309,12 @@ static void node_on_peer_response(void *ctx, net_peer *peer, void *request_ctx,
 {
     node *n = ctx;
     uintptr_t rc = (uintptr_t)request_ctx;
-    enum raft_msg_type type = (enum raft_msg_type)(rc >> 16);
-    int16_t version = (int16_t)(rc & 0xffff);
+    if (!raft_request_ctx_is_raft(rc)) {
+        node_on_forward_response(n, request_ctx, frame, len);
+        return;
+    }
+    enum raft_msg_type type = raft_request_ctx_type(rc);
+    int16_t version = raft_request_ctx_version(rc);
     raft_event ev = {.type = RAFT_EVENT_RECEIVE};
     if (!frame || !handler_decode_raft_response(n->handler, type, version, frame, len, &ev.msg)) {
         if (frame)
@@ -475,6 +565,7 @@ node *node_start(uv_loop_t *loop, const kq_config *config, char *err, size_t err
         .reply_none = reply_none_cb,
         .reply_close = reply_close_cb,
         .slot_peer = slot_peer_cb,
+        .forward_to_leader = node_forward_to_leader,
     };
     for (int i = 0; i < config->voter_count && i < HANDLER_NODES_MAX; i++) {
         hs.nodes[i].node_id = config->voters[i].id;

@@ -4,6 +4,10 @@
 #include "kq/wire_describe_quorum.h"
 #include "kq/wire_fetch.h"
 
+static void describe_quorum_respond(handler *h, void *slot, const wire_request_header *hdr,
+                                    const raft_status *status,
+                                    const wire_describe_quorum_request *body);
+
 static void fill_replicas(const raft_replica_status *src, int count,
                           wire_describe_quorum_replica_state *dst)
 {
@@ -16,6 +20,22 @@ static void fill_replicas(const raft_replica_status *src, int count,
         };
 }
 
+/* Re-headed with our client id (so the leader never relays it again); the
+ * node sets the correlation id. */
+static bool forward(handler *h, handler_request *req, int32_t leader_id)
+{
+    kq_writer w;
+    kq_writer_init(&w, (size_t)h->svc.frame_bytes_max + 64);
+    wire_request_header hdr = req->header;
+    hdr.client_id = kq_slice_cstr(HANDLER_FORWARD_CLIENT_ID);
+    wire_request_header_encode(&w, &hdr);
+    kq_write_raw(&w, req->frame + req->body_offset, req->len - req->body_offset);
+    bool ok = !w.error &&
+              h->svc.forward_to_leader(h->svc.node, leader_id, req->slot, w.data, w.len);
+    kq_writer_free(&w);
+    return ok;
+}
+
 void handle_describe_quorum(handler *h, handler_request *req, kq_reader *r)
 {
     int16_t v = req->header.api_version;
@@ -26,6 +46,19 @@ void handle_describe_quorum(handler *h, handler_request *req, kq_reader *r)
     }
     raft_status st;
     raft_get_status(h->svc.raft, &st);
+    /* Only the leader knows every replica's progress: like a Kafka broker
+     * forwarding to the active controller, a follower relays the request. */
+    if (st.role != RAFT_ROLE_LEADER && st.leader_id >= 0 && st.leader_id != h->svc.node_id &&
+        h->svc.forward_to_leader && !kq_slice_eq_cstr(req->header.client_id, HANDLER_FORWARD_CLIENT_ID) &&
+        forward(h, req, st.leader_id))
+        return;
+    describe_quorum_respond(h, req->slot, &req->header, &st, &body);
+}
+
+static void describe_quorum_respond(handler *h, void *slot, const wire_request_header *hdr,
+                                    const raft_status *status, const wire_describe_quorum_request *body)
+{
+    raft_status st = *status;
     wire_describe_quorum_replica_state voters[RAFT_VOTERS_MAX];
     wire_describe_quorum_replica_state observers[RAFT_OBSERVERS_MAX];
     fill_replicas(st.voters, st.voter_count, voters);
@@ -47,9 +80,9 @@ void handle_describe_quorum(handler *h, handler_request *req, kq_reader *r)
         pd.current_voter_count = 0;
         pd.observer_count = 0;
     }
-    bool asked = body.topic_count == 1 && body.topics[0].partition_count == 1 &&
-                 handler_is_metadata_topic(body.topics[0].topic_name) &&
-                 body.topics[0].partitions[0].partition_index == 0;
+    bool asked = !body || (body->topic_count == 1 && body->topics[0].partition_count == 1 &&
+                           handler_is_metadata_topic(body->topics[0].topic_name) &&
+                           body->topics[0].partitions[0].partition_index == 0);
     if (!asked)
         pd.error_code = KAFKA_UNKNOWN_TOPIC_OR_PARTITION;
     wire_describe_quorum_topic_data td = {
@@ -72,7 +105,22 @@ void handle_describe_quorum(handler *h, handler_request *req, kq_reader *r)
         .nodes = nodes,
         .node_count = h->svc.node_count,
     };
-    handler_begin_response(h, &req->header);
-    wire_describe_quorum_response_encode(&h->out, v, &resp);
-    handler_finish_response(h, req->slot);
+    handler_begin_response(h, hdr);
+    wire_describe_quorum_response_encode(&h->out, hdr->api_version, &resp);
+    handler_finish_response(h, slot);
+}
+
+void handler_forward_failed(handler *h, void *slot, int16_t api_key, int16_t api_version,
+                            int32_t correlation_id)
+{
+    wire_request_header hdr = {.api_key = api_key, .api_version = api_version,
+                               .correlation_id = correlation_id};
+    if (api_key != WIRE_API_DESCRIBE_QUORUM) {
+        h->svc.reply_close(slot, "forwarded request failed");
+        return;
+    }
+    raft_status st;
+    raft_get_status(h->svc.raft, &st);
+    st.role = RAFT_ROLE_FOLLOWER; /* answered as a non-leader: NOT_LEADER_OR_FOLLOWER */
+    describe_quorum_respond(h, slot, &hdr, &st, NULL);
 }

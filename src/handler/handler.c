@@ -62,12 +62,13 @@ void handler_on_frame(handler *h, void *slot, uint8_t *frame, size_t len)
 {
     kq_reader r;
     kq_reader_init(&r, frame, len);
-    handler_request req = {.slot = slot};
+    handler_request req = {.slot = slot, .frame = frame, .len = len};
     if (wire_request_header_decode(&r, &req.header) != 0) {
         log_line("request from %s: malformed request header", h->svc.slot_peer(slot));
         h->svc.reply_close(slot, "malformed request header");
         return;
     }
+    req.body_offset = r.pos;
     kq_arena_reset(&h->arena);
     const wire_request_header *hdr = &req.header;
     if (hdr->api_key == WIRE_API_API_VERSIONS) {

@@ -17,7 +17,14 @@
 typedef struct handler_request {
     void *slot;
     wire_request_header header;
+    uint8_t *frame; /* the whole request, for relaying */
+    size_t len;
+    size_t body_offset; /* where the body starts in frame */
 } handler_request;
+
+/* client_id of requests one node relays to the leader: never relayed again. */
+#define HANDLER_FORWARD_CLIENT_ID "kq-forwarded"
+
 
 /* A Raft RPC received from a peer, waiting for the core's answer. */
 typedef struct raft_pending {
