@@ -490,9 +490,12 @@ node *node_start(uv_loop_t *loop, const kq_config *config, char *err, size_t err
     uv_update_time(loop);
     int64_t wall = wall_clock_ms();
     n->clock_offset_ms = wall - (int64_t)uv_now(loop);
-    /* Producer ids are unique across the quorum: the node id in the top bits,
-     * then milliseconds at start (+1 per id handed out). */
-    n->producer_id_base = ((int64_t)config->node_id << 47) | (wall & ((INT64_C(1) << 47) - 1));
+    /* Producer ids are unique across the quorum and across restarts: the node
+     * id (mod 2^22) in the top bits, then the start time in milliseconds (40
+     * bits, 34 years) plus one per id handed out; a restart begins past every
+     * id issued before unless more than one id per millisecond was issued. */
+    n->producer_id_base = (int64_t)(((uint64_t)config->node_id & ((1u << 22) - 1)) << 40 |
+                                    ((uint64_t)wall & ((UINT64_C(1) << 40) - 1)));
 
     char note[512] = "";
     n->log = kq_log_open(config->log_dir, config->segment_bytes, note, sizeof(note));
