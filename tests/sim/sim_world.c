@@ -98,19 +98,29 @@ void sim_world_free(sim_world *w)
 int sim_current_leader(sim_world *w)
 {
     int best = -1;
-    int32_t best_epoch = -1, max_epoch = -1;
+    int32_t best_epoch = -1;
     for (int i = 0; i < w->n; i++) {
         raft_status st;
         if (!sim_node_status(w, i, &st))
             continue;
-        if (st.epoch > max_epoch)
-            max_epoch = st.epoch;
         if (st.role == RAFT_ROLE_LEADER && st.epoch > best_epoch) {
             best = i;
             best_epoch = st.epoch;
         }
     }
-    return best >= 0 && best_epoch >= max_epoch ? best : -1;
+    if (best < 0)
+        return -1;
+    /* A newer epoch the leader can hear of means it is (being) deposed. Nodes
+     * cut off from it do not count: without pre-vote a partitioned minority
+     * keeps raising its epoch while the majority's leader serves on. */
+    for (int i = 0; i < w->n; i++) {
+        raft_status st;
+        if (!sim_node_status(w, i, &st) || st.epoch <= best_epoch)
+            continue;
+        if (!sim_net_blocked(&w->net, i, best) || !sim_net_blocked(&w->net, best, i))
+            return -1;
+    }
+    return best;
 }
 
 bool sim_client_append(sim_world *w, int idx)
