@@ -38,6 +38,7 @@ struct net_conn {
     bool flush_queued;
     bool close_when_written;
     net_conn *flush_next;
+    net_conn *prev, *next; /* the server's live connections */
     char peer[64];
 };
 
@@ -48,6 +49,9 @@ struct net_server {
     uv_idle_t flush_idle; /* keeps the poll phase from blocking while flushes are queued */
     net_server_config config;
     net_conn *flush_list;
+    net_conn *conns;
+    bool stopped;
+    int handles_open; /* after stop: own handles still closing */
 };
 
 typedef struct write_req {
@@ -61,6 +65,19 @@ static void conn_close(net_conn *c, const char *why);
 static void conn_parse(net_conn *c);
 static void conn_start_reading(net_conn *c);
 
+static void server_maybe_free(net_server *s)
+{
+    if (s->stopped && s->handles_open == 0 && !s->conns)
+        free(s);
+}
+
+static void server_on_handle_closed(uv_handle_t *h)
+{
+    net_server *s = h->data;
+    s->handles_open--;
+    server_maybe_free(s);
+}
+
 static void conn_maybe_free(net_conn *c)
 {
     if (!c->handle_closed || c->outstanding > 0 || c->writes_in_flight > 0)
@@ -69,8 +86,16 @@ static void conn_maybe_free(net_conn *c)
         net_slot *s = &c->slots[i % NET_SLOTS_PER_CONN];
         free(s->data);
     }
+    net_server *server = c->server;
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        server->conns = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
     free(c->rbuf);
     free(c);
+    server_maybe_free(server);
 }
 
 static void conn_on_closed(uv_handle_t *h)
@@ -123,7 +148,7 @@ static void conn_on_written(uv_write_t *req, int status)
 /* Writes every completed slot at the head of the queue, in order. */
 static void conn_flush(net_conn *c)
 {
-    while (!c->closing && c->head != c->tail) {
+    while (!c->closing && !c->close_when_written && c->head != c->tail) {
         write_req *wr = NULL;
         uv_buf_t bufs[WRITE_BUFS_MAX];
         bool stop_after = false;
@@ -359,6 +384,10 @@ static void server_on_connection(uv_stream_t *listener, int status)
     if (!c)
         return;
     c->server = s;
+    c->next = s->conns;
+    if (s->conns)
+        s->conns->prev = c;
+    s->conns = c;
     uv_tcp_init(s->loop, &c->tcp);
     c->tcp.data = c;
     if (uv_accept(listener, (uv_stream_t *)&c->tcp) != 0) {
@@ -420,8 +449,10 @@ net_server *net_server_start(uv_loop_t *loop, const net_server_config *config, c
     if (rc != 0) {
         snprintf(err, errlen, "cannot listen on %s:%u: %s", host ? host : "*", config->port,
                  uv_strerror(rc));
-        uv_close((uv_handle_t *)&s->listener, NULL);
-        return NULL; /* s leaks on purpose: the handle closes asynchronously and we exit */
+        s->stopped = true;
+        s->handles_open = 1;
+        uv_close((uv_handle_t *)&s->listener, server_on_handle_closed); /* frees s */
+        return NULL;
     }
     uv_check_init(loop, &s->flush_check);
     s->flush_check.data = s;
@@ -434,8 +465,16 @@ void net_server_stop(net_server *server)
 {
     if (!server)
         return;
+    server->stopped = true;
+    for (net_conn *c = server->conns; c; c = c->next)
+        conn_close(c, NULL);
+    /* Connections whose slots are still outstanding keep server alive until
+     * their last slot completes; the last one out frees it. */
+    server->handles_open = 3;
+    server->flush_check.data = server;
+    server->flush_idle.data = server;
     uv_check_stop(&server->flush_check);
-    uv_close((uv_handle_t *)&server->flush_check, NULL);
-    uv_close((uv_handle_t *)&server->flush_idle, NULL);
-    uv_close((uv_handle_t *)&server->listener, NULL);
+    uv_close((uv_handle_t *)&server->flush_check, server_on_handle_closed);
+    uv_close((uv_handle_t *)&server->flush_idle, server_on_handle_closed);
+    uv_close((uv_handle_t *)&server->listener, server_on_handle_closed);
 }
