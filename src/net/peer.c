@@ -38,6 +38,8 @@ struct net_peer {
     uint8_t *rbuf;
     size_t rlen, rcap;
     bool destroyed;
+    bool resolving; /* resolve_req in flight */
+    int refs; /* timer, tcp handles and resolve still referencing p */
     uint64_t connect_deadline_ms;
     bool logged_down;
 };
@@ -100,9 +102,24 @@ static void peer_arm_timer(net_peer *p)
     uv_timer_start(&p->timer, peer_on_timer, due > now ? due - now : 0, 0);
 }
 
+static void peer_unref(net_peer *p)
+{
+    if (--p->refs == 0 && p->destroyed) {
+        free(p->rbuf);
+        free(p);
+    }
+}
+
 static void peer_on_closed(uv_handle_t *h)
 {
+    net_peer *p = h->data;
     free(h);
+    peer_unref(p);
+}
+
+static void peer_on_timer_closed(uv_handle_t *h)
+{
+    peer_unref(h->data);
 }
 
 static void peer_disconnect(net_peer *p, const char *why)
@@ -200,31 +217,32 @@ static void peer_on_written(uv_write_t *req, int status)
 
 static void peer_write_pending(net_peer *p)
 {
-    if (p->state != PEER_CONNECTED)
-        return;
-    uv_buf_t bufs[64];
-    int count = 0;
-    for (uint32_t i = p->head; i != p->tail && count < 64; i++) {
-        peer_request *r = peer_at(p, i);
-        if (r->written)
-            continue;
-        bufs[count++] = uv_buf_init((char *)r->data, (unsigned)r->len);
-        r->written = true;
-    }
-    if (count == 0)
-        return;
-    uv_write_t *w = malloc(sizeof(*w));
-    if (!w || uv_write(w, (uv_stream_t *)p->tcp, bufs, count, peer_on_written) != 0) {
-        free(w);
-        peer_disconnect(p, "write failed");
+    while (p->state == PEER_CONNECTED) {
+        uv_buf_t bufs[64];
+        int count = 0;
+        for (uint32_t i = p->head; i != p->tail && count < 64; i++) {
+            peer_request *r = peer_at(p, i);
+            if (r->written)
+                continue;
+            bufs[count++] = uv_buf_init((char *)r->data, (unsigned)r->len);
+            r->written = true;
+        }
+        if (count == 0)
+            return;
+        uv_write_t *w = malloc(sizeof(*w));
+        if (!w || uv_write(w, (uv_stream_t *)p->tcp, bufs, count, peer_on_written) != 0) {
+            free(w);
+            peer_disconnect(p, "write failed");
+            return;
+        }
     }
 }
 
 static void peer_on_connect(uv_connect_t *req, int status)
 {
     net_peer *p = req->data;
-    if (p->state != PEER_CONNECTING)
-        return;
+    if (p->destroyed || p->state != PEER_CONNECTING)
+        return; /* cancelled by a close */
     if (status < 0) {
         peer_disconnect(p, uv_strerror(status));
         return;
@@ -246,11 +264,14 @@ static void peer_on_connect(uv_connect_t *req, int status)
 static void peer_on_resolved(uv_getaddrinfo_t *req, int status, struct addrinfo *res)
 {
     net_peer *p = req->data;
-    if (p->destroyed) {
+    p->resolving = false;
+    if (p->destroyed || p->state != PEER_RESOLVING) {
+        /* destroyed, or the attempt was abandoned (timeout) while resolving */
         uv_freeaddrinfo(res);
-        free(p);
+        peer_unref(p);
         return;
     }
+    p->refs--; /* p->refs > 0: the timer holds one */
     if (status < 0 || !res) {
         uv_freeaddrinfo(res);
         peer_disconnect(p, "cannot resolve host");
@@ -264,6 +285,7 @@ static void peer_on_resolved(uv_getaddrinfo_t *req, int status, struct addrinfo 
     }
     uv_tcp_init(p->loop, p->tcp);
     p->tcp->data = p;
+    p->refs++;
     p->state = PEER_CONNECTING;
     p->connect_req.data = p;
     p->connect_deadline_ms = uv_now(p->loop) + p->config.request_timeout_ms;
@@ -286,9 +308,16 @@ static void peer_connect(net_peer *p)
     char port[16];
     snprintf(port, sizeof(port), "%u", p->config.port);
     p->state = PEER_RESOLVING;
+    if (p->resolving)
+        return; /* the resolve still in flight carries on with this attempt */
     p->resolve_req.data = p;
-    if (uv_getaddrinfo(p->loop, &p->resolve_req, peer_on_resolved, p->host, port, &hints) != 0)
+    p->resolving = true;
+    p->refs++;
+    if (uv_getaddrinfo(p->loop, &p->resolve_req, peer_on_resolved, p->host, port, &hints) != 0) {
+        p->resolving = false;
+        p->refs--;
         peer_disconnect(p, "cannot resolve host");
+    }
 }
 
 net_peer *net_peer_create(uv_loop_t *loop, const net_peer_config *config)
@@ -302,6 +331,7 @@ net_peer *net_peer_create(uv_loop_t *loop, const net_peer_config *config)
     p->config.host = p->host;
     uv_timer_init(loop, &p->timer);
     p->timer.data = p;
+    p->refs = 1;
     p->state = PEER_IDLE;
     return p;
 }
@@ -311,13 +341,20 @@ void net_peer_destroy(net_peer *p)
     if (!p)
         return;
     p->destroyed = true;
+    /* Pending requests are dropped without callbacks: the owner is going away. */
+    while (p->head != p->tail) {
+        peer_request *r = peer_at(p, p->head);
+        p->head++;
+        free(r->data);
+        r->data = NULL;
+    }
     if (p->tcp) {
         uv_close((uv_handle_t *)p->tcp, peer_on_closed);
         p->tcp = NULL;
     }
     uv_timer_stop(&p->timer);
-    uv_close((uv_handle_t *)&p->timer, NULL);
-    /* Freed with the process; a resolve in flight still references p. */
+    /* p is freed once the timer, the socket and any resolve in flight let go */
+    uv_close((uv_handle_t *)&p->timer, peer_on_timer_closed);
 }
 
 bool net_peer_send(net_peer *p, int32_t correlation_id, const uint8_t *data, size_t len,
