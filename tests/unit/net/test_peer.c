@@ -268,12 +268,13 @@ static void test_no_server_fails_then_reconnects_after_backoff(void **state)
     fx *f = fx_start(-1, timeout_ms, backoff_ms); /* bound, not listening */
     uint8_t req[64];
     size_t n = make_request(req, 9, "anyone?");
+    nt_turn(&f->loop); /* deadlines count from the loop's clock: refresh it */
     uint64_t t0 = nt_now_ms();
     assert_true(net_peer_send(f->peer, 9, req, n, &A));
     assert_true(wait_responses(f, 1, timeout_ms + 1000));
     expect_failed(f, 0, &A);
     uint64_t failed_at = f->at_ms[0];
-    assert_true(failed_at - t0 <= timeout_ms + 500);
+    assert_true(failed_at - t0 <= timeout_ms + 1000);
 
     /* the server appears; keep asking until a request gets through */
     assert_int_equal(listen(f->lfd, 16), 0);
@@ -281,7 +282,7 @@ static void test_no_server_fails_then_reconnects_after_backoff(void **state)
     int sent = 0;
     uint64_t end = nt_now_ms() + backoff_ms + 3000;
     while (fd < 0 && nt_now_ms() < end) {
-        if (f->responses == 1 + sent - 0 && net_peer_send(f->peer, 10, req, n, &B))
+        if (f->responses == 1 + sent && /* none outstanding */ net_peer_send(f->peer, 10, req, n, &B))
             sent++;
         fd = accept(f->lfd, NULL, NULL);
         if (fd < 0)
@@ -328,7 +329,7 @@ static void test_connect_timeout(void **state)
     expect_failed(f, 0, &A);
     uint64_t took = f->at_ms[0] - t0;
     assert_true(took + 20 >= timeout_ms);
-    assert_true(took <= timeout_ms + 500);
+    assert_true(took <= timeout_ms + 1000);
     for (int i = 0; i < 4; i++)
         close(fillers[i]);
     fx_stop(f);
@@ -341,6 +342,7 @@ static void test_server_never_answers(void **state)
     fx *f = fx_start(16, timeout_ms, 100);
     uint8_t req[64];
     size_t n = make_request(req, 4, "hello?");
+    nt_turn(&f->loop);
     uint64_t t0 = nt_now_ms();
     assert_true(net_peer_send(f->peer, 4, req, n, &A));
     int fd = nt_accept(&f->loop, f->lfd, 0);
@@ -351,7 +353,7 @@ static void test_server_never_answers(void **state)
     expect_failed(f, 0, &A);
     uint64_t took = f->at_ms[0] - t0;
     assert_true(took + 20 >= timeout_ms);
-    assert_true(took <= timeout_ms + 500);
+    assert_true(took <= timeout_ms + 1000);
     assert_true(nt_wait_eof(&f->loop, fd)); /* and the connection is dropped */
     close(fd);
     fx_stop(f);
