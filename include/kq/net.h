@@ -73,7 +73,9 @@ typedef struct net_peer_config {
 net_peer *net_peer_create(uv_loop_t *loop, const net_peer_config *config);
 void net_peer_destroy(net_peer *peer);
 /* Queues a request frame (header+body, no size prefix) whose correlation id
- * is correlation_id; copies data. Returns false when the queue is full. */
+ * is correlation_id; copies data. Returns false when the queue is full or
+ * the channel is backing off after a failure (the caller treats it as a
+ * failed send and retries later). */
 bool net_peer_send(net_peer *peer, int32_t correlation_id, const uint8_t *data, size_t len,
                    void *request_ctx);
 int32_t net_peer_node_id(const net_peer *peer);
