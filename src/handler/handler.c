@@ -25,8 +25,16 @@ void handler_destroy(handler *h)
     kq_arena_free(&h->arena);
     kq_writer_free(&h->out);
     kq_writer_free(&h->records);
-    free(h->produce_acks_all.items);
-    free(h->produce_acks_one.items);
+    /* Requests still waiting are dropped unanswered. */
+    produce_queue *qs[2] = {&h->produce_acks_all, &h->produce_acks_one};
+    for (int i = 0; i < 2; i++) {
+        for (uint32_t k = qs[i]->head; k != qs[i]->tail; k++)
+            free(qs[i]->items[k & (qs[i]->cap - 1)].partitions);
+        free(qs[i]->items);
+    }
+    for (int i = 0; i < HANDLER_FETCH_PARKED_MAX; i++)
+        if (h->parked[i].in_use)
+            free(h->parked[i].frame);
     free(h);
 }
 
