@@ -66,7 +66,20 @@ bool handler_is_metadata_topic(kq_slice name)
     return kq_slice_eq_cstr(name, WIRE_METADATA_TOPIC_NAME);
 }
 
+static void dispatch_frame(handler *h, void *slot, uint8_t *frame, size_t len);
+
 void handler_on_frame(handler *h, void *slot, uint8_t *frame, size_t len)
+{
+    h->frame_depth++;
+    dispatch_frame(h, slot, frame, len);
+    h->frame_depth--;
+    if (h->frame_depth == 0 && h->progress_deferred) {
+        h->progress_deferred = false;
+        handler_on_progress(h);
+    }
+}
+
+static void dispatch_frame(handler *h, void *slot, uint8_t *frame, size_t len)
 {
     kq_reader r;
     kq_reader_init(&r, frame, len);
@@ -128,6 +141,10 @@ void handler_on_frame(handler *h, void *slot, uint8_t *frame, size_t len)
 
 void handler_on_progress(handler *h)
 {
+    if (h->frame_depth > 0) {
+        h->progress_deferred = true;
+        return;
+    }
     raft_status st;
     raft_get_status(h->svc.raft, &st);
     produce_on_progress(h, &st);

@@ -86,6 +86,10 @@ struct handler {
     produce_queue produce_acks_one;
     fetch_parked parked[HANDLER_FETCH_PARKED_MAX];
     int parked_count;
+    /* A frame is being handled: its decoded body lives in the arena, so
+     * progress reported from inside its steps waits until it is done. */
+    int frame_depth;
+    bool progress_deferred;
 };
 
 /* Starts a response: resets the writer and writes the response header. */

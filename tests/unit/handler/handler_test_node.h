@@ -56,6 +56,7 @@ typedef struct tn_node {
     int64_t now;
     int64_t next_pid;
     bool flush_wanted; /* the core asked for a flush; tn_flush carries it out */
+    bool eager_flush;  /* flush at once when asked (FLUSHED queued inside the step) */
     bool stepping;
     raft_event queue[TN_QUEUE_MAX];
     uint32_t queue_head, queue_tail;
@@ -142,6 +143,8 @@ static inline int tn_rebuild_batch(void *ctx, const uint8_t *batch, size_t len)
     return 0;
 }
 
+static inline void tn_step(void *node, raft_event *ev, raft_output *out);
+
 static inline void tn_execute(tn_node *n, raft_output *out)
 {
     char err[512];
@@ -168,7 +171,21 @@ static inline void tn_execute(tn_node *n, raft_output *out)
             break;
         }
         case RAFT_ACTION_FLUSH:
-            n->flush_wanted = true;
+            if (n->eager_flush) {
+                kq_log_flush_job *job = NULL;
+                assert_int_equal(kq_log_flush_begin(n->log, &job), 0);
+                if (job) {
+                    assert_int_equal(kq_log_flush_run(job), 0);
+                    kq_log_flush_end(n->log, job);
+                }
+                raft_event ev;
+                memset(&ev, 0, sizeof(ev));
+                ev.type = RAFT_EVENT_FLUSHED;
+                ev.flushed_offset = kq_log_flushed_offset(n->log);
+                tn_step(n, &ev, &n->out); /* queued: we are inside a step */
+            } else {
+                n->flush_wanted = true;
+            }
             break;
         case RAFT_ACTION_SEND:
             if (a->msg.token != 0) {

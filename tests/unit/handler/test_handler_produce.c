@@ -3,6 +3,7 @@
 #include "handler_test_node.h"
 
 #include "kq/wire_begin_quorum_epoch.h"
+#include "kq/wire_fetch.h"
 #include "kq/wire_produce.h"
 
 #define META "__cluster_metadata"
@@ -423,6 +424,58 @@ static void test_not_leader_with_leader_hint(void **state)
     tn_close(&n);
 }
 
+/* A driver whose flush completes inside the append's step (allowed by the
+ * step contract): the HW moves while the Produce request is still being
+ * handled, which wakes a parked fetch. The rest of the Produce request must
+ * still be read and answered exactly. */
+static void test_eager_flush_with_parked_fetch(void **state)
+{
+    (void)state;
+    tn_node n;
+    tn_open_leader(&n);
+    n.eager_flush = true;
+    tn_slot f = {1}, s = {2};
+    wire_fetch_partition fp = {.partition = 0, .current_leader_epoch = -1, .fetch_offset = 1,
+                               .last_fetched_epoch = -1, .log_start_offset = -1,
+                               .partition_max_bytes = 1 << 20};
+    wire_fetch_topic ft = {.topic = kq_slice_cstr(META), .partitions = &fp, .partition_count = 1};
+    wire_fetch_request fr = {.cluster_id = {NULL, -1}, .replica_id = -1, .replica_epoch = -1,
+                             .max_wait_ms = 5000, .min_bytes = 1, .max_bytes = 1 << 20,
+                             .session_epoch = -1, .topics = &ft, .topic_count = 1,
+                             .rack_id = kq_slice_cstr("")};
+    TN_SEND(&n, &f, WIRE_API_FETCH, 11, 300, wire_fetch_request_encode, &fr);
+    assert_int_equal(tn_count(&n, &f), 0);
+
+    kq_writer b;
+    tn_batch(&b, -1, -1, -1, 2, "eager");
+    kq_slice recs = {b.data, (int32_t)b.len};
+    wire_produce_partition meta[] = {{0, recs}};
+    wire_produce_partition other[] = {{4, recs}, {5, recs}};
+    wire_produce_topic topics[] = {
+        {kq_slice_cstr(META), meta, 1},
+        {kq_slice_cstr("other-topic-name"), other, 2},
+    };
+    wire_produce_request req = {.transactional_id = {NULL, -1}, .acks = -1, .timeout_ms = 30000,
+                                .topics = topics, .topic_count = 2};
+    TN_SEND(&n, &s, WIRE_API_PRODUCE, 9, 301, wire_produce_request_encode, &req);
+    kq_writer_free(&b);
+    assert_int_equal(tn_status(&n).high_watermark, 3);
+    assert_int_equal(tn_count(&n, &f), 1); /* woken by the HW */
+    assert_int_equal(tn_count(&n, &s), 1);
+    wire_produce_response resp;
+    TN_DECODE(&n, &s, WIRE_API_PRODUCE, 9, 301, wire_produce_response_decode, &resp);
+    assert_int_equal(resp.topic_count, 2);
+    assert_true(kq_slice_eq_cstr(resp.topics[0].name, META));
+    assert_int_equal(resp.topics[0].partitions[0].error_code, KAFKA_NONE);
+    assert_int_equal(resp.topics[0].partitions[0].base_offset, 1);
+    assert_true(kq_slice_eq_cstr(resp.topics[1].name, "other-topic-name"));
+    assert_int_equal(resp.topics[1].partition_count, 2);
+    assert_int_equal(resp.topics[1].partitions[0].index, 4);
+    assert_int_equal(resp.topics[1].partitions[1].index, 5);
+    assert_int_equal(resp.topics[1].partitions[1].error_code, KAFKA_UNKNOWN_TOPIC_OR_PARTITION);
+    tn_close(&n);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -437,6 +490,7 @@ int main(void)
         cmocka_unit_test(test_sequence_gap_and_old_epoch),
         cmocka_unit_test(test_timeout_when_flush_never_completes),
         cmocka_unit_test(test_not_leader_with_leader_hint),
+        cmocka_unit_test(test_eager_flush_with_parked_fetch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
