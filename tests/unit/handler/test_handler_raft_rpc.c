@@ -1,0 +1,134 @@
+/* Raft RPCs through the handler: Vote and replica Fetch mapped to the core
+ * and back, and the errors the handler or the core answer with
+ * (INCONSISTENT_CLUSTER_ID, INCONSISTENT_VOTER_SET, NOT_LEADER_OR_FOLLOWER,
+ * FENCED_LEADER_EPOCH). */
+#include "handler_test_node.h"
+
+#include "kq/record.h"
+#include "kq/wire_fetch.h"
+#include "kq/wire_vote.h"
+
+#define META "__cluster_metadata"
+
+static void send_vote(tn_node *n, tn_slot *s, int32_t corr, const char *cluster,
+                      int32_t candidate, int32_t epoch)
+{
+    wire_vote_partition p = {.partition_index = 0, .candidate_epoch = epoch,
+                             .candidate_id = candidate, .last_offset_epoch = 0,
+                             .last_offset = 0};
+    wire_vote_topic t = {kq_slice_cstr(META), &p, 1};
+    wire_vote_request req = {.cluster_id = kq_slice_cstr(cluster), .voter_id = n->node_id,
+                             .topics = &t, .topic_count = 1};
+    TN_SEND(n, s, WIRE_API_VOTE, 1, corr, wire_vote_request_encode, &req);
+}
+
+static void send_replica_fetch(tn_node *n, tn_slot *s, int16_t v, int32_t corr,
+                               const char *cluster, int32_t replica, int32_t leader_epoch,
+                               int64_t offset)
+{
+    wire_fetch_partition p = {.partition = 0, .current_leader_epoch = leader_epoch,
+                              .fetch_offset = offset, .last_fetched_epoch = 0,
+                              .log_start_offset = -1, .partition_max_bytes = 1 << 20};
+    /* The encoder writes the name up to v12 and the id from v13. */
+    wire_fetch_topic t = {.topic = kq_slice_cstr(META), .topic_id = WIRE_METADATA_TOPIC_ID,
+                          .partitions = &p, .partition_count = 1};
+    wire_fetch_request req = {.cluster_id = kq_slice_cstr(cluster), .replica_id = replica,
+                              .replica_epoch = -1, .max_wait_ms = 0, .min_bytes = 0,
+                              .max_bytes = 1 << 20, .session_epoch = -1, .topics = &t,
+                              .topic_count = 1, .rack_id = kq_slice_cstr("")};
+    TN_SEND(n, s, WIRE_API_FETCH, v, corr, wire_fetch_request_encode, &req);
+}
+
+static void test_vote_granted_then_cluster_id_and_voter_set_checked(void **state)
+{
+    (void)state;
+    tn_node n;
+    tn_open(&n, 1, 3);
+    assert_int_equal(tn_status(&n).role, RAFT_ROLE_UNATTACHED);
+
+    tn_slot bad = {1};
+    send_vote(&n, &bad, 10, "some-other-cluster", 2, 1);
+    wire_vote_response resp;
+    TN_DECODE(&n, &bad, WIRE_API_VOTE, 1, 10, wire_vote_response_decode, &resp);
+    assert_int_equal(resp.error_code, KAFKA_INCONSISTENT_CLUSTER_ID);
+    assert_int_equal(tn_status(&n).epoch, 0); /* the core never saw it */
+
+    tn_slot stranger = {2};
+    send_vote(&n, &stranger, 11, TN_CLUSTER_ID, 7, 1);
+    TN_DECODE(&n, &stranger, WIRE_API_VOTE, 1, 11, wire_vote_response_decode, &resp);
+    assert_int_equal(resp.topic_count, 1);
+    assert_int_equal(resp.topics[0].partitions[0].error_code, KAFKA_INCONSISTENT_VOTER_SET);
+    assert_false(resp.topics[0].partitions[0].vote_granted);
+
+    tn_slot good = {3};
+    send_vote(&n, &good, 12, TN_CLUSTER_ID, 2, 1);
+    TN_DECODE(&n, &good, WIRE_API_VOTE, 1, 12, wire_vote_response_decode, &resp);
+    assert_int_equal(resp.error_code, KAFKA_NONE);
+    assert_int_equal(resp.topics[0].partitions[0].error_code, KAFKA_NONE);
+    assert_true(resp.topics[0].partitions[0].vote_granted);
+    raft_status st = tn_status(&n);
+    assert_int_equal(st.epoch, 1);
+    assert_int_equal(st.voted_id, 2);
+    tn_close(&n);
+}
+
+static void test_replica_fetch_served_up_to_flushed(void **state)
+{
+    (void)state;
+    tn_node n;
+    tn_open_leader(&n); /* single voter: LeaderChange batch at offset 0, HW 1 */
+
+    tn_slot wrong = {1};
+    send_replica_fetch(&n, &wrong, 17, 20, "some-other-cluster", 5, 1, 0);
+    wire_fetch_response resp;
+    TN_DECODE(&n, &wrong, WIRE_API_FETCH, 17, 20, wire_fetch_response_decode, &resp);
+    assert_int_equal(resp.error_code, KAFKA_INCONSISTENT_CLUSTER_ID);
+
+    tn_slot fenced = {2};
+    send_replica_fetch(&n, &fenced, 17, 21, TN_CLUSTER_ID, 5, 0, 0);
+    TN_DECODE(&n, &fenced, WIRE_API_FETCH, 17, 21, wire_fetch_response_decode, &resp);
+    assert_int_equal(resp.responses[0].partitions[0].error_code, KAFKA_FENCED_LEADER_EPOCH);
+
+    /* An observer (id 5) fetching from 0 gets the flushed LeaderChange batch. */
+    tn_slot ok = {3};
+    send_replica_fetch(&n, &ok, 17, 22, TN_CLUSTER_ID, 5, 1, 0);
+    TN_DECODE(&n, &ok, WIRE_API_FETCH, 17, 22, wire_fetch_response_decode, &resp);
+    const wire_fetch_partition_data *pd = &resp.responses[0].partitions[0];
+    assert_int_equal(pd->error_code, KAFKA_NONE);
+    assert_int_equal(pd->high_watermark, 1);
+    assert_true(pd->has_current_leader);
+    assert_int_equal(pd->current_leader.leader_id, 1);
+    assert_int_equal(pd->current_leader.leader_epoch, 1);
+    assert_true(pd->records.len > 0);
+    record_batch_header h;
+    assert_int_equal(record_batch_check(pd->records.ptr, (size_t)pd->records.len, &h), RECORD_OK);
+    assert_int_equal(h.base_offset, 0);
+    assert_true(record_batch_is_control(&h));
+    tn_close(&n);
+}
+
+static void test_replica_fetch_on_follower_names_leader(void **state)
+{
+    (void)state;
+    tn_node n;
+    tn_open(&n, 1, 3);
+    tn_slot s = {1};
+    send_replica_fetch(&n, &s, 12, 30, TN_CLUSTER_ID, 3, 0, 0);
+    wire_fetch_response resp;
+    TN_DECODE(&n, &s, WIRE_API_FETCH, 12, 30, wire_fetch_response_decode, &resp);
+    assert_int_equal(resp.response_count, 1);
+    /* Same epoch (0) but not the leader (none known yet): never data. */
+    assert_int_equal(resp.responses[0].partitions[0].error_code, KAFKA_NOT_LEADER_OR_FOLLOWER);
+    assert_true(resp.responses[0].partitions[0].records.len <= 0);
+    tn_close(&n);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_vote_granted_then_cluster_id_and_voter_set_checked),
+        cmocka_unit_test(test_replica_fetch_served_up_to_flushed),
+        cmocka_unit_test(test_replica_fetch_on_follower_names_leader),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
