@@ -56,8 +56,11 @@ while read -r id _dir leo _rest; do
     ((leo >= hw)) || fail "replication: node $id LogEndOffset $leo below HW $hw"
 done <<<"$out"
 
-out="$(tool --bootstrap-server "localhost:$base" describe --status)" ||
-    fail "describe --status via --bootstrap-server failed: $(tail -n 5 "$E2E_TMP/tool.err")"
+# Through a follower: it relays DescribeQuorum to the leader, as a Kafka
+# broker forwards it to the active controller.
+follower_port=$((base + leader % 3))
+out="$(tool --bootstrap-server "localhost:$follower_port" describe --status)" ||
+    fail "describe --status via --bootstrap-server (follower) failed: $(tail -n 5 "$E2E_TMP/tool.err")"
 grep -Eq "^LeaderId:[[:space:]]+$leader\$" <<<"$out" || fail "bootstrap-server status: LeaderId is not $leader: $out"
 
 pass "kafka-metadata-quorum.sh describe --status/--replication: leader $leader epoch $epoch hw>=$hw, 3 voters, 1 Leader + 2 Followers"
