@@ -1,7 +1,10 @@
 #!/bin/sh
 # Builds raft-sim (if needed) and runs the deterministic Raft simulator.
-# Usage: scripts/simulate.sh --seeds N [--nodes V --observers O] [--scenario NAME]
-#                            [--mutant NAME] [--expect-failure] [--seed S] [-v]
+# Usage: scripts/simulate.sh --seeds N [--first-seed S] [--nodes V --observers O]
+#                            [--scenario NAME] [--mutant NAME] [--expect-failure]
+#                            [--only-invariant LIST] [--skip-invariant LIST]
+#                            [--expect-invariant NAME] [--seed S] [-v]
+# (see tests/sim/README.md)
 # BUILD_DIR overrides the build directory (default: build-sim-release).
 set -e
 root=$(cd "$(dirname "$0")/.." && pwd)
