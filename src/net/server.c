@@ -37,6 +37,7 @@ struct net_conn {
     bool read_paused_full;
     bool flush_queued;
     bool close_when_written;
+    bool close_requested; /* a slot asked to close: no further frame is dispatched */
     net_conn *flush_next;
     net_conn *prev, *next; /* the server's live connections */
     char peer[64];
@@ -199,7 +200,7 @@ static void conn_flush(net_conn *c)
             return;
         }
     }
-    if (c->read_paused_full && !c->close_when_written &&
+    if (c->read_paused_full && !c->close_when_written && !c->close_requested &&
         c->tail - c->head < NET_SLOTS_PER_CONN) {
         c->read_paused_full = false;
         conn_parse(c);
@@ -262,8 +263,16 @@ void net_slot_skip(net_slot *slot)
 
 void net_slot_close(net_slot *slot, const char *why)
 {
-    if (why && !slot->conn->closing)
-        log_line("closing connection %s: %s", slot->conn->peer, why);
+    net_conn *c = slot->conn;
+    if (why && !c->closing)
+        log_line("closing connection %s: %s", c->peer, why);
+    /* Frames pipelined behind this one are never handled: their side effects
+     * (an appended Produce) would reach no client. */
+    c->close_requested = true;
+    if (c->reading && !c->closing) {
+        uv_read_stop((uv_stream_t *)&c->tcp);
+        c->reading = false;
+    }
     slot->close_after = true;
     slot_complete(slot);
 }
@@ -304,7 +313,7 @@ static void conn_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 static void conn_parse(net_conn *c)
 {
     size_t pos = 0;
-    while (!c->closing && !c->close_when_written && c->rlen - pos >= 4) {
+    while (!c->closing && !c->close_when_written && !c->close_requested && c->rlen - pos >= 4) {
         const uint8_t *p = c->rbuf + pos;
         int32_t size = (int32_t)(((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) |
                                  ((uint32_t)p[2] << 8) | p[3]);
@@ -367,7 +376,7 @@ static void conn_on_read(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf)
 
 static void conn_start_reading(net_conn *c)
 {
-    if (c->reading || c->closing)
+    if (c->reading || c->closing || c->close_requested)
         return;
     if (uv_read_start((uv_stream_t *)&c->tcp, conn_alloc, conn_on_read) == 0)
         c->reading = true;

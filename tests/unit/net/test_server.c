@@ -17,6 +17,7 @@ typedef struct fx {
     net_server *server;
     uint16_t port;
     bool echo; /* respond to each frame at once with its own bytes */
+    bool close_on_x; /* close the slot at once when the frame starts with 'x' */
     int frames;
     net_slot *slot[MAX_FRAMES];
     uint8_t *data[MAX_FRAMES];
@@ -34,7 +35,9 @@ static void on_frame(void *ctx, net_slot *slot, uint8_t *frame, size_t len)
     assert_non_null(f->data[i]);
     memcpy(f->data[i], frame, len);
     memset(frame, 0xEE, len); /* the callee may scribble on the frame */
-    if (f->echo)
+    if (f->close_on_x && len > 0 && f->data[i][0] == 'x')
+        net_slot_close(slot, "bad frame");
+    else if (f->echo)
         net_slot_respond(slot, f->data[i], len);
 }
 
@@ -337,6 +340,40 @@ static void test_slot_close_nothing_after_while_write_in_flight(void **state)
     fx_stop(f);
 }
 
+/* Frames pipelined behind one the callee rejects at once (malformed,
+ * unsupported) are never handed over: a Produce there would be appended
+ * without its client ever hearing of it. */
+static void test_no_frames_dispatched_after_a_closed_slot(void **state)
+{
+    (void)state;
+    fx *f = fx_start(1024, true);
+    f->close_on_x = true;
+    int fd = nt_connect(f->port);
+    assert_true(fd >= 0);
+    uint8_t b[3 * 8];
+    const char *frames[3] = {"good", "xbad", "late"};
+    for (int i = 0; i < 3; i++) {
+        nt_put32(b + 8 * i, 4);
+        memcpy(b + 8 * i + 4, frames[i], 4);
+    }
+    assert_true(nt_send_all(&f->loop, fd, b, sizeof(b))); /* one write: one read */
+    expect_response(f, fd, "good", 4);
+    assert_true(nt_wait_eof(&f->loop, fd));
+    assert_int_equal(f->frames, 2);
+    /* and none after it in a later read either */
+    close(fd);
+    fd = nt_connect(f->port);
+    assert_true(fd >= 0);
+    assert_true(send_frame(f, fd, "xbad", 4));
+    assert_true(wait_frames(f, 3));
+    send_frame(f, fd, "late", 4); /* may fail if the close already arrived */
+    assert_true(nt_wait_eof(&f->loop, fd));
+    nt_pump_ms(&f->loop, 20);
+    assert_int_equal(f->frames, 3);
+    close(fd);
+    fx_stop(f);
+}
+
 static void test_slot_skip_sends_nothing(void **state)
 {
     (void)state;
@@ -469,6 +506,7 @@ int main(void)
         cmocka_unit_test(test_negative_size_closes),
         cmocka_unit_test(test_slot_close_sends_earlier_then_closes),
         cmocka_unit_test(test_slot_close_nothing_after_while_write_in_flight),
+        cmocka_unit_test(test_no_frames_dispatched_after_a_closed_slot),
         cmocka_unit_test(test_slot_skip_sends_nothing),
         cmocka_unit_test(test_backpressure_pauses_and_resumes),
         cmocka_unit_test(test_disconnect_with_outstanding_slots),
