@@ -31,8 +31,9 @@ RECORDS = bytes([0x00, 0x01, 0x02, 0x03, 0xFE])
 PRIMITIVE = {"int8": ">b", "int16": ">h", "uint16": ">H", "int32": ">i", "int64": ">q",
              "float64": ">d"}
 
-# (api file stem, C name, versions we speak, highest version in the JSON we
-# use for the layout: Produce v12 has the v11 layout).
+# (definition file stem, C name, versions we speak). A version above the
+# definitions' validVersions is encoded with the highest defined layout
+# (Produce v12 is written as v11, as include/kq/wire_produce.h says).
 APIS = [
     ("ApiVersions", "api_versions", range(0, 5)),
     ("Metadata", "metadata", range(0, 13)),

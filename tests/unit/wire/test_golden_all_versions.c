@@ -455,6 +455,8 @@ static void check_fetch_response(const void *p, int16_t v)
 static void test_fetch(void **state)
 {
     (void)state;
+    /* replica_id is both the plain ReplicaId (v4-14) and ReplicaState's
+     * (tag 1, v15+): the Python sample sets both to 2. */
     wire_fetch_partition fp = {0, 7, 1234, 6, 0, 65536, u1};
     wire_fetch_topic ft = {S(TOPIC), meta_id, &fp, 1};
     int32_t forgotten_parts[] = {1};
