@@ -11,6 +11,7 @@
 
 #include "committed_printer.h"
 #include "kq/handler.h"
+#include "kq/kafka_errors.h"
 #include "kq/log.h"
 #include "kq/log_line.h"
 #include "kq/net.h"
@@ -50,6 +51,7 @@ struct node {
     int64_t producer_id_base;
     int64_t producer_id_count;
     int32_t next_correlation_id;
+    int64_t raft_wake_ms; /* the core's last requested wake-up */
 
     bool shutdown_requested;
     bool stopped;
@@ -108,10 +110,25 @@ static int16_t raft_request_ctx_version(uintptr_t ctx)
 static void node_execute(node *n, raft_output *out);
 static void node_drain_queue(node *n);
 
+static int32_t node_next_correlation_id(node *n)
+{
+    int32_t corr = n->next_correlation_id;
+    n->next_correlation_id = corr == INT32_MAX ? 1 : corr + 1;
+    return corr;
+}
+
 /* Runs one event through the core and carries out what it returns. Events
  * raised while a step is being carried out are queued, never nested. */
 static void node_step(node *n, raft_event *event, raft_output *out)
 {
+    if (n->stepping && event->type == RAFT_EVENT_CLIENT_APPEND) {
+        /* Its records live only as long as the caller: never queued. (The
+         * daemon never appends from inside a step; this keeps it that way.) */
+        memset(out, 0, sizeof(*out));
+        out->append_error = KAFKA_NOT_LEADER_OR_FOLLOWER;
+        out->append_base_offset = -1;
+        return;
+    }
     if (n->stepping) {
         if (n->queue_tail - n->queue_head >= NODE_EVENT_QUEUE_MAX) {
             log_line("event queue full; dropping a %d event", (int)event->type);
@@ -230,9 +247,7 @@ static void node_send(node *n, const raft_msg *msg)
     net_peer *peer = node_peer(n, msg->to);
     uint8_t *data = NULL;
     size_t len = 0;
-    int32_t corr = n->next_correlation_id++;
-    if (n->next_correlation_id < 0)
-        n->next_correlation_id = 1;
+    int32_t corr = node_next_correlation_id(n);
     if (!peer || !handler_encode_raft_request(n->handler, msg, corr, &data, &len)) {
         node_send_failed(n, msg);
         return;
@@ -290,9 +305,7 @@ static bool node_forward_to_leader(void *ctx, int32_t leader_id, void *slot,
     f->api_version = (int16_t)((frame[2] << 8) | frame[3]);
     f->correlation_id = (int32_t)(((uint32_t)frame[4] << 24) | ((uint32_t)frame[5] << 16) |
                                   ((uint32_t)frame[6] << 8) | frame[7]);
-    int32_t corr = n->next_correlation_id++;
-    if (n->next_correlation_id < 0)
-        n->next_correlation_id = 1;
+    int32_t corr = node_next_correlation_id(n);
     copy[4] = (uint8_t)((uint32_t)corr >> 24);
     copy[5] = (uint8_t)((uint32_t)corr >> 16);
     copy[6] = (uint8_t)((uint32_t)corr >> 8);
@@ -398,6 +411,7 @@ static void node_execute(node *n, raft_output *out)
         uv_stop(n->loop);
         return;
     }
+    n->raft_wake_ms = out->wake_at_ms;
     node_arm_timer(n, out->wake_at_ms);
 }
 
@@ -443,6 +457,10 @@ static void node_on_frame(void *ctx, net_slot *slot, uint8_t *frame, size_t len)
 {
     node *n = ctx;
     handler_on_frame(n->handler, slot, frame, len);
+    /* A request may park (long-poll fetch) or wait (produce) without any
+     * Raft step re-arming the timer: include its deadline now. */
+    if (!n->stepping)
+        node_arm_timer(n, n->raft_wake_ms);
 }
 
 static void node_on_shutdown_deadline(uv_timer_t *t)

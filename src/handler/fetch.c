@@ -97,6 +97,8 @@ void handle_fetch(handler *h, handler_request *req, kq_reader *r, uint8_t *frame
     }
     kq_writer_reset(&h->records);
     size_t budget = body.max_bytes > 0 ? (size_t)body.max_bytes : 0;
+    if (budget > HANDLER_FETCH_BYTES_MAX)
+        budget = HANDLER_FETCH_BYTES_MAX;
     bool any_data = false;
     bool any_error = false;
     int32_t pi = 0;
@@ -135,6 +137,8 @@ void handle_fetch(handler *h, handler_request *req, kq_reader *r, uint8_t *frame
                 continue;
             }
             size_t max = fp->partition_max_bytes > 0 ? (size_t)fp->partition_max_bytes : 0;
+            if (max > HANDLER_FETCH_BYTES_MAX)
+                max = HANDLER_FETCH_BYTES_MAX;
             if (budget < max && any_data)
                 max = budget;
             pd->error_code = consumer_read(h, &st, fp->fetch_offset, max > 0 ? max : 1,

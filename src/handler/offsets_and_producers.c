@@ -45,7 +45,11 @@ static int16_t lookup_offset(handler *h, const raft_status *st, int64_t timestam
     *found_ts = -1;
     if (st->role != RAFT_ROLE_LEADER)
         return KAFKA_NOT_LEADER_OR_FOLLOWER;
-    int64_t hw = st->high_watermark < 0 ? 0 : st->high_watermark;
+    /* A new leader knows its high watermark only once an entry of its own
+     * epoch commits; until then "latest" is unknown (KIP-207: retriable). */
+    if (st->high_watermark < 0 && timestamp != LIST_OFFSETS_EARLIEST)
+        return KAFKA_OFFSET_NOT_AVAILABLE;
+    int64_t hw = st->high_watermark;
     if (timestamp == LIST_OFFSETS_EARLIEST) {
         *offset = kq_log_start_offset(h->svc.log);
         return KAFKA_NONE;

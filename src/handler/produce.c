@@ -170,6 +170,13 @@ int64_t produce_next_deadline(const handler *h)
     return due;
 }
 
+static int32_t leader_epoch(handler *h)
+{
+    raft_status st;
+    raft_get_status(h->svc.raft, &st);
+    return st.epoch;
+}
+
 static int16_t status_to_error(enum record_status s)
 {
     switch (s) {
@@ -186,7 +193,7 @@ static int16_t status_to_error(enum record_status s)
 /* Appends one partition's batches. Returns the Kafka error; on success sets
  * *base_offset and *last_offset (the offsets the answer waits for). */
 static int16_t produce_partition(handler *h, kq_slice records, int64_t *base_offset,
-                                 int64_t *last_offset, bool *appended)
+                                 int64_t *last_offset, bool *appended, int32_t *epoch)
 {
     *appended = false;
     if (records.len <= 0)
@@ -217,6 +224,7 @@ static int16_t produce_partition(handler *h, kq_slice records, int64_t *base_off
             *base_offset = dup_first;
             *last_offset = dup_first + bh.last_offset_delta;
             *appended = true;
+            *epoch = leader_epoch(h);
             return KAFKA_NONE;
         case PRODUCER_OUT_OF_ORDER:
             return KAFKA_OUT_OF_ORDER_SEQUENCE_NUMBER;
@@ -237,6 +245,7 @@ static int16_t produce_partition(handler *h, kq_slice records, int64_t *base_off
     *base_offset = out.append_base_offset;
     *last_offset = out.append_base_offset + sum.offset_count - 1;
     *appended = true;
+    *epoch = leader_epoch(h); /* the epoch it was appended in, read at once */
     return KAFKA_NONE;
 }
 
@@ -264,6 +273,7 @@ void handle_produce(handler *h, handler_request *req, kq_reader *r)
     bool acks_valid = body.acks == 0 || body.acks == 1 || body.acks == -1;
     bool transactional = body.transactional_id.len >= 0;
     int64_t required = -1;
+    int32_t append_epoch = -1;
     bool any_appended = false;
     int i = 0;
     for (int32_t t = 0; t < body.topic_count; t++) {
@@ -284,9 +294,12 @@ void handle_produce(handler *h, handler_request *req, kq_reader *r)
                 res->error = KAFKA_UNKNOWN_TOPIC_OR_PARTITION;
             else {
                 int64_t last = -1;
+                int32_t epoch = -1;
                 res->error = produce_partition(h, topic->partitions[p].records, &res->base_offset,
-                                               &last, &res->appended);
+                                               &last, &res->appended, &epoch);
                 if (res->appended) {
+                    if (!any_appended)
+                        append_epoch = epoch;
                     any_appended = true;
                     if (last + 1 > required)
                         required = last + 1;
@@ -295,8 +308,16 @@ void handle_produce(handler *h, handler_request *req, kq_reader *r)
         }
     }
     if (body.acks == 0) {
+        /* No answer is sent for acks=0; like Kafka, a failed write closes the
+         * connection so the producer at least notices. */
+        bool failed = false;
+        for (int k = 0; k < count; k++)
+            failed |= parts[k].error != KAFKA_NONE;
         free(parts);
-        h->svc.reply_none(req->slot);
+        if (failed)
+            h->svc.reply_close(req->slot, "acks=0 produce failed");
+        else
+            h->svc.reply_none(req->slot);
         return;
     }
     if (!any_appended) {
@@ -312,7 +333,7 @@ void handle_produce(handler *h, handler_request *req, kq_reader *r)
         .version = v,
         .correlation_id = req->header.correlation_id,
         .acks = body.acks,
-        .epoch = st.epoch,
+        .epoch = append_epoch,
         .required_offset = required,
         .deadline_ms = h->svc.now_ms(h->svc.node) + timeout,
         .partition_count = count,

@@ -121,6 +121,24 @@ static void test_acks_zero_no_reply_data_in_log(void **state)
     tn_close(&n);
 }
 
+/* acks=0 has no answer to carry an error: a failed write closes the
+ * connection (as Kafka does), and nothing is appended. */
+static void test_acks_zero_failure_closes(void **state)
+{
+    (void)state;
+    tn_node n;
+    tn_open_leader(&n);
+    tn_slot s = {1};
+    kq_writer b;
+    tn_batch(&b, -1, -1, -1, 2, "lost");
+    produce_one(&n, &s, 7, 32, 0, 30000, "no-such-topic", 0, &b);
+    kq_writer_free(&b);
+    assert_int_equal(tn_count(&n, &s), 1);
+    assert_int_equal(tn_last(&n, &s)->kind, TN_REPLY_CLOSE);
+    assert_int_equal(kq_log_end_offset(n.log), 1);
+    tn_close(&n);
+}
+
 static void assert_rejected(tn_node *n, tn_slot *s, int16_t v, int32_t corr, int16_t error)
 {
     assert_int_equal(tn_count(n, s), 1);
@@ -482,6 +500,7 @@ int main(void)
         cmocka_unit_test(test_acks_all_waits_for_flush_and_hw),
         cmocka_unit_test(test_acks_one_answered_after_flush),
         cmocka_unit_test(test_acks_zero_no_reply_data_in_log),
+        cmocka_unit_test(test_acks_zero_failure_closes),
         cmocka_unit_test(test_bad_crc_and_magic_are_corrupt),
         cmocka_unit_test(test_invalid_acks_and_control_batch),
         cmocka_unit_test(test_unknown_topics_and_partitions_echoed),
