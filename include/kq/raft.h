@@ -32,6 +32,8 @@ enum raft_role {
     RAFT_ROLE_LEADER,
     RAFT_ROLE_FOLLOWER,
     RAFT_ROLE_RESIGNED,
+    /* KIP-996: asking for pre-votes for epoch+1 without leaving its epoch */
+    RAFT_ROLE_PROSPECTIVE,
 };
 const char *raft_role_name(enum raft_role role);
 
@@ -97,6 +99,9 @@ typedef struct raft_vote_request {
     int32_t candidate_id;
     int32_t last_epoch;
     int64_t last_epoch_end_offset;
+    /* KIP-996 pre-vote: asks whether the voter would grant a vote in
+     * candidate_epoch; answering it changes no state on the voter. */
+    bool pre_vote;
 } raft_vote_request;
 
 /* Responses carry two error levels as on the wire: a top-level error and a

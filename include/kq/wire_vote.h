@@ -1,6 +1,7 @@
-/* Vote (api key 52), versions 0-1, flexible in all versions. Fields absent
+/* Vote (api key 52), versions 0-2, flexible in all versions. Fields absent
  * in a version get the default noted beside them on decode and are not
- * written on encode. */
+ * written on encode. v2 (Kafka 4.0, KIP-996) adds PreVote to each partition
+ * after LastOffset; the response is unchanged from v1. */
 #ifndef KQ_WIRE_VOTE_H
 #define KQ_WIRE_VOTE_H
 
@@ -11,7 +12,7 @@
 #include "kq/wire_raft_common.h"
 
 #define WIRE_VOTE_MIN_VERSION 0
-#define WIRE_VOTE_MAX_VERSION 1
+#define WIRE_VOTE_MAX_VERSION 2
 
 typedef struct wire_vote_partition {
     int32_t partition_index;
@@ -21,6 +22,7 @@ typedef struct wire_vote_partition {
     kq_uuid voter_directory_id;     /* v1+, else zero */
     int32_t last_offset_epoch;
     int64_t last_offset;
+    bool pre_vote; /* v2+, else false */
 } wire_vote_partition;
 
 typedef struct wire_vote_topic {

@@ -12,7 +12,7 @@
 #include "kq/wire_fetch.h"
 #include "kq/wire_vote.h"
 
-#define RAFT_VOTE_VERSION 1
+#define RAFT_VOTE_VERSION 2 /* v2 carries PreVote (KIP-996) */
 #define RAFT_BEGIN_EPOCH_VERSION 1
 #define RAFT_END_EPOCH_VERSION 1
 #define RAFT_FETCH_VERSION 17
@@ -119,6 +119,7 @@ void handle_raft_request(handler *h, handler_request *req, kq_reader *r)
             .candidate_id = p->candidate_id,
             .last_epoch = p->last_offset_epoch,
             .last_epoch_end_offset = p->last_offset,
+            .pre_vote = p->pre_vote,
         };
         ok = true;
         break;
@@ -325,7 +326,8 @@ bool handler_encode_raft_request(handler *h, const raft_msg *msg, int32_t correl
         wire_vote_partition p = {.candidate_epoch = m->candidate_epoch,
                                  .candidate_id = m->candidate_id,
                                  .last_offset_epoch = m->last_epoch,
-                                 .last_offset = m->last_epoch_end_offset};
+                                 .last_offset = m->last_epoch_end_offset,
+                                 .pre_vote = m->pre_vote};
         wire_vote_topic t = {topic, &p, 1};
         wire_vote_request req = {.cluster_id = cluster, .voter_id = msg->to, .topics = &t,
                                  .topic_count = 1};

@@ -1,5 +1,8 @@
-/* Elections: answering Vote requests, counting votes, candidate timers and
- * the randomized exponential backoff between failed elections. */
+/* Elections: answering Vote requests (real and KIP-996 pre-votes), counting
+ * votes and pre-votes, prospective and candidate timers and the randomized
+ * exponential backoff between failed rounds. */
+#include <stdio.h>
+
 #include "kq/kafka_errors.h"
 #include "raft_internal.h"
 
@@ -13,6 +16,19 @@ static bool log_up_to_date(const raft *r, const raft_vote_request *req)
     return req->last_epoch_end_offset >= r->end_offset; /* full log, not flushed */
 }
 
+/* A pre-vote asks about a future epoch: our own vote in this one does not
+ * matter, only the log and whether a leader is still around. */
+static bool may_grant_pre_vote(const raft *r, const raft_vote_request *req)
+{
+    if (r->role == RAFT_ROLE_LEADER)
+        return false;
+    if (r->role == RAFT_ROLE_FOLLOWER && !r->end_epoch_shortened &&
+        r->leader_contact_ms >= 0 &&
+        r->now_ms - r->leader_contact_ms < (int64_t)r->cfg.fetch_timeout_ms)
+        return false; /* happily following a leader */
+    return log_up_to_date(r, req);
+}
+
 static bool may_grant(const raft *r, const raft_vote_request *req)
 {
     switch (r->role) {
@@ -22,6 +38,12 @@ static bool may_grant(const raft *r, const raft_vote_request *req)
         return log_up_to_date(r, req);
     case RAFT_ROLE_VOTED:
         return r->q.voted_id == req->candidate_id; /* a retried request */
+    case RAFT_ROLE_PROSPECTIVE: /* still in its epoch, with its vote and leader */
+        if (r->q.voted_id >= 0)
+            return r->q.voted_id == req->candidate_id;
+        if (r->q.leader_id >= 0)
+            return false; /* this epoch had a leader */
+        return log_up_to_date(r, req);
     default:
         return false; /* candidate (voted for itself), leader, follower, resigned */
     }
@@ -41,6 +63,13 @@ void raft_on_vote_request(raft *r, const raft_msg *m, raft_output *out)
     } else if (!r->is_voter || !raft_voter(r, req->candidate_id) ||
                req->candidate_id == r->cfg.node_id) {
         v->partition_error = KAFKA_INCONSISTENT_VOTER_SET;
+    } else if (req->pre_vote) {
+        /* Nothing changes. Only an epoch newer than ours is granted: a grant
+         * then carries an epoch below the one the prospective node moves to,
+         * so a late one cannot pass for a real vote once it is a candidate
+         * (responses carry no request id). An equal epoch is refused and the
+         * answer brings the asker up to our epoch. */
+        v->vote_granted = req->candidate_epoch > r->q.epoch && may_grant_pre_vote(r, req);
     } else {
         if (req->candidate_epoch > r->q.epoch)
             raft_become_unattached(r, out, req->candidate_epoch,
@@ -81,6 +110,65 @@ static void start_backoff(raft *r)
     r->backoff_deadline_ms = r->now_ms + (int64_t)wait;
 }
 
+static void tally(const raft *r, int *granted, int *rejected)
+{
+    *granted = *rejected = 0;
+    for (int i = 0; i < r->voter_count; i++) {
+        if (r->voters[i].vote_granted)
+            (*granted)++;
+        else if (r->voters[i].vote_responded)
+            (*rejected)++;
+    }
+}
+
+/* A prospective node's answer to a pre-vote in flight. Its epoch may be older
+ * than ours (the voter did not move for a pre-vote): the slot, cleared on
+ * every transition, says whether it answers this round's request. */
+static void on_pre_vote_response(raft *r, raft_peer *peer, const raft_vote_response *v,
+                                 raft_output *out)
+{
+    if (!raft_request_done(r, peer, RAFT_MSG_VOTE_RESPONSE))
+        return;
+    if (v->error != KAFKA_NONE || v->partition_error != KAFKA_NONE) {
+        peer->out.retry_at_ms = r->now_ms + r->cfg.retry_backoff_ms;
+        return;
+    }
+    int32_t leader = r->q.leader_id;
+    if (!v->vote_granted && v->leader_epoch == r->q.epoch && leader >= 0 &&
+        v->leader_id == leader && leader != r->cfg.node_id) {
+        /* Someone still knows our leader in our epoch: go back to it. */
+        char why[64];
+        snprintf(why, sizeof(why), "pre-vote rejected by %d", peer->id);
+        raft_become_follower(r, out, r->q.epoch, leader, why);
+        return;
+    }
+    peer->vote_responded = true;
+    peer->vote_granted = v->vote_granted;
+
+    int granted, rejected;
+    tally(r, &granted, &rejected);
+    if (granted >= raft_majority(r)) {
+        char list[64];
+        size_t used = 0;
+        list[0] = '\0';
+        for (int i = 0, n = 0; i < r->voter_count && used < sizeof(list); i++) {
+            if (!r->voters[i].vote_granted || r->voters[i].id == r->cfg.node_id)
+                continue;
+            int w = snprintf(list + used, sizeof(list) - used, "%s%d", n++ ? "," : "",
+                             r->voters[i].id);
+            if (w < 0)
+                break;
+            used += (size_t)w;
+        }
+        raft_become_candidate(r, out, "pre-vote granted");
+        if (r->role == RAFT_ROLE_CANDIDATE)
+            raft_out_reason(out, "pre-vote granted by %s: candidate in epoch %d", list,
+                            r->q.epoch);
+    } else if (rejected > r->voter_count - raft_majority(r) && !r->backing_off) {
+        start_backoff(r);
+    }
+}
+
 void raft_on_vote_response(raft *r, const raft_msg *m, raft_output *out)
 {
     const raft_vote_response *v = &m->u.vote_response;
@@ -89,6 +177,10 @@ void raft_on_vote_response(raft *r, const raft_msg *m, raft_output *out)
         return;
     if (raft_observe_leader(r, out, v->leader_id, v->leader_epoch))
         return; /* news of a newer epoch or leader, whatever it answers */
+    if (r->role == RAFT_ROLE_PROSPECTIVE) {
+        on_pre_vote_response(r, peer, v, out);
+        return;
+    }
     bool failed = v->error != KAFKA_NONE || v->partition_error != KAFKA_NONE;
     /* Only the answer to our request in flight counts: a voter that granted
      * or refused moved to our epoch first, so an older one is stale. */
@@ -102,24 +194,39 @@ void raft_on_vote_response(raft *r, const raft_msg *m, raft_output *out)
     peer->vote_responded = true;
     peer->vote_granted = v->vote_granted;
 
-    int granted = 0, rejected = 0;
-    for (int i = 0; i < r->voter_count; i++) {
-        if (r->voters[i].vote_granted)
-            granted++;
-        else if (r->voters[i].vote_responded)
-            rejected++;
-    }
+    int granted, rejected;
+    tally(r, &granted, &rejected);
     if (granted >= raft_majority(r))
         raft_become_leader(r, out);
     else if (rejected > r->voter_count - raft_majority(r) && !r->backing_off)
         start_backoff(r);
 }
 
+/* Vote requests (pre-votes for epoch+1 when prospective) to every voter that
+ * has not answered yet. */
+static void send_votes(raft *r, raft_output *out, bool pre_vote)
+{
+    for (int i = 0; i < r->voter_count; i++) {
+        raft_peer *p = &r->voters[i];
+        if (p->id == r->cfg.node_id || p->vote_responded)
+            continue;
+        raft_msg m = {.type = RAFT_MSG_VOTE_REQUEST};
+        m.u.vote_request = (raft_vote_request){
+            .candidate_epoch = pre_vote ? r->q.epoch + 1 : r->q.epoch,
+            .candidate_id = r->cfg.node_id,
+            .last_epoch = raft_ec_last_epoch(&r->ec),
+            .last_epoch_end_offset = r->end_offset,
+            .pre_vote = pre_vote,
+        };
+        raft_request(r, out, p, &m);
+    }
+}
+
 void raft_poll_candidate(raft *r, raft_output *out)
 {
     if (r->backing_off) {
         if (r->now_ms >= r->backoff_deadline_ms) {
-            raft_become_candidate(r, out, "election backoff expired");
+            raft_start_election(r, out, "election backoff expired");
             return;
         }
         raft_wake(out, r->backoff_deadline_ms);
@@ -130,19 +237,34 @@ void raft_poll_candidate(raft *r, raft_output *out)
         raft_wake(out, r->backoff_deadline_ms);
         return;
     }
-    for (int i = 0; i < r->voter_count; i++) {
-        raft_peer *p = &r->voters[i];
-        if (p->id == r->cfg.node_id || p->vote_responded)
-            continue;
-        raft_msg m = {.type = RAFT_MSG_VOTE_REQUEST};
-        m.u.vote_request = (raft_vote_request){
-            .candidate_epoch = r->q.epoch,
-            .candidate_id = r->cfg.node_id,
-            .last_epoch = raft_ec_last_epoch(&r->ec),
-            .last_epoch_end_offset = r->end_offset,
-        };
-        raft_request(r, out, p, &m);
+    send_votes(r, out, false);
+    raft_wake(out, r->election_deadline_ms);
+}
+
+void raft_poll_prospective(raft *r, raft_output *out)
+{
+    if (r->backing_off) {
+        if (r->now_ms < r->backoff_deadline_ms) {
+            raft_wake(out, r->backoff_deadline_ms);
+            return;
+        }
+        /* A new round in the same epoch; answers still in flight count for it. */
+        r->backing_off = false;
+        r->election_retries++;
+        r->election_deadline_ms = r->now_ms + raft_election_timeout(r);
+        for (int i = 0; i < r->voter_count; i++) {
+            raft_peer *p = &r->voters[i];
+            bool self = p->id == r->cfg.node_id;
+            p->vote_responded = self;
+            p->vote_granted = self;
+        }
     }
+    if (r->now_ms >= r->election_deadline_ms) {
+        start_backoff(r);
+        raft_wake(out, r->backoff_deadline_ms);
+        return;
+    }
+    send_votes(r, out, true);
     raft_wake(out, r->election_deadline_ms);
 }
 
@@ -153,7 +275,7 @@ void raft_poll_unattached(raft *r, raft_output *out)
         return;
     }
     if (r->now_ms >= r->election_deadline_ms) {
-        raft_become_candidate(r, out, "election timeout");
+        raft_start_election(r, out, "election timeout");
         return;
     }
     raft_wake(out, r->election_deadline_ms);

@@ -62,9 +62,13 @@ void raft_poll_follower(raft *r, raft_output *out)
             snprintf(why, sizeof(why), "%s after EndQuorumEpoch from leader %d",
                      r->end_epoch_preferred ? "preferred successor" : "not a preferred successor",
                      r->q.leader_id);
-            raft_become_candidate(r, out, why);
+            /* Still a pre-vote (Kafka goes straight to candidate here): a
+             * leader cut off from the majority resigns too and tells only its
+             * own side, which must not raise its epoch. The resigned leader
+             * and the voters it told grant pre-votes at once. */
+            raft_start_election(r, out, why);
         } else if (r->is_voter)
-            raft_become_candidate(r, out, "fetch timeout");
+            raft_start_election(r, out, "fetch timeout");
         else
             raft_become_unattached(r, out, r->q.epoch, "fetch timeout");
         return;
@@ -190,6 +194,7 @@ void raft_on_fetch_response(raft *r, const raft_msg *m, raft_output *out)
         return;
     raft_request_done(r, p, RAFT_MSG_FETCH_RESPONSE);
     r->fetch_deadline_ms = r->now_ms + raft_fetch_timeout(r);
+    r->leader_contact_ms = r->now_ms;
     r->end_epoch_shortened = false;
     if (f->diverging_epoch >= 0) {
         raft_truncate(r, out, diverging_offset(r, f->diverging_epoch, f->diverging_end_offset));
@@ -238,10 +243,12 @@ void raft_on_begin_epoch_request(raft *r, const raft_msg *m, raft_output *out)
     if (err == KAFKA_NONE) {
         bool newer = req->leader_epoch > r->q.epoch;
         bool leaderless = r->role == RAFT_ROLE_UNATTACHED || r->role == RAFT_ROLE_VOTED ||
-                          r->role == RAFT_ROLE_CANDIDATE;
+                          r->role == RAFT_ROLE_CANDIDATE || r->role == RAFT_ROLE_PROSPECTIVE;
         if (newer || leaderless)
             raft_become_follower(r, out, req->leader_epoch, req->leader_id,
                                  "BeginQuorumEpoch");
+        if (r->role == RAFT_ROLE_FOLLOWER && r->q.leader_id == req->leader_id)
+            r->leader_contact_ms = r->now_ms;
         else if (r->q.leader_id != req->leader_id)
             err = KAFKA_INVALID_REQUEST; /* two leaders in one epoch: refuse */
     }

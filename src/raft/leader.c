@@ -154,7 +154,7 @@ void raft_poll_resigned(raft *r, raft_output *out)
     }
     if (r->is_voter) {
         if (r->now_ms >= r->election_deadline_ms) {
-            raft_become_candidate(r, out, "election timeout after resigning");
+            raft_start_election(r, out, "election timeout after resigning");
             return;
         }
         raft_wake(out, r->election_deadline_ms);

@@ -5,19 +5,36 @@
  *
  *   from          on                                        to
  *   any           request/response with epoch > E           unattached(E') or follower(E', L)
- *   unattached    election timeout (voter)                  candidate(E+1)
+ *                 (a pre-vote request never moves the epoch)
+ *   unattached    election timeout (voter)                  prospective(E)
  *   unattached    vote granted                              voted(E)
  *   unattached    BeginQuorumEpoch(E) / response naming L   follower(E, L)
- *   voted         election timeout                          candidate(E+1)
+ *   voted         election timeout                          prospective(E)
  *   voted         BeginQuorumEpoch(E)                       follower(E, L)
+ *   prospective   majority of pre-votes                     candidate(E+1)
+ *   prospective   election timeout / rejected by majority   prospective, backing off; then a new round
+ *   prospective   pre-vote rejected naming its leader L     follower(E, L)
+ *   prospective   BeginQuorumEpoch(E) / response naming     follower(E, L)
+ *                 a leader other than the one it kept
+ *   prospective   vote granted (real Vote in E)             voted(E)
  *   candidate     majority of votes                         leader(E)
- *   candidate     election timeout / rejected by majority   candidate, backing off; then candidate(E+1)
+ *   candidate     election timeout / rejected by majority   candidate, backing off; then prospective(E)
  *   candidate     BeginQuorumEpoch(E)                       follower(E, L)
  *   leader        check quorum fails / graceful shutdown    resigned(E)
- *   follower      fetch timeout (voter, randomized)         candidate(E+1)
+ *   follower      fetch timeout (voter, randomized)         prospective(E)
+ *   follower      fetch timeout after EndQuorumEpoch        prospective(E) (see follower.c)
  *   follower      fetch timeout (observer)                  unattached(E)
  *   follower      EndQuorumEpoch from L                     follower with a shortened fetch timeout
- *   resigned      election timeout (voter, not shutting down) candidate(E+1)
+ *   resigned      election timeout (voter, not shutting down) prospective(E)
+ *
+ * Pre-vote (KIP-996): a prospective node keeps its durable state (epoch,
+ * vote, the leader it followed) and sends Vote requests with pre_vote set for
+ * E+1; only a majority of grants makes it a candidate. A voter grants a
+ * pre-vote iff the candidate's log is at least as up to date as its own and it
+ * is not a leader or a follower that heard from its leader within the fetch
+ * timeout; answering changes nothing. So a voter cut off from the quorum stays
+ * in its epoch and cannot force a healthy leader out when it comes back. A
+ * single voter skips the pre-vote (it is its own majority).
  *
  * A voter's fetch timeout is quorum.fetch.timeout.ms plus a random jitter
  * (raft_fetch_timeout): followers whose timers one leader response reset
@@ -66,6 +83,8 @@ static void transition(raft *r, raft_output *out, enum raft_role role, int32_t e
     raft_quorum_state nq = {.epoch = epoch, .voted_id = voted, .leader_id = leader};
     bool changed = nq.epoch != r->q.epoch || nq.voted_id != r->q.voted_id ||
                    nq.leader_id != r->q.leader_id;
+    if (nq.epoch != r->q.epoch || nq.leader_id != r->q.leader_id)
+        r->leader_contact_ms = -1;
     r->q = nq;
     r->role = role;
     if (changed || r->qstate_pending) {
@@ -88,7 +107,7 @@ void raft_become_unattached(raft *r, raft_output *out, int32_t epoch, const char
     /* As Kafka 4.0: a node already waiting for an election keeps its timer, so
      * a stream of hopeless candidates cannot postpone its own candidacy. */
     bool keep = r->role == RAFT_ROLE_UNATTACHED || r->role == RAFT_ROLE_VOTED ||
-                r->role == RAFT_ROLE_CANDIDATE;
+                r->role == RAFT_ROLE_CANDIDATE || r->role == RAFT_ROLE_PROSPECTIVE;
     transition(r, out, RAFT_ROLE_UNATTACHED, epoch, -1, voted);
     if (!keep)
         r->election_deadline_ms = r->now_ms + raft_election_timeout(r);
@@ -102,17 +121,40 @@ void raft_become_voted(raft *r, raft_output *out, int32_t epoch, int32_t candida
     raft_out_reason(out, "voted for %d in epoch %d", candidate, epoch);
 }
 
+static void grant_self(raft *r)
+{
+    raft_peer *self = raft_voter(r, r->cfg.node_id);
+    if (self) {
+        self->vote_responded = true;
+        self->vote_granted = true;
+    }
+}
+
+void raft_become_prospective(raft *r, raft_output *out, const char *why)
+{
+    /* The durable state stays as it is: no epoch bump, no vote for itself. */
+    transition(r, out, RAFT_ROLE_PROSPECTIVE, r->q.epoch, r->q.leader_id, r->q.voted_id);
+    r->election_retries++;
+    r->election_deadline_ms = r->now_ms + raft_election_timeout(r);
+    grant_self(r);
+    raft_out_reason(out, "prospective in epoch %d: %s", r->q.epoch, why);
+}
+
+void raft_start_election(raft *r, raft_output *out, const char *why)
+{
+    if (raft_majority(r) <= 1)
+        raft_become_candidate(r, out, why);
+    else
+        raft_become_prospective(r, out, why);
+}
+
 void raft_become_candidate(raft *r, raft_output *out, const char *why)
 {
     int32_t epoch = r->q.epoch + 1;
     transition(r, out, RAFT_ROLE_CANDIDATE, epoch, -1, r->cfg.node_id);
     r->election_retries++;
     r->election_deadline_ms = r->now_ms + raft_election_timeout(r);
-    raft_peer *self = raft_voter(r, r->cfg.node_id);
-    if (self) {
-        self->vote_responded = true;
-        self->vote_granted = true;
-    }
+    grant_self(r);
     raft_out_reason(out, "candidate in epoch %d: %s", epoch, why);
     if (raft_majority(r) <= 1)
         raft_become_leader(r, out);
@@ -181,9 +223,12 @@ bool raft_observe_leader(raft *r, raft_output *out, int32_t leader_id, int32_t e
             raft_become_unattached(r, out, epoch, "learned of a newer epoch");
         return true;
     }
+    /* A prospective node kept the leader it followed: hearing that name again
+     * is no news (election.c decides what a pre-vote answer naming it means). */
+    bool prospective_news = r->role == RAFT_ROLE_PROSPECTIVE && leader_id != r->q.leader_id;
     if (epoch == r->q.epoch && known &&
         (r->role == RAFT_ROLE_UNATTACHED || r->role == RAFT_ROLE_VOTED ||
-         r->role == RAFT_ROLE_CANDIDATE)) {
+         r->role == RAFT_ROLE_CANDIDATE || prospective_news)) {
         raft_become_follower(r, out, epoch, leader_id, "learned the leader");
         return true;
     }

@@ -15,6 +15,7 @@ const char *raft_role_name(enum raft_role role)
     case RAFT_ROLE_LEADER: return "leader";
     case RAFT_ROLE_FOLLOWER: return "follower";
     case RAFT_ROLE_RESIGNED: return "resigned";
+    case RAFT_ROLE_PROSPECTIVE: return "prospective";
     }
     return "unknown";
 }
@@ -107,6 +108,7 @@ raft *raft_create(const raft_config *config, const raft_quorum_state *qstate,
     r->flushed_offset = r->end_offset;
     r->high_watermark = -1;
     r->leader_hw = -1;
+    r->leader_contact_ms = -1;
     r->fetch_target = -1;
     for (int i = 0; log && i < log->epoch_count; i++)
         if (log->epochs[i].start_offset <= r->end_offset && log->epochs[i].epoch >= 0)
@@ -212,6 +214,7 @@ static void poll_role(raft *r, raft_output *out)
     case RAFT_ROLE_LEADER: raft_poll_leader(r, out); break;
     case RAFT_ROLE_FOLLOWER: raft_poll_follower(r, out); break;
     case RAFT_ROLE_RESIGNED: raft_poll_resigned(r, out); break;
+    case RAFT_ROLE_PROSPECTIVE: raft_poll_prospective(r, out); break;
     }
 }
 

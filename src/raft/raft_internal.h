@@ -86,7 +86,7 @@ struct raft {
 
     /* unattached / voted / candidate / resigned */
     int64_t election_deadline_ms;
-    /* candidate */
+    /* candidate and prospective */
     bool backing_off;
     int64_t backoff_deadline_ms;
     int election_retries;
@@ -97,6 +97,10 @@ struct raft {
     /* The leader confirmed our log below this in this epoch (answered a fetch
      * there without divergence, or sent the records): no truncation below. */
     int64_t fetch_verified_end;
+    /* Last time the leader answered a fetch or began its epoch with us (-1
+     * none): a follower that heard from it within the fetch timeout refuses
+     * pre-votes. Cleared when the epoch or the leader changes. */
+    int64_t leader_contact_ms;
     /* An EndQuorumEpoch from the leader shortened fetch_deadline_ms. */
     bool end_epoch_shortened;
     bool end_epoch_preferred;
@@ -149,6 +153,10 @@ raft_peer *raft_voter(raft *r, int32_t id);
 void raft_become_unattached(raft *r, raft_output *out, int32_t epoch, const char *why);
 void raft_become_voted(raft *r, raft_output *out, int32_t epoch, int32_t candidate);
 void raft_become_candidate(raft *r, raft_output *out, const char *why);
+/* Pre-vote (KIP-996): asks for votes for epoch+1 without leaving the epoch. */
+void raft_become_prospective(raft *r, raft_output *out, const char *why);
+/* A voter's timer expired: prospective, or candidate at once when alone. */
+void raft_start_election(raft *r, raft_output *out, const char *why);
 void raft_become_follower(raft *r, raft_output *out, int32_t epoch, int32_t leader,
                           const char *why);
 void raft_become_leader(raft *r, raft_output *out);
@@ -182,6 +190,7 @@ void raft_on_vote_request(raft *r, const raft_msg *m, raft_output *out);
 void raft_on_vote_response(raft *r, const raft_msg *m, raft_output *out);
 void raft_poll_candidate(raft *r, raft_output *out);
 void raft_poll_unattached(raft *r, raft_output *out);
+void raft_poll_prospective(raft *r, raft_output *out);
 
 /* leader.c */
 void raft_leader_on_elected(raft *r, raft_output *out);

@@ -37,7 +37,7 @@ static const wire_api_range advertised[] = {
     {WIRE_API_METADATA, 0, 12},
     {WIRE_API_API_VERSIONS, 0, 4},
     {WIRE_API_INIT_PRODUCER_ID, 0, 5},
-    {WIRE_API_VOTE, 0, 1},
+    {WIRE_API_VOTE, 0, 2},
     {WIRE_API_BEGIN_QUORUM_EPOCH, 0, 1},
     {WIRE_API_END_QUORUM_EPOCH, 0, 1},
     {WIRE_API_DESCRIBE_QUORUM, 0, 2},

@@ -1,4 +1,4 @@
-/* Vote request/response codec, versions 0-1 (always flexible). */
+/* Vote request/response codec, versions 0-2 (always flexible). */
 #include <string.h>
 
 #include "kq/wire_vote.h"
@@ -23,6 +23,7 @@ static void read_partition(kq_reader *r, const wire_ctx *c, void *part)
     }
     p->last_offset_epoch = kq_read_i32(r);
     p->last_offset = kq_read_i64(r);
+    p->pre_vote = c->version >= 2 ? kq_read_bool(r) : false;
     kq_skip_tagged_fields(r);
 }
 
@@ -38,6 +39,8 @@ static void write_partition(kq_writer *w, const wire_ctx *c, const void *part)
     }
     kq_write_i32(w, p->last_offset_epoch);
     kq_write_i64(w, p->last_offset);
+    if (c->version >= 2)
+        kq_write_bool(w, p->pre_vote);
     kq_write_empty_tagged_fields(w);
 }
 

@@ -345,6 +345,14 @@ static void sc_multi_partition(sim_world *w)
             mask |= 1u << i;
     sim_net_split(&w->net, mask);
     sim_trace(w, "=== split majority mask %#x", mask);
+    /* Pre-vote (KIP-996): cut off from a majority, the minority side never
+     * gets enough pre-votes to stand, so no epoch there rises above the
+     * highest one it already knew (messages in flight across the cut are
+     * dropped at delivery). */
+    int32_t minority_epoch = -1;
+    for (int i = 0; i < w->n; i++)
+        if (!((mask >> i) & 1u) && status_epoch(w, i) > minority_epoch)
+            minority_epoch = status_epoch(w, i);
     int32_t e = w->inv.max_leader_epoch;
     int L = sim_current_leader(w);
     if (L < 0 || !((mask >> L) & 1u)) {
@@ -367,6 +375,11 @@ static void sc_multi_partition(sim_world *w)
         if (w->nodes[i].running && mhw >= hw)
             scenario_fail(w, "minority node %d has HW %lld, not below the majority's %lld",
                      w->nodes[i].id, (long long)mhw, (long long)hw);
+        int32_t me = status_epoch(w, i);
+        if (me > minority_epoch)
+            scenario_fail(w, "minority node %d raised its epoch to %d while partitioned "
+                             "(the minority side knew %d)",
+                          w->nodes[i].id, me, minority_epoch);
     }
     heal_and_converge(w);
 }

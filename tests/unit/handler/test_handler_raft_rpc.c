@@ -10,16 +10,22 @@
 
 #define META "__cluster_metadata"
 
-static void send_vote(tn_node *n, tn_slot *s, int32_t corr, const char *cluster,
-                      int32_t candidate, int32_t epoch)
+static void send_vote_v(tn_node *n, tn_slot *s, int16_t v, int32_t corr, const char *cluster,
+                        int32_t candidate, int32_t epoch, bool pre_vote)
 {
     wire_vote_partition p = {.partition_index = 0, .candidate_epoch = epoch,
                              .candidate_id = candidate, .last_offset_epoch = 0,
-                             .last_offset = 0};
+                             .last_offset = 0, .pre_vote = pre_vote};
     wire_vote_topic t = {kq_slice_cstr(META), &p, 1};
     wire_vote_request req = {.cluster_id = kq_slice_cstr(cluster), .voter_id = n->node_id,
                              .topics = &t, .topic_count = 1};
-    TN_SEND(n, s, WIRE_API_VOTE, 1, corr, wire_vote_request_encode, &req);
+    TN_SEND(n, s, WIRE_API_VOTE, v, corr, wire_vote_request_encode, &req);
+}
+
+static void send_vote(tn_node *n, tn_slot *s, int32_t corr, const char *cluster,
+                      int32_t candidate, int32_t epoch)
+{
+    send_vote_v(n, s, 1, corr, cluster, candidate, epoch, false);
 }
 
 static void send_replica_fetch(tn_node *n, tn_slot *s, int16_t v, int32_t corr,
@@ -69,6 +75,56 @@ static void test_vote_granted_then_cluster_id_and_voter_set_checked(void **state
     raft_status st = tn_status(&n);
     assert_int_equal(st.epoch, 1);
     assert_int_equal(st.voted_id, 2);
+    tn_close(&n);
+}
+
+/* Vote v2 carries PreVote: the core answers it without changing its state. */
+static void test_pre_vote_v2_mapped_both_ways(void **state)
+{
+    (void)state;
+    tn_node n;
+    tn_open(&n, 1, 3);
+    tn_slot s = {1};
+    send_vote_v(&n, &s, 2, 20, TN_CLUSTER_ID, 2, 1, true);
+    wire_vote_response resp;
+    TN_DECODE(&n, &s, WIRE_API_VOTE, 2, 20, wire_vote_response_decode, &resp);
+    assert_int_equal(resp.topics[0].partitions[0].error_code, KAFKA_NONE);
+    assert_true(resp.topics[0].partitions[0].vote_granted);
+    assert_int_equal(resp.topics[0].partitions[0].leader_epoch, 0);
+    raft_status st = tn_status(&n);
+    assert_int_equal(st.epoch, 0); /* a pre-vote moves nothing */
+    assert_int_equal(st.voted_id, -1);
+
+    /* outbound: sent at v2 with the flag */
+    raft_msg m;
+    memset(&m, 0, sizeof(m));
+    m.type = RAFT_MSG_VOTE_REQUEST;
+    m.from = 1;
+    m.to = 3;
+    m.u.vote_request = (raft_vote_request){.candidate_epoch = 4, .candidate_id = 1,
+                                           .last_epoch = 3, .last_epoch_end_offset = 9,
+                                           .pre_vote = true};
+    for (int pre = 1; pre >= 0; pre--) {
+        m.u.vote_request.pre_vote = pre;
+        uint8_t *data = NULL;
+        size_t len = 0;
+        assert_true(handler_encode_raft_request(n.h, &m, 77, &data, &len));
+        kq_reader r;
+        kq_reader_init(&r, data, len);
+        wire_request_header hdr;
+        assert_int_equal(wire_request_header_decode(&r, &hdr), 0);
+        assert_int_equal(hdr.api_key, WIRE_API_VOTE);
+        assert_int_equal(hdr.api_version, 2);
+        kq_arena arena;
+        kq_arena_init(&arena, 1 << 16);
+        wire_vote_request req;
+        assert_int_equal(wire_vote_request_decode(&r, hdr.api_version, &arena, &req), 0);
+        assert_int_equal(req.topics[0].partitions[0].candidate_epoch, 4);
+        assert_int_equal(req.topics[0].partitions[0].pre_vote, pre);
+        assert_int_equal(kq_reader_remaining(&r), 0);
+        kq_arena_free(&arena);
+        free(data);
+    }
     tn_close(&n);
 }
 
@@ -127,6 +183,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_vote_granted_then_cluster_id_and_voter_set_checked),
+        cmocka_unit_test(test_pre_vote_v2_mapped_both_ways),
         cmocka_unit_test(test_replica_fetch_served_up_to_flushed),
         cmocka_unit_test(test_replica_fetch_on_follower_names_leader),
     };

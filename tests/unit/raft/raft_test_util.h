@@ -231,11 +231,26 @@ static inline raft_msg rt_vote_req(int32_t from, int32_t epoch, int32_t last_epo
     return m;
 }
 
-/* Node 1 times out at t=2000, gets node 2's vote for `epoch` at 2001 and
- * has flushed up to `flushed` (its LeaderChange batch included) at 2002. */
+/* A prospective node 1 in `epoch` - 1 gets node 2's pre-vote for `epoch`
+ * (the voter answers from its own epoch, which it keeps). */
+static inline void rt_pre_vote_granted(raft *r, int64_t now, int32_t from, int32_t epoch,
+                                       raft_output *out)
+{
+    raft_status s;
+    raft_get_status(r, &s);
+    assert_int_equal(s.role, RAFT_ROLE_PROSPECTIVE);
+    assert_int_equal(s.epoch, epoch - 1);
+    raft_msg v = rt_vote_resp(from, epoch - 1, true);
+    rt_recv(r, now, &v, out);
+}
+
+/* Node 1 times out at t=2000 (prospective), gets node 2's pre-vote at 2000
+ * (candidate), its vote for `epoch` at 2001 and has flushed up to `flushed`
+ * (its LeaderChange batch included) at 2002. */
 static inline void rt_win_election(raft *r, int32_t epoch, int64_t flushed, raft_output *out)
 {
     rt_tick(r, 2000, out);
+    rt_pre_vote_granted(r, 2000, 2, epoch, out);
     raft_msg v = rt_vote_resp(2, epoch, true);
     rt_recv(r, 2001, &v, out);
     rt_flushed(r, 2002, flushed, out);
@@ -251,6 +266,9 @@ static inline raft *rt_leader(int voters, uint32_t mutants)
     raft_output out;
     rt_tick(r, 0, &out);
     rt_tick(r, 2000, &out);
+    rt_pre_vote_granted(r, 2000, 2, 1, &out);
+    if (voters > 3)
+        rt_pre_vote_granted(r, 2000, 3, 1, &out);
     raft_msg v = rt_vote_resp(2, 1, true);
     rt_recv(r, 2001, &v, &out);
     if (voters > 3) {

@@ -12,19 +12,39 @@ static void test_three_voters_elect_leader(void **state)
     assert_int_equal(out.action_count, 0);
     assert_true(out.wake_at_ms >= 1000 && out.wake_at_ms < 2000);
 
-    rt_tick(r, out.wake_at_ms, &out);
+    /* election timeout: prospective, pre-votes for epoch 1, nothing stored */
+    int64_t t = out.wake_at_ms;
+    rt_tick(r, t, &out);
+    assert_int_equal(rt_count(&out, RAFT_ACTION_STORE_QSTATE), 0);
+    assert_int_equal(rt_sent_count(&out, RAFT_MSG_VOTE_REQUEST), 2);
+    const raft_msg *v = rt_sent(&out, RAFT_MSG_VOTE_REQUEST, 3);
+    assert_non_null(v);
+    assert_true(v->u.vote_request.pre_vote);
+    assert_int_equal(v->u.vote_request.candidate_epoch, 1);
+    assert_int_equal(v->u.vote_request.candidate_id, 1);
+    raft_status s;
+    raft_get_status(r, &s);
+    assert_int_equal(s.role, RAFT_ROLE_PROSPECTIVE);
+    assert_int_equal(s.epoch, 0);
+    assert_int_equal(s.voted_id, -1);
+    assert_string_equal(out.reason, "prospective in epoch 0: election timeout");
+
+    /* a majority of pre-votes (itself and 2, answering from epoch 0) */
+    raft_msg pre = rt_vote_resp(2, 0, true);
+    rt_recv(r, t, &pre, &out);
     assert_int_equal(out.actions[0].type, RAFT_ACTION_STORE_QSTATE);
     assert_int_equal(out.actions[0].qstate.epoch, 1);
     assert_int_equal(out.actions[0].qstate.voted_id, 1);
     assert_int_equal(rt_sent_count(&out, RAFT_MSG_VOTE_REQUEST), 2);
-    const raft_msg *v = rt_sent(&out, RAFT_MSG_VOTE_REQUEST, 3);
+    v = rt_sent(&out, RAFT_MSG_VOTE_REQUEST, 3);
     assert_non_null(v);
+    assert_false(v->u.vote_request.pre_vote);
     assert_int_equal(v->u.vote_request.candidate_epoch, 1);
     assert_int_equal(v->u.vote_request.candidate_id, 1);
     assert_int_equal(v->from, 1);
-    raft_status s;
     raft_get_status(r, &s);
     assert_int_equal(s.role, RAFT_ROLE_CANDIDATE);
+    assert_string_equal(out.reason, "pre-vote granted by 2: candidate in epoch 1");
 
     raft_msg resp = rt_vote_resp(3, 1, true);
     rt_recv(r, 1500, &resp, &out);
@@ -165,6 +185,7 @@ static void test_rejected_by_majority_backs_off_then_retries(void **state)
     raft *r = rt_create(&c, 0, -1, -1, 0, NULL, 0);
     raft_output out;
     rt_tick(r, 2000, &out);
+    rt_pre_vote_granted(r, 2000, 2, 1, &out);
     raft_msg no = rt_vote_resp(2, 1, false);
     rt_recv(r, 2001, &no, &out);
     raft_status s;
@@ -183,10 +204,18 @@ static void test_rejected_by_majority_backs_off_then_retries(void **state)
     assert_int_equal(s.epoch, 1);
     rt_tick(r, wake, &out);
     raft_get_status(r, &s);
-    assert_int_equal(s.epoch, 2);
-    assert_int_equal(s.role, RAFT_ROLE_CANDIDATE);
+    /* a failed candidate asks for pre-votes again before bumping its epoch */
+    assert_int_equal(s.epoch, 1);
+    assert_int_equal(s.voted_id, 1);
+    assert_int_equal(s.role, RAFT_ROLE_PROSPECTIVE);
+    assert_int_equal(rt_count(&out, RAFT_ACTION_STORE_QSTATE), 0);
     assert_int_equal(rt_sent_count(&out, RAFT_MSG_VOTE_REQUEST), 2);
     assert_int_equal(rt_sent(&out, RAFT_MSG_VOTE_REQUEST, 2)->u.vote_request.candidate_epoch, 2);
+    assert_true(rt_sent(&out, RAFT_MSG_VOTE_REQUEST, 2)->u.vote_request.pre_vote);
+    rt_pre_vote_granted(r, wake, 3, 2, &out);
+    raft_get_status(r, &s);
+    assert_int_equal(s.epoch, 2);
+    assert_int_equal(s.role, RAFT_ROLE_CANDIDATE);
     raft_destroy(r);
 }
 
@@ -276,16 +305,16 @@ static void test_hopeless_candidates_do_not_postpone_election(void **state)
     rt_tick(r, deadline, &out);
     raft_status s;
     raft_get_status(r, &s);
-    assert_int_equal(s.role, RAFT_ROLE_CANDIDATE);
-    assert_int_equal(s.epoch, 3);
+    assert_int_equal(s.role, RAFT_ROLE_PROSPECTIVE);
+    assert_int_equal(s.epoch, 2);
     raft_destroy(r);
 }
 
 static void test_backoff_at_cap_stays_random(void **state)
 {
     (void)state;
-    /* Two candidates refusing each other must not retry in lockstep once the
-     * exponential backoff reaches election_backoff_max_ms. */
+    /* Two prospective voters refusing each other must not retry in lockstep
+     * once the exponential backoff reaches election_backoff_max_ms. */
     raft_config c = rt_config(1, 3);
     raft *r = rt_create(&c, 0, -1, -1, 0, NULL, 0);
     raft_output out;
@@ -295,7 +324,8 @@ static void test_backoff_at_cap_stays_random(void **state)
     for (int round = 1; round <= 24; round++) {
         raft_status s;
         raft_get_status(r, &s);
-        assert_int_equal(s.role, RAFT_ROLE_CANDIDATE);
+        assert_int_equal(s.role, RAFT_ROLE_PROSPECTIVE);
+        assert_int_equal(s.epoch, 0); /* failed pre-votes never move the epoch */
         raft_msg no = rt_vote_resp(2, s.epoch, false);
         rt_recv(r, now + 1, &no, &out);
         no = rt_vote_resp(3, s.epoch, false);

@@ -167,7 +167,15 @@ static void test_fetch_response_from_older_epoch_ignored(void **state)
     raft_destroy(r);
 }
 
-/* Node 1 of five voters, candidate in epoch 1 at t=2000. */
+static enum raft_role role_of(const raft *r)
+{
+    raft_status s;
+    raft_get_status(r, &s);
+    return s.role;
+}
+
+/* Node 1 of five voters, candidate in epoch 1 at t=2000 (pre-votes from 2
+ * and 3; a duplicate pre-vote counts once). */
 static raft *candidate5(raft_output *out)
 {
     raft_config c = rt_config(1, 5);
@@ -175,14 +183,15 @@ static raft *candidate5(raft_output *out)
     rt_tick(r, 0, out);
     rt_tick(r, 2000, out);
     assert_int_equal(rt_sent_count(out, RAFT_MSG_VOTE_REQUEST), 4);
+    raft_msg pre = rt_vote_resp(2, 0, true);
+    rt_recv(r, 2000, &pre, out);
+    rt_recv(r, 2000, &pre, out);
+    assert_int_equal(role_of(r), RAFT_ROLE_PROSPECTIVE); /* 2 of 5, not 3 */
+    pre = rt_vote_resp(3, 0, true);
+    rt_recv(r, 2000, &pre, out);
+    assert_int_equal(role_of(r), RAFT_ROLE_CANDIDATE);
+    assert_int_equal(rt_sent_count(out, RAFT_MSG_VOTE_REQUEST), 4);
     return r;
-}
-
-static enum raft_role role_of(const raft *r)
-{
-    raft_status s;
-    raft_get_status(r, &s);
-    return s.role;
 }
 
 static void test_duplicate_vote_counted_once(void **state)

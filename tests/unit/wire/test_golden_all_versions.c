@@ -516,7 +516,7 @@ static void check_vote_response(const void *p, int16_t v)
 static void test_vote(void **state)
 {
     (void)state;
-    wire_vote_partition vp = {0, 7, 1, u1, u2, 6, 1234};
+    wire_vote_partition vp = {0, 7, 1, u1, u2, 6, 1234, false};
     wire_vote_topic vt = {S(TOPIC), &vp, 1};
     wire_vote_request q = {S("c1"), 2, &vt, 1};
     wire_vote_partition_result vr = {0, 0, 1, 7, true};

@@ -1,4 +1,4 @@
-/* Vote v0-1 codec: round trips, golden bytes, truncation and garbage. */
+/* Vote v0-2 codec: round trips, golden bytes, truncation and garbage. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -21,7 +21,7 @@ static const kq_uuid voter_dir = {{U16(0x33)}};
 static wire_vote_partition sample_parts[2] = {
     {.partition_index = 0, .candidate_epoch = 5, .candidate_id = 1,
      .candidate_directory_id = {{U16(0x22)}}, .voter_directory_id = {{U16(0x33)}},
-     .last_offset_epoch = 4, .last_offset = 42},
+     .last_offset_epoch = 4, .last_offset = 42, .pre_vote = true},
     {.partition_index = 1, .candidate_epoch = 6, .candidate_id = 2, .last_offset_epoch = -1,
      .last_offset = 0},
 };
@@ -66,6 +66,7 @@ static void check_partition(const void *want, const void *got, int16_t v)
     }
     assert_int_equal(dp->last_offset_epoch, ap->last_offset_epoch);
     assert_int_equal(dp->last_offset, ap->last_offset);
+    assert_int_equal(dp->pre_vote, v >= 2 ? ap->pre_vote : false);
 }
 
 static void check_result(const void *want, const void *got, int16_t v)
@@ -161,6 +162,28 @@ static void test_request_golden(void **state)
         0x00, 0x00, 0x00,                   /* partition, topic, top-level tags */
     };
     harness_check_golden(api.request, 1, &in, v1, sizeof v1, check_request_any);
+
+    /* v2 (KIP-996): one boolean after last_offset, before the partition tags. */
+    in.topics[0].partitions[0].pre_vote = true;
+    static const uint8_t v2[] = {
+        0x00,                               /* cluster_id: null */
+        0x00, 0x00, 0x00, 0x02,             /* voter_id 2 */
+        0x02,                               /* topics: compact count 1 */
+        0x13, META_NAME_BYTES,              /* topic_name */
+        0x02,                               /* partitions: compact count 1 */
+        0x00, 0x00, 0x00, 0x00,             /* partition_index 0 */
+        0x00, 0x00, 0x00, 0x05,             /* candidate_epoch 5 */
+        0x00, 0x00, 0x00, 0x01,             /* candidate_id 1 */
+        U16(0x22),                          /* candidate_directory_id */
+        U16(0x33),                          /* voter_directory_id */
+        0x00, 0x00, 0x00, 0x04,             /* last_offset_epoch 4 */
+        0, 0, 0, 0, 0, 0, 0, 0x2a,          /* last_offset 42 */
+        0x01,                               /* pre_vote true (v2+) */
+        0x00, 0x00, 0x00,                   /* partition, topic, top-level tags */
+    };
+    harness_check_golden(api.request, 2, &in, v2, sizeof v2, check_request_any);
+    /* pre_vote is not written below v2: v1 bytes are unchanged */
+    harness_check_golden(api.request, 1, &in, v1, sizeof v1, check_request_any);
 }
 
 static void test_response_golden(void **state)
@@ -204,6 +227,8 @@ static void test_response_golden(void **state)
         0x00,                               /*   no tags */
     };
     harness_check_golden(api.response, 1, &in, v1, sizeof v1, check_response_any);
+    /* v2 responses are laid out as v1 */
+    harness_check_golden(api.response, 2, &in, v1, sizeof v1, check_response_any);
 }
 
 static void test_bad_versions(void **state)

@@ -1,0 +1,335 @@
+/* Pre-vote (KIP-996): the prospective role, answering pre-votes without any
+ * state change, and a cut-off voter that never raises its epoch. */
+#include "raft_test_util.h"
+
+static raft_status status_of(const raft *r)
+{
+    raft_status s;
+    raft_get_status(r, &s);
+    return s;
+}
+
+static raft_msg pre_vote_req(int32_t from, int32_t epoch, int32_t last_epoch, int64_t end,
+                             uint64_t token)
+{
+    raft_msg m = rt_vote_req(from, epoch, last_epoch, end, token);
+    m.u.vote_request.pre_vote = true;
+    return m;
+}
+
+/* Node 2 of three following leader 1 in epoch 3; the leader's fetch answer
+ * arrived at t=100. */
+static raft *fresh_follower(raft_output *out)
+{
+    raft_config c = rt_config(2, 3);
+    raft *r = rt_create(&c, 3, -1, 1, 0, NULL, 0);
+    rt_tick(r, 0, out);
+    rt_records none = {.len = 0};
+    raft_msg resp = rt_fetch_resp(3, 0, &none); /* HW news: an answer, not a copy */
+    rt_recv(r, 100, &resp, out);
+    assert_int_equal(status_of(r).role, RAFT_ROLE_FOLLOWER);
+    assert_non_null(rt_sent(out, RAFT_MSG_FETCH_REQUEST, 1)); /* it took the answer */
+    return r;
+}
+
+static void test_answering_pre_vote_changes_no_state(void **state)
+{
+    (void)state;
+    raft_config c = rt_config(1, 3);
+    raft *r = rt_create(&c, 2, -1, -1, 0, NULL, 0);
+    raft_output out;
+    rt_tick(r, 0, &out);
+    int64_t deadline = out.wake_at_ms;
+
+    raft_msg req = pre_vote_req(2, 6, 0, 0, 31); /* far ahead: still no move */
+    rt_recv(r, 10, &req, &out);
+    const raft_msg *resp = rt_sent(&out, RAFT_MSG_VOTE_RESPONSE, 2);
+    assert_non_null(resp);
+    assert_int_equal(resp->token, 31);
+    assert_true(resp->u.vote_response.vote_granted);
+    assert_int_equal(resp->u.vote_response.leader_epoch, 2); /* its own epoch */
+    assert_int_equal(rt_count(&out, RAFT_ACTION_STORE_QSTATE), 0);
+    assert_false(out.role_changed);
+    raft_status s = status_of(r);
+    assert_int_equal(s.role, RAFT_ROLE_UNATTACHED);
+    assert_int_equal(s.epoch, 2);
+    assert_int_equal(s.voted_id, -1);
+    assert_int_equal(out.wake_at_ms, deadline); /* its own timer untouched */
+
+    /* Having granted 2 a pre-vote, it may still vote for 3 in epoch 3. */
+    raft_msg real = rt_vote_req(3, 3, 0, 0, 32);
+    rt_recv(r, 20, &real, &out);
+    assert_true(rt_sent(&out, RAFT_MSG_VOTE_RESPONSE, 3)->u.vote_response.vote_granted);
+    s = status_of(r);
+    assert_int_equal(s.role, RAFT_ROLE_VOTED);
+    assert_int_equal(s.voted_id, 3);
+
+    /* A voted node still answers a pre-vote for a later epoch by the log
+     * alone, and keeps its vote. */
+    req = pre_vote_req(2, 4, 0, 0, 33);
+    rt_recv(r, 30, &req, &out);
+    assert_true(rt_sent(&out, RAFT_MSG_VOTE_RESPONSE, 2)->u.vote_response.vote_granted);
+    assert_int_equal(rt_count(&out, RAFT_ACTION_STORE_QSTATE), 0);
+    assert_int_equal(status_of(r).voted_id, 3);
+    raft_destroy(r);
+}
+
+static void test_pre_vote_needs_up_to_date_log_and_newer_epoch(void **state)
+{
+    (void)state;
+    raft_config c = rt_config(1, 3);
+    raft_epoch_entry ep[] = {{2, 0}};
+    raft *r = rt_create(&c, 2, -1, -1, 10, ep, 1);
+    raft_output out;
+    rt_tick(r, 0, &out);
+    raft_msg req = pre_vote_req(2, 3, 2, 9, 1); /* one record behind */
+    rt_recv(r, 5, &req, &out);
+    assert_false(rt_sent(&out, RAFT_MSG_VOTE_RESPONSE, 2)->u.vote_response.vote_granted);
+    req = pre_vote_req(2, 3, 2, 10, 2);
+    rt_recv(r, 6, &req, &out);
+    assert_true(rt_sent(&out, RAFT_MSG_VOTE_RESPONSE, 2)->u.vote_response.vote_granted);
+    /* For our own epoch: refused, the answer carries our epoch. A grant in
+     * epoch E could otherwise pass for a real vote once the asker stands in
+     * E (responses carry no request id). */
+    req = pre_vote_req(2, 2, 2, 10, 3);
+    rt_recv(r, 7, &req, &out);
+    const raft_msg *resp = rt_sent(&out, RAFT_MSG_VOTE_RESPONSE, 2);
+    assert_false(resp->u.vote_response.vote_granted);
+    assert_int_equal(resp->u.vote_response.partition_error, KAFKA_NONE);
+    assert_int_equal(resp->u.vote_response.leader_epoch, 2);
+    req = pre_vote_req(2, 1, 2, 10, 4); /* older: fenced as a real vote */
+    rt_recv(r, 8, &req, &out);
+    assert_int_equal(rt_sent(&out, RAFT_MSG_VOTE_RESPONSE, 2)->u.vote_response.partition_error,
+                     KAFKA_FENCED_LEADER_EPOCH);
+    assert_int_equal(status_of(r).epoch, 2);
+    raft_destroy(r);
+}
+
+static void test_vote_no_log_check_mutant_covers_pre_votes(void **state)
+{
+    (void)state;
+    raft_config c = rt_config(1, 3);
+    c.mutants = RAFT_MUTANT_VOTE_NO_LOG_CHECK;
+    raft_epoch_entry ep[] = {{2, 0}};
+    raft *r = rt_create(&c, 2, -1, -1, 10, ep, 1);
+    raft_output out;
+    rt_tick(r, 0, &out);
+    raft_msg req = pre_vote_req(2, 3, 0, 0, 1);
+    rt_recv(r, 5, &req, &out);
+    assert_true(rt_sent(&out, RAFT_MSG_VOTE_RESPONSE, 2)->u.vote_response.vote_granted);
+    raft_destroy(r);
+}
+
+static void test_follower_with_live_leader_rejects_pre_vote(void **state)
+{
+    (void)state;
+    raft_output out;
+    raft *r = fresh_follower(&out);
+    raft_msg req = pre_vote_req(3, 4, 0, 0, 7); /* log as good as ours */
+    rt_recv(r, 600, &req, &out);
+    const raft_msg *resp = rt_sent(&out, RAFT_MSG_VOTE_RESPONSE, 3);
+    assert_false(resp->u.vote_response.vote_granted);
+    assert_int_equal(resp->u.vote_response.leader_id, 1);
+    assert_int_equal(resp->u.vote_response.leader_epoch, 3);
+    assert_int_equal(rt_count(&out, RAFT_ACTION_STORE_QSTATE), 0);
+    raft_status s = status_of(r);
+    assert_int_equal(s.role, RAFT_ROLE_FOLLOWER);
+    assert_int_equal(s.epoch, 3);
+    assert_int_equal(s.leader_id, 1);
+
+    /* A real Vote in a newer epoch still moves it, as before. */
+    raft_msg real = rt_vote_req(3, 4, 0, 0, 8);
+    rt_recv(r, 700, &real, &out);
+    s = status_of(r);
+    assert_int_equal(s.epoch, 4);
+    assert_int_equal(s.voted_id, 3);
+    raft_destroy(r);
+}
+
+static void test_leader_rejects_pre_vote(void **state)
+{
+    (void)state;
+    raft *r = rt_leader(3, 0);
+    raft_output out;
+    raft_msg req = pre_vote_req(2, 2, 1, 1, 5);
+    rt_recv(r, 2100, &req, &out);
+    assert_false(rt_sent(&out, RAFT_MSG_VOTE_RESPONSE, 2)->u.vote_response.vote_granted);
+    raft_status s = status_of(r);
+    assert_int_equal(s.role, RAFT_ROLE_LEADER);
+    assert_int_equal(s.epoch, 1);
+    raft_destroy(r);
+}
+
+/* A follower that has not heard from its leader for the fetch timeout (it
+ * was sent back to it by an answer naming it, say) grants. */
+static void test_follower_without_recent_leader_grants_pre_vote(void **state)
+{
+    (void)state;
+    raft_config c = rt_config(2, 3);
+    raft *r = rt_create(&c, 3, -1, 1, 0, NULL, 0); /* restarted: no contact yet */
+    raft_output out;
+    rt_tick(r, 0, &out);
+    raft_msg req = pre_vote_req(3, 4, 0, 0, 7);
+    rt_recv(r, 10, &req, &out);
+    assert_true(rt_sent(&out, RAFT_MSG_VOTE_RESPONSE, 3)->u.vote_response.vote_granted);
+    assert_int_equal(status_of(r).role, RAFT_ROLE_FOLLOWER);
+
+    raft_destroy(r);
+    r = fresh_follower(&out);
+    raft_msg stale = pre_vote_req(3, 4, 0, 0, 9);
+    rt_recv(r, 100 + 2000, &stale, &out); /* a full fetch timeout after the contact */
+    assert_true(rt_sent(&out, RAFT_MSG_VOTE_RESPONSE, 3)->u.vote_response.vote_granted);
+    raft_destroy(r);
+}
+
+static void test_rejection_naming_the_leader_returns_to_it(void **state)
+{
+    (void)state;
+    raft_output out;
+    raft *r = fresh_follower(&out);
+    rt_tick(r, 100 + 2600, &out); /* past any fetch timeout */
+    assert_int_equal(status_of(r).role, RAFT_ROLE_PROSPECTIVE);
+    raft_msg no = rt_vote_resp(3, 3, false);
+    no.to = 2;
+    no.u.vote_response.leader_id = 1; /* 3 still follows 1 in epoch 3 */
+    rt_recv(r, 2710, &no, &out);
+    raft_status s = status_of(r);
+    assert_int_equal(s.role, RAFT_ROLE_FOLLOWER);
+    assert_int_equal(s.epoch, 3);
+    assert_int_equal(s.leader_id, 1);
+    assert_string_equal(out.reason, "following 1 in epoch 3: pre-vote rejected by 3");
+    assert_int_equal(rt_count(&out, RAFT_ACTION_STORE_QSTATE), 0);
+    assert_non_null(rt_sent(&out, RAFT_MSG_FETCH_REQUEST, 1));
+    raft_destroy(r);
+}
+
+static void test_prospective_learns_newer_epoch_from_answer(void **state)
+{
+    (void)state;
+    raft_output out;
+    raft *r = fresh_follower(&out);
+    rt_tick(r, 100 + 2600, &out);
+    assert_int_equal(status_of(r).role, RAFT_ROLE_PROSPECTIVE);
+    raft_msg no = rt_vote_resp(3, 5, false);
+    no.to = 2;
+    rt_recv(r, 2710, &no, &out);
+    raft_status s = status_of(r);
+    assert_int_equal(s.role, RAFT_ROLE_UNATTACHED);
+    assert_int_equal(s.epoch, 5);
+    raft_destroy(r);
+}
+
+static void test_begin_epoch_ends_prospective(void **state)
+{
+    (void)state;
+    raft_output out;
+    raft *r = fresh_follower(&out);
+    rt_tick(r, 100 + 2600, &out);
+    assert_int_equal(status_of(r).role, RAFT_ROLE_PROSPECTIVE);
+    raft_msg m;
+    memset(&m, 0, sizeof(m));
+    m.type = RAFT_MSG_BEGIN_EPOCH_REQUEST;
+    m.from = 3;
+    m.to = 2;
+    m.token = 4;
+    m.u.begin_epoch_request.leader_epoch = 4;
+    m.u.begin_epoch_request.leader_id = 3;
+    rt_recv(r, 2720, &m, &out);
+    raft_status s = status_of(r);
+    assert_int_equal(s.role, RAFT_ROLE_FOLLOWER);
+    assert_int_equal(s.epoch, 4);
+    assert_int_equal(s.leader_id, 3);
+    raft_destroy(r);
+}
+
+/* The minority side of a partition: nobody answers. For a minute of rounds
+ * the epoch, vote and leader stay where they were and nothing is stored. */
+static void test_partitioned_voter_keeps_its_epoch(void **state)
+{
+    (void)state;
+    raft_output out;
+    raft *r = fresh_follower(&out);
+    int64_t now = 100;
+    int rounds = 0, stores = 0;
+    bool seen_prospective = false;
+    while (now < 60000) {
+        rt_tick(r, now, &out);
+        stores += rt_count(&out, RAFT_ACTION_STORE_QSTATE);
+        for (int i = 0; i < out.action_count; i++) {
+            const raft_action *a = &out.actions[i];
+            if (a->type == RAFT_ACTION_SEND && a->msg.type == RAFT_MSG_VOTE_REQUEST) {
+                assert_true(a->msg.u.vote_request.pre_vote);
+                assert_int_equal(a->msg.u.vote_request.candidate_epoch, 4);
+                rounds++;
+            }
+        }
+        raft_status s = status_of(r);
+        assert_int_equal(s.epoch, 3);
+        assert_true(s.role == RAFT_ROLE_FOLLOWER || s.role == RAFT_ROLE_PROSPECTIVE);
+        seen_prospective |= s.role == RAFT_ROLE_PROSPECTIVE;
+        assert_true(out.wake_at_ms > now);
+        now = out.wake_at_ms;
+    }
+    assert_true(seen_prospective);
+    assert_true(rounds >= 20); /* it kept asking (and backing off) */
+    assert_int_equal(stores, 0);
+    raft_status s = status_of(r);
+    assert_int_equal(s.voted_id, -1);
+    assert_int_equal(s.leader_id, 1);
+
+    /* Healed: the next pre-vote that reaches 3 is granted; only now does it
+     * stand, in epoch 4. */
+    for (int i = 0; i < 1000 && !rt_sent(&out, RAFT_MSG_VOTE_REQUEST, 3); i++) {
+        now = out.wake_at_ms;
+        rt_tick(r, now, &out);
+    }
+    assert_non_null(rt_sent(&out, RAFT_MSG_VOTE_REQUEST, 3));
+    raft_msg yes = rt_vote_resp(3, 3, true);
+    yes.to = 2;
+    rt_recv(r, now + 1, &yes, &out);
+    s = status_of(r);
+    assert_int_equal(s.role, RAFT_ROLE_CANDIDATE);
+    assert_int_equal(s.epoch, 4);
+    assert_int_equal(s.voted_id, 2);
+    assert_string_equal(out.reason, "pre-vote granted by 3: candidate in epoch 4");
+    raft_destroy(r);
+}
+
+static void test_single_voter_skips_pre_vote(void **state)
+{
+    (void)state;
+    raft_config c = rt_config(1, 1);
+    raft *r = rt_create(&c, 0, -1, -1, 0, NULL, 0);
+    raft_output out;
+    rt_tick(r, 0, &out);
+    assert_int_equal(rt_sent_count(&out, RAFT_MSG_VOTE_REQUEST), 0);
+    assert_int_equal(status_of(r).role, RAFT_ROLE_LEADER);
+    assert_int_equal(status_of(r).epoch, 1);
+    raft_destroy(r);
+}
+
+static void test_role_name(void **state)
+{
+    (void)state;
+    assert_string_equal(raft_role_name(RAFT_ROLE_PROSPECTIVE), "prospective");
+    assert_string_equal(raft_role_name(RAFT_ROLE_CANDIDATE), "candidate");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_answering_pre_vote_changes_no_state),
+        cmocka_unit_test(test_pre_vote_needs_up_to_date_log_and_newer_epoch),
+        cmocka_unit_test(test_vote_no_log_check_mutant_covers_pre_votes),
+        cmocka_unit_test(test_follower_with_live_leader_rejects_pre_vote),
+        cmocka_unit_test(test_leader_rejects_pre_vote),
+        cmocka_unit_test(test_follower_without_recent_leader_grants_pre_vote),
+        cmocka_unit_test(test_rejection_naming_the_leader_returns_to_it),
+        cmocka_unit_test(test_prospective_learns_newer_epoch_from_answer),
+        cmocka_unit_test(test_begin_epoch_ends_prospective),
+        cmocka_unit_test(test_partitioned_voter_keeps_its_epoch),
+        cmocka_unit_test(test_single_voter_skips_pre_vote),
+        cmocka_unit_test(test_role_name),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
