@@ -137,6 +137,22 @@ if want sim && ((asan_ok)); then
 fi
 
 # --- end-to-end tests -------------------------------------------------------
+# The suites listen on fixed loopback ports between 19000 and 45000. Linux
+# hands out local ports for outgoing connections from 32768 up by default, so
+# a client socket could take a port a server is about to bind: as root, move
+# the ephemeral range above the test ports for the run (restored on exit).
+port_range_file=/proc/sys/net/ipv4/ip_local_port_range
+saved_port_range=""
+if want e2e && [[ -w "$port_range_file" ]]; then
+    saved_port_range="$(cat "$port_range_file")"
+    echo "46000 65000" > "$port_range_file" 2>/dev/null || saved_port_range=""
+fi
+restore_port_range() {
+    [[ -n "$saved_port_range" ]] && echo "$saved_port_range" > "$port_range_file" 2>/dev/null
+    return 0
+}
+trap restore_port_range EXIT
+
 if want e2e && ((build_ok)); then
     tests=()
     if [[ ${#e2e_names[@]} -gt 0 ]]; then

@@ -136,6 +136,12 @@ static void on_pre_vote_response(raft *r, raft_peer *peer, const raft_vote_respo
     int32_t leader = r->q.leader_id;
     if (!v->vote_granted && v->leader_epoch == r->q.epoch && leader >= 0 &&
         v->leader_id == leader && leader != r->cfg.node_id) {
+        if (r->leader_resigned_epoch == r->q.epoch) {
+            /* Our leader told us it resigned; this voter has not heard yet
+             * (the messages race): ask it again shortly. */
+            peer->out.retry_at_ms = r->now_ms + r->cfg.retry_backoff_ms;
+            return;
+        }
         /* Someone still knows our leader in our epoch: go back to it. */
         char why[64];
         snprintf(why, sizeof(why), "pre-vote rejected by %d", peer->id);

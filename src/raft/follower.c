@@ -287,6 +287,7 @@ void raft_on_end_epoch_request(raft *r, const raft_msg *m, raft_output *out)
             raft_become_follower(r, out, req->leader_epoch, req->leader_id,
                                  "EndQuorumEpoch in a newer epoch");
         if (r->role == RAFT_ROLE_FOLLOWER && r->q.leader_id == req->leader_id) {
+            r->leader_resigned_epoch = r->q.epoch;
             bool preferred;
             int64_t at = r->now_ms + end_epoch_backoff(r, req, &preferred);
             if (at < r->fetch_deadline_ms) {

@@ -109,6 +109,7 @@ raft *raft_create(const raft_config *config, const raft_quorum_state *qstate,
     r->high_watermark = -1;
     r->leader_hw = -1;
     r->leader_contact_ms = -1;
+    r->leader_resigned_epoch = -1;
     r->fetch_target = -1;
     for (int i = 0; log && i < log->epoch_count; i++)
         if (log->epochs[i].start_offset <= r->end_offset && log->epochs[i].epoch >= 0)

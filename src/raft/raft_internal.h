@@ -103,6 +103,9 @@ struct raft {
     int64_t leader_contact_ms;
     /* An EndQuorumEpoch from the leader shortened fetch_deadline_ms. */
     bool end_epoch_shortened;
+    /* Epoch whose leader told us it resigned (EndQuorumEpoch), or -1: a
+     * pre-vote refusal naming that leader is stale, not a reason to go back. */
+    int32_t leader_resigned_epoch;
     bool end_epoch_preferred;
     /* leader */
     int64_t epoch_start_offset;

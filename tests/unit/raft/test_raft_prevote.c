@@ -203,6 +203,59 @@ static void test_rejection_naming_the_leader_returns_to_it(void **state)
     raft_destroy(r);
 }
 
+/* After EndQuorumEpoch the preferred successor's pre-vote may reach the other
+ * follower before that follower's own EndQuorumEpoch does (different
+ * connections): its refusal naming the resigned leader is stale, so the
+ * successor stays prospective and asks again after the retry backoff
+ * instead of following a leader that is gone (which cost a whole fetch
+ * timeout in the SIGTERM failover test). */
+static void test_refusal_naming_a_resigned_leader_is_retried(void **state)
+{
+    (void)state;
+    raft_output out;
+    raft *r = fresh_follower(&out);
+    raft_msg eqe;
+    memset(&eqe, 0, sizeof(eqe));
+    eqe.type = RAFT_MSG_END_EPOCH_REQUEST;
+    eqe.from = 1;
+    eqe.to = 2;
+    eqe.token = 77;
+    eqe.u.end_epoch_request.leader_epoch = 3;
+    eqe.u.end_epoch_request.leader_id = 1;
+    eqe.u.end_epoch_request.preferred_successors[0] = 2;
+    eqe.u.end_epoch_request.preferred_successors[1] = 3;
+    eqe.u.end_epoch_request.preferred_count = 2;
+    rt_recv(r, 200, &eqe, &out);
+    if (status_of(r).role != RAFT_ROLE_PROSPECTIVE)
+        rt_tick(r, 200, &out); /* the first successor starts at once */
+    assert_int_equal(status_of(r).role, RAFT_ROLE_PROSPECTIVE);
+    const raft_msg *pv = rt_sent(&out, RAFT_MSG_VOTE_REQUEST, 3);
+    assert_non_null(pv);
+    assert_true(pv->u.vote_request.pre_vote);
+
+    raft_msg no = rt_vote_resp(3, 3, false);
+    no.to = 2;
+    no.u.vote_response.leader_id = 1; /* 3 has not heard that 1 resigned */
+    rt_recv(r, 205, &no, &out);
+    raft_status s = status_of(r);
+    assert_int_equal(s.role, RAFT_ROLE_PROSPECTIVE);
+    assert_int_equal(s.epoch, 3);
+
+    /* Asked again once the retry backoff has passed. */
+    assert_int_equal(out.wake_at_ms, 205 + 50 /* rt_config retry_backoff_ms */);
+    rt_tick(r, 205 + 50 /* rt_config retry_backoff_ms */, &out);
+    pv = rt_sent(&out, RAFT_MSG_VOTE_REQUEST, 3);
+    assert_non_null(pv);
+    assert_true(pv->u.vote_request.pre_vote);
+    raft_msg yes = rt_vote_resp(3, 3, true);
+    yes.to = 2;
+    rt_recv(r, 205 + 50 /* rt_config retry_backoff_ms */ + 5, &yes, &out);
+    s = status_of(r);
+    assert_int_equal(s.role, RAFT_ROLE_CANDIDATE);
+    assert_int_equal(s.epoch, 4);
+    raft_destroy(r);
+}
+
 static void test_prospective_learns_newer_epoch_from_answer(void **state)
 {
     (void)state;
@@ -325,6 +378,7 @@ int main(void)
         cmocka_unit_test(test_leader_rejects_pre_vote),
         cmocka_unit_test(test_follower_without_recent_leader_grants_pre_vote),
         cmocka_unit_test(test_rejection_naming_the_leader_returns_to_it),
+        cmocka_unit_test(test_refusal_naming_a_resigned_leader_is_retried),
         cmocka_unit_test(test_prospective_learns_newer_epoch_from_answer),
         cmocka_unit_test(test_begin_epoch_ends_prospective),
         cmocka_unit_test(test_partitioned_voter_keeps_its_epoch),
