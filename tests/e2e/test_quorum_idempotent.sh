@@ -18,18 +18,9 @@ quorum_start 1 2 3
 read -r leader epoch _ < <(wait_probe_leader 60) || fail "no leader within 60s"
 log "initial leader $leader (epoch $epoch)"
 
-cat > "$E2E_TMP/idempotent.properties" <<EOF2
-enable.idempotence=true
-acks=all
-retries=2147483647
-max.in.flight.requests.per.connection=5
-delivery.timeout.ms=120000
-linger.ms=1
-EOF2
-
 n=${KQ_IDEMPOTENT_RECORDS:-12000}
 prod="$E2E_TMP/produced.jsonl"
-start_producer "$n" 1000 "$prod" "$E2E_TMP/idempotent.properties"
+start_producer "$n" 1000 "$prod" "$E2E_ROOT/config/producer-idempotent.properties"
 
 kill_ms=()
 for round in 1 2; do
