@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include "kq/buf.h"
+#include "kq/fs.h"
 #include "kq/raft.h"
 
 #define KQ_LOG_PARTITION_DIR "__cluster_metadata-0"
@@ -29,6 +30,17 @@ typedef struct kq_log kq_log;
  * errbuf holds either "" or a one-line recovery note for the caller to log
  * (e.g. the torn tail that was dropped). Everything is fsync'd on return. */
 kq_log *kq_log_open(const char *log_dir, uint64_t segment_bytes, char *errbuf, size_t errlen);
+
+/* The same through an explicit file system (the simulator's), with the
+ * storage mutants of kq/mutants.h (0 outside the simulator). fs NULL means
+ * kq_fs_posix(). The log keeps the fs pointer: it must outlive the log. */
+typedef struct kq_log_options {
+    const kq_fs *fs;
+    const char *log_dir;
+    uint64_t segment_bytes;
+    unsigned mutants;
+} kq_log_options;
+kq_log *kq_log_open_with(const kq_log_options *options, char *errbuf, size_t errlen);
 /* Writes buffered index entries and closes. A flush job must not be pending. */
 void kq_log_close(kq_log *log);
 

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kq/fs.h"
 #include "kq/raft.h"
 
 /* Loads the file. A missing file gives epoch 0, voted -1, leader -1 and no
@@ -24,5 +25,12 @@ int kq_quorum_state_load(const char *log_dir, raft_quorum_state *out, int32_t *v
  * the directory (created if missing). Returns 0 or a negative errno. */
 int kq_quorum_state_store(const char *log_dir, const raft_quorum_state *qs,
                           const int32_t *voters, int voter_count, char *errbuf, size_t errlen);
+
+/* The same through an explicit file system (NULL: kq_fs_posix()). */
+int kq_quorum_state_load_fs(const kq_fs *fs, const char *log_dir, raft_quorum_state *out,
+                            int32_t *voters, int *voter_count, char *errbuf, size_t errlen);
+int kq_quorum_state_store_fs(const kq_fs *fs, const char *log_dir, const raft_quorum_state *qs,
+                             const int32_t *voters, int voter_count, char *errbuf,
+                             size_t errlen);
 
 #endif

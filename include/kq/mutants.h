@@ -1,0 +1,25 @@
+/* Test-only switches outside the Raft core, each re-creating a known bug so
+ * that the deterministic simulator can prove it catches it (the core's own
+ * switches are enum raft_mutant in kq/raft.h). The daemon always passes 0.
+ * tests/sim/README.md names the invariant or checker that catches each. */
+#ifndef KQ_MUTANTS_H
+#define KQ_MUTANTS_H
+
+enum kq_mutant {
+    /* executor: the Vote answer leaves before the quorum state is durable */
+    KQ_MUTANT_VOTE_SEND_BEFORE_STORE = 1u << 0,
+    /* handler: acks=-1 answered once the leader's own flush covers the batch */
+    KQ_MUTANT_ACKS_ALL_ON_FLUSHED = 1u << 1,
+    /* producer ids: a restart does not raise the producer-id floor */
+    KQ_MUTANT_PRODUCER_ID_REUSE = 1u << 2,
+    /* storage: a flush that raced a truncation publishes its full end */
+    KQ_MUTANT_STORAGE_IGNORE_TRUNC_FLOOR = 1u << 3,
+    /* storage: recovery does not fsync what it truncated */
+    KQ_MUTANT_SKIP_OPEN_FSYNC = 1u << 4,
+    /* storage: recovery truncates at a corrupt flushed batch */
+    KQ_MUTANT_RECOVERY_TRUNCATES_CORRUPTION = 1u << 5,
+    /* executor: a failed fsync is retried and its offset counted */
+    KQ_MUTANT_FSYNC_ERROR_CONTINUE = 1u << 6,
+};
+
+#endif
