@@ -22,31 +22,32 @@ typedef struct handler_endpoint {
     uint16_t port;
 } handler_endpoint;
 
-/* What the handlers need from the node that owns them. */
+/* Hands out producer ids (InitProducerId): ids unique across the quorum
+ * and, with producer_id_base from the daemon, across restarts. */
+typedef struct handler_producer_ids {
+    int64_t next;
+} handler_producer_ids;
+
+/* What the handlers read and the outputs they use. Handlers decide; they
+ * never step the core or touch the log's write path: whatever changes state
+ * comes back to the executor (kq/exec.h) as a handler_decision. */
 typedef struct handler_services {
-    void *node;
-    raft *raft;
-    kq_log *log;
-    producer_state *producers;
+    void *ctx;
+    const raft *raft;   /* read-only: raft_get_status */
+    kq_log *log;        /* reads only */
+    handler_producer_ids *producer_ids;
     int32_t node_id;
     const char *cluster_id;
     handler_endpoint nodes[HANDLER_NODES_MAX]; /* every voter, with its listener */
     int node_count;
     int32_t frame_bytes_max;
-    /* Runs one event through the core and carries out its actions. */
-    void (*step)(void *node, raft_event *event, raft_output *out);
-    int64_t (*now_ms)(void *node);
-    int64_t (*next_producer_id)(void *node);
-    void (*reply)(void *slot, const uint8_t *data, size_t len);
-    void (*reply_none)(void *slot);
-    void (*reply_close)(void *slot, const char *why);
-    const char *(*slot_peer)(void *slot);
-    /* Relays a whole request frame to the leader and its answer back to slot
-     * (as a Kafka broker forwards DescribeQuorum to the active controller).
-     * Returns false when it cannot be sent; on a later failure the node calls
-     * handler_forward_failed. */
-    bool (*forward_to_leader)(void *node, int32_t leader_id, void *slot, const uint8_t *frame,
-                              size_t len);
+    uint32_t mutants;   /* enum kq_mutant (simulator only) */
+    int64_t (*now_ms)(void *ctx);
+    /* Outputs: complete a client slot exactly once. */
+    void (*reply)(void *ctx, void *slot, const uint8_t *data, size_t len);
+    void (*reply_none)(void *ctx, void *slot);
+    void (*reply_close)(void *ctx, void *slot, const char *why);
+    const char *(*slot_peer)(void *ctx, void *slot);
 } handler_services;
 
 typedef struct handler handler;
@@ -54,25 +55,68 @@ typedef struct handler handler;
 handler *handler_create(const handler_services *services);
 void handler_destroy(handler *h);
 
-/* One inbound frame (request header + body); data may be modified in place. */
-void handler_on_frame(handler *h, void *slot, uint8_t *frame, size_t len);
+enum handler_decision_kind {
+    HANDLER_DONE = 0,     /* answered, closed, parked or waiting: nothing to do */
+    HANDLER_APPEND,       /* check producer state, CLIENT_APPEND, handler_append_result */
+    HANDLER_RAFT_RECEIVE, /* step the core with RECEIVE msg (its token routes the answer) */
+    HANDLER_FORWARD,      /* relay frame to leader_id; answer with handler_forward_answer */
+};
+
+/* Client batches to append (one partition: __cluster_metadata-0), already
+ * validated. producer_id < 0: not idempotent. */
+typedef struct handler_append {
+    uint8_t *records; /* in the request frame; valid until the frame is done */
+    size_t len;
+    int32_t offset_count;
+    int64_t producer_id;
+    int16_t producer_epoch;
+    int32_t base_sequence;
+    int32_t last_sequence;
+} handler_append;
+
+typedef struct handler_forward {
+    int32_t leader_id;
+    uint8_t *frame; /* malloc'd; the executor frees it */
+    size_t len;
+    int16_t api_key;
+    int16_t api_version;
+    int32_t correlation_id; /* the client's, restored in the answer */
+} handler_forward;
+
+typedef struct handler_decision {
+    enum handler_decision_kind kind;
+    handler_append append;
+    raft_msg msg;
+    handler_forward forward;
+} handler_decision;
+
+/* One inbound frame (request header + body); data may be modified in place.
+ * Fills *decision; for HANDLER_APPEND the executor must call
+ * handler_append_result before the next frame. */
+void handler_on_frame(handler *h, void *slot, uint8_t *frame, size_t len,
+                      handler_decision *decision);
+/* The outcome of the HANDLER_APPEND just decided: an error, or the offsets
+ * the batches hold (for a duplicate, those of the original) and the leader
+ * epoch they were appended in. The answer waits per acks. */
+void handler_append_result(handler *h, int16_t error, int64_t base_offset, int64_t last_offset,
+                           int32_t epoch);
 
 /* The core asked to send msg (SEND action). Responses (token != 0) are
  * encoded and answered here; requests to peers are encoded into out (header
  * included) with the correlation id given; returns false if msg is neither. */
 void handler_send_raft_response(handler *h, const raft_msg *msg);
 bool handler_encode_raft_request(handler *h, const raft_msg *msg, int32_t correlation_id,
-                                 uint8_t **data, size_t *len);
+                                 uint8_t **data, size_t *len, int16_t *api_version);
 /* Decodes a peer's response frame to a request encoded above into a RECEIVE
  * msg. Returns false on a malformed frame. */
 bool handler_decode_raft_response(handler *h, enum raft_msg_type request_type,
                                   int16_t api_version, const uint8_t *frame, size_t len,
                                   raft_msg *out);
 
-/* A forwarded request (see forward_to_leader) got no answer: reply to slot
- * with NOT_LEADER_OR_FOLLOWER so the client retries. */
-void handler_forward_failed(handler *h, void *slot, int16_t api_key, int16_t api_version,
-                            int32_t correlation_id);
+/* A forwarded request's answer from the leader (frame NULL: it failed; the
+ * client gets NOT_LEADER_OR_FOLLOWER so that it retries). */
+void handler_forward_answer(handler *h, void *slot, const handler_forward *f,
+                            const uint8_t *frame, size_t len);
 
 /* The core's high watermark or the log's flushed offset moved, or the role
  * changed: answer waiting produce and fetch requests that are now satisfied. */

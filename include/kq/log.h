@@ -85,6 +85,9 @@ typedef struct kq_log_flush_job kq_log_flush_job;
 int kq_log_flush_begin(kq_log *log, kq_log_flush_job **job_out);
 int kq_log_flush_run(kq_log_flush_job *job);
 int64_t kq_log_flush_end(kq_log *log, kq_log_flush_job *job);
+/* The fsync-error-continue mutant only (the simulator proves it loses
+ * data): forgets a failed run's error and runs the job again. */
+int kq_log_flush_retry(kq_log_flush_job *job);
 /* The offset the job will publish on success. */
 int64_t kq_log_flush_job_offset(const kq_log_flush_job *job);
 

@@ -7,4 +7,9 @@ __attribute__((format(printf, 1, 2)))
 #endif
 void log_line(const char *fmt, ...);
 
+/* Where lines go instead of stderr (the simulator prefixes them with the
+ * simulated time and node, or drops them). NULL restores stderr. */
+typedef void (*log_line_sink)(void *ctx, const char *line);
+void log_line_set_sink(log_line_sink sink, void *ctx);
+
 #endif

@@ -35,7 +35,7 @@ void handle_metadata(handler *h, handler_request *req, kq_reader *r)
     int16_t v = req->header.api_version;
     wire_metadata_request body;
     if (wire_metadata_request_decode(r, v, &h->arena, &body) != 0) {
-        h->svc.reply_close(req->slot, "malformed Metadata request");
+        h->svc.reply_close(h->svc.ctx, req->slot, "malformed Metadata request");
         return;
     }
     raft_status st;
@@ -68,7 +68,7 @@ void handle_metadata(handler *h, handler_request *req, kq_reader *r)
     wire_metadata_topic *topics = topic_count > 0
         ? kq_arena_alloc(&h->arena, sizeof(*topics) * (size_t)topic_count) : NULL;
     if (topic_count > 0 && !topics) {
-        h->svc.reply_close(req->slot, "too many topics");
+        h->svc.reply_close(h->svc.ctx, req->slot, "too many topics");
         return;
     }
     for (int32_t i = 0; i < topic_count; i++) {
@@ -110,7 +110,7 @@ void handle_describe_cluster(handler *h, handler_request *req, kq_reader *r)
     int16_t v = req->header.api_version;
     wire_describe_cluster_request body;
     if (wire_describe_cluster_request_decode(r, v, &h->arena, &body) != 0) {
-        h->svc.reply_close(req->slot, "malformed DescribeCluster request");
+        h->svc.reply_close(h->svc.ctx, req->slot, "malformed DescribeCluster request");
         return;
     }
     raft_status st;
@@ -147,7 +147,7 @@ void handle_find_coordinator(handler *h, handler_request *req, kq_reader *r)
     int16_t v = req->header.api_version;
     wire_find_coordinator_request body;
     if (wire_find_coordinator_request_decode(r, v, &h->arena, &body) != 0) {
-        h->svc.reply_close(req->slot, "malformed FindCoordinator request");
+        h->svc.reply_close(h->svc.ctx, req->slot, "malformed FindCoordinator request");
         return;
     }
     wire_find_coordinator_response resp = {

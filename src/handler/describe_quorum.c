@@ -21,7 +21,7 @@ static void fill_replicas(const raft_replica_status *src, int count,
 }
 
 /* Re-headed with our client id (so the leader never relays it again); the
- * node sets the correlation id. */
+ * executor sends it and sets the correlation id. */
 static bool forward(handler *h, handler_request *req, int32_t leader_id)
 {
     kq_writer w;
@@ -30,10 +30,20 @@ static bool forward(handler *h, handler_request *req, int32_t leader_id)
     hdr.client_id = kq_slice_cstr(HANDLER_FORWARD_CLIENT_ID);
     wire_request_header_encode(&w, &hdr);
     kq_write_raw(&w, req->frame + req->body_offset, req->len - req->body_offset);
-    bool ok = !w.error &&
-              h->svc.forward_to_leader(h->svc.node, leader_id, req->slot, w.data, w.len);
-    kq_writer_free(&w);
-    return ok;
+    if (w.error) {
+        kq_writer_free(&w);
+        return false;
+    }
+    h->decision->kind = HANDLER_FORWARD;
+    h->decision->forward = (handler_forward){
+        .leader_id = leader_id,
+        .frame = w.data, /* ownership passes to the executor */
+        .len = w.len,
+        .api_key = req->header.api_key,
+        .api_version = req->header.api_version,
+        .correlation_id = req->header.correlation_id,
+    };
+    return true;
 }
 
 void handle_describe_quorum(handler *h, handler_request *req, kq_reader *r)
@@ -41,7 +51,7 @@ void handle_describe_quorum(handler *h, handler_request *req, kq_reader *r)
     int16_t v = req->header.api_version;
     wire_describe_quorum_request body;
     if (wire_describe_quorum_request_decode(r, v, &h->arena, &body) != 0) {
-        h->svc.reply_close(req->slot, "malformed DescribeQuorum request");
+        h->svc.reply_close(h->svc.ctx, req->slot, "malformed DescribeQuorum request");
         return;
     }
     raft_status st;
@@ -49,7 +59,7 @@ void handle_describe_quorum(handler *h, handler_request *req, kq_reader *r)
     /* Only the leader knows every replica's progress: like a Kafka broker
      * forwarding to the active controller, a follower relays the request. */
     if (st.role != RAFT_ROLE_LEADER && st.leader_id >= 0 && st.leader_id != h->svc.node_id &&
-        h->svc.forward_to_leader && !kq_slice_eq_cstr(req->header.client_id, HANDLER_FORWARD_CLIENT_ID) &&
+        !kq_slice_eq_cstr(req->header.client_id, HANDLER_FORWARD_CLIENT_ID) &&
         forward(h, req, st.leader_id))
         return;
     describe_quorum_respond(h, req->slot, &req->header, &st, &body);
@@ -110,13 +120,21 @@ static void describe_quorum_respond(handler *h, void *slot, const wire_request_h
     handler_finish_response(h, slot);
 }
 
-void handler_forward_failed(handler *h, void *slot, int16_t api_key, int16_t api_version,
-                            int32_t correlation_id)
+/* The leader's answer goes back with the client's correlation id. */
+void handler_forward_answer(handler *h, void *slot, const handler_forward *f,
+                            const uint8_t *frame, size_t len)
 {
-    wire_request_header hdr = {.api_key = api_key, .api_version = api_version,
-                               .correlation_id = correlation_id};
-    if (api_key != WIRE_API_DESCRIBE_QUORUM) {
-        h->svc.reply_close(slot, "forwarded request failed");
+    wire_request_header hdr = {.api_key = f->api_key, .api_version = f->api_version,
+                               .correlation_id = f->correlation_id};
+    if (frame && len >= 4) {
+        kq_writer_reset(&h->out);
+        kq_write_i32(&h->out, f->correlation_id);
+        kq_write_raw(&h->out, frame + 4, len - 4);
+        handler_finish_response(h, slot);
+        return;
+    }
+    if (f->api_key != WIRE_API_DESCRIBE_QUORUM) {
+        h->svc.reply_close(h->svc.ctx, slot, "forwarded request failed");
         return;
     }
     raft_status st;

@@ -57,7 +57,7 @@ static bool park(handler *h, handler_request *req, const uint8_t *frame, size_t 
         memcpy(p->frame, frame, len);
         p->len = len;
         p->slot = req->slot;
-        p->deadline_ms = h->svc.now_ms(h->svc.node) + max_wait_ms;
+        p->deadline_ms = h->svc.now_ms(h->svc.ctx) + max_wait_ms;
         p->wait_from_hw = hw;
         p->in_use = true;
         h->parked_count++;
@@ -72,8 +72,8 @@ void handle_fetch(handler *h, handler_request *req, kq_reader *r, uint8_t *frame
     int16_t v = req->header.api_version;
     wire_fetch_request body;
     if (wire_fetch_request_decode(r, v, &h->arena, &body) != 0) {
-        log_line("request from %s: malformed Fetch v%d", h->svc.slot_peer(req->slot), v);
-        h->svc.reply_close(req->slot, "malformed Fetch request");
+        log_line("request from %s: malformed Fetch v%d", h->svc.slot_peer(h->svc.ctx, req->slot), v);
+        h->svc.reply_close(h->svc.ctx, req->slot, "malformed Fetch request");
         return;
     }
     if (body.replica_id >= 0) {
@@ -92,7 +92,7 @@ void handle_fetch(handler *h, handler_request *req, kq_reader *r, uint8_t *frame
     wire_fetch_partition_data *parts =
         kq_arena_alloc(&h->arena, sizeof(*parts) * (size_t)(total + 1));
     if (!topics || !parts) {
-        h->svc.reply_close(req->slot, "Fetch request too large");
+        h->svc.reply_close(h->svc.ctx, req->slot, "Fetch request too large");
         return;
     }
     kq_writer_reset(&h->records);
@@ -186,7 +186,7 @@ static void unpark(handler *h, fetch_parked *p)
         kq_arena_reset(&h->arena);
         handle_fetch(h, &req, &r, p->frame, p->len, false);
     } else {
-        h->svc.reply_close(p->slot, "parked fetch lost");
+        h->svc.reply_close(h->svc.ctx, p->slot, "parked fetch lost");
     }
     free(p->frame);
     p->frame = NULL;

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "handler_internal.h"
+#include "kq/assert.h"
 #include "kq/log_line.h"
 #include "kq/wire_fetch.h"
 
@@ -26,6 +27,7 @@ void handler_destroy(handler *h)
     kq_writer_free(&h->out);
     kq_writer_free(&h->records);
     /* Requests still waiting are dropped unanswered. */
+    free(h->produce.partitions);
     produce_queue *qs[2] = {&h->produce_acks_all, &h->produce_acks_one};
     for (int i = 0; i < 2; i++) {
         for (uint32_t k = qs[i]->head; k != qs[i]->tail; k++)
@@ -47,10 +49,10 @@ void handler_begin_response(handler *h, const wire_request_header *hdr)
 void handler_finish_response(handler *h, void *slot)
 {
     if (h->out.error) {
-        h->svc.reply_close(slot, "response could not be encoded");
+        h->svc.reply_close(h->svc.ctx, slot, "response could not be encoded");
         return;
     }
-    h->svc.reply(slot, h->out.data, h->out.len);
+    h->svc.reply(h->svc.ctx, slot, h->out.data, h->out.len);
 }
 
 const handler_endpoint *handler_endpoint_of(const handler *h, int32_t node_id)
@@ -68,15 +70,23 @@ bool handler_is_metadata_topic(kq_slice name)
 
 static void dispatch_frame(handler *h, void *slot, uint8_t *frame, size_t len);
 
-void handler_on_frame(handler *h, void *slot, uint8_t *frame, size_t len)
+void handler_on_frame(handler *h, void *slot, uint8_t *frame, size_t len,
+                      handler_decision *decision)
 {
-    h->frame_depth++;
+    /* The executor completes an APPEND before it hands over the next frame. */
+    KQ_ASSERT(!h->produce_open);
+    memset(decision, 0, sizeof(*decision));
+    decision->kind = HANDLER_DONE;
+    h->decision = decision;
     dispatch_frame(h, slot, frame, len);
-    h->frame_depth--;
-    if (h->frame_depth == 0 && h->progress_deferred) {
-        h->progress_deferred = false;
-        handler_on_progress(h);
-    }
+    h->decision = NULL;
+}
+
+void handler_append_result(handler *h, int16_t error, int64_t base_offset, int64_t last_offset,
+                           int32_t epoch)
+{
+    KQ_ASSERT(h->produce_open);
+    produce_finish_append(h, error, base_offset, last_offset, epoch);
 }
 
 static void dispatch_frame(handler *h, void *slot, uint8_t *frame, size_t len)
@@ -85,8 +95,8 @@ static void dispatch_frame(handler *h, void *slot, uint8_t *frame, size_t len)
     kq_reader_init(&r, frame, len);
     handler_request req = {.slot = slot, .frame = frame, .len = len};
     if (wire_request_header_decode(&r, &req.header) != 0) {
-        log_line("request from %s: malformed request header", h->svc.slot_peer(slot));
-        h->svc.reply_close(slot, "malformed request header");
+        log_line("request from %s: malformed request header", h->svc.slot_peer(h->svc.ctx, slot));
+        h->svc.reply_close(h->svc.ctx, slot, "malformed request header");
         return;
     }
     req.body_offset = r.pos;
@@ -98,9 +108,9 @@ static void dispatch_frame(handler *h, void *slot, uint8_t *frame, size_t len)
     }
     if (!wire_api_accepted(hdr->api_key, hdr->api_version)) {
         log_line("request from %s: %s (key %d) version %d is not supported; closing",
-                 h->svc.slot_peer(slot), wire_api_name(hdr->api_key), hdr->api_key,
+                 h->svc.slot_peer(h->svc.ctx, slot), wire_api_name(hdr->api_key), hdr->api_key,
                  hdr->api_version);
-        h->svc.reply_close(slot, "unsupported API or version");
+        h->svc.reply_close(h->svc.ctx, slot, "unsupported API or version");
         return;
     }
     switch (hdr->api_key) {
@@ -134,17 +144,14 @@ static void dispatch_frame(handler *h, void *slot, uint8_t *frame, size_t len)
         handle_find_coordinator(h, &req, &r);
         break;
     default:
-        h->svc.reply_close(slot, "unsupported API");
+        h->svc.reply_close(h->svc.ctx, slot, "unsupported API");
         break;
     }
 }
 
 void handler_on_progress(handler *h)
 {
-    if (h->frame_depth > 0) {
-        h->progress_deferred = true;
-        return;
-    }
+    KQ_ASSERT(!h->produce_open);
     raft_status st;
     raft_get_status(h->svc.raft, &st);
     produce_on_progress(h, &st);

@@ -25,6 +25,9 @@ typedef struct handler_request {
     size_t body_offset; /* where the body starts in frame */
 } handler_request;
 
+void produce_finish_append(handler *h, int16_t error, int64_t base_offset, int64_t last_offset,
+                           int32_t epoch);
+
 /* client_id of requests one node relays to the leader: never relayed again. */
 #define HANDLER_FORWARD_CLIENT_ID "kq-forwarded"
 
@@ -89,10 +92,12 @@ struct handler {
     produce_queue produce_acks_one;
     fetch_parked parked[HANDLER_FETCH_PARKED_MAX];
     int parked_count;
-    /* A frame is being handled: its decoded body lives in the arena, so
-     * progress reported from inside its steps waits until it is done. */
-    int frame_depth;
-    bool progress_deferred;
+    /* The frame being handled and its decision (filled by the handle_*). */
+    handler_decision *decision;
+    /* A Produce decided HANDLER_APPEND, waiting for handler_append_result. */
+    bool produce_open;
+    produce_pending produce;
+    int produce_append_index; /* which partition result the append is for */
 };
 
 /* Starts a response: resets the writer and writes the response header. */

@@ -72,7 +72,7 @@ void handle_list_offsets(handler *h, handler_request *req, kq_reader *r)
     int16_t v = req->header.api_version;
     wire_list_offsets_request body;
     if (wire_list_offsets_request_decode(r, v, &h->arena, &body) != 0) {
-        h->svc.reply_close(req->slot, "malformed ListOffsets request");
+        h->svc.reply_close(h->svc.ctx, req->slot, "malformed ListOffsets request");
         return;
     }
     raft_status st;
@@ -80,7 +80,7 @@ void handle_list_offsets(handler *h, handler_request *req, kq_reader *r)
     wire_list_offsets_topic_response *topics =
         kq_arena_alloc(&h->arena, sizeof(*topics) * (size_t)(body.topic_count + 1));
     if (!topics) {
-        h->svc.reply_close(req->slot, "ListOffsets request too large");
+        h->svc.reply_close(h->svc.ctx, req->slot, "ListOffsets request too large");
         return;
     }
     for (int32_t t = 0; t < body.topic_count; t++) {
@@ -89,7 +89,7 @@ void handle_list_offsets(handler *h, handler_request *req, kq_reader *r)
             kq_arena_alloc(&h->arena, sizeof(*parts) * (size_t)(rt->partition_count + 1));
         int64_t *old = kq_arena_alloc(&h->arena, sizeof(int64_t) * (size_t)(rt->partition_count + 1));
         if (!parts || !old) {
-            h->svc.reply_close(req->slot, "ListOffsets request too large");
+            h->svc.reply_close(h->svc.ctx, req->slot, "ListOffsets request too large");
             return;
         }
         topics[t] = (wire_list_offsets_topic_response){
@@ -134,7 +134,7 @@ void handle_init_producer_id(handler *h, handler_request *req, kq_reader *r)
     int16_t v = req->header.api_version;
     wire_init_producer_id_request body;
     if (wire_init_producer_id_request_decode(r, v, &h->arena, &body) != 0) {
-        h->svc.reply_close(req->slot, "malformed InitProducerId request");
+        h->svc.reply_close(h->svc.ctx, req->slot, "malformed InitProducerId request");
         return;
     }
     wire_init_producer_id_response resp = {.producer_id = -1, .producer_epoch = -1};
@@ -147,7 +147,7 @@ void handle_init_producer_id(handler *h, handler_request *req, kq_reader *r)
         resp.producer_id = body.producer_id;
         resp.producer_epoch = (int16_t)(body.producer_epoch + 1);
     } else {
-        resp.producer_id = h->svc.next_producer_id(h->svc.node);
+        resp.producer_id = h->svc.producer_ids->next++;
         resp.producer_epoch = 0;
     }
     handler_begin_response(h, &req->header);

@@ -8,6 +8,7 @@
 
 #include "handler_internal.h"
 #include "kq/log_line.h"
+#include "kq/mutants.h"
 #include "kq/producer_state.h"
 #include "kq/record.h"
 #include "kq/wire_produce.h"
@@ -134,7 +135,10 @@ static void queue_progress(handler *h, produce_queue *q, const raft_status *st, 
 
 void produce_on_progress(handler *h, const raft_status *st)
 {
-    queue_progress(h, &h->produce_acks_all, st, st->high_watermark);
+    int64_t committed = st->high_watermark;
+    if (h->svc.mutants & KQ_MUTANT_ACKS_ALL_ON_FLUSHED)
+        committed = kq_log_flushed_offset(h->svc.log); /* the bug: the leader's flush alone */
+    queue_progress(h, &h->produce_acks_all, st, committed);
     queue_progress(h, &h->produce_acks_one, st, kq_log_flushed_offset(h->svc.log));
 }
 
@@ -170,13 +174,6 @@ int64_t produce_next_deadline(const handler *h)
     return due;
 }
 
-static int32_t leader_epoch(handler *h)
-{
-    raft_status st;
-    raft_get_status(h->svc.raft, &st);
-    return st.epoch;
-}
-
 static int16_t status_to_error(enum record_status s)
 {
     switch (s) {
@@ -190,12 +187,10 @@ static int16_t status_to_error(enum record_status s)
     }
 }
 
-/* Appends one partition's batches. Returns the Kafka error; on success sets
- * *base_offset and *last_offset (the offsets the answer waits for). */
-static int16_t produce_partition(handler *h, kq_slice records, int64_t *base_offset,
-                                 int64_t *last_offset, bool *appended, int32_t *epoch)
+/* Validates one partition's batches and, if they may be appended, fills
+ * the APPEND decision. Returns the Kafka error (KAFKA_NONE: decided). */
+static int16_t produce_partition(handler *h, kq_slice records)
 {
-    *appended = false;
     if (records.len <= 0)
         return KAFKA_CORRUPT_MESSAGE;
     record_set_summary sum;
@@ -207,46 +202,82 @@ static int16_t produce_partition(handler *h, kq_slice records, int64_t *base_off
         return KAFKA_CORRUPT_MESSAGE;
     if (record_batch_is_control(&bh) || (bh.attributes & RECORD_ATTR_TRANSACTIONAL))
         return KAFKA_INVALID_RECORD; /* clients may not write control or transactional batches */
+    handler_append *ap = &h->decision->append;
+    *ap = (handler_append){.records = (uint8_t *)(uintptr_t)records.ptr,
+                           .len = (size_t)records.len,
+                           .offset_count = sum.offset_count,
+                           .producer_id = -1};
     if (bh.producer_id >= 0) {
         if (sum.batch_count != 1)
             return KAFKA_INVALID_RECORD;
         int32_t last_seq = producer_sequence_add(bh.base_sequence, bh.last_offset_delta);
         if (bh.base_sequence < 0 || last_seq < 0)
             return KAFKA_INVALID_RECORD;
-        int64_t dup_first = -1;
-        enum producer_verdict verdict = producer_state_check(
-            h->svc.producers, bh.producer_id, bh.producer_epoch, bh.base_sequence, last_seq,
-            &dup_first);
-        switch (verdict) {
-        case PRODUCER_DUPLICATE:
-            /* A retry of a batch we already have: answer with its original
-             * offset once it is committed, append nothing. */
-            *base_offset = dup_first;
-            *last_offset = dup_first + bh.last_offset_delta;
-            *appended = true;
-            *epoch = leader_epoch(h);
-            return KAFKA_NONE;
-        case PRODUCER_OUT_OF_ORDER:
-            return KAFKA_OUT_OF_ORDER_SEQUENCE_NUMBER;
-        case PRODUCER_FENCED:
-            return KAFKA_INVALID_PRODUCER_EPOCH;
-        case PRODUCER_APPEND:
-            break;
-        }
+        ap->producer_id = bh.producer_id;
+        ap->producer_epoch = bh.producer_epoch;
+        ap->base_sequence = bh.base_sequence;
+        ap->last_sequence = last_seq;
     }
-    raft_event ev = {.type = RAFT_EVENT_CLIENT_APPEND};
-    ev.append.records = records.ptr;
-    ev.append.len = (size_t)records.len;
-    ev.append.offset_count = sum.offset_count;
-    raft_output out;
-    h->svc.step(h->svc.node, &ev, &out);
-    if (out.append_error != KAFKA_NONE)
-        return out.append_error;
-    *base_offset = out.append_base_offset;
-    *last_offset = out.append_base_offset + sum.offset_count - 1;
-    *appended = true;
-    *epoch = leader_epoch(h); /* the epoch it was appended in, read at once */
+    h->decision->kind = HANDLER_APPEND;
     return KAFKA_NONE;
+}
+
+/* Answers a produce whose appends (if any) are decided: at once, or once
+ * its offsets are covered per acks. Takes ownership of p->partitions. */
+static void produce_complete(handler *h, produce_pending *p, bool any_appended)
+{
+    if (p->acks == 0) {
+        /* No answer is sent for acks=0; like Kafka, a failed write closes the
+         * connection so the producer at least notices. */
+        bool failed = false;
+        for (int k = 0; k < p->partition_count; k++)
+            failed |= p->partitions[k].error != KAFKA_NONE;
+        free(p->partitions);
+        if (failed)
+            h->svc.reply_close(h->svc.ctx, p->slot, "acks=0 produce failed");
+        else
+            h->svc.reply_none(h->svc.ctx, p->slot);
+        return;
+    }
+    if (!any_appended) {
+        produce_respond(h, p->slot, p->version, p->correlation_id, p->partitions,
+                        p->partition_count);
+        free(p->partitions);
+        return;
+    }
+    produce_queue *q = p->acks == -1 ? &h->produce_acks_all : &h->produce_acks_one;
+    if (!queue_push(q, p)) {
+        pending_finish(h, p, KAFKA_REQUEST_TIMED_OUT);
+        return;
+    }
+    /* Usually nothing is covered yet (flushes complete asynchronously), but a
+     * duplicate of a committed batch is answered at once. */
+    raft_status st;
+    raft_get_status(h->svc.raft, &st);
+    produce_on_progress(h, &st);
+}
+
+void produce_finish_append(handler *h, int16_t error, int64_t base_offset, int64_t last_offset,
+                           int32_t epoch)
+{
+    h->produce_open = false;
+    produce_pending p = h->produce;
+    h->produce.partitions = NULL;
+    produce_partition_result *res = &p.partitions[h->produce_append_index];
+    res->error = error;
+    res->appended = error == KAFKA_NONE;
+    res->base_offset = res->appended ? base_offset : -1;
+    p.epoch = epoch;
+    p.required_offset = last_offset + 1;
+    produce_complete(h, &p, res->appended);
+}
+
+static void copy_topic_name(produce_partition_result *res, kq_slice name)
+{
+    int n = name.len > 0 ? name.len : 0;
+    if (n > (int)sizeof(res->topic) - 1)
+        n = (int)sizeof(res->topic) - 1;
+    memcpy(res->topic, name.ptr ? (const char *)name.ptr : "", (size_t)n);
 }
 
 void handle_produce(handler *h, handler_request *req, kq_reader *r)
@@ -254,36 +285,31 @@ void handle_produce(handler *h, handler_request *req, kq_reader *r)
     int16_t v = req->header.api_version;
     wire_produce_request body;
     if (wire_produce_request_decode(r, v, &h->arena, &body) != 0) {
-        log_line("request from %s: malformed Produce v%d", h->svc.slot_peer(req->slot), v);
-        h->svc.reply_close(req->slot, "malformed Produce request");
+        log_line("request from %s: malformed Produce v%d", h->svc.slot_peer(h->svc.ctx, req->slot), v);
+        h->svc.reply_close(h->svc.ctx, req->slot, "malformed Produce request");
         return;
     }
     int count = 0;
     for (int32_t t = 0; t < body.topic_count; t++)
         count += body.topics[t].partition_count;
     if (count > HANDLER_PRODUCE_PARTITIONS_MAX) {
-        h->svc.reply_close(req->slot, "too many partitions in one Produce request");
+        h->svc.reply_close(h->svc.ctx, req->slot, "too many partitions in one Produce request");
         return;
     }
     produce_partition_result *parts = calloc((size_t)(count ? count : 1), sizeof(*parts));
     if (!parts) {
-        h->svc.reply_close(req->slot, "out of memory");
+        h->svc.reply_close(h->svc.ctx, req->slot, "out of memory");
         return;
     }
     bool acks_valid = body.acks == 0 || body.acks == 1 || body.acks == -1;
     bool transactional = body.transactional_id.len >= 0;
-    int64_t required = -1;
-    int32_t append_epoch = -1;
-    bool any_appended = false;
+    int append_index = -1;
     int i = 0;
     for (int32_t t = 0; t < body.topic_count; t++) {
         const wire_produce_topic *topic = &body.topics[t];
         for (int32_t p = 0; p < topic->partition_count; p++, i++) {
             produce_partition_result *res = &parts[i];
-            int n = topic->name.len > 0 ? topic->name.len : 0;
-            if (n > (int)sizeof(res->topic) - 1)
-                n = (int)sizeof(res->topic) - 1;
-            memcpy(res->topic, topic->name.ptr ? (const char *)topic->name.ptr : "", (size_t)n);
+            copy_topic_name(res, topic->name);
             res->index = topic->partitions[p].index;
             res->base_offset = -1;
             if (!acks_valid)
@@ -292,59 +318,30 @@ void handle_produce(handler *h, handler_request *req, kq_reader *r)
                 res->error = KAFKA_INVALID_REQUEST; /* transactions are not supported */
             else if (!handler_is_metadata_topic(topic->name) || res->index != 0)
                 res->error = KAFKA_UNKNOWN_TOPIC_OR_PARTITION;
-            else {
-                int64_t last = -1;
-                int32_t epoch = -1;
-                res->error = produce_partition(h, topic->partitions[p].records, &res->base_offset,
-                                               &last, &res->appended, &epoch);
-                if (res->appended) {
-                    if (!any_appended)
-                        append_epoch = epoch;
-                    any_appended = true;
-                    if (last + 1 > required)
-                        required = last + 1;
-                }
-            }
+            else if (append_index >= 0)
+                res->error = KAFKA_INVALID_REQUEST; /* the partition named twice */
+            else if ((res->error = produce_partition(h, topic->partitions[p].records)) == KAFKA_NONE)
+                append_index = i;
         }
     }
-    if (body.acks == 0) {
-        /* No answer is sent for acks=0; like Kafka, a failed write closes the
-         * connection so the producer at least notices. */
-        bool failed = false;
-        for (int k = 0; k < count; k++)
-            failed |= parts[k].error != KAFKA_NONE;
-        free(parts);
-        if (failed)
-            h->svc.reply_close(req->slot, "acks=0 produce failed");
-        else
-            h->svc.reply_none(req->slot);
-        return;
-    }
-    if (!any_appended) {
-        produce_respond(h, req->slot, v, req->header.correlation_id, parts, count);
-        free(parts);
-        return;
-    }
-    raft_status st;
-    raft_get_status(h->svc.raft, &st);
     int32_t timeout = body.timeout_ms > 0 ? body.timeout_ms : 30000;
     produce_pending pending = {
         .slot = req->slot,
         .version = v,
         .correlation_id = req->header.correlation_id,
         .acks = body.acks,
-        .epoch = append_epoch,
-        .required_offset = required,
-        .deadline_ms = h->svc.now_ms(h->svc.node) + timeout,
+        .epoch = -1,
+        .required_offset = -1,
+        .deadline_ms = h->svc.now_ms(h->svc.ctx) + timeout,
         .partition_count = count,
         .partitions = parts,
     };
-    produce_queue *q = body.acks == -1 ? &h->produce_acks_all : &h->produce_acks_one;
-    if (!queue_push(q, &pending)) {
-        pending_finish(h, &pending, KAFKA_REQUEST_TIMED_OUT);
+    if (append_index < 0) {
+        produce_complete(h, &pending, false);
         return;
     }
-    /* Usually nothing is covered yet (flushes complete asynchronously), but a
-     * duplicate of a committed batch is answered at once. */
-    produce_on_progress(h, &st);
+    /* The executor appends and calls handler_append_result. */
+    h->produce = pending;
+    h->produce_append_index = append_index;
+    h->produce_open = true;
 }

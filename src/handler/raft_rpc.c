@@ -92,9 +92,8 @@ static void step_request(handler *h, handler_request *req, raft_msg *msg, bool b
         return;
     }
     msg->to = h->svc.node_id;
-    raft_event ev = {.type = RAFT_EVENT_RECEIVE, .msg = *msg};
-    raft_output out;
-    h->svc.step(h->svc.node, &ev, &out);
+    h->decision->kind = HANDLER_RAFT_RECEIVE;
+    h->decision->msg = *msg;
 }
 
 void handle_raft_request(handler *h, handler_request *req, kq_reader *r)
@@ -166,9 +165,9 @@ void handle_raft_request(handler *h, handler_request *req, kq_reader *r)
         break;
     }
     if (!ok) {
-        log_line("request from %s: malformed %s v%d", h->svc.slot_peer(req->slot),
+        log_line("request from %s: malformed %s v%d", h->svc.slot_peer(h->svc.ctx, req->slot),
                  wire_api_name(req->header.api_key), v);
-        h->svc.reply_close(req->slot, "malformed Raft request");
+        h->svc.reply_close(h->svc.ctx, req->slot, "malformed Raft request");
         return;
     }
     if (!cluster_id_matches(h, cluster_id)) {
@@ -294,14 +293,14 @@ void handler_send_raft_response(handler *h, const raft_msg *msg)
         encode_fetch_response(h, p, msg);
         break;
     default:
-        h->svc.reply_close(p->slot, "internal error: unexpected response type");
+        h->svc.reply_close(h->svc.ctx, p->slot, "internal error: unexpected response type");
         return;
     }
     handler_finish_response(h, p->slot);
 }
 
 bool handler_encode_raft_request(handler *h, const raft_msg *msg, int32_t correlation_id,
-                                 uint8_t **data, size_t *len)
+                                 uint8_t **data, size_t *len, int16_t *api_version)
 {
     kq_writer w;
     kq_writer_init(&w, HANDLER_RESPONSE_BYTES_MAX);
@@ -404,6 +403,7 @@ bool handler_encode_raft_request(handler *h, const raft_msg *msg, int32_t correl
     }
     *data = w.data; /* ownership passes to the caller (free) */
     *len = w.len;
+    *api_version = hdr.api_version;
     return true;
 }
 

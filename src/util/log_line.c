@@ -5,8 +5,26 @@
 #include <sys/time.h>
 #include <time.h>
 
+static log_line_sink sink_fn;
+static void *sink_ctx;
+
+void log_line_set_sink(log_line_sink sink, void *ctx)
+{
+    sink_fn = sink;
+    sink_ctx = ctx;
+}
+
 void log_line(const char *fmt, ...)
 {
+    if (sink_fn) {
+        char line[1024];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(line, sizeof(line), fmt, ap);
+        va_end(ap);
+        sink_fn(sink_ctx, line);
+        return;
+    }
     struct timeval tv;
     gettimeofday(&tv, NULL);
     struct tm tm;

@@ -1,7 +1,8 @@
-/* A fake node for the handler tests: a real Raft core, a real log in a temp
- * dir and real producer state, driven synchronously the way src/daemon/node.c
- * drives them, except that a requested flush runs only when the test says so
- * (tn_flush). Replies are recorded per slot so tests can decode the bytes. */
+/* A node for the handler tests: the real executor (src/exec) over a real
+ * log in a temp dir, exactly as the daemon runs it, with test seams: the
+ * clock is n->now, replies are recorded per slot so tests can decode the
+ * bytes, peer requests are counted and dropped, and a flush job runs only
+ * when the test says so (tn_flush), or at once with eager_flush. */
 #ifndef HANDLER_TEST_NODE_H
 #define HANDLER_TEST_NODE_H
 
@@ -20,15 +21,15 @@
 #include <unistd.h>
 
 #include "kq/buf.h"
+#include "kq/exec.h"
+#include "kq/fs.h"
 #include "kq/handler.h"
 #include "kq/kafka_errors.h"
 #include "kq/log.h"
-#include "kq/producer_state.h"
 #include "kq/raft.h"
 #include "kq/record.h"
 #include "kq/wire.h"
 
-#define TN_QUEUE_MAX 256
 #define TN_CLUSTER_ID "test-cluster-id"
 #define TN_PORT_BASE 9090
 
@@ -48,26 +49,19 @@ typedef struct tn_reply {
 
 typedef struct tn_node {
     char dir[64];
-    kq_log *log;
-    raft *raft;
-    producer_state *producers;
-    handler *h;
+    kq_exec *x;
+    kq_log *log;       /* exec_log(x), for reads */
+    handler *h;        /* exec_handler(x) */
     int32_t node_id;
     int64_t now;
-    int64_t next_pid;
-    bool flush_wanted; /* the core asked for a flush; tn_flush carries it out */
-    bool eager_flush;  /* flush at once when asked (FLUSHED queued inside the step) */
-    bool stepping;
-    raft_event queue[TN_QUEUE_MAX];
-    uint32_t queue_head, queue_tail;
-    raft_output out;
-    raft_quorum_state qstate;
-    int qstate_stores;
+    bool flush_wanted; /* a flush job was started and is not done */
+    bool flush_ran;    /* tn_flush_silently ran it */
+    bool eager_flush;  /* complete flush jobs as soon as the executor returns */
+    kq_log_flush_job *job;
     int peer_requests; /* requests the core sent to peers (encoded, then dropped) */
     tn_reply *replies;
     int reply_count, reply_cap;
     kq_arena arena; /* for decoding responses */
-    tn_slot internal_slot;
 } tn_node;
 
 static inline int tn_rm_cb(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -78,7 +72,7 @@ static inline int tn_rm_cb(const char *path, const struct stat *st, int flag, st
     return remove(path);
 }
 
-/* ---- handler_services callbacks */
+/* ---- exec_env seams */
 
 static inline void tn_record_reply(tn_node *n, void *slot, enum tn_reply_kind kind,
                                    const uint8_t *data, size_t len)
@@ -100,284 +94,202 @@ static inline void tn_record_reply(tn_node *n, void *slot, enum tn_reply_kind ki
     }
 }
 
-/* The reply callbacks carry no node pointer: the node in use is global. */
-static tn_node *tn_current;
-
-static inline void tn_reply_cb(void *slot, const uint8_t *data, size_t len)
+static inline void tn_reply_cb(void *ctx, void *slot, const uint8_t *data, size_t len)
 {
     assert_non_null(data);
     assert_true(len >= 4);
-    tn_record_reply(tn_current, slot, TN_REPLY, data, len);
+    tn_record_reply(ctx, slot, TN_REPLY, data, len);
 }
-
-static inline void tn_reply_none_cb(void *slot)
+static inline void tn_reply_none_cb(void *ctx, void *slot)
 {
-    tn_record_reply(tn_current, slot, TN_REPLY_NONE, NULL, 0);
+    tn_record_reply(ctx, slot, TN_REPLY_NONE, NULL, 0);
 }
-
-static inline void tn_reply_close_cb(void *slot, const char *why)
+static inline void tn_reply_close_cb(void *ctx, void *slot, const char *why)
 {
     assert_non_null(why);
-    tn_record_reply(tn_current, slot, TN_REPLY_CLOSE, NULL, 0);
+    tn_record_reply(ctx, slot, TN_REPLY_CLOSE, NULL, 0);
 }
-
-static inline const char *tn_slot_peer_cb(void *slot)
+static inline const char *tn_slot_peer_cb(void *ctx, void *slot)
 {
+    (void)ctx;
     (void)slot;
     return "test-client";
 }
-
-static inline int64_t tn_now_cb(void *node)
+static inline int64_t tn_now_cb(void *ctx)
 {
-    return ((tn_node *)node)->now;
+    return ((tn_node *)ctx)->now;
+}
+static inline bool tn_peer_send_cb(void *ctx, int32_t node_id, int32_t corr, const uint8_t *frame,
+                                   size_t len, uint64_t tag)
+{
+    (void)node_id;
+    (void)corr;
+    (void)tag;
+    assert_true(frame != NULL && len >= 8);
+    ((tn_node *)ctx)->peer_requests++;
+    return true; /* dropped: never answered */
+}
+static inline void tn_flush_start_cb(void *ctx, kq_log_flush_job *job)
+{
+    tn_node *n = ctx;
+    assert_null(n->job);
+    n->job = job;
+    n->flush_wanted = true;
+    n->flush_ran = false;
+}
+static inline void tn_arm_timer_cb(void *ctx, int64_t due_ms)
+{
+    (void)ctx;
+    (void)due_ms;
+}
+static inline void tn_fatal_cb(void *ctx, const char *what, const char *detail)
+{
+    (void)ctx;
+    fail_msg("fatal: %s: %s", what, detail);
 }
 
-static inline int64_t tn_next_pid_cb(void *node)
+/* Completes the flush job started (if any); false if there was none. */
+static inline bool tn_complete_flush(tn_node *n)
 {
-    return ((tn_node *)node)->next_pid++;
+    if (!n->job)
+        return false;
+    kq_log_flush_job *job = n->job;
+    int rc = n->flush_ran ? 0 : kq_log_flush_run(job);
+    assert_int_equal(rc, 0);
+    n->job = NULL;
+    n->flush_wanted = false;
+    exec_flush_done(n->x, job, rc);
+    return true;
 }
 
-static inline int tn_rebuild_batch(void *ctx, const uint8_t *batch, size_t len)
+/* After every call into the executor: eager flushes complete at once. */
+static inline void tn_after(tn_node *n)
 {
-    producer_state_record_batches(ctx, batch, len);
-    return 0;
-}
-
-static inline void tn_step(void *node, raft_event *ev, raft_output *out);
-
-static inline void tn_execute(tn_node *n, raft_output *out)
-{
-    char err[512];
-    for (int i = 0; i < out->action_count; i++) {
-        raft_action *a = &out->actions[i];
-        switch (a->type) {
-        case RAFT_ACTION_STORE_QSTATE:
-            n->qstate = a->qstate; /* "durable" in memory */
-            n->qstate_stores++;
-            break;
-        case RAFT_ACTION_TRUNCATE:
-            assert_int_equal(kq_log_truncate(n->log, a->offset, err, sizeof(err)), 0);
-            producer_state_clear(n->producers);
-            assert_true(kq_log_scan(n->log, kq_log_start_offset(n->log), tn_rebuild_batch,
-                                    n->producers) >= 0);
-            break;
-        case RAFT_ACTION_APPEND: {
-            uint8_t *data = (uint8_t *)a->append.records;
-            int rc = kq_log_append(n->log, data, a->append.len, a->append.base_offset,
-                                   a->append.epoch, err, sizeof(err));
-            if (rc != 0)
-                fail_msg("kq_log_append: %s", err);
-            producer_state_record_batches(n->producers, data, a->append.len);
-            break;
-        }
-        case RAFT_ACTION_FLUSH:
-            if (n->eager_flush) {
-                kq_log_flush_job *job = NULL;
-                assert_int_equal(kq_log_flush_begin(n->log, &job), 0);
-                if (job) {
-                    assert_int_equal(kq_log_flush_run(job), 0);
-                    kq_log_flush_end(n->log, job);
-                }
-                raft_event ev;
-                memset(&ev, 0, sizeof(ev));
-                ev.type = RAFT_EVENT_FLUSHED;
-                ev.flushed_offset = kq_log_flushed_offset(n->log);
-                tn_step(n, &ev, &n->out); /* queued: we are inside a step */
-            } else {
-                n->flush_wanted = true;
-            }
-            break;
-        case RAFT_ACTION_SEND:
-            if (a->msg.token != 0) {
-                handler_send_raft_response(n->h, &a->msg);
-            } else {
-                uint8_t *data = NULL;
-                size_t len = 0;
-                assert_true(handler_encode_raft_request(n->h, &a->msg, 1, &data, &len));
-                free(data);
-                n->peer_requests++;
-            }
-            break;
-        }
-    }
-    handler_on_progress(n->h);
-}
-
-static inline void tn_step_now(tn_node *n, raft_event *ev, raft_output *out);
-
-static inline void tn_step(void *node, raft_event *ev, raft_output *out)
-{
-    tn_node *n = node;
-    if (n->stepping) { /* raised while carrying out a step: queued, as node.c does */
-        assert_true(n->queue_tail - n->queue_head < TN_QUEUE_MAX);
-        n->queue[n->queue_tail++ % TN_QUEUE_MAX] = *ev;
-        return;
-    }
-    tn_step_now(n, ev, out);
-    while (n->queue_head != n->queue_tail) {
-        raft_event q = n->queue[n->queue_head++ % TN_QUEUE_MAX];
-        tn_step_now(n, &q, &n->out);
-    }
-}
-
-static inline void tn_step_now(tn_node *n, raft_event *ev, raft_output *out)
-{
-    n->stepping = true;
-    ev->now_ms = n->now;
-    raft_step(n->raft, ev, out);
-    tn_execute(n, out);
-    n->stepping = false;
-}
-
-static inline void tn_event(tn_node *n, enum raft_event_type type, int64_t flushed)
-{
-    raft_event ev;
-    memset(&ev, 0, sizeof(ev));
-    ev.type = type;
-    ev.flushed_offset = flushed;
-    tn_step(n, &ev, &n->out);
+    while (n->eager_flush && tn_complete_flush(n))
+        ;
 }
 
 /* ---- set-up */
 
 /* Node node_id among voters 1..voter_count, every one listed as an endpoint
- * (host "node<id>.test", port TN_PORT_BASE + id). Steps one TICK at time 0. */
+ * (host "node<id>.test", port TN_PORT_BASE + id). Steps one TICK. */
 static inline void tn_open(tn_node *n, int32_t node_id, int voter_count)
 {
     memset(n, 0, sizeof(*n));
-    tn_current = n;
     n->node_id = node_id;
-    n->next_pid = 1000;
     n->now = 1000000;
     snprintf(n->dir, sizeof(n->dir), "/tmp/kq-handler-XXXXXX");
     assert_non_null(mkdtemp(n->dir));
-    char err[512];
-    n->log = kq_log_open(n->dir, 1 << 20, err, sizeof(err));
-    if (!n->log)
-        fail_msg("kq_log_open: %s", err);
-    n->producers = producer_state_create(64);
-    assert_non_null(n->producers);
-
-    raft_config c;
-    memset(&c, 0, sizeof(c));
-    c.node_id = node_id;
-    for (int i = 0; i < voter_count; i++)
-        c.voter_ids[i] = i + 1;
-    c.voter_count = voter_count;
-    c.election_timeout_ms = 1000;
-    c.fetch_timeout_ms = 2000;
-    c.election_backoff_max_ms = 1000;
-    c.request_timeout_ms = 500;
-    c.retry_backoff_ms = 50;
-    c.fetch_max_wait_ms = 400;
-    c.fetch_max_bytes = 1 << 20;
-    c.random_seed = 7;
-    raft_quorum_state qs = {.epoch = 0, .voted_id = -1, .leader_id = -1};
-    raft_log_state ls = {.end_offset = kq_log_end_offset(n->log)};
-    n->raft = raft_create(&c, &qs, &ls, n->now);
-    assert_non_null(n->raft);
-
-    handler_services s;
-    memset(&s, 0, sizeof(s));
-    s.node = n;
-    s.raft = n->raft;
-    s.log = n->log;
-    s.producers = n->producers;
-    s.node_id = node_id;
-    s.cluster_id = TN_CLUSTER_ID;
+    exec_config c = {
+        .node_id = node_id,
+        .voter_count = voter_count,
+        .cluster_id = TN_CLUSTER_ID,
+        .log_dir = n->dir,
+        .segment_bytes = 1 << 20,
+        .frame_bytes_max = 1 << 20,
+        .election_timeout_ms = 1000,
+        .fetch_timeout_ms = 2000,
+        .election_backoff_max_ms = 1000,
+        .request_timeout_ms = 500,
+        .retry_backoff_ms = 50,
+        .random_seed = 7,
+        .producer_id_base = 1000,
+    };
     for (int i = 0; i < voter_count; i++) {
-        s.nodes[i].node_id = i + 1;
-        snprintf(s.nodes[i].host, sizeof(s.nodes[i].host), "node%d.test", i + 1);
-        s.nodes[i].port = (uint16_t)(TN_PORT_BASE + i + 1);
+        c.voters[i].node_id = i + 1;
+        snprintf(c.voters[i].host, sizeof(c.voters[i].host), "node%d.test", i + 1);
+        c.voters[i].port = (uint16_t)(TN_PORT_BASE + i + 1);
     }
-    s.node_count = voter_count;
-    s.frame_bytes_max = 1 << 20;
-    s.step = tn_step;
-    s.now_ms = tn_now_cb;
-    s.next_producer_id = tn_next_pid_cb;
-    s.reply = tn_reply_cb;
-    s.reply_none = tn_reply_none_cb;
-    s.reply_close = tn_reply_close_cb;
-    s.slot_peer = tn_slot_peer_cb;
-    s.forward_to_leader = NULL;
-    n->h = handler_create(&s);
-    assert_non_null(n->h);
+    exec_env env = {
+        .ctx = n,
+        .fs = kq_fs_posix(),
+        .now_ms = tn_now_cb,
+        .peer_send = tn_peer_send_cb,
+        .reply = tn_reply_cb,
+        .reply_none = tn_reply_none_cb,
+        .reply_close = tn_reply_close_cb,
+        .slot_peer = tn_slot_peer_cb,
+        .flush_start = tn_flush_start_cb,
+        .arm_timer = tn_arm_timer_cb,
+        .fatal = tn_fatal_cb,
+    };
+    char err[512];
+    n->x = exec_create(&c, &env, err, sizeof(err));
+    if (!n->x)
+        fail_msg("exec_create: %s", err);
+    n->log = exec_log(n->x);
+    n->h = exec_handler(n->x);
     kq_arena_init(&n->arena, 0);
-    tn_event(n, RAFT_EVENT_TICK, 0);
+    exec_start(n->x);
+    tn_after(n);
 }
 
-/* Carries out the flush the core asked for (if any) and reports FLUSHED;
- * repeats while the core asks again. Returns how many flushes ran. */
+/* Carries out the flush job the executor started (if any) and lets it report
+ * FLUSHED; repeats while it starts another. Returns how many ran. */
 static inline int tn_flush(tn_node *n)
 {
     int flushes = 0;
-    while (n->flush_wanted) {
-        n->flush_wanted = false;
-        kq_log_flush_job *job = NULL;
-        assert_int_equal(kq_log_flush_begin(n->log, &job), 0);
-        if (job) {
-            assert_int_equal(kq_log_flush_run(job), 0);
-            kq_log_flush_end(n->log, job);
-        }
+    while (tn_complete_flush(n))
         flushes++;
-        tn_event(n, RAFT_EVENT_FLUSHED, kq_log_flushed_offset(n->log));
-    }
     return flushes;
 }
 
-/* Makes the log durable without telling the core (its HW does not move). */
+/* Makes the pending flush job durable without telling the executor (its
+ * flushed offset and the core's HW do not move); returns what it covers. */
 static inline int64_t tn_flush_silently(tn_node *n)
 {
-    kq_log_flush_job *job = NULL;
-    assert_int_equal(kq_log_flush_begin(n->log, &job), 0);
-    if (job) {
-        assert_int_equal(kq_log_flush_run(job), 0);
-        kq_log_flush_end(n->log, job);
-    }
-    return kq_log_flushed_offset(n->log);
+    assert_non_null(n->job);
+    assert_int_equal(kq_log_flush_run(n->job), 0);
+    n->flush_ran = true;
+    return kq_log_flush_job_offset(n->job);
+}
+
+/* FLUSHED: completes the pending job; TICK: the timer fires. */
+static inline void tn_event(tn_node *n, enum raft_event_type type, int64_t flushed)
+{
+    (void)flushed;
+    if (type == RAFT_EVENT_FLUSHED)
+        assert_true(tn_complete_flush(n));
+    else
+        exec_on_timer(n->x);
+    tn_after(n);
 }
 
 /* A single-voter leader (node 1) whose LeaderChange batch at offset 0 is
  * committed: HW 1. */
+static inline raft_status tn_status(tn_node *n)
+{
+    raft_status st;
+    raft_get_status(exec_raft(n->x), &st);
+    return st;
+}
+
 static inline void tn_open_leader(tn_node *n)
 {
     tn_open(n, 1, 1);
-    raft_status st;
-    raft_get_status(n->raft, &st);
-    assert_int_equal(st.role, RAFT_ROLE_LEADER);
+    assert_int_equal(tn_status(n).role, RAFT_ROLE_LEADER);
     assert_int_equal(kq_log_end_offset(n->log), 1);
     assert_true(n->flush_wanted);
     tn_flush(n);
-    raft_get_status(n->raft, &st);
-    assert_int_equal(st.high_watermark, 1);
+    assert_int_equal(tn_status(n).high_watermark, 1);
 }
 
 static inline void tn_tick(tn_node *n, int64_t now)
 {
     n->now = now;
-    handler_on_tick(n->h, now);
-    tn_event(n, RAFT_EVENT_TICK, 0);
+    exec_on_timer(n->x);
+    tn_after(n);
 }
 
 static inline void tn_close(tn_node *n)
 {
-    handler_destroy(n->h);
-    raft_destroy(n->raft);
-    kq_log_close(n->log);
-    producer_state_destroy(n->producers);
+    tn_flush(n); /* a job still out completes (and may start another) */
+    exec_destroy(n->x, false);
     nftw(n->dir, tn_rm_cb, 16, FTW_DEPTH | FTW_PHYS);
     for (int i = 0; i < n->reply_count; i++)
         free(n->replies[i].data);
     free(n->replies);
     kq_arena_free(&n->arena);
-    tn_current = NULL;
-}
-
-static inline raft_status tn_status(tn_node *n)
-{
-    raft_status st;
-    raft_get_status(n->raft, &st);
-    return st;
 }
 
 /* ---- requests and replies */
@@ -398,7 +310,8 @@ static inline void tn_deliver(tn_node *n, tn_slot *slot, kq_writer *w)
     uint8_t *frame = malloc(w->len ? w->len : 1);
     assert_non_null(frame);
     memcpy(frame, w->data, w->len);
-    handler_on_frame(n->h, slot, frame, w->len);
+    exec_on_frame(n->x, slot, frame, w->len);
+    tn_after(n);
     free(frame);
     kq_writer_free(w);
 }
@@ -409,7 +322,8 @@ static inline void tn_deliver_raw(tn_node *n, tn_slot *slot, const uint8_t *data
     assert_non_null(frame);
     if (len)
         memcpy(frame, data, len);
-    handler_on_frame(n->h, slot, frame, len);
+    exec_on_frame(n->x, slot, frame, len);
+    tn_after(n);
     free(frame);
 }
 

@@ -108,7 +108,9 @@ static void test_pre_vote_v2_mapped_both_ways(void **state)
         m.u.vote_request.pre_vote = pre;
         uint8_t *data = NULL;
         size_t len = 0;
-        assert_true(handler_encode_raft_request(n.h, &m, 77, &data, &len));
+        int16_t version = -1;
+        assert_true(handler_encode_raft_request(n.h, &m, 77, &data, &len, &version));
+        assert_int_equal(version, 2);
         kq_reader r;
         kq_reader_init(&r, data, len);
         wire_request_header hdr;

@@ -1,0 +1,128 @@
+/* The executor: the one module that carries out the Raft core's actions and
+ * the request handlers' decisions. The daemon (src/daemon, on libuv), the
+ * deterministic simulator (tests/sim) and the handler tests all run this
+ * same code; they differ only in the seams they pass in exec_env: the file
+ * system (kq/fs.h), the clock, the transport to peers and clients, the timer
+ * and where a flush job runs.
+ *
+ * Contract with the core (kq/raft.h), enforced here:
+ *  - actions of one output are carried out in order; everything after a
+ *    STORE_QSTATE waits until it is durable (the store is synchronous);
+ *  - RAFT_EVENT_FLUSHED reports only what a finished flush job covered;
+ *  - events that carrying out an output raises (a send that fails at once,
+ *    a flush with nothing to do) are stepped after that output, from a
+ *    bounded set, never from inside it.
+ * Fail-stop: an I/O failure on the log or the quorum state (a failed fsync
+ * is never retried) calls env->fatal once; from then on every entry point
+ * returns at once and nothing more is answered or sent.
+ *
+ * Threading: every function runs on the loop thread (the simulator's only
+ * thread); env->flush_start may hand the job to a worker. */
+#ifndef KQ_EXEC_H
+#define KQ_EXEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kq/fs.h"
+#include "kq/log.h"
+#include "kq/raft.h"
+
+#define EXEC_VOTERS_MAX RAFT_VOTERS_MAX
+
+typedef struct exec_endpoint {
+    int32_t node_id;
+    char host[256];
+    uint16_t port;
+} exec_endpoint;
+
+typedef struct exec_config {
+    int32_t node_id;
+    exec_endpoint voters[EXEC_VOTERS_MAX]; /* with their listeners */
+    int voter_count;
+    const char *cluster_id;
+    const char *log_dir;
+    uint64_t segment_bytes;
+    int32_t frame_bytes_max;             /* socket.request.max.bytes */
+    uint32_t election_timeout_ms;
+    uint32_t fetch_timeout_ms;
+    uint32_t election_backoff_max_ms;
+    uint32_t request_timeout_ms;
+    uint32_t retry_backoff_ms;
+    uint64_t random_seed;                /* the core's jitter */
+    /* First producer id this incarnation may hand out (see producer ids in
+     * the README); the daemon derives it from the wall clock. */
+    int64_t producer_id_base;
+    uint32_t raft_mutants;               /* enum raft_mutant; 0 in the daemon */
+    uint32_t mutants;                    /* enum kq_mutant; 0 in the daemon */
+} exec_config;
+
+/* Seams. Every callback gets ctx first. Slots are opaque client request
+ * handles of the transport: each is completed exactly once by reply,
+ * reply_none or reply_close. */
+typedef struct exec_env {
+    void *ctx;
+    const kq_fs *fs;
+    int64_t (*now_ms)(void *ctx);
+    /* Queues an encoded request frame (header + body) to peer node_id. tag
+     * comes back with exactly one exec_on_peer_response (frame NULL when
+     * the request failed). Returns false when it cannot be queued now. */
+    bool (*peer_send)(void *ctx, int32_t node_id, int32_t correlation_id, const uint8_t *frame,
+                      size_t len, uint64_t tag);
+    void (*reply)(void *ctx, void *slot, const uint8_t *data, size_t len);
+    void (*reply_none)(void *ctx, void *slot);
+    void (*reply_close)(void *ctx, void *slot, const char *why);
+    const char *(*slot_peer)(void *ctx, void *slot);
+    /* Runs kq_log_flush_run(job) somewhere; then, on the loop thread, the
+     * env calls exec_flush_done(x, job, rc) exactly once. */
+    void (*flush_start)(void *ctx, kq_log_flush_job *job);
+    /* Calls exec_on_timer no later than due_ms (re-arming replaces). */
+    void (*arm_timer)(void *ctx, int64_t due_ms);
+    /* The node must stop (never retried). The daemon exits; the simulator
+     * marks the node dead. May return: the executor goes quiet. */
+    void (*fatal)(void *ctx, const char *what, const char *detail);
+    /* Simulator only (NULL in the daemon): asked before each action of an
+     * output; true means the process dies right there (the env then
+     * crashes the node; the executor goes quiet as after fatal). */
+    bool (*crash_before_action)(void *ctx, const raft_action *action);
+    /* Optional observers (NULL to skip). */
+    void (*on_committed)(void *ctx, int64_t high_watermark);
+    void (*on_truncated)(void *ctx, int64_t end_offset);
+    void (*on_shutdown_complete)(void *ctx);
+} exec_env;
+
+typedef struct kq_exec kq_exec;
+
+/* Opens the log and the quorum state through env->fs, rebuilds producer
+ * state and creates the core and the handlers. NULL with err filled on a
+ * refusal (corrupt log, bad quorum state). Call exec_start next. */
+kq_exec *exec_create(const exec_config *config, const exec_env *env, char *err, size_t errlen);
+/* The first step (a single voter elects itself here). */
+void exec_start(kq_exec *x);
+/* Frees everything. A flush job handed to env->flush_start must have been
+ * completed with exec_flush_done, or abandoned by the env (crash): then
+ * pass abandon_flush true and the job is freed without publishing. */
+void exec_destroy(kq_exec *x, bool abandon_flush);
+
+/* One inbound client or peer request frame (header + body), modifiable. */
+void exec_on_frame(kq_exec *x, void *slot, uint8_t *frame, size_t len);
+/* The answer to a request sent with env->peer_send (frame NULL: failed). */
+void exec_on_peer_response(kq_exec *x, int32_t node_id, uint64_t tag, const uint8_t *frame,
+                           size_t len);
+void exec_on_timer(kq_exec *x);
+void exec_flush_done(kq_exec *x, kq_log_flush_job *job, int rc);
+/* Graceful shutdown: a leader resigns with EndQuorumEpoch; then
+ * env->on_shutdown_complete. */
+void exec_request_shutdown(kq_exec *x);
+
+/* Read-only views for the simulator's checkers and for log lines. */
+bool exec_failed(const kq_exec *x);
+const raft *exec_raft(const kq_exec *x);
+kq_log *exec_log(kq_exec *x);
+/* The handlers (tests call handler_next_deadline / handler_on_progress). */
+struct handler *exec_handler(kq_exec *x);
+/* The quorum state last made durable (what a restart would load). */
+raft_quorum_state exec_stored_qstate(const kq_exec *x);
+
+#endif

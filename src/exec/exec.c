@@ -1,0 +1,231 @@
+/* The executor's life cycle and entry points: open the log and the quorum
+ * state through the fs seam, create the core and the handlers, and route
+ * frames, peer answers, timers and finished flushes into one step path. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec_internal.h"
+#include "kq/assert.h"
+#include "kq/log_line.h"
+#include "kq/quorum_state_file.h"
+
+int64_t exec_now(kq_exec *x)
+{
+    return x->env.now_ms(x->env.ctx);
+}
+
+void exec_fatal(kq_exec *x, const char *what, const char *detail)
+{
+    if (x->failed)
+        return;
+    x->failed = true;
+    log_line("FATAL: node %d: %s: %s; stopping the node (never retried)", x->cfg.node_id, what,
+             detail);
+    x->env.fatal(x->env.ctx, what, detail);
+}
+
+bool exec_failed(const kq_exec *x)
+{
+    return x->failed;
+}
+
+const raft *exec_raft(const kq_exec *x)
+{
+    return x->raft;
+}
+
+kq_log *exec_log(kq_exec *x)
+{
+    return x->log;
+}
+
+struct handler *exec_handler(kq_exec *x)
+{
+    return x->handler;
+}
+
+raft_quorum_state exec_stored_qstate(const kq_exec *x)
+{
+    return x->stored_qstate;
+}
+
+/* The services the handlers get: reads and the reply outputs. */
+static void h_reply(void *ctx, void *slot, const uint8_t *d, size_t n)
+{
+    kq_exec *x = ctx;
+    if (!x->failed)
+        x->env.reply(x->env.ctx, slot, d, n);
+}
+static void h_reply_none(void *ctx, void *slot)
+{
+    kq_exec *x = ctx;
+    if (!x->failed)
+        x->env.reply_none(x->env.ctx, slot);
+}
+static void h_reply_close(void *ctx, void *slot, const char *why)
+{
+    kq_exec *x = ctx;
+    if (!x->failed)
+        x->env.reply_close(x->env.ctx, slot, why);
+}
+static const char *h_slot_peer(void *ctx, void *slot)
+{
+    kq_exec *x = ctx;
+    return x->env.slot_peer(x->env.ctx, slot);
+}
+static int64_t h_now(void *ctx)
+{
+    return exec_now(ctx);
+}
+
+static handler *exec_make_handler(kq_exec *x)
+{
+    handler_services hs = {
+        .ctx = x,
+        .raft = x->raft,
+        .log = x->log,
+        .producer_ids = &x->producer_ids,
+        .node_id = x->cfg.node_id,
+        .cluster_id = x->cluster_id,
+        .frame_bytes_max = x->cfg.frame_bytes_max,
+        .mutants = x->cfg.mutants,
+        .now_ms = h_now,
+        .reply = h_reply,
+        .reply_none = h_reply_none,
+        .reply_close = h_reply_close,
+        .slot_peer = h_slot_peer,
+    };
+    _Static_assert(EXEC_VOTERS_MAX <= HANDLER_NODES_MAX, "every voter has an endpoint");
+    for (int i = 0; i < x->cfg.voter_count; i++) {
+        hs.nodes[i].node_id = x->cfg.voters[i].node_id;
+        snprintf(hs.nodes[i].host, sizeof(hs.nodes[i].host), "%s", x->cfg.voters[i].host);
+        hs.nodes[i].port = x->cfg.voters[i].port;
+        hs.node_count++;
+    }
+    return handler_create(&hs);
+}
+
+static raft *exec_make_core(kq_exec *x, const raft_quorum_state *qs)
+{
+    static raft_epoch_entry epochs[RAFT_EPOCH_CACHE_MAX]; /* copied by raft_create */
+    raft_log_state ls = {
+        .end_offset = kq_log_end_offset(x->log),
+        .epochs = epochs,
+        .epoch_count = kq_log_epochs(x->log, epochs, RAFT_EPOCH_CACHE_MAX),
+    };
+    const exec_config *c = &x->cfg;
+    raft_config rc = {
+        .node_id = c->node_id,
+        .voter_count = c->voter_count,
+        .election_timeout_ms = c->election_timeout_ms,
+        .fetch_timeout_ms = c->fetch_timeout_ms,
+        .election_backoff_max_ms = c->election_backoff_max_ms,
+        .request_timeout_ms = c->request_timeout_ms,
+        .retry_backoff_ms = c->retry_backoff_ms,
+        .fetch_max_wait_ms = EXEC_FETCH_MAX_WAIT_MS,
+        .fetch_max_bytes = EXEC_FETCH_MAX_BYTES,
+        .random_seed = c->random_seed,
+        .mutants = c->raft_mutants,
+    };
+    for (int i = 0; i < c->voter_count; i++)
+        rc.voter_ids[i] = c->voters[i].node_id;
+    log_line("node %d: log end offset %" PRId64 ", epoch %d, voted %d, leader %d, raft seed %" PRIu64,
+             c->node_id, ls.end_offset, qs->epoch, qs->voted_id, qs->leader_id, rc.random_seed);
+    return raft_create(&rc, qs, &ls, exec_now(x));
+}
+
+static bool exec_open_storage(kq_exec *x, raft_quorum_state *qs, char *err, size_t errlen)
+{
+    char note[512] = "";
+    kq_log_options lo = {.fs = x->env.fs, .log_dir = x->log_dir,
+                         .segment_bytes = x->cfg.segment_bytes, .mutants = x->cfg.mutants};
+    x->log = kq_log_open_with(&lo, note, sizeof(note));
+    if (!x->log) {
+        snprintf(err, errlen, "refusing to start: %s", note);
+        return false;
+    }
+    if (note[0])
+        log_line("node %d: log recovery: %s", x->cfg.node_id, note);
+    int32_t stored[EXEC_VOTERS_MAX];
+    int stored_count = EXEC_VOTERS_MAX;
+    if (kq_quorum_state_load_fs(x->env.fs, x->log_dir, qs, stored, &stored_count, note,
+                                sizeof(note)) != 0) {
+        snprintf(err, errlen, "refusing to start: %s", note);
+        return false;
+    }
+    x->stored_qstate = *qs;
+    return true;
+}
+
+kq_exec *exec_create(const exec_config *config, const exec_env *env, char *err, size_t errlen)
+{
+    kq_exec *x = calloc(1, sizeof(*x));
+    if (!x) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    x->cfg = *config;
+    x->env = *env;
+    snprintf(x->cluster_id, sizeof(x->cluster_id), "%s", config->cluster_id);
+    snprintf(x->log_dir, sizeof(x->log_dir), "%s", config->log_dir);
+    x->cfg.cluster_id = x->cluster_id;
+    x->cfg.log_dir = x->log_dir;
+    x->next_correlation_id = 1;
+    x->last_role = (enum raft_role)-1;
+    x->producer_ids.next = config->producer_id_base;
+    raft_quorum_state qs;
+    if (!exec_open_storage(x, &qs, err, errlen))
+        goto fail;
+    x->producers = producer_state_create(EXEC_PRODUCERS_MAX);
+    if (!x->producers) {
+        snprintf(err, errlen, "out of memory");
+        goto fail;
+    }
+    exec_rebuild_producers(x);
+    if (x->failed) {
+        snprintf(err, errlen, "cannot read the log to rebuild producer state");
+        goto fail;
+    }
+    x->raft = exec_make_core(x, &qs);
+    if (!x->raft) {
+        snprintf(err, errlen, "invalid quorum configuration");
+        goto fail;
+    }
+    x->handler = exec_make_handler(x);
+    if (!x->handler) {
+        snprintf(err, errlen, "out of memory");
+        goto fail;
+    }
+    return x;
+fail:
+    exec_destroy(x, true);
+    return NULL;
+}
+
+void exec_start(kq_exec *x)
+{
+    raft_event ev = {.type = RAFT_EVENT_TICK};
+    exec_step(x, &ev);
+    exec_settle(x);
+}
+
+void exec_destroy(kq_exec *x, bool abandon_flush)
+{
+    if (!x)
+        return;
+    handler_destroy(x->handler);
+    exec_forwards_free(x);
+    if (x->flush_job) {
+        KQ_ASSERT(abandon_flush);
+        kq_log_flush_end(x->log, x->flush_job); /* frees the job; the log closes next */
+        x->flush_job = NULL;
+    }
+    if (x->log)
+        kq_log_close(x->log);
+    if (x->raft)
+        raft_destroy(x->raft);
+    producer_state_destroy(x->producers);
+    free(x);
+}

@@ -1,0 +1,82 @@
+/* The executor's inbound events: a client or peer frame (the handlers
+ * decide, the executor carries the decision out), a peer's answer, the
+ * timer, a finished flush job and a shutdown request. */
+#include <string.h>
+
+#include "exec_internal.h"
+#include "kq/assert.h"
+#include "kq/mutants.h"
+
+void exec_on_frame(kq_exec *x, void *slot, uint8_t *frame, size_t len)
+{
+    if (x->failed)
+        return;
+    handler_decision d;
+    handler_on_frame(x->handler, slot, frame, len, &d);
+    switch (d.kind) {
+    case HANDLER_DONE:
+        break;
+    case HANDLER_APPEND:
+        exec_append(x, &d.append);
+        break;
+    case HANDLER_RAFT_RECEIVE: {
+        raft_event ev = {.type = RAFT_EVENT_RECEIVE, .msg = d.msg};
+        exec_step(x, &ev);
+        break;
+    }
+    case HANDLER_FORWARD:
+        exec_forward(x, slot, &d.forward);
+        break;
+    }
+    exec_settle(x);
+}
+
+void exec_on_timer(kq_exec *x)
+{
+    if (x->failed)
+        return;
+    handler_on_tick(x->handler, exec_now(x));
+    raft_event ev = {.type = RAFT_EVENT_TICK};
+    exec_step(x, &ev);
+    exec_settle(x);
+}
+
+void exec_flush_done(kq_exec *x, kq_log_flush_job *job, int rc)
+{
+    KQ_ASSERT(job == x->flush_job);
+    if (x->failed)
+        return; /* exec_destroy frees the job */
+    if (rc != 0 && (x->cfg.mutants & KQ_MUTANT_FSYNC_ERROR_CONTINUE))
+        rc = kq_log_flush_retry(job); /* the bug: retried, and counted if it "works" */
+    x->flush_job = NULL;
+    int64_t flushed = kq_log_flush_end(x->log, job);
+    if (rc != 0) {
+        exec_fatal(x, "fsync of the log failed", strerror(-rc));
+        return;
+    }
+    raft_event ev = {.type = RAFT_EVENT_FLUSHED, .flushed_offset = flushed};
+    exec_step(x, &ev);
+    exec_settle(x);
+}
+
+void exec_request_shutdown(kq_exec *x)
+{
+    if (x->failed || x->shutdown_requested)
+        return;
+    x->shutdown_requested = true;
+    raft_event ev = {.type = RAFT_EVENT_SHUTDOWN};
+    exec_step(x, &ev);
+    exec_settle(x);
+}
+
+void exec_on_peer_response(kq_exec *x, int32_t node_id, uint64_t tag, const uint8_t *frame,
+                           size_t len)
+{
+    if (x->failed)
+        return;
+    if (exec_tag_is_forward(tag))
+        exec_forward_response(x, tag, frame, len);
+    else
+        exec_raft_response(x, node_id, tag, frame, len);
+    exec_settle(x);
+}

@@ -1,0 +1,79 @@
+/* Private state of the executor (src/exec). */
+#ifndef KQ_EXEC_INTERNAL_H
+#define KQ_EXEC_INTERNAL_H
+
+#include "kq/exec.h"
+#include "kq/handler.h"
+#include "kq/producer_state.h"
+
+#define EXEC_PRODUCERS_MAX 65536
+#define EXEC_FETCH_MAX_WAIT_MS 500
+#define EXEC_FETCH_MAX_BYTES (8u << 20)
+#define EXEC_FORWARDS_MAX 64
+#define EXEC_CLUSTER_ID_BYTES_MAX 256
+#define EXEC_PATH_BYTES_MAX 4096
+
+/* A client request relayed to the leader (DescribeQuorum), waiting. */
+typedef struct exec_relay {
+    bool in_use;
+    uint32_t generation;
+    void *slot;
+    handler_forward f; /* frame freed once sent */
+} exec_relay;
+
+struct kq_exec {
+    exec_config cfg;
+    char cluster_id[EXEC_CLUSTER_ID_BYTES_MAX];
+    char log_dir[EXEC_PATH_BYTES_MAX];
+    exec_env env;
+    kq_log *log;
+    raft *raft;
+    producer_state *producers;
+    handler *handler;
+    handler_producer_ids producer_ids;
+    raft_output out;
+    int16_t append_error;       /* of the last event stepped (CLIENT_APPEND) */
+    int64_t append_base_offset;
+    int32_t append_epoch;
+    bool stepping;       /* a step's output is being carried out */
+    bool failed;         /* fail-stop: fatal or a simulated crash happened */
+    kq_log_flush_job *flush_job; /* handed to env->flush_start, not done */
+    raft_quorum_state stored_qstate;
+    int32_t next_correlation_id;
+    /* Events carrying out one output raised, stepped right after it: a set
+     * (bit per message type, per voter index), so it is bounded. */
+    uint32_t send_failed[EXEC_VOTERS_MAX];
+    bool flush_idle;     /* a FLUSH found nothing to do: report FLUSHED */
+    exec_relay forwards[EXEC_FORWARDS_MAX];
+    uint32_t forward_generation;
+    int64_t raft_wake_ms;
+    bool shutdown_requested;
+    bool shutdown_reported;
+    enum raft_role last_role;
+    int32_t last_epoch;
+    int32_t last_leader;
+};
+
+int64_t exec_now(kq_exec *x);
+/* Stops the node: fatal once, then quiet. */
+void exec_fatal(kq_exec *x, const char *what, const char *detail);
+/* Steps one event, carries out its output, then the follow-ups it raised. */
+void exec_step(kq_exec *x, raft_event *event);
+/* After every entry point: answer what progress allows, re-arm the timer. */
+void exec_settle(kq_exec *x);
+
+/* exec_peer.c */
+void exec_send(kq_exec *x, const raft_msg *msg);
+int exec_voter_index(const kq_exec *x, int32_t node_id);
+void exec_forward(kq_exec *x, void *slot, handler_forward *f);
+void exec_forward_response(kq_exec *x, uint64_t tag, const uint8_t *frame, size_t len);
+bool exec_tag_is_forward(uint64_t tag);
+void exec_raft_response(kq_exec *x, int32_t node_id, uint64_t tag, const uint8_t *frame,
+                        size_t len);
+void exec_forwards_free(kq_exec *x);
+
+/* exec_produce.c: the one place producer state is checked and recorded. */
+void exec_append(kq_exec *x, const handler_append *a);
+void exec_rebuild_producers(kq_exec *x);
+
+#endif

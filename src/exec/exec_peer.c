@@ -1,0 +1,134 @@
+/* Peer traffic: the core's requests encoded by the handlers and queued on
+ * the transport, their answers decoded back into RECEIVE events, and client
+ * requests relayed to the leader. A request's tag says which: odd tags are
+ * the core's RPCs (message type and API version), even ones a relay slot. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec_internal.h"
+#include "kq/assert.h"
+#include "kq/log_line.h"
+
+_Static_assert(EXEC_FORWARDS_MAX <= 128, "a relay tag holds the slot index in 7 bits");
+
+static uint64_t raft_tag(enum raft_msg_type type, int16_t version)
+{
+    return ((uint64_t)type << 17) | ((uint64_t)(uint16_t)version << 1) | 1u;
+}
+bool exec_tag_is_forward(uint64_t tag)
+{
+    return (tag & 1u) == 0;
+}
+
+int exec_voter_index(const kq_exec *x, int32_t node_id)
+{
+    for (int i = 0; i < x->cfg.voter_count; i++)
+        if (x->cfg.voters[i].node_id == node_id)
+            return i;
+    return -1;
+}
+
+static int32_t exec_next_correlation_id(kq_exec *x)
+{
+    int32_t corr = x->next_correlation_id;
+    x->next_correlation_id = corr == INT32_MAX ? 1 : corr + 1;
+    return corr;
+}
+
+static void exec_send_failed(kq_exec *x, const raft_msg *msg)
+{
+    int i = exec_voter_index(x, msg->to);
+    KQ_ASSERT(i >= 0); /* the core only addresses voters */
+    x->send_failed[i] |= 1u << msg->type;
+}
+
+void exec_send(kq_exec *x, const raft_msg *msg)
+{
+    if (msg->token != 0) {
+        handler_send_raft_response(x->handler, msg);
+        return;
+    }
+    uint8_t *data = NULL;
+    size_t len = 0;
+    int16_t version = 0;
+    int32_t corr = exec_next_correlation_id(x);
+    if (msg->to == x->cfg.node_id || exec_voter_index(x, msg->to) < 0 ||
+        !handler_encode_raft_request(x->handler, msg, corr, &data, &len, &version)) {
+        exec_send_failed(x, msg);
+        return;
+    }
+    bool ok = x->env.peer_send(x->env.ctx, msg->to, corr, data, len, raft_tag(msg->type, version));
+    free(data);
+    if (!ok)
+        exec_send_failed(x, msg);
+}
+
+void exec_raft_response(kq_exec *x, int32_t node_id, uint64_t tag, const uint8_t *frame,
+                        size_t len)
+{
+    enum raft_msg_type type = (enum raft_msg_type)(tag >> 17);
+    int16_t version = (int16_t)((tag >> 1) & 0xffff);
+    raft_event ev = {.type = RAFT_EVENT_RECEIVE};
+    if (!frame || !handler_decode_raft_response(x->handler, type, version, frame, len, &ev.msg)) {
+        if (frame)
+            log_line("node %d: malformed response from peer %d", x->cfg.node_id, node_id);
+        memset(&ev.msg, 0, sizeof(ev.msg));
+        ev.type = RAFT_EVENT_SEND_FAILED;
+        ev.msg.type = type;
+    }
+    ev.msg.from = node_id;
+    ev.msg.to = ev.type == RAFT_EVENT_SEND_FAILED ? node_id : x->cfg.node_id;
+    exec_step(x, &ev);
+}
+
+/* ---- relays (DescribeQuorum from a follower to the leader) */
+
+void exec_forward(kq_exec *x, void *slot, handler_forward *f)
+{
+    int idx = -1;
+    for (int i = 0; i < EXEC_FORWARDS_MAX && idx < 0; i++)
+        if (!x->forwards[i].in_use)
+            idx = i;
+    bool ok = false;
+    if (idx >= 0 && exec_voter_index(x, f->leader_id) >= 0) {
+        exec_relay *e = &x->forwards[idx];
+        e->generation = ++x->forward_generation;
+        uint64_t tag = ((uint64_t)e->generation << 8) | ((uint64_t)idx << 1);
+        int32_t corr = exec_next_correlation_id(x);
+        uint8_t *frame = f->frame;
+        /* our correlation id replaces the client's (bytes 4..7 of the header) */
+        frame[4] = (uint8_t)((uint32_t)corr >> 24);
+        frame[5] = (uint8_t)((uint32_t)corr >> 16);
+        frame[6] = (uint8_t)((uint32_t)corr >> 8);
+        frame[7] = (uint8_t)corr;
+        ok = x->env.peer_send(x->env.ctx, f->leader_id, corr, frame, f->len, tag);
+        if (ok) {
+            e->in_use = true;
+            e->slot = slot;
+            e->f = *f;
+            e->f.frame = NULL;
+        }
+    }
+    free(f->frame);
+    f->frame = NULL;
+    if (!ok)
+        handler_forward_answer(x->handler, slot, f, NULL, 0);
+}
+
+void exec_forward_response(kq_exec *x, uint64_t tag, const uint8_t *frame, size_t len)
+{
+    uint32_t idx = (uint32_t)((tag >> 1) & 0x7f);
+    if (idx >= EXEC_FORWARDS_MAX)
+        return;
+    exec_relay *e = &x->forwards[idx];
+    if (!e->in_use || e->generation != (uint32_t)(tag >> 8))
+        return; /* the transport answers each request once; a stale tag is a bug there */
+    e->in_use = false;
+    handler_forward_answer(x->handler, e->slot, &e->f, frame, len);
+}
+
+void exec_forwards_free(kq_exec *x)
+{
+    for (int i = 0; i < EXEC_FORWARDS_MAX; i++)
+        x->forwards[i].in_use = false; /* slots die with the transport */
+}

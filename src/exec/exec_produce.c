@@ -1,0 +1,73 @@
+/* Client appends: the one place producer state is checked (before the
+ * append) and recorded (when the core's APPEND action is carried out, and
+ * from the log on start and after a truncation). */
+#include <string.h>
+
+#include "exec_internal.h"
+#include "kq/kafka_errors.h"
+
+static int32_t exec_epoch(const kq_exec *x)
+{
+    raft_status st;
+    raft_get_status(x->raft, &st);
+    return st.epoch;
+}
+
+/* Idempotence (KIP-98): a retried batch is answered with its original
+ * offsets and not appended again; a gap or an old epoch is refused. */
+static bool exec_check_producer(kq_exec *x, const handler_append *a)
+{
+    if (a->producer_id < 0)
+        return true;
+    int64_t dup_first = -1;
+    enum producer_verdict v = producer_state_check(x->producers, a->producer_id,
+                                                   a->producer_epoch, a->base_sequence,
+                                                   a->last_sequence, &dup_first);
+    switch (v) {
+    case PRODUCER_APPEND:
+        return true;
+    case PRODUCER_DUPLICATE:
+        handler_append_result(x->handler, KAFKA_NONE, dup_first,
+                              dup_first + a->offset_count - 1, exec_epoch(x));
+        return false;
+    case PRODUCER_OUT_OF_ORDER:
+    case PRODUCER_FENCED:
+        handler_append_result(x->handler, (int16_t)producer_verdict_error(v), -1, -1, -1);
+        return false;
+    }
+    return true;
+}
+
+void exec_append(kq_exec *x, const handler_append *a)
+{
+    if (!exec_check_producer(x, a))
+        return;
+    raft_event ev = {.type = RAFT_EVENT_CLIENT_APPEND};
+    ev.append.records = a->records;
+    ev.append.len = a->len;
+    ev.append.offset_count = a->offset_count;
+    exec_step(x, &ev);
+    if (x->failed)
+        return;
+    if (x->append_error != KAFKA_NONE) {
+        handler_append_result(x->handler, x->append_error, -1, -1, -1);
+        return;
+    }
+    handler_append_result(x->handler, KAFKA_NONE, x->append_base_offset,
+                          x->append_base_offset + a->offset_count - 1, x->append_epoch);
+}
+
+static int exec_rebuild_batch(void *ctx, const uint8_t *batch, size_t len)
+{
+    kq_exec *x = ctx;
+    producer_state_record_batches(x->producers, batch, len);
+    return 0;
+}
+
+void exec_rebuild_producers(kq_exec *x)
+{
+    producer_state_clear(x->producers);
+    int rc = kq_log_scan(x->log, kq_log_start_offset(x->log), exec_rebuild_batch, x);
+    if (rc < 0)
+        exec_fatal(x, "cannot read the log to rebuild producer state", strerror(-rc));
+}

@@ -1,0 +1,212 @@
+/* Carrying out the core's output: the actions in order (quorum state durable
+ * before anything after it), then the follow-up events they raised, then
+ * what the progress allows the handlers to answer. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "exec_internal.h"
+#include "kq/assert.h"
+#include "kq/log_line.h"
+#include "kq/mutants.h"
+#include "kq/quorum_state_file.h"
+
+static void exec_store_qstate(kq_exec *x, const raft_quorum_state *qs)
+{
+    int32_t voters[EXEC_VOTERS_MAX];
+    for (int i = 0; i < x->cfg.voter_count; i++)
+        voters[i] = x->cfg.voters[i].node_id;
+    char err[512];
+    int rc = kq_quorum_state_store_fs(x->env.fs, x->log_dir, qs, voters, x->cfg.voter_count,
+                                      err, sizeof(err));
+    if (rc != 0) {
+        exec_fatal(x, "cannot store the quorum state", err);
+        return;
+    }
+    x->stored_qstate = *qs;
+}
+
+static void exec_truncate(kq_exec *x, int64_t offset)
+{
+    char err[512];
+    if (kq_log_truncate(x->log, offset, err, sizeof(err)) != 0) {
+        exec_fatal(x, "cannot truncate the log", err);
+        return;
+    }
+    log_line("node %d: truncated the log to offset %" PRId64, x->cfg.node_id, offset);
+    exec_rebuild_producers(x);
+    if (x->env.on_truncated && !x->failed)
+        x->env.on_truncated(x->env.ctx, offset);
+}
+
+static void exec_log_append(kq_exec *x, const raft_action *a)
+{
+    char err[512];
+    uint8_t *data = (uint8_t *)a->append.records; /* request buffer, ours to rewrite */
+    int rc = kq_log_append(x->log, data, a->append.len, a->append.base_offset, a->append.epoch,
+                           err, sizeof(err));
+    if (rc != 0) {
+        exec_fatal(x, "cannot append to the log", err);
+        return;
+    }
+    producer_state_record_batches(x->producers, data, a->append.len);
+}
+
+static void exec_start_flush(kq_exec *x)
+{
+    if (x->flush_job)
+        return; /* the core never asks twice; the next FLUSHED re-triggers */
+    kq_log_flush_job *job = NULL;
+    int rc = kq_log_flush_begin(x->log, &job);
+    if (rc != 0) {
+        exec_fatal(x, "cannot start a log flush", strerror(-rc));
+        return;
+    }
+    if (!job) {
+        x->flush_idle = true; /* stepped after this output */
+        return;
+    }
+    x->flush_job = job;
+    x->env.flush_start(x->env.ctx, job);
+}
+
+static void exec_action(kq_exec *x, const raft_action *a)
+{
+    switch (a->type) {
+    case RAFT_ACTION_STORE_QSTATE:
+        exec_store_qstate(x, &a->qstate);
+        break;
+    case RAFT_ACTION_TRUNCATE:
+        exec_truncate(x, a->offset);
+        break;
+    case RAFT_ACTION_APPEND:
+        exec_log_append(x, a);
+        break;
+    case RAFT_ACTION_FLUSH:
+        exec_start_flush(x);
+        break;
+    case RAFT_ACTION_SEND:
+        exec_send(x, &a->msg);
+        break;
+    }
+}
+
+/* The vote-send-before-store mutant: the sends after a STORE_QSTATE leave
+ * first (so a crash between them forgets a vote already granted). */
+static void exec_reorder_for_mutant(const kq_exec *x, raft_output *out)
+{
+    if (!(x->cfg.mutants & KQ_MUTANT_VOTE_SEND_BEFORE_STORE))
+        return;
+    for (int i = 0; i + 1 < out->action_count; i++) {
+        if (out->actions[i].type != RAFT_ACTION_STORE_QSTATE)
+            continue;
+        int j = i + 1;
+        while (j < out->action_count && out->actions[j].type == RAFT_ACTION_SEND)
+            j++;
+        raft_action store = out->actions[i];
+        memmove(&out->actions[i], &out->actions[i + 1], sizeof(raft_action) * (size_t)(j - i - 1));
+        out->actions[j - 1] = store;
+        i = j - 1;
+    }
+}
+
+static void exec_log_role(kq_exec *x, const raft_output *out)
+{
+    raft_status st;
+    raft_get_status(x->raft, &st);
+    if (st.role == x->last_role && st.epoch == x->last_epoch && st.leader_id == x->last_leader)
+        return;
+    log_line("node %d: %s in epoch %d, leader %d%s%s", x->cfg.node_id, raft_role_name(st.role),
+             st.epoch, st.leader_id, out->reason[0] ? ": " : "", out->reason);
+    x->last_role = st.role;
+    x->last_epoch = st.epoch;
+    x->last_leader = st.leader_id;
+}
+
+static void exec_carry_out(kq_exec *x, raft_output *out)
+{
+    exec_reorder_for_mutant(x, out);
+    for (int i = 0; i < out->action_count && !x->failed; i++) {
+        const raft_action *a = &out->actions[i];
+        if (x->env.crash_before_action && x->env.crash_before_action(x->env.ctx, a)) {
+            x->failed = true; /* the process died here; the env crashes the node */
+            return;
+        }
+        exec_action(x, a);
+    }
+    if (x->failed)
+        return;
+    if (out->role_changed)
+        exec_log_role(x, out);
+    if (out->high_watermark_changed && x->env.on_committed)
+        x->env.on_committed(x->env.ctx, out->high_watermark);
+    x->raft_wake_ms = out->wake_at_ms;
+    if (out->shutdown_complete && x->shutdown_requested && !x->shutdown_reported) {
+        x->shutdown_reported = true;
+        log_line("node %d: shutdown complete", x->cfg.node_id);
+        if (x->env.on_shutdown_complete)
+            x->env.on_shutdown_complete(x->env.ctx);
+    }
+}
+
+static void exec_step_one(kq_exec *x, raft_event *event)
+{
+    KQ_ASSERT(!x->stepping); /* never nested: follow-ups wait for the output */
+    x->stepping = true;
+    event->now_ms = exec_now(x);
+    raft_step(x->raft, event, &x->out);
+    exec_carry_out(x, &x->out);
+    x->stepping = false;
+}
+
+/* Takes one follow-up event raised by the last output; false if none. */
+static bool exec_next_followup(kq_exec *x, raft_event *ev)
+{
+    memset(ev, 0, sizeof(*ev));
+    if (x->flush_idle) {
+        x->flush_idle = false;
+        ev->type = RAFT_EVENT_FLUSHED;
+        ev->flushed_offset = kq_log_flushed_offset(x->log);
+        return true;
+    }
+    for (int i = 0; i < x->cfg.voter_count; i++) {
+        if (x->send_failed[i] == 0)
+            continue;
+        int type = __builtin_ctz(x->send_failed[i]);
+        x->send_failed[i] &= ~(1u << type);
+        ev->type = RAFT_EVENT_SEND_FAILED;
+        ev->msg.type = (enum raft_msg_type)type;
+        ev->msg.to = x->cfg.voters[i].node_id;
+        ev->msg.from = x->cfg.node_id;
+        return true;
+    }
+    return false;
+}
+
+void exec_step(kq_exec *x, raft_event *event)
+{
+    if (x->failed)
+        return;
+    exec_step_one(x, event);
+    /* A CLIENT_APPEND's answer, before follow-ups reuse the output. */
+    x->append_error = x->out.append_error;
+    x->append_base_offset = x->out.append_base_offset;
+    raft_status st;
+    raft_get_status(x->raft, &st);
+    x->append_epoch = st.epoch;
+    raft_event ev;
+    while (!x->failed && exec_next_followup(x, &ev))
+        exec_step_one(x, &ev);
+}
+
+void exec_settle(kq_exec *x)
+{
+    if (x->failed)
+        return;
+    handler_on_progress(x->handler);
+    int64_t due = x->raft_wake_ms;
+    int64_t h = handler_next_deadline(x->handler);
+    if (h < due)
+        due = h;
+    x->env.arm_timer(x->env.ctx, due);
+}
