@@ -44,6 +44,8 @@ enum raft_mutant {
     RAFT_MUTANT_VOTE_NO_LOG_CHECK = 1u << 1,/* grant votes without the up-to-date check */
     RAFT_MUTANT_HW_COUNTS_OBSERVER = 1u << 2,/* observers count towards the majority */
     RAFT_MUTANT_HW_ANY_EPOCH = 1u << 3,     /* advance HW before an entry of this epoch commits */
+    /* grant a pre-vote while still following a live leader (KIP-996 check) */
+    RAFT_MUTANT_PREVOTE_IGNORES_LEADER_CONTACT = 1u << 4,
 };
 
 typedef struct raft_config {

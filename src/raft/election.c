@@ -23,6 +23,7 @@ static bool may_grant_pre_vote(const raft *r, const raft_vote_request *req)
     if (r->role == RAFT_ROLE_LEADER)
         return false;
     if (r->role == RAFT_ROLE_FOLLOWER && !r->end_epoch_shortened &&
+        !(r->cfg.mutants & RAFT_MUTANT_PREVOTE_IGNORES_LEADER_CONTACT) &&
         r->leader_contact_ms >= 0 &&
         r->now_ms - r->leader_contact_ms < (int64_t)r->cfg.fetch_timeout_ms)
         return false; /* happily following a leader */
