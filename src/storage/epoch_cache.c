@@ -1,12 +1,10 @@
 /* Leader epoch cache and the leader-epoch-checkpoint file (text: "0", the
  * entry count, then one "epoch startOffset" line per entry). */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "storage_internal.h"
 
@@ -82,9 +80,29 @@ int storage_epoch_checkpoint_write(const kq_log *log, char *errbuf, size_t errle
         storage_errf(errbuf, errlen, "out of memory");
         return -ENOMEM;
     }
-    int rc = storage_atomic_write(log->dir, STORAGE_EPOCH_CHECKPOINT, buf, len, errbuf, errlen);
+    int rc = storage_atomic_write(log->fs, log->dir, STORAGE_EPOCH_CHECKPOINT, buf, len, errbuf,
+                                  errlen);
     free(buf);
     return rc;
+}
+
+/* Whether the file at path holds exactly want[0..len). */
+static bool file_equals(const kq_fs *fs, const char *path, const char *want, size_t len)
+{
+    int fd = fs->open(fs->ctx, path, KQ_FS_READ);
+    if (fd < 0)
+        return false;
+    bool same = false;
+    uint64_t size;
+    if (fs->size(fs->ctx, fd, &size) == 0 && size == len) {
+        char *have = malloc(len + 1);
+        if (have) {
+            same = storage_pread_all(fs, fd, have, len, 0) == 0 && memcmp(have, want, len) == 0;
+            free(have);
+        }
+    }
+    fs->close(fs->ctx, fd);
+    return same;
 }
 
 int storage_epoch_checkpoint_sync(const kq_log *log, char *errbuf, size_t errlen)
@@ -96,20 +114,9 @@ int storage_epoch_checkpoint_sync(const kq_log *log, char *errbuf, size_t errlen
         return -ENOMEM;
     }
     char path[STORAGE_PATH_MAX];
-    bool same = false;
-    if (snprintf(path, sizeof path, "%s/%s", log->dir, STORAGE_EPOCH_CHECKPOINT) <
-        (int)sizeof path) {
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd >= 0) {
-            char *have = malloc(len + 1);
-            if (have) {
-                ssize_t n = pread(fd, have, len + 1, 0);
-                same = n == (ssize_t)len && memcmp(have, want, len) == 0;
-                free(have);
-            }
-            close(fd);
-        }
-    }
+    bool same = snprintf(path, sizeof path, "%s/%s", log->dir, STORAGE_EPOCH_CHECKPOINT) <
+                    (int)sizeof path &&
+                file_equals(log->fs, path, want, len);
     free(want);
     return same ? 0 : storage_epoch_checkpoint_write(log, errbuf, errlen);
 }

@@ -1,10 +1,8 @@
-/* Small file helpers: full reads/writes, directory fsync, atomic replace. */
+/* Small file helpers over the kq_fs seam: full reads/writes, mkdir -p,
+ * atomic replace. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "storage_internal.h"
 
@@ -18,18 +16,15 @@ void storage_errf(char *errbuf, size_t errlen, const char *fmt, ...)
     va_end(ap);
 }
 
-int storage_pwrite_all(int fd, const void *buf, size_t len, uint64_t pos)
+int storage_pwrite_all(const kq_fs *fs, int fd, const void *buf, size_t len, uint64_t pos)
 {
     const uint8_t *p = buf;
     while (len > 0) {
-        ssize_t n = pwrite(fd, p, len, (off_t)pos);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return -errno;
-        }
+        ssize_t n = fs->pwrite(fs->ctx, fd, p, len, pos);
+        if (n < 0)
+            return (int)n;
         if (n == 0)
-            return -EIO;
+            return -EIO; /* no progress: looping would spin forever */
         p += n;
         len -= (size_t)n;
         pos += (uint64_t)n;
@@ -37,18 +32,15 @@ int storage_pwrite_all(int fd, const void *buf, size_t len, uint64_t pos)
     return 0;
 }
 
-int storage_pread_all(int fd, void *buf, size_t len, uint64_t pos)
+int storage_pread_all(const kq_fs *fs, int fd, void *buf, size_t len, uint64_t pos)
 {
     uint8_t *p = buf;
     while (len > 0) {
-        ssize_t n = pread(fd, p, len, (off_t)pos);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return -errno;
-        }
+        ssize_t n = fs->pread(fs->ctx, fd, p, len, pos);
+        if (n < 0)
+            return (int)n;
         if (n == 0)
-            return -EIO;
+            return -EIO; /* end of file before len bytes */
         p += n;
         len -= (size_t)n;
         pos += (uint64_t)n;
@@ -56,40 +48,64 @@ int storage_pread_all(int fd, void *buf, size_t len, uint64_t pos)
     return 0;
 }
 
-int storage_fsync_dir(const char *dir)
+/* Stops a listing at its first entry: only whether it can be listed counts. */
+static int stop_at_first(void *arg, const char *name)
 {
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        return -errno;
-    int rc = fsync(fd) < 0 ? -errno : 0;
-    close(fd);
-    return rc;
+    (void)arg;
+    (void)name;
+    return 1;
 }
 
-int storage_mkdirs(const char *path)
+int storage_mkdirs(const kq_fs *fs, const char *path)
 {
     char buf[STORAGE_PATH_MAX];
     size_t n = strlen(path);
     if (n == 0 || n >= sizeof buf)
         return -ENAMETOOLONG;
     memcpy(buf, path, n + 1);
+    int rc = 0;
     for (size_t i = 1; i <= n; i++) {
         if (buf[i] != '/' && buf[i] != '\0')
             continue;
         char saved = buf[i];
         buf[i] = '\0';
-        if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-            return -errno;
+        rc = fs->mkdir(fs->ctx, buf);
+        if (rc < 0 && rc != -EEXIST)
+            return rc;
         buf[i] = saved;
     }
-    struct stat st;
-    if (stat(path, &st) < 0)
-        return -errno;
-    return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+    if (rc != -EEXIST)
+        return 0;
+    /* The last component existed: it must be a directory (the fs has no stat;
+     * listing a file fails with -ENOTDIR). */
+    rc = fs->list_dir(fs->ctx, path, stop_at_first, NULL);
+    return rc < 0 ? rc : 0;
 }
 
-int storage_atomic_write(const char *dir, const char *name, const void *data, size_t len,
-                         char *errbuf, size_t errlen)
+/* Writes and syncs tmp; 0 or -errno. */
+static int write_tmp(const kq_fs *fs, const char *tmp, const void *data, size_t len,
+                     char *errbuf, size_t errlen)
+{
+    int fd = fs->open(fs->ctx, tmp, KQ_FS_WRITE | KQ_FS_CREATE | KQ_FS_TRUNC);
+    if (fd < 0) {
+        storage_errf(errbuf, errlen, "cannot create %s: %s", tmp, strerror(-fd));
+        return fd;
+    }
+    int rc = storage_pwrite_all(fs, fd, data, len, 0);
+    if (rc == 0)
+        rc = fs->fdatasync(fs->ctx, fd);
+    int crc = fs->close(fs->ctx, fd);
+    if (rc == 0)
+        rc = crc;
+    if (rc < 0) {
+        storage_errf(errbuf, errlen, "cannot write %s: %s", tmp, strerror(-rc));
+        fs->unlink(fs->ctx, tmp);
+    }
+    return rc;
+}
+
+int storage_atomic_write(const kq_fs *fs, const char *dir, const char *name, const void *data,
+                         size_t len, char *errbuf, size_t errlen)
 {
     char path[STORAGE_PATH_MAX], tmp[STORAGE_PATH_MAX];
     if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path ||
@@ -97,29 +113,15 @@ int storage_atomic_write(const char *dir, const char *name, const void *data, si
         storage_errf(errbuf, errlen, "path too long: %s/%s", dir, name);
         return -ENAMETOOLONG;
     }
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        int e = errno;
-        storage_errf(errbuf, errlen, "cannot create %s: %s", tmp, strerror(e));
-        return -e;
-    }
-    int rc = storage_pwrite_all(fd, data, len, 0);
-    if (rc == 0 && fsync(fd) < 0)
-        rc = -errno;
-    if (close(fd) < 0 && rc == 0)
-        rc = -errno;
-    if (rc < 0) {
-        storage_errf(errbuf, errlen, "cannot write %s: %s", tmp, strerror(-rc));
-        unlink(tmp);
+    int rc = write_tmp(fs, tmp, data, len, errbuf, errlen);
+    if (rc < 0)
+        return rc;
+    if ((rc = fs->rename(fs->ctx, tmp, path)) < 0) {
+        storage_errf(errbuf, errlen, "cannot rename %s to %s: %s", tmp, path, strerror(-rc));
+        fs->unlink(fs->ctx, tmp);
         return rc;
     }
-    if (rename(tmp, path) < 0) {
-        int e = errno;
-        storage_errf(errbuf, errlen, "cannot rename %s to %s: %s", tmp, path, strerror(e));
-        unlink(tmp);
-        return -e;
-    }
-    rc = storage_fsync_dir(dir);
+    rc = fs->fsync_dir(fs->ctx, dir);
     if (rc < 0)
         storage_errf(errbuf, errlen, "cannot fsync directory %s: %s", dir, strerror(-rc));
     return rc;

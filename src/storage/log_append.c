@@ -1,11 +1,9 @@
 /* Appends, rolls and truncation. */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "kq/record.h"
 #include "storage_internal.h"
@@ -37,10 +35,8 @@ void kq_log_close(kq_log *log)
     for (size_t i = 0; i < log->seg_count; i++) {
         if (!log->failed)
             storage_index_sync(log, &log->segs[i], NULL, 0);
-        storage_segment_release(&log->segs[i]);
+        storage_segment_release(log->fs, &log->segs[i]);
     }
-    if (log->dir_fd >= 0)
-        close(log->dir_fd);
     free(log->segs);
     free(log->epochs);
     free(log);
@@ -114,7 +110,7 @@ static int roll(kq_log *log, char *errbuf, size_t errlen)
     if (rc < 0)
         return rc;
     if (old->index_fd >= 0) {
-        close(old->index_fd);
+        log->fs->close(log->fs->ctx, old->index_fd);
         old->index_fd = -1;
     }
     return storage_segment_create(log, old->end_offset, errbuf, errlen);
@@ -148,11 +144,12 @@ int kq_log_append(kq_log *log, uint8_t *data, size_t len, int64_t base_offset, i
         seg = storage_active(log);
     }
     uint64_t start = seg->size;
-    rc = storage_pwrite_all(seg->fd, data, len, start);
+    rc = storage_pwrite_all(log->fs, seg->fd, data, len, start);
     if (rc < 0) {
         storage_errf(errbuf, errlen, "cannot write segment %020" PRId64 ".log in %s: %s",
                      seg->base_offset, log->dir, strerror(-rc));
-        if (ftruncate(seg->fd, (off_t)start) < 0)
+        /* A partial write must not stay in front of the next append. */
+        if (log->fs->ftruncate(log->fs->ctx, seg->fd, start) < 0)
             log->failed = true;
         return rc;
     }
@@ -188,14 +185,14 @@ int kq_log_append(kq_log *log, uint8_t *data, size_t len, int64_t base_offset, i
 
 /* File position of the batch starting at offset in seg, or -EINVAL if offset
  * is not a batch boundary. */
-static int64_t boundary_position(storage_segment *seg, int64_t offset)
+static int64_t boundary_position(const kq_fs *fs, storage_segment *seg, int64_t offset)
 {
     if (offset == seg->end_offset)
         return (int64_t)seg->size;
     uint64_t pos = storage_index_lookup(seg, offset);
     while (pos < seg->size) {
         uint8_t h[27];
-        if (seg->size - pos < sizeof h || storage_pread_all(seg->fd, h, sizeof h, pos) < 0)
+        if (seg->size - pos < sizeof h || storage_pread_all(fs, seg->fd, h, sizeof h, pos) < 0)
             return -EIO;
         int64_t bo = (int64_t)storage_be64(h);
         int32_t length = (int32_t)storage_be32(h + 8);
@@ -212,11 +209,49 @@ static void delete_segment_files(kq_log *log, storage_segment *seg)
 {
     char path[STORAGE_PATH_MAX];
     int64_t base = seg->base_offset;
-    storage_segment_release(seg);
+    storage_segment_release(log->fs, seg);
     if (storage_segment_path(log, base, ".log", path, sizeof path) == 0)
-        unlink(path);
+        log->fs->unlink(log->fs->ctx, path);
     if (storage_segment_path(log, base, ".index", path, sizeof path) == 0)
-        unlink(path);
+        log->fs->unlink(log->fs->ctx, path);
+}
+
+/* Forgets the in-memory index entries of batches at or past pos. */
+static void cut_segment_state(storage_segment *seg, uint64_t pos, int64_t offset)
+{
+    while (seg->index_count > 0 && (uint64_t)seg->index[seg->index_count - 1].position >= pos)
+        seg->index_count--;
+    if (seg->index_written > seg->index_count)
+        seg->index_written = seg->index_count;
+    seg->size = pos;
+    seg->end_offset = offset;
+    seg->bytes_since_index =
+        seg->size - (seg->index_count ? (uint64_t)seg->index[seg->index_count - 1].position : 0);
+}
+
+/* Cuts seg's .log at pos and makes that durable, cuts its .index to the
+ * entries kept, and fsyncs the directory (later segments were deleted).
+ * 0 or -errno. */
+static int cut_segment_files(kq_log *log, storage_segment *seg, uint64_t pos)
+{
+    const kq_fs *fs = log->fs;
+    int rc = fs->ftruncate(fs->ctx, seg->fd, pos);
+    if (rc == 0)
+        rc = fs->fdatasync(fs->ctx, seg->fd);
+    if (rc == 0 && seg->index_fd < 0) {
+        char path[STORAGE_PATH_MAX];
+        rc = storage_segment_path(log, seg->base_offset, ".index", path, sizeof path);
+        int fd = rc == 0 ? fs->open(fs->ctx, path, KQ_FS_WRITE | KQ_FS_CREATE) : rc;
+        if (fd < 0)
+            rc = fd;
+        else
+            seg->index_fd = fd;
+    }
+    if (rc == 0)
+        rc = fs->ftruncate(fs->ctx, seg->index_fd, 8 * (uint64_t)seg->index_written);
+    if (rc == 0)
+        rc = fs->fsync_dir(fs->ctx, log->dir);
+    return rc;
 }
 
 int kq_log_truncate(kq_log *log, int64_t offset, char *errbuf, size_t errlen)
@@ -235,7 +270,7 @@ int kq_log_truncate(kq_log *log, int64_t offset, char *errbuf, size_t errlen)
         return -EINVAL;
     }
     storage_segment *seg = storage_segment_find(log, offset);
-    int64_t pos = boundary_position(seg, offset);
+    int64_t pos = boundary_position(log->fs, seg, offset);
     if (pos < 0) {
         storage_errf(errbuf, errlen, "truncate to %" PRId64 ": %s", offset,
                      pos == -EINVAL ? "not a batch boundary" : "read error");
@@ -244,28 +279,8 @@ int kq_log_truncate(kq_log *log, int64_t offset, char *errbuf, size_t errlen)
     size_t keep = (size_t)(seg - log->segs) + 1;
     while (log->seg_count > keep)
         delete_segment_files(log, &log->segs[--log->seg_count]);
-
-    int rc = 0;
-    if (ftruncate(seg->fd, (off_t)pos) < 0 || fdatasync(seg->fd) < 0)
-        rc = -errno;
-    while (seg->index_count > 0 && (uint64_t)seg->index[seg->index_count - 1].position >= (uint64_t)pos)
-        seg->index_count--;
-    if (seg->index_written > seg->index_count)
-        seg->index_written = seg->index_count;
-    seg->size = (uint64_t)pos;
-    seg->end_offset = offset;
-    seg->bytes_since_index =
-        seg->size - (seg->index_count ? (uint64_t)seg->index[seg->index_count - 1].position : 0);
-    if (rc == 0) {
-        char path[STORAGE_PATH_MAX];
-        if (seg->index_fd < 0 &&
-            storage_segment_path(log, seg->base_offset, ".index", path, sizeof path) == 0)
-            seg->index_fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-        if (seg->index_fd < 0 || ftruncate(seg->index_fd, 8 * (off_t)seg->index_written) < 0)
-            rc = -errno;
-    }
-    if (rc == 0 && fsync(log->dir_fd) < 0)
-        rc = -errno;
+    cut_segment_state(seg, (uint64_t)pos, offset);
+    int rc = cut_segment_files(log, seg, (uint64_t)pos);
     if (rc < 0) {
         storage_errf(errbuf, errlen, "cannot truncate segment %020" PRId64 ".log in %s: %s",
                      seg->base_offset, log->dir, strerror(-rc));

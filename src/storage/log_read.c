@@ -11,8 +11,8 @@
 /* Finds the batch containing offset in seg, starting from the index entry:
  * its position and size. 0, or -EIO on bad data / read failure, or -ERANGE
  * if no batch holds it. */
-static int locate(const storage_segment *seg, int64_t offset, uint64_t *pos_out,
-                  uint64_t *size_out)
+static int locate(const kq_fs *fs, const storage_segment *seg, int64_t offset,
+                  uint64_t *pos_out, uint64_t *size_out)
 {
     uint8_t buf[LOCATE_CHUNK];
     uint64_t pos = storage_index_lookup(seg, offset);
@@ -25,7 +25,7 @@ static int locate(const storage_segment *seg, int64_t offset, uint64_t *pos_out,
             uint64_t left = seg->size - pos;
             buf_len = left < sizeof buf ? (size_t)left : sizeof buf;
             buf_off = pos;
-            int rc = storage_pread_all(seg->fd, buf, buf_len, pos);
+            int rc = storage_pread_all(fs, seg->fd, buf, buf_len, pos);
             if (rc < 0)
                 return rc;
         }
@@ -57,7 +57,7 @@ ssize_t kq_log_read(kq_log *log, int64_t offset, int64_t end_offset, size_t max_
     if (offset >= seg->end_offset)
         return 0;
     uint64_t pos, first;
-    int rc = locate(seg, offset, &pos, &first);
+    int rc = locate(log->fs, seg, offset, &pos, &first);
     if (rc < 0)
         return rc == -ERANGE ? 0 : rc;
     uint64_t want = max_bytes > first ? max_bytes : first;
@@ -74,7 +74,7 @@ ssize_t kq_log_read(kq_log *log, int64_t offset, int64_t end_offset, size_t max_
     uint8_t *dst = kq_writer_reserve(out, (size_t)want);
     if (!dst)
         return -ENOBUFS;
-    rc = storage_pread_all(seg->fd, dst, (size_t)want, pos);
+    rc = storage_pread_all(log->fs, seg->fd, dst, (size_t)want, pos);
     if (rc < 0) {
         out->len = old_len;
         return rc;

@@ -1,12 +1,10 @@
 /* The quorum-state file: Kafka's v0 JSON shape, replaced atomically. */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "kq/quorum_state_file.h"
 #include "storage_internal.h"
@@ -237,9 +235,62 @@ static int qstate_dir(const char *log_dir, char *out, size_t outlen)
     return (n < 0 || (size_t)n >= outlen - 32) ? -ENAMETOOLONG : 0;
 }
 
-int kq_quorum_state_load(const char *log_dir, raft_quorum_state *out, int32_t *voters,
-                         int *voter_count, char *errbuf, size_t errlen)
+/* Reads the whole file at fd into buf (cap QSTATE_FILE_MAX + 1) through the
+ * fs; *len_out its length. 0 or -errno, -EINVAL if it is too large, with
+ * errbuf filled. */
+static int read_whole(const kq_fs *fs, int fd, const char *path, char *buf, size_t *len_out,
+                      char *errbuf, size_t errlen)
 {
+    size_t len = 0;
+    for (;;) {
+        ssize_t n = fs->pread(fs->ctx, fd, buf + len, QSTATE_FILE_MAX + 1 - len, len);
+        if (n < 0) {
+            storage_errf(errbuf, errlen, "cannot read %s: %s", path, strerror((int)-n));
+            return (int)n;
+        }
+        if (n == 0)
+            break;
+        len += (size_t)n;
+        if (len > QSTATE_FILE_MAX) {
+            storage_errf(errbuf, errlen, "malformed %s: larger than %d bytes", path,
+                         QSTATE_FILE_MAX);
+            return -EINVAL;
+        }
+    }
+    *len_out = len;
+    return 0;
+}
+
+/* Reads path into a malloc'd buffer: 1 and *buf_out, 0 if the file is
+ * missing, or -errno with errbuf filled. */
+static int read_file(const kq_fs *fs, const char *path, char **buf_out, size_t *len_out,
+                     char *errbuf, size_t errlen)
+{
+    int fd = fs->open(fs->ctx, path, KQ_FS_READ);
+    if (fd < 0) {
+        if (fd == -ENOENT)
+            return 0;
+        storage_errf(errbuf, errlen, "cannot open %s: %s", path, strerror(-fd));
+        return fd;
+    }
+    char *buf = malloc(QSTATE_FILE_MAX + 1);
+    int rc = buf ? read_whole(fs, fd, path, buf, len_out, errbuf, errlen) : -ENOMEM;
+    if (!buf)
+        storage_errf(errbuf, errlen, "out of memory");
+    fs->close(fs->ctx, fd);
+    if (rc < 0) {
+        free(buf);
+        return rc;
+    }
+    *buf_out = buf;
+    return 1;
+}
+
+int kq_quorum_state_load_fs(const kq_fs *fs, const char *log_dir, raft_quorum_state *out,
+                            int32_t *voters, int *voter_count, char *errbuf, size_t errlen)
+{
+    if (!fs)
+        fs = kq_fs_posix();
     char dir[STORAGE_PATH_MAX], path[STORAGE_PATH_MAX + 32];
     int cap = voters ? *voter_count : INT_MAX;
     *voter_count = 0;
@@ -249,62 +300,40 @@ int kq_quorum_state_load(const char *log_dir, raft_quorum_state *out, int32_t *v
         return -ENAMETOOLONG;
     }
     snprintf(path, sizeof path, "%s/%s", dir, QSTATE_NAME);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        if (errno == ENOENT)
-            return 0;
-        int e = errno;
-        storage_errf(errbuf, errlen, "cannot open %s: %s", path, strerror(e));
-        return -e;
-    }
-    char *buf = malloc(QSTATE_FILE_MAX + 1);
-    if (!buf) {
-        close(fd);
-        storage_errf(errbuf, errlen, "out of memory");
-        return -ENOMEM;
-    }
+    char *buf = NULL;
     size_t len = 0;
-    int rc = 0;
-    for (;;) {
-        ssize_t n = read(fd, buf + len, QSTATE_FILE_MAX + 1 - len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            rc = -errno;
-            storage_errf(errbuf, errlen, "cannot read %s: %s", path, strerror(-rc));
-            break;
-        }
-        if (n == 0)
-            break;
-        len += (size_t)n;
-        if (len > QSTATE_FILE_MAX) {
-            rc = -EINVAL;
-            storage_errf(errbuf, errlen, "malformed %s: larger than %d bytes", path,
-                         QSTATE_FILE_MAX);
-            break;
-        }
-    }
-    close(fd);
-    if (rc == 0) {
-        json j = {.p = buf, .end = buf + len};
-        raft_quorum_state qs = *out;
-        int count = 0;
-        if (!parse(&j, &qs, voters, cap, &count)) {
-            storage_errf(errbuf, errlen, "malformed %s at byte %zu: %s", path,
-                         (size_t)(j.p - buf), j.err ? j.err : "parse error");
-            rc = -EINVAL;
-        } else {
-            *out = qs;
-            *voter_count = count;
-        }
+    int rc = read_file(fs, path, &buf, &len, errbuf, errlen);
+    if (rc <= 0)
+        return rc; /* a missing file is the initial state */
+    json j = {.p = buf, .end = buf + len};
+    raft_quorum_state qs = *out;
+    int count = 0;
+    rc = 0;
+    if (!parse(&j, &qs, voters, cap, &count)) {
+        storage_errf(errbuf, errlen, "malformed %s at byte %zu: %s", path,
+                     (size_t)(j.p - buf), j.err ? j.err : "parse error");
+        rc = -EINVAL;
+    } else {
+        *out = qs;
+        *voter_count = count;
     }
     free(buf);
     return rc;
 }
 
-int kq_quorum_state_store(const char *log_dir, const raft_quorum_state *qs,
-                          const int32_t *voters, int voter_count, char *errbuf, size_t errlen)
+int kq_quorum_state_load(const char *log_dir, raft_quorum_state *out, int32_t *voters,
+                         int *voter_count, char *errbuf, size_t errlen)
 {
+    return kq_quorum_state_load_fs(kq_fs_posix(), log_dir, out, voters, voter_count, errbuf,
+                                   errlen);
+}
+
+int kq_quorum_state_store_fs(const kq_fs *fs, const char *log_dir, const raft_quorum_state *qs,
+                             const int32_t *voters, int voter_count, char *errbuf,
+                             size_t errlen)
+{
+    if (!fs)
+        fs = kq_fs_posix();
     char dir[STORAGE_PATH_MAX];
     if (qstate_dir(log_dir, dir, sizeof dir) < 0) {
         storage_errf(errbuf, errlen, "log directory path too long: %s", log_dir);
@@ -314,7 +343,7 @@ int kq_quorum_state_store(const char *log_dir, const raft_quorum_state *qs,
         storage_errf(errbuf, errlen, "bad voter count %d", voter_count);
         return -EINVAL;
     }
-    int rc = storage_mkdirs(dir);
+    int rc = storage_mkdirs(fs, dir);
     if (rc < 0) {
         storage_errf(errbuf, errlen, "cannot create %s: %s", dir, strerror(-rc));
         return rc;
@@ -329,5 +358,12 @@ int kq_quorum_state_store(const char *log_dir, const raft_quorum_state *qs,
         len += (size_t)snprintf(buf + len, sizeof buf - len, "%s{\"voterId\":%" PRId32 "}",
                                 i ? "," : "", voters[i]);
     len += (size_t)snprintf(buf + len, sizeof buf - len, "],\"data_version\":0}");
-    return storage_atomic_write(dir, QSTATE_NAME, buf, len, errbuf, errlen);
+    return storage_atomic_write(fs, dir, QSTATE_NAME, buf, len, errbuf, errlen);
+}
+
+int kq_quorum_state_store(const char *log_dir, const raft_quorum_state *qs,
+                          const int32_t *voters, int voter_count, char *errbuf, size_t errlen)
+{
+    return kq_quorum_state_store_fs(kq_fs_posix(), log_dir, qs, voters, voter_count, errbuf,
+                                    errlen);
 }

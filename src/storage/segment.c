@@ -1,11 +1,9 @@
 /* Segment files and their in-memory offset index. */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "storage_internal.h"
 
@@ -37,29 +35,31 @@ int storage_segment_create(kq_log *log, int64_t base, char *errbuf, size_t errle
         storage_errf(errbuf, errlen, "path too long in %s", log->dir);
         return -ENAMETOOLONG;
     }
+    const kq_fs *fs = log->fs;
+    const unsigned create = KQ_FS_WRITE | KQ_FS_CREATE | KQ_FS_TRUNC;
     storage_segment seg = {.base_offset = base, .end_offset = base, .index_fd = -1};
-    /* O_TRUNC: a leftover file of that name holds nothing we still count. */
-    seg.fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    /* KQ_FS_TRUNC: a leftover file of that name holds nothing we still count. */
+    seg.fd = fs->open(fs->ctx, path, create);
     if (seg.fd < 0) {
-        int e = errno;
-        storage_errf(errbuf, errlen, "cannot create %s: %s", path, strerror(e));
-        return -e;
+        int e = seg.fd;
+        storage_errf(errbuf, errlen, "cannot create %s: %s", path, strerror(-e));
+        return e;
     }
     char ipath[STORAGE_PATH_MAX];
     if (storage_segment_path(log, base, ".index", ipath, sizeof ipath) == 0) {
-        seg.index_fd = open(ipath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        seg.index_fd = fs->open(fs->ctx, ipath, create);
         if (seg.index_fd < 0) {
-            int e = errno;
-            storage_errf(errbuf, errlen, "cannot create %s: %s", ipath, strerror(e));
-            close(seg.fd);
-            unlink(path);
-            return -e;
+            int e = seg.index_fd;
+            storage_errf(errbuf, errlen, "cannot create %s: %s", ipath, strerror(-e));
+            fs->close(fs->ctx, seg.fd);
+            fs->unlink(fs->ctx, path);
+            return e;
         }
     }
     int rc = storage_segment_push(log, &seg);
     if (rc < 0) {
         storage_errf(errbuf, errlen, "out of memory");
-        storage_segment_release(&seg);
+        storage_segment_release(fs, &seg);
         return rc;
     }
     log->dir_dirty = true;
@@ -104,12 +104,12 @@ int storage_index_sync(const kq_log *log, storage_segment *seg, char *errbuf, si
         char path[STORAGE_PATH_MAX];
         if (storage_segment_path(log, seg->base_offset, ".index", path, sizeof path) < 0)
             return -ENAMETOOLONG;
-        seg->index_fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-        if (seg->index_fd < 0) {
-            int e = errno;
-            storage_errf(errbuf, errlen, "cannot open %s: %s", path, strerror(e));
-            return -e;
+        int fd = log->fs->open(log->fs->ctx, path, KQ_FS_WRITE | KQ_FS_CREATE);
+        if (fd < 0) {
+            storage_errf(errbuf, errlen, "cannot open %s: %s", path, strerror(-fd));
+            return fd;
         }
+        seg->index_fd = fd;
     }
     uint8_t buf[8 * 256];
     while (seg->index_written < seg->index_count) {
@@ -121,7 +121,8 @@ int storage_index_sync(const kq_log *log, storage_segment *seg, char *errbuf, si
             storage_put_be32(buf + 8 * i, (uint32_t)e->rel_offset);
             storage_put_be32(buf + 8 * i + 4, (uint32_t)e->position);
         }
-        int rc = storage_pwrite_all(seg->index_fd, buf, 8 * n, 8 * (uint64_t)seg->index_written);
+        int rc = storage_pwrite_all(log->fs, seg->index_fd, buf, 8 * n,
+                                    8 * (uint64_t)seg->index_written);
         if (rc < 0) {
             storage_errf(errbuf, errlen, "cannot write index of segment %020" PRId64 ": %s",
                          seg->base_offset, strerror(-rc));
@@ -132,12 +133,12 @@ int storage_index_sync(const kq_log *log, storage_segment *seg, char *errbuf, si
     return 0;
 }
 
-void storage_segment_release(storage_segment *seg)
+void storage_segment_release(const kq_fs *fs, storage_segment *seg)
 {
     if (seg->fd >= 0)
-        close(seg->fd);
+        fs->close(fs->ctx, seg->fd);
     if (seg->index_fd >= 0)
-        close(seg->index_fd);
+        fs->close(fs->ctx, seg->index_fd);
     free(seg->index);
     seg->fd = seg->index_fd = -1;
     seg->index = NULL;

@@ -7,7 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kq/fs.h"
 #include "kq/log.h"
+#include "kq/mutants.h"
 
 #define STORAGE_PATH_MAX 4096
 
@@ -31,8 +33,9 @@ typedef struct storage_segment {
 } storage_segment;
 
 struct kq_log {
+    const kq_fs *fs;            /* every file operation goes through it */
+    unsigned mutants;           /* enum kq_mutant bits; 0 outside the simulator */
     char dir[STORAGE_PATH_MAX]; /* the partition directory */
-    int dir_fd;
     bool dir_dirty;             /* a file was created since the last flush began */
     uint64_t segment_bytes;
     storage_segment *segs;
@@ -73,16 +76,15 @@ static inline void storage_put_be32(uint8_t *p, uint32_t v)
 void storage_errf(char *errbuf, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* Writes all of buf at pos (retrying short writes and EINTR). 0 or -errno. */
-int storage_pwrite_all(int fd, const void *buf, size_t len, uint64_t pos);
+/* Writes all of buf at pos (looping over short writes). 0 or -errno. */
+int storage_pwrite_all(const kq_fs *fs, int fd, const void *buf, size_t len, uint64_t pos);
 /* Reads exactly len bytes at pos; -EIO on a short read. 0 or -errno. */
-int storage_pread_all(int fd, void *buf, size_t len, uint64_t pos);
-int storage_fsync_dir(const char *dir);
-/* tmp + fsync + rename + fsync dir. 0 or -errno with errbuf filled. */
-int storage_atomic_write(const char *dir, const char *name, const void *data, size_t len,
-                         char *errbuf, size_t errlen);
-/* mkdir -p. 0 or -errno. */
-int storage_mkdirs(const char *path);
+int storage_pread_all(const kq_fs *fs, int fd, void *buf, size_t len, uint64_t pos);
+/* tmp + fdatasync + rename + fsync dir. 0 or -errno with errbuf filled. */
+int storage_atomic_write(const kq_fs *fs, const char *dir, const char *name, const void *data,
+                         size_t len, char *errbuf, size_t errlen);
+/* mkdir -p. 0 or -errno (-ENOTDIR if a component is not a directory). */
+int storage_mkdirs(const kq_fs *fs, const char *path);
 
 /* ---- segments (segment.c) */
 int storage_segment_path(const kq_log *log, int64_t base, const char *ext, char *out,
@@ -93,7 +95,8 @@ int storage_segment_push(kq_log *log, const storage_segment *seg);
 int storage_index_push(storage_segment *seg, int32_t rel_offset, int32_t position);
 /* Writes index entries not yet in the file (opening it if needed). */
 int storage_index_sync(const kq_log *log, storage_segment *seg, char *errbuf, size_t errlen);
-void storage_segment_release(storage_segment *seg);
+/* Closes the segment's descriptors and frees its index. */
+void storage_segment_release(const kq_fs *fs, storage_segment *seg);
 /* The segment holding offset (largest base <= offset); NULL if below start. */
 storage_segment *storage_segment_find(kq_log *log, int64_t offset);
 /* Largest index position whose key is <= offset (0 if none). */

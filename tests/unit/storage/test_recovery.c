@@ -343,6 +343,28 @@ static void test_empty_dir_and_leftovers(void **state)
     assert_int_equal(kq_log_end_offset(f->log), 2);
 }
 
+/* A CRC-valid batch whose BaseOffset (outside the CRC) was corrupted to near
+ * INT64_MAX: the refusal names it without overflowing base + lastOffsetDelta
+ * (UBSan aborts the test if it does). */
+static void test_corrupt_base_offset_near_int64_max(void **state)
+{
+    tu_fixture *f = *state;
+    make_log(f, 1 << 20, 1, 5, 10); /* lastOffsetDelta 4 */
+    const char *seg = tu_seg_path(f->dir, 0, ".log");
+    long whole = tu_file_size(seg);
+    static const uint8_t base[8] = {0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe};
+    int fd = open(seg, O_RDWR);
+    assert_true(fd >= 0);
+    assert_int_equal(pwrite(fd, base, sizeof base, 0), (ssize_t)sizeof base);
+    close(fd);
+    f->log = kq_log_open(f->dir, 1 << 20, f->err, sizeof f->err);
+    assert_null(f->log);
+    assert_non_null(strstr(f->err, "position 0"));
+    assert_non_null(strstr(f->err, "9223372036854775806..9223372036854775807"));
+    assert_non_null(strstr(f->err, "refusing"));
+    assert_int_equal(tu_file_size(seg), whole);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -362,6 +384,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_index_rebuilt, tu_setup, tu_teardown),
         cmocka_unit_test_setup_teardown(test_torn_tail_drops_index_entries, tu_setup, tu_teardown),
         cmocka_unit_test_setup_teardown(test_empty_dir_and_leftovers, tu_setup, tu_teardown),
+        cmocka_unit_test_setup_teardown(test_corrupt_base_offset_near_int64_max, tu_setup,
+                                        tu_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
