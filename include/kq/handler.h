@@ -22,12 +22,6 @@ typedef struct handler_endpoint {
     uint16_t port;
 } handler_endpoint;
 
-/* Hands out producer ids (InitProducerId): ids unique across the quorum
- * and, with producer_id_base from the daemon, across restarts. */
-typedef struct handler_producer_ids {
-    int64_t next;
-} handler_producer_ids;
-
 /* What the handlers read and the outputs they use. Handlers decide; they
  * never step the core or touch the log's write path: whatever changes state
  * comes back to the executor (kq/exec.h) as a handler_decision. */
@@ -35,7 +29,6 @@ typedef struct handler_services {
     void *ctx;
     const raft *raft;   /* read-only: raft_get_status */
     kq_log *log;        /* reads only */
-    handler_producer_ids *producer_ids;
     int32_t node_id;
     const char *cluster_id;
     handler_endpoint nodes[HANDLER_NODES_MAX]; /* every voter, with its listener */
@@ -60,6 +53,7 @@ enum handler_decision_kind {
     HANDLER_APPEND,       /* check producer state, CLIENT_APPEND, handler_append_result */
     HANDLER_RAFT_RECEIVE, /* step the core with RECEIVE msg (its token routes the answer) */
     HANDLER_FORWARD,      /* relay frame to leader_id; answer with handler_forward_answer */
+    HANDLER_PRODUCER_ID,  /* hand out a new producer id: handler_producer_id_result */
 };
 
 /* Client batches to append (one partition: __cluster_metadata-0), already
@@ -100,6 +94,10 @@ void handler_on_frame(handler *h, void *slot, uint8_t *frame, size_t len,
  * epoch they were appended in. The answer waits per acks. */
 void handler_append_result(handler *h, int16_t error, int64_t base_offset, int64_t last_offset,
                            int32_t epoch);
+
+/* The outcome of the HANDLER_PRODUCER_ID just decided: a new id (epoch 0),
+ * or an error (the id could not be reserved). */
+void handler_producer_id_result(handler *h, int16_t error, int64_t producer_id);
 
 /* The core asked to send msg (SEND action). Responses (token != 0) are
  * encoded and answered here; requests to peers are encoded into out (header

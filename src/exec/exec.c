@@ -86,7 +86,6 @@ static handler *exec_make_handler(kq_exec *x)
         .ctx = x,
         .raft = x->raft,
         .log = x->log,
-        .producer_ids = &x->producer_ids,
         .node_id = x->cfg.node_id,
         .cluster_id = x->cluster_id,
         .frame_bytes_max = x->cfg.frame_bytes_max,
@@ -125,7 +124,7 @@ static raft *exec_make_core(kq_exec *x, const raft_quorum_state *qs)
         .request_timeout_ms = c->request_timeout_ms,
         .retry_backoff_ms = c->retry_backoff_ms,
         .fetch_max_wait_ms = EXEC_FETCH_MAX_WAIT_MS,
-        .fetch_max_bytes = EXEC_FETCH_MAX_BYTES,
+        .fetch_max_bytes = c->fetch_max_bytes ? c->fetch_max_bytes : EXEC_FETCH_MAX_BYTES,
         .random_seed = c->random_seed,
         .mutants = c->raft_mutants,
     };
@@ -174,7 +173,7 @@ kq_exec *exec_create(const exec_config *config, const exec_env *env, char *err, 
     x->cfg.log_dir = x->log_dir;
     x->next_correlation_id = 1;
     x->last_role = (enum raft_role)-1;
-    x->producer_ids.next = config->producer_id_base;
+    x->pid_log_max = -1;
     raft_quorum_state qs;
     if (!exec_open_storage(x, &qs, err, errlen))
         goto fail;
@@ -188,6 +187,8 @@ kq_exec *exec_create(const exec_config *config, const exec_env *env, char *err, 
         snprintf(err, errlen, "cannot read the log to rebuild producer state");
         goto fail;
     }
+    if (!exec_producer_ids_open(x, err, errlen))
+        goto fail;
     x->raft = exec_make_core(x, &qs);
     if (!x->raft) {
         snprintf(err, errlen, "invalid quorum configuration");

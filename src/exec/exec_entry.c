@@ -27,6 +27,9 @@ void exec_on_frame(kq_exec *x, void *slot, uint8_t *frame, size_t len)
     case HANDLER_FORWARD:
         exec_forward(x, slot, &d.forward);
         break;
+    case HANDLER_PRODUCER_ID:
+        exec_init_producer_id(x);
+        break;
     }
     exec_settle(x);
 }

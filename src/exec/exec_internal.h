@@ -30,7 +30,11 @@ struct kq_exec {
     raft *raft;
     producer_state *producers;
     handler *handler;
-    handler_producer_ids producer_ids;
+    /* Producer ids: next to hand out; [next, reserved_end) is reserved
+     * durably (producer-id-block). */
+    int64_t pid_next;
+    int64_t pid_reserved_end;
+    int64_t pid_log_max;  /* largest id of ours found in the log, -1 */
     raft_output out;
     int16_t append_error;       /* of the last event stepped (CLIENT_APPEND) */
     int64_t append_base_offset;
@@ -71,6 +75,11 @@ bool exec_tag_is_forward(uint64_t tag);
 void exec_raft_response(kq_exec *x, int32_t node_id, uint64_t tag, const uint8_t *frame,
                         size_t len);
 void exec_forwards_free(kq_exec *x);
+
+/* exec_producer_ids.c */
+bool exec_producer_ids_open(kq_exec *x, char *err, size_t errlen);
+void exec_init_producer_id(kq_exec *x);
+bool exec_producer_id_is_ours(const kq_exec *x, int64_t producer_id);
 
 /* exec_produce.c: the one place producer state is checked and recorded. */
 void exec_append(kq_exec *x, const handler_append *a);

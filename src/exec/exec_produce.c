@@ -5,6 +5,7 @@
 
 #include "exec_internal.h"
 #include "kq/kafka_errors.h"
+#include "kq/record.h"
 
 static int32_t exec_epoch(const kq_exec *x)
 {
@@ -61,6 +62,10 @@ static int exec_rebuild_batch(void *ctx, const uint8_t *batch, size_t len)
 {
     kq_exec *x = ctx;
     producer_state_record_batches(x->producers, batch, len);
+    record_batch_header h;
+    if (record_batch_parse_header(batch, len, &h) == RECORD_OK &&
+        exec_producer_id_is_ours(x, h.producer_id) && h.producer_id > x->pid_log_max)
+        x->pid_log_max = h.producer_id;
     return 0;
 }
 

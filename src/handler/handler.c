@@ -74,7 +74,7 @@ void handler_on_frame(handler *h, void *slot, uint8_t *frame, size_t len,
                       handler_decision *decision)
 {
     /* The executor completes an APPEND before it hands over the next frame. */
-    KQ_ASSERT(!h->produce_open);
+    KQ_ASSERT(!h->produce_open && !h->init_pid_open);
     memset(decision, 0, sizeof(*decision));
     decision->kind = HANDLER_DONE;
     h->decision = decision;

@@ -98,6 +98,10 @@ struct handler {
     bool produce_open;
     produce_pending produce;
     int produce_append_index; /* which partition result the append is for */
+    /* An InitProducerId decided HANDLER_PRODUCER_ID, waiting for its id. */
+    bool init_pid_open;
+    void *init_pid_slot;
+    wire_request_header init_pid_header;
 };
 
 /* Starts a response: resets the writer and writes the response header. */

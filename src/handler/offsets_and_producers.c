@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "handler_internal.h"
+#include "kq/assert.h"
 #include "kq/record.h"
 #include "kq/wire_init_producer_id.h"
 #include "kq/wire_list_offsets.h"
@@ -147,10 +148,30 @@ void handle_init_producer_id(handler *h, handler_request *req, kq_reader *r)
         resp.producer_id = body.producer_id;
         resp.producer_epoch = (int16_t)(body.producer_epoch + 1);
     } else {
-        resp.producer_id = h->svc.producer_ids->next++;
-        resp.producer_epoch = 0;
+        /* The executor reserves a new id durably: handler_producer_id_result. */
+        h->decision->kind = HANDLER_PRODUCER_ID;
+        h->init_pid_open = true;
+        h->init_pid_slot = req->slot;
+        h->init_pid_header = req->header;
+        h->init_pid_header.client_id = (kq_slice){NULL, -1}; /* the frame goes away */
+        return;
     }
     handler_begin_response(h, &req->header);
     wire_init_producer_id_response_encode(&h->out, v, &resp);
     handler_finish_response(h, req->slot);
+}
+
+void handler_producer_id_result(handler *h, int16_t error, int64_t producer_id)
+{
+    KQ_ASSERT(h->init_pid_open);
+    h->init_pid_open = false;
+    wire_init_producer_id_response resp = {.error_code = error, .producer_id = -1,
+                                           .producer_epoch = -1};
+    if (error == KAFKA_NONE) {
+        resp.producer_id = producer_id;
+        resp.producer_epoch = 0;
+    }
+    handler_begin_response(h, &h->init_pid_header);
+    wire_init_producer_id_response_encode(&h->out, h->init_pid_header.api_version, &resp);
+    handler_finish_response(h, h->init_pid_slot);
 }

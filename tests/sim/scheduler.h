@@ -20,7 +20,7 @@ enum sim_ev_type {
 typedef struct sim_event {
     int64_t at_ms;
     uint64_t seq;
-    enum sim_ev_type type;
+    int type;     /* the simulator's own event kinds */
     int node;     /* node index */
     uint64_t gen; /* node incarnation or wake generation the event belongs to */
     int64_t arg;

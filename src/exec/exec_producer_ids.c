@@ -1,0 +1,70 @@
+/* Producer ids (InitProducerId) that never repeat, whatever the clock does:
+ * the node id (mod 2^22) in the top bits keeps nodes apart; within a node,
+ * ids come from blocks whose end is made durable (producer-id-block) before
+ * any id in the block is handed out, and a restart starts above the stored
+ * floor, the largest id of ours in the log and the configured base. */
+#include <stdio.h>
+#include <string.h>
+
+#include "exec_internal.h"
+#include "kq/kafka_errors.h"
+#include "kq/log_line.h"
+#include "kq/mutants.h"
+#include "kq/producer_id_file.h"
+
+#define EXEC_PRODUCER_ID_NODE_BITS 40
+#define EXEC_PRODUCER_ID_BLOCK 1000
+_Static_assert(EXEC_PRODUCER_ID_BLOCK < (INT64_C(1) << EXEC_PRODUCER_ID_NODE_BITS),
+               "a block fits in one node's id range");
+
+static int64_t node_prefix(const kq_exec *x)
+{
+    return (int64_t)((uint64_t)x->cfg.node_id & ((1u << 22) - 1)) << EXEC_PRODUCER_ID_NODE_BITS;
+}
+
+bool exec_producer_id_is_ours(const kq_exec *x, int64_t producer_id)
+{
+    return producer_id >= 0 && (producer_id >> EXEC_PRODUCER_ID_NODE_BITS) ==
+                                   (node_prefix(x) >> EXEC_PRODUCER_ID_NODE_BITS);
+}
+
+/* Called after the producer state was rebuilt from the log (pid_log_max). */
+bool exec_producer_ids_open(kq_exec *x, char *err, size_t errlen)
+{
+    int64_t stored = -1;
+    char note[512];
+    if (kq_producer_id_floor_load(x->env.fs, x->log_dir, &stored, note, sizeof(note)) != 0) {
+        snprintf(err, errlen, "refusing to start: %s", note);
+        return false;
+    }
+    int64_t next = x->cfg.producer_id_base;
+    if (!exec_producer_id_is_ours(x, next))
+        next = node_prefix(x);
+    if (x->cfg.mutants & KQ_MUTANT_PRODUCER_ID_REUSE) {
+        x->pid_next = next; /* the bug: the clock alone decides */
+        x->pid_reserved_end = INT64_MAX;
+        return true;
+    }
+    if (stored > next)
+        next = stored;
+    if (x->pid_log_max >= next)
+        next = x->pid_log_max + 1;
+    x->pid_next = next;
+    x->pid_reserved_end = next; /* nothing reserved yet */
+    return true;
+}
+
+void exec_init_producer_id(kq_exec *x)
+{
+    if (x->pid_next >= x->pid_reserved_end) {
+        int64_t end = x->pid_next + EXEC_PRODUCER_ID_BLOCK;
+        char err[512];
+        if (!exec_producer_id_is_ours(x, end - 1) ||
+            kq_producer_id_floor_store(x->env.fs, x->log_dir, end, err, sizeof(err)) != 0) {
+            exec_fatal(x, "cannot reserve producer ids", err);
+            return;
+        }
+        x->pid_reserved_end = end;
+    }
+    handler_producer_id_result(x->handler, KAFKA_NONE, x->pid_next++);
+}

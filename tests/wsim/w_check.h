@@ -1,0 +1,85 @@
+/* Invariants and checkers of the whole-server simulation. Per-event checks
+ * run after every event or at the hook that observes what they guard; the
+ * end-of-run checks read every live node's log back through src/storage.
+ * A failure reads "invariant NAME: ..." or "NAME: ..." (end of run). */
+#ifndef WSIM_CHECK_H
+#define WSIM_CHECK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim.h"
+
+enum w_check_id {
+    /* per event / at the hook */
+    W_INV_SINGLE_LEADER,       /* at most one leader per epoch */
+    W_INV_MONOTONIC_EPOCH,     /* a node's epoch never drops, across restarts */
+    W_INV_MONOTONIC_HW,        /* a leader's HW never drops; newest leader >= every HW seen */
+    W_INV_ONE_VOTE,            /* a voter grants at most one vote per epoch, across restarts */
+    W_INV_FETCH_DURABLE,       /* a follower never fetches above its durable (flushed) end */
+    W_INV_MAJORITY_DURABLE,    /* a leader's HW is flushed on a majority of voters */
+    W_INV_COMMITTED_DATA,      /* committed batches never change */
+    W_INV_NO_TRUNCATE_COMMITTED, /* no node truncates a committed batch */
+    W_INV_ACKED_DURABLE,       /* an acks=-1 success is flushed on a majority when answered */
+    W_INV_RECOVERED_DURABLE,   /* a restart recovers at least what storage called flushed */
+    W_INV_CONSUMER_COMMITTED,  /* a consumer never reads at or above the highest HW */
+    W_INV_PRODUCER_ID_UNIQUE,  /* InitProducerId never hands out an id twice */
+    W_INV_SILENT_AFTER_FATAL,  /* a node that failed answers nothing more */
+    W_INV_PER_EVENT_COUNT,
+    /* end of run */
+    W_CHECK_LIVENESS = W_INV_PER_EVENT_COUNT, /* leader, commit, catch-up within 60 s */
+    W_CHECK_SCENARIO,          /* a scenario's own expectation (e.g. a stable leader) */
+    W_CHECK_FINAL,             /* identical committed logs; acked records once, in order */
+    W_CHECK_COUNT
+};
+#define W_CHECKS_ALL ((1u << W_CHECK_COUNT) - 1)
+#define W_CHECKS_PER_EVENT ((1u << W_INV_PER_EVENT_COUNT) - 1)
+
+extern const char *const w_check_names[W_CHECK_COUNT];
+int w_check_find(const char *name);
+/* Whether check c is on (and counts it as evaluated). */
+bool w_check_on(w_world *w, enum w_check_id c);
+uint64_t w_check_count(const w_world *w);
+
+struct w_check *w_check_create(void);
+void w_check_destroy(struct w_check *c);
+
+/* ---- hooks from the harness */
+void w_check_after_event(w_world *w);
+void w_check_on_committed(w_world *w, int node, int64_t hw);
+/* Before each action the executor carries out (truncation checks). */
+void w_check_before_action(w_world *w, int node, const raft_action *a);
+/* A peer request leaving node `from` (decoded: Fetch offsets; Vote
+ * requests are noted in *req for the answer). */
+void w_check_on_peer_request(w_world *w, int from, const uint8_t *frame, size_t len,
+                             w_req *req);
+/* A node answered a peer request (decoded: Vote grants). */
+void w_check_on_peer_answer(w_world *w, int node, const w_req *req, const uint8_t *frame,
+                            size_t len);
+/* Node idx restarted: storage had called flushed_before durable before the
+ * crash; the recovered log ends at end_after. */
+void w_check_on_restart(w_world *w, int idx, int64_t flushed_before, int64_t end_after);
+/* A node that failed (fatal) tried to answer. */
+void w_check_on_reply_after_fatal(w_world *w, int idx);
+
+/* ---- hooks from the clients */
+/* An acks=-1 Produce succeeded: the batch's records (values[i] at
+ * base_offset + i). producer_id/base_sequence -1 when not idempotent. */
+void w_check_on_acked(w_world *w, int client, int64_t base_offset, const uint64_t *values,
+                      int count, int64_t producer_id, int32_t base_sequence);
+/* A consumer read the record with value at offset. */
+void w_check_on_consumed(w_world *w, int client, int64_t offset, uint64_t value);
+/* InitProducerId answered with a new id (epoch 0). */
+void w_check_on_producer_id(w_world *w, int client, int64_t producer_id);
+/* A value a producer sent at least once (so the final check can tell
+ * invented records from sent ones). */
+void w_check_on_sent(w_world *w, uint64_t value);
+
+/* ---- end of run: every running node's log below final_hw, read through
+ * src/storage, is byte-identical; every acked record is there once, at its
+ * offset, in the order acknowledged per client; no idempotent batch twice;
+ * every consumed record is there at its offset. */
+bool w_check_final(w_world *w, int leader, int64_t final_hw);
+
+#endif

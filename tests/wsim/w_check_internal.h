@@ -1,0 +1,55 @@
+/* The checker's state (private to w_check.c and w_final.c). */
+#ifndef WSIM_CHECK_INTERNAL_H
+#define WSIM_CHECK_INTERNAL_H
+
+#include "kq/record.h"
+#include "w_check.h"
+
+typedef struct w_batch {
+    int64_t base, last;
+    uint64_t hash; /* of the whole batch as committed */
+} w_batch;
+
+typedef struct w_acked {
+    int client;
+    int64_t offset;
+    uint64_t value;
+} w_acked;
+
+typedef struct w_consumed {
+    int64_t offset;
+    uint64_t value;
+} w_consumed;
+
+struct w_check {
+    uint64_t checks;
+    int64_t hw_floor;           /* highest HW any leader reported */
+    int32_t max_leader_epoch;
+    int32_t *epoch_leader;      /* epoch -> leader id */
+    size_t epoch_cap;
+    int32_t node_epoch[SIM_NODES_MAX];
+    int32_t leader_hw_epoch[SIM_NODES_MAX];
+    int64_t leader_hw[SIM_NODES_MAX];
+    int32_t checked_epoch[SIM_NODES_MAX]; /* epoch whose log was compared in full */
+    int32_t *votes[SIM_NODES_MAX];        /* per voter: epoch -> candidate granted */
+    size_t votes_cap[SIM_NODES_MAX];
+    w_batch *committed;         /* committed batches, ascending */
+    size_t committed_n, committed_cap;
+    int64_t committed_end;
+    w_acked *acked;             /* acks=-1 successes, in the order answered */
+    size_t acked_n, acked_cap;
+    w_consumed *consumed;
+    size_t consumed_n, consumed_cap;
+    int64_t *pids;              /* producer ids handed out */
+    size_t pid_n, pid_cap;
+};
+
+bool w_inv_fail(w_world *w, enum w_check_id c, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+int64_t w_flushed(const w_world *w, int idx);
+int w_voters_flushed_past(const w_world *w, int64_t offset);
+int w_scan(w_world *w, int idx, int64_t from, int (*fn)(void *, const uint8_t *, size_t),
+           void *ctx);
+uint64_t w_hash(const uint8_t *p, size_t n);
+
+#endif

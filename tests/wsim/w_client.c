@@ -1,0 +1,863 @@
+/* Simulated Kafka clients of the whole-server simulation (w_client.h). Each
+ * client acts on its own W_EV_CLIENT chain (one wake-up every 5-50 ms, kept
+ * alive for the whole run so it notices w->clients_on turning back on),
+ * encodes real requests with the wire encoders, sends them through w_net and
+ * decodes every answer strictly (correlation id, every byte taken). Record
+ * values are unique 8-byte big-endian numbers: the client index in the top 8
+ * bits, a per-client counter below. All randomness comes from w->rng. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "kq/buf.h"
+#include "kq/kafka_errors.h"
+#include "kq/record.h"
+#include "kq/wire.h"
+#include "kq/wire_fetch.h"
+#include "kq/wire_init_producer_id.h"
+#include "kq/wire_produce.h"
+#include "prng.h"
+#include "w_check.h"
+#include "w_client.h"
+
+#define WC_INFLIGHT_MAX 16
+#define WC_BATCH_RECORDS_MAX 3
+#define WC_ACKS_ZERO_INFLIGHT_MAX 4
+#define WC_PACE_MIN_MS 5
+#define WC_PACE_MAX_MS 50
+#define WC_RESTART_PPM 10000      /* of producer actions: a restarted producer */
+#define WC_BURST_PPM 300000       /* of restarts: a burst of InitProducerId */
+#define WC_BURST_MIN 3
+#define WC_BURST_MAX 10
+#define WC_GZIP_PPM 100000        /* of batches */
+#define WC_LEADER_PPM 800000      /* of requests: to the current leader */
+#define WC_FETCH_EPOCH_PPM 500000 /* of fetches: with the last leader epoch seen */
+#define WC_TIMESTAMP_BASE_MS INT64_C(1600000000000)
+#define WC_VALUE_CLIENT_SHIFT 56
+#define WC_VALUE_SEQ_MASK ((UINT64_C(1) << WC_VALUE_CLIENT_SHIFT) - 1)
+#define WC_FETCH_MAX_BYTES (1 << 20)
+#define WC_ARENA_BYTES_MAX ((size_t)16 << 20)
+#define WC_TXN_TIMEOUT_MS 60000
+
+enum wc_op { WC_OP_PRODUCE = 1, WC_OP_INIT_PID, WC_OP_FETCH };
+
+/* A request sent and not yet answered (exactly one w_client_on_response). */
+typedef struct wc_inflight {
+    bool used;
+    enum wc_op op;
+    uint64_t ref;
+    int16_t version;
+    int32_t corr;
+    int node;
+    int16_t acks;          /* Produce */
+    uint64_t batch_gen;    /* Produce: the batch it carries */
+    int64_t fetch_offset;  /* Fetch */
+} wc_inflight;
+
+/* The one acks=-1/1 batch a producer has out (acks=0 batches are not kept). */
+typedef struct wc_batch {
+    bool live;       /* built and neither acknowledged nor given up */
+    uint64_t gen;
+    uint64_t values[WC_BATCH_RECORDS_MAX];
+    int count;
+    int64_t producer_id;   /* -1 when not idempotent */
+    int32_t base_sequence; /* -1 when not idempotent */
+    int attempts;
+    kq_writer bytes; /* the encoded batch, resent unchanged */
+} wc_batch;
+
+struct w_client {
+    int idx;
+    w_client_kind kind;
+    bool stop_new;
+    char client_id[32];
+    uint64_t value_seq;
+    uint64_t next_ref;
+    int32_t next_corr;
+    wc_inflight inflight[WC_INFLIGHT_MAX];
+    int inflight_n;
+    int hint_node;        /* from NOT_LEADER_OR_FOLLOWER, used once; -1 none */
+    int32_t known_epoch;  /* leader epoch from a hint; -1 none */
+    kq_arena arena;       /* decoded responses */
+    kq_writer frame;      /* request being encoded */
+    /* producers */
+    int16_t acks;
+    int64_t producer_id;  /* -1 until InitProducerId settles */
+    int16_t producer_epoch;
+    int32_t next_sequence;
+    int init_left;        /* InitProducerId requests still to send */
+    int64_t init_got;     /* newest id answered during this (re)start; -1 none */
+    uint64_t batch_gen;
+    wc_batch batch;
+    /* consumers */
+    int64_t fetch_offset;
+};
+
+/* ---- small helpers */
+
+static w_client *wc_get(w_world *w, int idx)
+{
+    return idx >= 0 && idx < SIM_CLIENTS_MAX ? w->clients[idx] : NULL;
+}
+
+static const char *wc_error_name(int16_t e)
+{
+    switch (e) {
+    case KAFKA_NONE: return "NONE";
+    case KAFKA_OFFSET_OUT_OF_RANGE: return "OFFSET_OUT_OF_RANGE";
+    case KAFKA_CORRUPT_MESSAGE: return "CORRUPT_MESSAGE";
+    case KAFKA_UNKNOWN_TOPIC_OR_PARTITION: return "UNKNOWN_TOPIC_OR_PARTITION";
+    case KAFKA_NOT_LEADER_OR_FOLLOWER: return "NOT_LEADER_OR_FOLLOWER";
+    case KAFKA_REQUEST_TIMED_OUT: return "REQUEST_TIMED_OUT";
+    case KAFKA_NOT_ENOUGH_REPLICAS: return "NOT_ENOUGH_REPLICAS";
+    case KAFKA_INVALID_REQUEST: return "INVALID_REQUEST";
+    case KAFKA_OUT_OF_ORDER_SEQUENCE_NUMBER: return "OUT_OF_ORDER_SEQUENCE_NUMBER";
+    case KAFKA_DUPLICATE_SEQUENCE_NUMBER: return "DUPLICATE_SEQUENCE_NUMBER";
+    case KAFKA_INVALID_PRODUCER_EPOCH: return "INVALID_PRODUCER_EPOCH";
+    case KAFKA_INVALID_RECORD: return "INVALID_RECORD";
+    case KAFKA_KAFKA_STORAGE_ERROR: return "KAFKA_STORAGE_ERROR";
+    case KAFKA_UNKNOWN_PRODUCER_ID: return "UNKNOWN_PRODUCER_ID";
+    case KAFKA_FENCED_LEADER_EPOCH: return "FENCED_LEADER_EPOCH";
+    case KAFKA_UNKNOWN_LEADER_EPOCH: return "UNKNOWN_LEADER_EPOCH";
+    default: return "error";
+    }
+}
+
+static uint64_t wc_be64(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+static void wc_put_be64(uint8_t *p, uint64_t v)
+{
+    for (int i = 7; i >= 0; i--) {
+        p[i] = (uint8_t)(v & 0xff);
+        v >>= 8;
+    }
+}
+
+static int32_t wc_sequence_add(int32_t seq, int32_t n)
+{
+    int64_t s = (int64_t)seq + n;
+    if (s > INT32_MAX)
+        s -= (int64_t)INT32_MAX + 1;
+    return (int32_t)s;
+}
+
+static int wc_count_op(const w_client *c, enum wc_op op)
+{
+    int n = 0;
+    for (int i = 0; i < WC_INFLIGHT_MAX; i++)
+        if (c->inflight[i].used && c->inflight[i].op == op)
+            n++;
+    return n;
+}
+
+static void wc_schedule(w_world *w, const w_client *c)
+{
+    int64_t delay_ms = sim_prng_range(&w->rng, WC_PACE_MIN_MS, WC_PACE_MAX_MS);
+    w_schedule(w, w->now + delay_ms, W_EV_CLIENT, c->idx, 0, 0, NULL);
+}
+
+/* The node for the next request: a hint once, else mostly the leader. */
+static int wc_target(w_world *w, w_client *c)
+{
+    if (c->hint_node >= 0 && c->hint_node < w->n) {
+        int node = c->hint_node;
+        c->hint_node = -1;
+        return node;
+    }
+    c->hint_node = -1;
+    int leader = w_current_leader(w);
+    if (sim_prng_chance(&w->rng, WC_LEADER_PPM) && leader >= 0)
+        return leader;
+    return (int)sim_prng_below(&w->rng, (uint64_t)w->n);
+}
+
+static void wc_hint(w_world *w, w_client *c, int32_t leader_id, int32_t leader_epoch)
+{
+    if (leader_id < 0)
+        return;
+    int node = w_node_index(w, leader_id);
+    if (node >= 0)
+        c->hint_node = node;
+    if (leader_epoch >= 0)
+        c->known_epoch = leader_epoch;
+}
+
+/* ---- sending and matching answers */
+
+/* Starts c->frame with a request header; returns the correlation id. */
+static int32_t wc_begin(w_client *c, int16_t key, int16_t version)
+{
+    c->next_corr = c->next_corr == INT32_MAX ? 1 : c->next_corr + 1;
+    kq_writer_reset(&c->frame);
+    wire_request_header hdr = {.api_key = key, .api_version = version,
+                               .correlation_id = c->next_corr,
+                               .client_id = kq_slice_cstr(c->client_id)};
+    wire_request_header_encode(&c->frame, &hdr);
+    return c->next_corr;
+}
+
+/* Sends c->frame to f->node and records f as in flight. */
+static void wc_send(w_world *w, w_client *c, const wc_inflight *f, int32_t timeout_ms)
+{
+    if (c->frame.error) {
+        w_fail(w, "client %d: cannot encode request (op %d v%d)", c->idx, (int)f->op,
+               f->version);
+        return;
+    }
+    wc_inflight *slot = NULL;
+    for (int i = 0; i < WC_INFLIGHT_MAX && !slot; i++)
+        if (!c->inflight[i].used)
+            slot = &c->inflight[i];
+    if (!slot) {
+        w_fail(w, "client %d: more than %d requests in flight", c->idx, WC_INFLIGHT_MAX);
+        return;
+    }
+    *slot = *f;
+    slot->used = true;
+    slot->ref = ++c->next_ref;
+    c->inflight_n++;
+    w_net_client_send(w, c->idx, f->node, c->frame.data, c->frame.len, slot->ref, timeout_ms);
+}
+
+static bool wc_take(w_client *c, uint64_t ref, wc_inflight *out)
+{
+    for (int i = 0; i < WC_INFLIGHT_MAX; i++) {
+        wc_inflight *f = &c->inflight[i];
+        if (f->used && f->ref == ref) {
+            *out = *f;
+            f->used = false;
+            c->inflight_n--;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* A reader over the body of an answer, after its header (correlation id
+ * checked); the arena is reset for the body's decoder. */
+static bool wc_open_response(w_world *w, w_client *c, const wc_inflight *f, int16_t key,
+                             const uint8_t *bytes, size_t len, kq_reader *r)
+{
+    kq_reader_init(r, bytes, len);
+    int32_t corr = 0;
+    if (wire_response_header_decode(r, key, f->version, &corr) != 0) {
+        w_fail(w, "client %d: malformed %s v%d response header from node %d", c->idx,
+               wire_api_name(key), f->version, f->node);
+        return false;
+    }
+    if (corr != f->corr) {
+        w_fail(w, "client %d: %s v%d response from node %d has correlation id %d, sent %d",
+               c->idx, wire_api_name(key), f->version, f->node, corr, f->corr);
+        return false;
+    }
+    kq_arena_reset(&c->arena);
+    return true;
+}
+
+static bool wc_body_ok(w_world *w, const w_client *c, const wc_inflight *f, int16_t key,
+                       const kq_reader *r, int rc)
+{
+    if (rc == 0 && !r->error && kq_reader_remaining(r) == 0)
+        return true;
+    w_fail(w, "client %d: malformed %s v%d response from node %d (rc %d, %zu bytes left)",
+           c->idx, wire_api_name(key), f->version, f->node, rc, kq_reader_remaining(r));
+    return false;
+}
+
+/* ---- record batches */
+
+/* Replaces the records of the uncompressed batch in b with their gzip
+ * stream: attributes, Length and CRC rewritten. */
+static bool wc_gzip_batch(kq_writer *b)
+{
+    if (b->len <= RECORD_BATCH_HEADER_BYTES)
+        return false;
+    size_t plain_len = b->len - RECORD_BATCH_HEADER_BYTES;
+    uint8_t *plain = malloc(plain_len);
+    if (!plain)
+        return false;
+    memcpy(plain, b->data + RECORD_BATCH_HEADER_BYTES, plain_len);
+    z_stream zs;
+    memset(&zs, 0, sizeof(zs));
+    bool ok = false;
+    if (deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8,
+                     Z_DEFAULT_STRATEGY) == Z_OK) {
+        size_t bound = deflateBound(&zs, (uLong)plain_len);
+        b->len = RECORD_BATCH_HEADER_BYTES;
+        uint8_t *dst = kq_writer_reserve(b, bound);
+        if (dst) {
+            zs.next_in = plain;
+            zs.avail_in = (uInt)plain_len;
+            zs.next_out = dst;
+            zs.avail_out = (uInt)bound;
+            ok = deflate(&zs, Z_FINISH) == Z_STREAM_END;
+            b->len -= zs.avail_out;
+        }
+        deflateEnd(&zs);
+    }
+    free(plain);
+    if (!ok)
+        return false;
+    b->data[22] = (uint8_t)(b->data[22] | RECORD_COMPRESSION_GZIP); /* attributes, low byte */
+    kq_writer_patch_i32(b, 8, (int32_t)(b->len - RECORD_BATCH_LOG_OVERHEAD));
+    uint32_t crc = kq_crc32c(0, b->data + 21, b->len - 21);
+    for (int i = 0; i < 4; i++)
+        b->data[17 + i] = (uint8_t)(crc >> (24 - 8 * i));
+    return true;
+}
+
+/* Builds a new batch of 1-3 fresh values into c->batch and reports them. */
+static bool wc_build_batch(w_world *w, w_client *c, int32_t base_sequence)
+{
+    wc_batch *b = &c->batch;
+    uint8_t value_bytes[WC_BATCH_RECORDS_MAX][8];
+    record recs[WC_BATCH_RECORDS_MAX];
+    int64_t ts_ms = WC_TIMESTAMP_BASE_MS + w->now;
+    b->count = (int)sim_prng_range(&w->rng, 1, WC_BATCH_RECORDS_MAX);
+    for (int i = 0; i < b->count; i++) {
+        c->value_seq++;
+        b->values[i] = ((uint64_t)c->idx << WC_VALUE_CLIENT_SHIFT) | (c->value_seq & WC_VALUE_SEQ_MASK);
+        wc_put_be64(value_bytes[i], b->values[i]);
+        memset(&recs[i], 0, sizeof(recs[i]));
+        recs[i].timestamp = ts_ms;
+        recs[i].key = (kq_slice){NULL, -1};
+        recs[i].value = (kq_slice){value_bytes[i], 8};
+    }
+    bool idem = c->producer_id >= 0;
+    record_batch_builder_args a = {
+        .base_offset = 0,
+        .partition_leader_epoch = -1,
+        .base_timestamp = ts_ms,
+        .producer_id = idem ? c->producer_id : -1,
+        .producer_epoch = idem ? c->producer_epoch : -1,
+        .base_sequence = idem ? base_sequence : -1,
+        .records = recs,
+        .record_count = b->count,
+    };
+    kq_writer_reset(&b->bytes);
+    bool ok = record_batch_build(&b->bytes, &a);
+    if (ok && sim_prng_chance(&w->rng, WC_GZIP_PPM))
+        ok = wc_gzip_batch(&b->bytes);
+    if (ok && !b->bytes.error &&
+        record_set_validate(b->bytes.data, b->bytes.len, true, NULL) != RECORD_OK)
+        ok = false;
+    if (!ok || b->bytes.error) {
+        w_fail(w, "client %d: cannot build a record batch", c->idx);
+        return false;
+    }
+    for (int i = 0; i < b->count; i++)
+        w_check_on_sent(w, b->values[i]);
+    b->live = true;
+    b->gen = ++c->batch_gen;
+    b->producer_id = a.producer_id;
+    b->base_sequence = a.base_sequence;
+    b->attempts = 0;
+    return true;
+}
+
+/* ---- Produce */
+
+static int16_t wc_produce_version(w_world *w)
+{
+    uint64_t roll = sim_prng_below(&w->rng, 100);
+    int16_t v = 9;
+    if (roll < 15)
+        v = 3;
+    else if (roll < 30)
+        v = 12;
+    else if (roll < 40)
+        v = (int16_t)sim_prng_range(&w->rng, 3, 12);
+    return wire_api_accepted(WIRE_API_PRODUCE, v) ? v : 9;
+}
+
+static void wc_send_produce(w_world *w, w_client *c, const kq_writer *batch, uint64_t gen)
+{
+    int16_t v = wc_produce_version(w);
+    int32_t timeout_ms = (int32_t)sim_prng_range(&w->rng, 1000, 5000);
+    wire_produce_partition p = {.index = 0, .records = {batch->data, (int32_t)batch->len}};
+    wire_produce_topic t = {.name = kq_slice_cstr(WIRE_METADATA_TOPIC_NAME), .partitions = &p,
+                            .partition_count = 1};
+    wire_produce_request req = {.transactional_id = {NULL, -1}, .acks = c->acks,
+                                .timeout_ms = timeout_ms, .topics = &t, .topic_count = 1};
+    wc_inflight f = {.op = WC_OP_PRODUCE, .version = v, .acks = c->acks, .batch_gen = gen};
+    f.corr = wc_begin(c, WIRE_API_PRODUCE, v);
+    wire_produce_request_encode(&c->frame, v, &req);
+    f.node = wc_target(w, c);
+    /* acks=0 is never answered: the failure comes when the wait ends. The
+     * others sometimes give up before the server's own timeout. */
+    int32_t wait_ms = c->acks == 0
+                          ? (int32_t)sim_prng_range(&w->rng, 100, 1000)
+                          : (int32_t)sim_prng_range(&w->rng, timeout_ms / 2, timeout_ms + 2000);
+    wc_send(w, c, &f, wait_ms);
+}
+
+/* The single partition result of a Produce answer. */
+static bool wc_decode_produce(w_world *w, w_client *c, const wc_inflight *f,
+                              const uint8_t *bytes, size_t len,
+                              wire_produce_partition_response *out)
+{
+    kq_reader r;
+    if (!wc_open_response(w, c, f, WIRE_API_PRODUCE, bytes, len, &r))
+        return false;
+    wire_produce_response resp;
+    int rc = wire_produce_response_decode(&r, f->version, &c->arena, &resp);
+    if (!wc_body_ok(w, c, f, WIRE_API_PRODUCE, &r, rc))
+        return false;
+    if (resp.topic_count != 1 ||
+        !kq_slice_eq_cstr(resp.topics[0].name, WIRE_METADATA_TOPIC_NAME) ||
+        resp.topics[0].partition_count != 1 || resp.topics[0].partitions[0].index != 0) {
+        w_fail(w, "client %d: Produce v%d response from node %d does not answer partition 0 "
+                  "of %s", c->idx, f->version, f->node, WIRE_METADATA_TOPIC_NAME);
+        return false;
+    }
+    *out = resp.topics[0].partitions[0];
+    return true;
+}
+
+static bool wc_produce_retriable(int16_t e)
+{
+    return e == KAFKA_NOT_LEADER_OR_FOLLOWER || e == KAFKA_REQUEST_TIMED_OUT ||
+           e == KAFKA_NOT_ENOUGH_REPLICAS || e == KAFKA_LEADER_NOT_AVAILABLE ||
+           e == KAFKA_KAFKA_STORAGE_ERROR || e == KAFKA_NETWORK_EXCEPTION;
+}
+
+static void wc_produce_result(w_world *w, w_client *c, const wc_inflight *f,
+                              const wire_produce_partition_response *pr)
+{
+    wc_batch *b = &c->batch;
+    bool idem = b->base_sequence >= 0;
+    int16_t e = pr->error_code;
+    if (e == KAFKA_NONE) {
+        if (pr->base_offset < 0) {
+            w_fail(w, "client %d: Produce v%d to node %d succeeded at offset %lld", c->idx,
+                   f->version, f->node, (long long)pr->base_offset);
+            return;
+        }
+        if (c->acks == -1)
+            w_check_on_acked(w, c->idx, pr->base_offset, b->values, b->count, b->producer_id,
+                             b->base_sequence);
+        b->live = false;
+        return;
+    }
+    if (e == KAFKA_NOT_LEADER_OR_FOLLOWER)
+        wc_hint(w, c, pr->current_leader_id, pr->current_leader_epoch);
+    if (wc_produce_retriable(e)) {
+        if (!idem)
+            b->live = false; /* may have been appended: a retry could duplicate it */
+        return;
+    }
+    w_fail(w, "client %d: Produce v%d acks=%d to node %d (producer %lld seq %d, attempt %d): %s "
+              "(%d)", c->idx, f->version, c->acks, f->node, (long long)b->producer_id,
+           b->base_sequence, b->attempts, wc_error_name(e), e);
+}
+
+static void wc_on_produce(w_world *w, w_client *c, const wc_inflight *f, const uint8_t *bytes,
+                          size_t len)
+{
+    if (f->acks == 0) {
+        if (bytes)
+            w_fail(w, "client %d: acks=0 Produce v%d answered by node %d", c->idx, f->version,
+                   f->node);
+        return;
+    }
+    wc_batch *b = &c->batch;
+    bool current = b->live && b->gen == f->batch_gen;
+    if (!bytes) {
+        /* Outcome unknown: the idempotent producer resends the same batch. */
+        if (current && b->base_sequence < 0)
+            b->live = false;
+        return;
+    }
+    wire_produce_partition_response pr;
+    if (!wc_decode_produce(w, c, f, bytes, len, &pr) || !current)
+        return;
+    wc_produce_result(w, c, f, &pr);
+}
+
+/* ---- InitProducerId */
+
+static void wc_send_init(w_world *w, w_client *c)
+{
+    int16_t v = 4;
+    if (sim_prng_chance(&w->rng, 200000))
+        v = (int16_t)sim_prng_range(&w->rng, 0, 5);
+    if (!wire_api_accepted(WIRE_API_INIT_PRODUCER_ID, v))
+        v = 4;
+    wire_init_producer_id_request req = {.transactional_id = {NULL, -1},
+                                         .transaction_timeout_ms = WC_TXN_TIMEOUT_MS,
+                                         .producer_id = -1, .producer_epoch = -1};
+    wc_inflight f = {.op = WC_OP_INIT_PID, .version = v};
+    f.corr = wc_begin(c, WIRE_API_INIT_PRODUCER_ID, v);
+    wire_init_producer_id_request_encode(&c->frame, v, &req);
+    f.node = (int)sim_prng_below(&w->rng, (uint64_t)w->n);
+    c->init_left--;
+    wc_send(w, c, &f, (int32_t)sim_prng_range(&w->rng, 500, 2000));
+}
+
+static void wc_on_init(w_world *w, w_client *c, const wc_inflight *f, const uint8_t *bytes,
+                       size_t len)
+{
+    if (!bytes)
+        return;
+    kq_reader r;
+    if (!wc_open_response(w, c, f, WIRE_API_INIT_PRODUCER_ID, bytes, len, &r))
+        return;
+    wire_init_producer_id_response resp;
+    int rc = wire_init_producer_id_response_decode(&r, f->version, &c->arena, &resp);
+    if (!wc_body_ok(w, c, f, WIRE_API_INIT_PRODUCER_ID, &r, rc))
+        return;
+    int16_t e = resp.error_code;
+    if (e == KAFKA_NONE) {
+        if (resp.producer_id < 0 || resp.producer_epoch != 0) {
+            w_fail(w, "client %d: InitProducerId v%d from node %d gave producer %lld epoch %d",
+                   c->idx, f->version, f->node, (long long)resp.producer_id,
+                   resp.producer_epoch);
+            return;
+        }
+        w_check_on_producer_id(w, c->idx, resp.producer_id);
+        c->init_got = resp.producer_id;
+        return;
+    }
+    if (e == KAFKA_NOT_LEADER_OR_FOLLOWER || e == KAFKA_COORDINATOR_NOT_AVAILABLE ||
+        e == KAFKA_NOT_CONTROLLER || e == KAFKA_REQUEST_TIMED_OUT ||
+        e == KAFKA_KAFKA_STORAGE_ERROR)
+        return;
+    w_fail(w, "client %d: InitProducerId v%d from node %d: %s (%d)", c->idx, f->version, f->node,
+           wc_error_name(e), e);
+}
+
+/* A (re)started idempotent producer: a new id, the unacknowledged batch
+ * abandoned (its values may or may not reach the log). */
+static void wc_restart(w_world *w, w_client *c)
+{
+    c->producer_id = -1;
+    c->producer_epoch = -1;
+    c->next_sequence = 0;
+    c->init_got = -1;
+    c->batch.live = false;
+    c->init_left = 1;
+    if (sim_prng_chance(&w->rng, WC_BURST_PPM))
+        c->init_left = (int)sim_prng_range(&w->rng, WC_BURST_MIN, WC_BURST_MAX);
+    w_trace(w, "client %d: producer (re)starts with %d InitProducerId", c->idx, c->init_left);
+}
+
+/* Once every InitProducerId of a (re)start is answered: the newest id, or
+ * one more request if none succeeded. */
+static void wc_settle_producer_id(w_client *c)
+{
+    if (c->producer_id >= 0 || c->init_left > 0 || wc_count_op(c, WC_OP_INIT_PID) > 0)
+        return;
+    if (c->init_got < 0) {
+        c->init_left = 1;
+        return;
+    }
+    c->producer_id = c->init_got;
+    c->producer_epoch = 0;
+    c->next_sequence = 0;
+    c->init_got = -1;
+}
+
+/* ---- producer actions */
+
+static void wc_act_idempotent(w_world *w, w_client *c)
+{
+    bool may_start = w->clients_on && !c->stop_new;
+    wc_settle_producer_id(c);
+    bool produce_busy = wc_count_op(c, WC_OP_PRODUCE) > 0;
+    /* Never while a Produce is out, so acks stay in send order. */
+    if (c->producer_id >= 0 && may_start && !produce_busy &&
+        sim_prng_chance(&w->rng, WC_RESTART_PPM))
+        wc_restart(w, c);
+    if (c->producer_id < 0) {
+        if (may_start && c->init_left > 0 && c->inflight_n < WC_INFLIGHT_MAX)
+            wc_send_init(w, c);
+        return;
+    }
+    if (produce_busy)
+        return;
+    if (!c->batch.live) {
+        if (!may_start || !wc_build_batch(w, c, c->next_sequence))
+            return;
+        c->next_sequence = wc_sequence_add(c->next_sequence, c->batch.count);
+    }
+    c->batch.attempts++;
+    wc_send_produce(w, c, &c->batch.bytes, c->batch.gen);
+}
+
+static void wc_act_plain(w_world *w, w_client *c)
+{
+    if (!w->clients_on || c->stop_new)
+        return;
+    int producing = wc_count_op(c, WC_OP_PRODUCE);
+    if (c->acks == 0) {
+        if (producing >= WC_ACKS_ZERO_INFLIGHT_MAX || !wc_build_batch(w, c, -1))
+            return;
+        c->batch.live = false; /* fire and forget */
+        wc_send_produce(w, c, &c->batch.bytes, c->batch.gen);
+        return;
+    }
+    if (producing > 0 || c->batch.live || !wc_build_batch(w, c, -1))
+        return;
+    c->batch.attempts++;
+    wc_send_produce(w, c, &c->batch.bytes, c->batch.gen);
+}
+
+/* ---- Fetch */
+
+static void wc_send_fetch(w_world *w, w_client *c)
+{
+    int16_t v = sim_prng_chance(&w->rng, 400000) ? 12 : (int16_t)sim_prng_range(&w->rng, 13, 17);
+    if (!wire_api_accepted(WIRE_API_FETCH, v))
+        v = 12;
+    int32_t max_wait_ms = (int32_t)sim_prng_range(&w->rng, 50, 500);
+    int32_t epoch = c->known_epoch >= 0 && sim_prng_chance(&w->rng, WC_FETCH_EPOCH_PPM)
+                        ? c->known_epoch
+                        : -1;
+    wire_fetch_partition p = {.partition = 0, .current_leader_epoch = epoch,
+                              .fetch_offset = c->fetch_offset, .last_fetched_epoch = -1,
+                              .log_start_offset = -1, .partition_max_bytes = WC_FETCH_MAX_BYTES};
+    wire_fetch_topic t = {.topic = v < 13 ? kq_slice_cstr(WIRE_METADATA_TOPIC_NAME)
+                                          : (kq_slice){NULL, -1},
+                          .partitions = &p, .partition_count = 1};
+    if (v >= 13)
+        t.topic_id = WIRE_METADATA_TOPIC_ID;
+    wire_fetch_request req = {.cluster_id = {NULL, -1}, .replica_id = -1, .replica_epoch = -1,
+                              .max_wait_ms = max_wait_ms, .min_bytes = 1,
+                              .max_bytes = WC_FETCH_MAX_BYTES, .session_epoch = -1,
+                              .topics = &t, .topic_count = 1,
+                              .rack_id = kq_slice_cstr("")};
+    wc_inflight f = {.op = WC_OP_FETCH, .version = v, .fetch_offset = c->fetch_offset};
+    f.corr = wc_begin(c, WIRE_API_FETCH, v);
+    wire_fetch_request_encode(&c->frame, v, &req);
+    f.node = wc_target(w, c);
+    wc_send(w, c, &f, max_wait_ms + (int32_t)sim_prng_range(&w->rng, 500, 2000));
+}
+
+/* Reports the data records of one batch at or above from_offset. */
+static bool wc_consume_batch(w_world *w, w_client *c, const uint8_t *batch, size_t len,
+                             int64_t from_offset)
+{
+    record_iter it;
+    bool ok = record_iter_open(&it, batch, len) == RECORD_OK;
+    record rec;
+    while (ok && record_iter_next(&it, &rec)) {
+        if (rec.offset < from_offset)
+            continue;
+        if (rec.value.len != 8) {
+            w_fail(w, "client %d: consumed record at offset %lld has a %d-byte value", c->idx,
+                   (long long)rec.offset, (int)rec.value.len);
+            ok = false;
+            break;
+        }
+        w_check_on_consumed(w, c->idx, rec.offset, wc_be64(rec.value.ptr));
+    }
+    if (ok && it.status != RECORD_OK) {
+        w_fail(w, "client %d: fetched batch at offset %lld: %s", c->idx,
+               (long long)it.header.base_offset, record_status_name(it.status));
+        ok = false;
+    }
+    record_iter_close(&it);
+    return ok;
+}
+
+/* Walks the fetched batches (contiguous offsets, a torn tail ignored) and
+ * moves the fetch offset past the last whole one. */
+static void wc_consume(w_world *w, w_client *c, kq_slice records)
+{
+    size_t len = records.len > 0 ? (size_t)records.len : 0;
+    size_t pos = 0;
+    int64_t next = c->fetch_offset;
+    while (pos < len) {
+        record_batch_header h;
+        memset(&h, 0, sizeof(h));
+        enum record_status s = record_batch_check(records.ptr + pos, len - pos, &h);
+        if (s == RECORD_TRUNCATED)
+            break;
+        if (s != RECORD_OK || h.base_offset > next) {
+            w_fail(w, "client %d: Fetch at offset %lld: batch at byte %zu (offset %lld): %s",
+                   c->idx, (long long)c->fetch_offset, pos, (long long)h.base_offset,
+                   s != RECORD_OK ? record_status_name(s) : "offsets skipped");
+            return;
+        }
+        int64_t last = record_batch_last_offset(&h);
+        if (last >= next) {
+            if (!record_batch_is_control(&h) &&
+                !wc_consume_batch(w, c, records.ptr + pos, record_batch_size(&h), next))
+                return;
+            next = last + 1;
+        }
+        pos += record_batch_size(&h);
+    }
+    c->fetch_offset = next;
+}
+
+static bool wc_fetch_topic_ok(const wire_fetch_topic_response *t, int16_t version)
+{
+    if (version >= 13)
+        return memcmp(t->topic_id.bytes, WIRE_METADATA_TOPIC_ID.bytes, 16) == 0;
+    return kq_slice_eq_cstr(t->topic, WIRE_METADATA_TOPIC_NAME);
+}
+
+static void wc_on_fetch(w_world *w, w_client *c, const wc_inflight *f, const uint8_t *bytes,
+                        size_t len)
+{
+    kq_reader r;
+    if (!bytes || !wc_open_response(w, c, f, WIRE_API_FETCH, bytes, len, &r))
+        return;
+    wire_fetch_response resp;
+    int rc = wire_fetch_response_decode(&r, f->version, &c->arena, &resp);
+    if (!wc_body_ok(w, c, f, WIRE_API_FETCH, &r, rc))
+        return;
+    if (resp.error_code != KAFKA_NONE) {
+        w_trace(w, "client %d: Fetch from node %d: %s", c->idx, f->node,
+                wc_error_name(resp.error_code));
+        return;
+    }
+    if (resp.response_count != 1 || !wc_fetch_topic_ok(&resp.responses[0], f->version) ||
+        resp.responses[0].partition_count != 1 ||
+        resp.responses[0].partitions[0].partition_index != 0) {
+        w_fail(w, "client %d: Fetch v%d response from node %d does not answer partition 0",
+               c->idx, f->version, f->node);
+        return;
+    }
+    const wire_fetch_partition_data *pd = &resp.responses[0].partitions[0];
+    switch (pd->error_code) {
+    case KAFKA_NONE:
+        if (f->fetch_offset == c->fetch_offset)
+            wc_consume(w, c, pd->records);
+        return;
+    case KAFKA_NOT_LEADER_OR_FOLLOWER:
+        if (pd->has_current_leader)
+            wc_hint(w, c, pd->current_leader.leader_id, pd->current_leader.leader_epoch);
+        return;
+    case KAFKA_FENCED_LEADER_EPOCH:
+    case KAFKA_UNKNOWN_LEADER_EPOCH:
+        c->known_epoch = -1;
+        return;
+    case KAFKA_OFFSET_OUT_OF_RANGE:
+    case KAFKA_KAFKA_STORAGE_ERROR:
+    case KAFKA_LEADER_NOT_AVAILABLE:
+        return;
+    default:
+        w_fail(w, "client %d: Fetch v%d at offset %lld from node %d: %s (%d)", c->idx,
+               f->version, (long long)f->fetch_offset, f->node, wc_error_name(pd->error_code),
+               pd->error_code);
+    }
+}
+
+/* ---- w_client.h */
+
+static int16_t wc_acks_of(w_client_kind kind)
+{
+    switch (kind) {
+    case W_CLIENT_ACKS_ONE: return 1;
+    case W_CLIENT_ACKS_ZERO: return 0;
+    default: return -1;
+    }
+}
+
+w_client *w_client_create(w_world *w, int idx, w_client_kind kind)
+{
+    if (idx < 0 || idx >= SIM_CLIENTS_MAX || w->n <= 0)
+        return NULL;
+    w_client *c = calloc(1, sizeof(*c));
+    if (!c)
+        return NULL;
+    c->idx = idx;
+    c->kind = kind;
+    snprintf(c->client_id, sizeof(c->client_id), "wsim-client-%d", idx);
+    c->hint_node = -1;
+    c->known_epoch = -1;
+    c->acks = wc_acks_of(kind);
+    c->producer_id = -1;
+    c->producer_epoch = -1;
+    c->init_got = -1;
+    kq_arena_init(&c->arena, WC_ARENA_BYTES_MAX);
+    kq_writer_init(&c->frame, 0);
+    kq_writer_init(&c->batch.bytes, 0);
+    if (kind == W_CLIENT_IDEMPOTENT)
+        wc_restart(w, c);
+    w->clients[idx] = c;
+    if (w->client_n <= idx)
+        w->client_n = idx + 1;
+    wc_schedule(w, c);
+    return c;
+}
+
+void w_client_destroy(w_client *c)
+{
+    if (!c)
+        return;
+    kq_arena_free(&c->arena);
+    kq_writer_free(&c->frame);
+    kq_writer_free(&c->batch.bytes);
+    free(c);
+}
+
+void w_client_on_event(w_world *w, int idx)
+{
+    w_client *c = wc_get(w, idx);
+    if (!c || w->failed)
+        return;
+    switch (c->kind) {
+    case W_CLIENT_IDEMPOTENT:
+        wc_act_idempotent(w, c);
+        break;
+    case W_CLIENT_ACKS_ALL:
+    case W_CLIENT_ACKS_ONE:
+    case W_CLIENT_ACKS_ZERO:
+        wc_act_plain(w, c);
+        break;
+    case W_CLIENT_CONSUMER:
+        if (wc_count_op(c, WC_OP_FETCH) == 0)
+            wc_send_fetch(w, c);
+        break;
+    }
+    if (!w->failed)
+        wc_schedule(w, c);
+}
+
+void w_client_on_response(w_world *w, int idx, uint64_t client_ref, const uint8_t *bytes,
+                          size_t len)
+{
+    w_client *c = wc_get(w, idx);
+    if (!c)
+        return;
+    wc_inflight f;
+    if (!wc_take(c, client_ref, &f)) {
+        w_fail(w, "client %d: an outcome for request %llu, which is not in flight", idx,
+               (unsigned long long)client_ref);
+        return;
+    }
+    if (w->failed)
+        return;
+    switch (f.op) {
+    case WC_OP_PRODUCE:
+        wc_on_produce(w, c, &f, bytes, len);
+        break;
+    case WC_OP_INIT_PID:
+        wc_on_init(w, c, &f, bytes, len);
+        break;
+    case WC_OP_FETCH:
+        wc_on_fetch(w, c, &f, bytes, len);
+        break;
+    }
+}
+
+bool w_client_idle(const w_client *c)
+{
+    return !c || (c->inflight_n == 0 && !c->batch.live);
+}
+
+void w_client_stop_new(w_client *c)
+{
+    if (c)
+        c->stop_new = true;
+}

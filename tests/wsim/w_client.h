@@ -1,0 +1,41 @@
+/* Simulated Kafka clients, speaking the real wire protocol to the simulated
+ * servers through w_net: idempotent producers (InitProducerId, sequences,
+ * retries after timeouts and NOT_LEADER_OR_FOLLOWER, bursts of
+ * InitProducerId), plain producers with acks -1, 1 and 0, and consumers
+ * reading from offset 0 with long-poll Fetch. Every record value is a unique
+ * 8-byte big-endian number; what clients see is reported to the checker
+ * (w_check.h). */
+#ifndef WSIM_CLIENT_H
+#define WSIM_CLIENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim.h"
+
+typedef enum w_client_kind {
+    W_CLIENT_IDEMPOTENT = 1, /* acks=-1, enable.idempotence */
+    W_CLIENT_ACKS_ALL,
+    W_CLIENT_ACKS_ONE,
+    W_CLIENT_ACKS_ZERO,
+    W_CLIENT_CONSUMER,
+} w_client_kind;
+
+typedef struct w_client w_client;
+
+/* Creates client idx (w->clients[idx]) and schedules its first action. */
+w_client *w_client_create(w_world *w, int idx, w_client_kind kind);
+void w_client_destroy(w_client *c);
+/* W_EV_CLIENT for this client: send what is due (paced by w->clients_on). */
+void w_client_on_event(w_world *w, int idx);
+/* The answer to a request it sent with w_net_client_send: bytes NULL when
+ * the request failed (timeout, connection closed, node down). */
+void w_client_on_response(w_world *w, int idx, uint64_t client_ref, const uint8_t *bytes,
+                          size_t len);
+/* True when the client has nothing in flight and nothing left to retry. */
+bool w_client_idle(const w_client *c);
+/* Producers: stops new records (retries of unacknowledged ones continue). */
+void w_client_stop_new(w_client *c);
+
+#endif

@@ -1,0 +1,308 @@
+/* Simulated server processes: each one is the real executor (src/exec) with
+ * the simulator's seams — its own sim_fs disk, the scheduler's clock and
+ * timer, flush jobs that reach the disk and complete after a heavy-tailed
+ * latency, w_net for every frame — plus crashes (power loss or process
+ * kill, also between two actions of one output), fail-stop and pauses. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kq/assert.h"
+#include "kq/log.h"
+#include "sim.h"
+#include "w_check.h"
+
+static w_node *env_node(void *ctx, w_world **w)
+{
+    w_node *n = ctx;
+    *w = (w_world *)((char *)(n - n->idx) - offsetof(w_world, nodes));
+    return n;
+}
+
+static int64_t env_now(void *ctx)
+{
+    w_world *w;
+    env_node(ctx, &w);
+    return w->now;
+}
+
+static bool env_peer_send(void *ctx, int32_t to, int32_t corr, const uint8_t *frame, size_t len,
+                          uint64_t tag)
+{
+    w_world *w;
+    w_node *n = env_node(ctx, &w);
+    return w_net_peer_send(w, n->idx, to, corr, frame, len, tag);
+}
+
+static void env_reply(void *ctx, void *slot, const uint8_t *d, size_t len)
+{
+    w_world *w;
+    w_node *n = env_node(ctx, &w);
+    if (n->fatal)
+        w_check_on_reply_after_fatal(w, n->idx);
+    w_net_reply(w, slot, d, len, false);
+}
+
+static void env_reply_none(void *ctx, void *slot)
+{
+    w_world *w;
+    env_node(ctx, &w);
+    w_net_reply(w, slot, NULL, 0, false);
+}
+
+static void env_reply_close(void *ctx, void *slot, const char *why)
+{
+    w_world *w;
+    env_node(ctx, &w);
+    (void)why;
+    w_net_reply(w, slot, NULL, 0, true);
+}
+
+static const char *env_slot_peer(void *ctx, void *slot)
+{
+    (void)ctx;
+    (void)slot;
+    return "sim-client";
+}
+
+/* fsync latency: mostly milliseconds, a tail of hundreds, rarely seconds. */
+static int64_t flush_latency_ms(w_world *w)
+{
+    uint64_t r = sim_prng_below(&w->rng, 1000);
+    if (r < 2)
+        return sim_prng_range(&w->rng, 1000, 3000);
+    if (r < 20)
+        return sim_prng_range(&w->rng, 100, 500);
+    return sim_prng_range(&w->rng, w->flush_min_ms, w->flush_max_ms);
+}
+
+static void env_flush_start(void *ctx, kq_log_flush_job *job)
+{
+    w_world *w;
+    w_node *n = env_node(ctx, &w);
+    KQ_ASSERT(!n->job);
+    n->job = job;
+    n->job_synced = false;
+    n->job_rc = 0;
+    int64_t done = w->now + flush_latency_ms(w);
+    /* The data reaches the disk at some point while the call is out. */
+    int64_t sync = sim_prng_range(&w->rng, w->now, done);
+    w_schedule(w, sync, W_EV_FLUSH_SYNC, n->idx, n->inc, 0, NULL);
+    w_schedule(w, done, W_EV_FLUSH_DONE, n->idx, n->inc, 0, NULL);
+}
+
+static void env_arm_timer(void *ctx, int64_t due_ms)
+{
+    w_world *w;
+    w_node *n = env_node(ctx, &w);
+    if (due_ms < w->now)
+        due_ms = w->now;
+    if (due_ms > w->now + 60000)
+        due_ms = w->now + 60000;
+    if (due_ms == n->timer_due && n->timer_gen)
+        return;
+    n->timer_due = due_ms;
+    w_schedule(w, due_ms, W_EV_TIMER, n->idx, ++n->timer_gen, 0, NULL);
+}
+
+static void env_fatal(void *ctx, const char *what, const char *detail)
+{
+    w_world *w;
+    w_node *n = env_node(ctx, &w);
+    w_trace(w, "node %d fatal: %s: %s", n->id, what, detail);
+    n->fatal = true;
+    n->crash_pending = true;
+}
+
+static bool env_crash_before_action(void *ctx, const raft_action *a)
+{
+    w_world *w;
+    w_node *n = env_node(ctx, &w);
+    w_check_before_action(w, n->idx, a);
+    if (n->crash_ppm && sim_prng_chance(&w->rng, n->crash_ppm)) {
+        w_trace(w, "node %d dies before a type-%d action", n->id, (int)a->type);
+        n->crash_pending = true;
+        return true;
+    }
+    return false;
+}
+
+static void env_on_committed(void *ctx, int64_t hw)
+{
+    w_world *w;
+    w_node *n = env_node(ctx, &w);
+    w_check_on_committed(w, n->idx, hw);
+}
+
+static void env_on_shutdown_complete(void *ctx)
+{
+    w_world *w;
+    w_node *n = env_node(ctx, &w);
+    n->shutdown_done = true;
+}
+
+static exec_env node_env(w_node *n)
+{
+    return (exec_env){
+        .ctx = n,
+        .fs = sim_fs_table(n->fs),
+        .now_ms = env_now,
+        .peer_send = env_peer_send,
+        .reply = env_reply,
+        .reply_none = env_reply_none,
+        .reply_close = env_reply_close,
+        .slot_peer = env_slot_peer,
+        .flush_start = env_flush_start,
+        .arm_timer = env_arm_timer,
+        .fatal = env_fatal,
+        .crash_before_action = env_crash_before_action,
+        .on_committed = env_on_committed,
+        .on_shutdown_complete = env_on_shutdown_complete,
+    };
+}
+
+bool w_node_start(w_world *w, int idx)
+{
+    w_node *n = &w->nodes[idx];
+    if (n->running)
+        return true;
+    exec_config c = w->cfg;
+    c.node_id = n->id;
+    c.random_seed = sim_prng_next(&w->rng);
+    c.producer_id_base = ((int64_t)n->id << 40) + (int64_t)n->restarts * 1000;
+    exec_env env = node_env(n);
+    char err[600];
+    n->inc++;
+    n->fatal = false;
+    n->crash_pending = false;
+    n->shutting_down = false;
+    n->shutdown_done = false;
+    n->timer_gen = 0;
+    w->current_node = idx;
+    n->x = exec_create(&c, &env, err, sizeof(err));
+    w->current_node = -1;
+    if (!n->x) {
+        n->refused = true;
+        w_trace(w, "node %d refuses to start: %s", n->id, err);
+        return false;
+    }
+    n->refused = false;
+    n->running = true;
+    int64_t end = kq_log_end_offset(exec_log(n->x));
+    if (n->restarts > 0)
+        w_check_on_restart(w, idx, n->last_flushed, end);
+    n->last_flushed = kq_log_flushed_offset(exec_log(n->x));
+    w_trace(w, "node %d starts (incarnation %llu), log end %lld", n->id,
+            (unsigned long long)n->inc, (long long)end);
+    w->current_node = idx;
+    exec_start(n->x);
+    w->current_node = -1;
+    return true;
+}
+
+void w_node_crash(w_world *w, int idx, enum w_crash kind)
+{
+    w_node *n = &w->nodes[idx];
+    if (!n->running)
+        return;
+    n->last_flushed = kq_log_flushed_offset(exec_log(n->x));
+    w_trace(w, "node %d %s (flushed %lld)", n->id,
+            kind == W_CRASH_POWER_LOSS ? "loses power" : "is killed", (long long)n->last_flushed);
+    exec_destroy(n->x, true);
+    n->x = NULL;
+    n->job = NULL;
+    n->running = false;
+    n->paused = false;
+    n->crash_pending = false;
+    n->restarts++;
+    n->inc++; /* events of the old incarnation are ignored */
+    if (kind == W_CRASH_POWER_LOSS)
+        sim_fs_power_loss(n->fs, &w->rng);
+    else
+        sim_fs_process_kill(n->fs);
+    w_net_node_down(w, idx);
+}
+
+void w_node_reap(w_world *w)
+{
+    for (int i = 0; i < w->n; i++) {
+        w_node *n = &w->nodes[i];
+        if (n->running && n->crash_pending)
+            w_node_crash(w, i, n->fatal || sim_prng_below(&w->rng, 2) ? W_CRASH_PROCESS_KILL
+                                                                       : W_CRASH_POWER_LOSS);
+        if (n->running && n->shutdown_done)
+            w_node_crash(w, i, W_CRASH_PROCESS_KILL); /* the process exits */
+    }
+}
+
+void w_node_shutdown(w_world *w, int idx)
+{
+    w_node *n = &w->nodes[idx];
+    if (!n->running || n->shutting_down)
+        return;
+    n->shutting_down = true;
+    w->current_node = idx;
+    exec_request_shutdown(n->x);
+    w->current_node = -1;
+}
+
+void w_node_pause(w_world *w, int idx, int64_t ms)
+{
+    w_node *n = &w->nodes[idx];
+    if (!n->running || n->paused)
+        return;
+    n->paused = true;
+    n->paused_until = w->now + ms;
+    w_trace(w, "node %d pauses for %lld ms", n->id, (long long)ms);
+    w_schedule(w, n->paused_until, W_EV_RESUME, idx, n->inc, 0, NULL);
+}
+
+bool w_node_alive(const w_world *w, int idx)
+{
+    return w->nodes[idx].running && !w->nodes[idx].crash_pending;
+}
+
+bool w_node_status(const w_world *w, int idx, raft_status *st)
+{
+    if (!w_node_alive(w, idx))
+        return false;
+    raft_get_status(exec_raft(w->nodes[idx].x), st);
+    return true;
+}
+
+void w_node_on_event(w_world *w, const sim_event *ev)
+{
+    w_node *n = &w->nodes[ev->node];
+    if (!n->running)
+        return;
+    w->current_node = ev->node;
+    switch ((enum wsim_ev)ev->type) {
+    case W_EV_TIMER:
+        if (ev->gen == n->timer_gen)
+            exec_on_timer(n->x);
+        break;
+    case W_EV_FLUSH_SYNC:
+        if (ev->gen == n->inc && n->job && !n->job_synced) {
+            n->job_rc = kq_log_flush_run(n->job);
+            n->job_synced = true;
+        }
+        break;
+    case W_EV_FLUSH_DONE:
+        if (ev->gen == n->inc && n->job) {
+            KQ_ASSERT(n->job_synced);
+            kq_log_flush_job *job = n->job;
+            n->job = NULL;
+            exec_flush_done(n->x, job, n->job_rc);
+        }
+        break;
+    case W_EV_RESUME:
+        if (ev->gen == n->inc)
+            n->paused = false;
+        break;
+    default:
+        break;
+    }
+    if (n->running && !n->crash_pending)
+        n->last_flushed = kq_log_flushed_offset(exec_log(n->x));
+    w->current_node = -1;
+}

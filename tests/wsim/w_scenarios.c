@@ -1,0 +1,454 @@
+/* Scenarios: fault schedules for whole servers under client load. Each ends
+ * by healing everything, restarting every node and checking liveness, then
+ * the final consistency check (w_final.c). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "w_check_internal.h"
+#include "w_client.h"
+#include "w_scenarios.h"
+
+#define LIVENESS_MS 60000
+
+__attribute__((format(printf, 3, 4))) static void check_fail(w_world *w, enum w_check_id c,
+                                                              const char *fmt, ...)
+{
+    if (!w_check_on(w, c) || w->failed)
+        return;
+    char msg[600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    w_fail(w, "%s: %s", w_check_names[c], msg);
+}
+#define liveness_fail(w, ...) check_fail(w, W_CHECK_LIVENESS, __VA_ARGS__)
+#define scenario_fail(w, ...) check_fail(w, W_CHECK_SCENARIO, __VA_ARGS__)
+
+static int majority(const w_world *w)
+{
+    return w->p.voters / 2 + 1;
+}
+
+static raft_status status(const w_world *w, int idx)
+{
+    raft_status st;
+    if (!w_node_status(w, idx, &st)) {
+        memset(&st, 0, sizeof(st));
+        st.epoch = -1;
+        st.high_watermark = -1;
+        st.role = RAFT_ROLE_UNATTACHED;
+    }
+    return st;
+}
+
+static bool pred_leader(w_world *w, void *ctx)
+{
+    (void)ctx;
+    return w_current_leader(w) >= 0;
+}
+
+static bool pred_newer_leader(w_world *w, void *ctx)
+{
+    int L = w_current_leader(w);
+    return L >= 0 && status(w, L).epoch > *(int32_t *)ctx;
+}
+
+static bool pred_acked(w_world *w, void *ctx)
+{
+    return w->check->acked_n >= *(size_t *)ctx;
+}
+
+static bool pred_clients_idle(w_world *w, void *ctx)
+{
+    (void)ctx;
+    for (int i = 0; i < w->client_n; i++)
+        if (!w_client_idle(w->clients[i]))
+            return false;
+    return true;
+}
+
+/* The leader's HW covers everything ever committed and every live node has
+ * flushed up to it. */
+static bool pred_caught_up(w_world *w, void *ctx)
+{
+    (void)ctx;
+    int L = w_current_leader(w);
+    if (L < 0)
+        return false;
+    int64_t hw = status(w, L).high_watermark;
+    if (hw < 0 || hw < w->check->hw_floor ||
+        hw != kq_log_end_offset(exec_log(w->nodes[L].x)))
+        return false;
+    for (int i = 0; i < w->n; i++)
+        if (w_node_alive(w, i) && w_flushed(w, i) < hw)
+            return false;
+    return true;
+}
+
+static int wait_leader(w_world *w, const char *what)
+{
+    if (!w_run_until(w, pred_leader, NULL, LIVENESS_MS)) {
+        liveness_fail(w, "no leader within %d ms %s", LIVENESS_MS, what);
+        return -1;
+    }
+    return w_current_leader(w);
+}
+
+static int wait_newer_leader(w_world *w, int32_t epoch, const char *what)
+{
+    if (!w_run_until(w, pred_newer_leader, &epoch, LIVENESS_MS)) {
+        liveness_fail(w, "no leader newer than epoch %d within %d ms %s", epoch, LIVENESS_MS,
+                      what);
+        return -1;
+    }
+    return w_current_leader(w);
+}
+
+/* Client load until k more acks=-1 successes. */
+static void ack_values(w_world *w, size_t k, const char *what)
+{
+    size_t target = w->check->acked_n + k;
+    if (!w_run_until(w, pred_acked, &target, LIVENESS_MS))
+        liveness_fail(w, "%zu acknowledged writes not reached within %d ms %s", k, LIVENESS_MS,
+                      what);
+}
+
+static void start_all(w_world *w)
+{
+    for (int i = 0; i < w->n && !w->failed; i++)
+        w_node_start(w, i);
+}
+
+static void clear_faults(w_world *w)
+{
+    w_net_heal(w);
+    w->loss_ppm = w->dup_ppm = w->tail_ppm = 0;
+    for (int i = 0; i < w->n; i++) {
+        sim_fs_clear_faults(w->nodes[i].fs);
+        w->nodes[i].crash_ppm = 0;
+    }
+}
+
+static void heal_and_converge(w_world *w)
+{
+    if (w->failed)
+        return;
+    w_trace(w, "=== heal and converge");
+    clear_faults(w);
+    for (int i = 0; i < w->client_n; i++)
+        w_client_stop_new(w->clients[i]);
+    for (int i = 0; i < w->n && !w->failed; i++) {
+        if (w->nodes[i].running && w->nodes[i].paused)
+            w_run_for(w, 1); /* resumes on its own */
+        if (!w->nodes[i].running && !w_node_start(w, i))
+            liveness_fail(w, "node %d refuses to start after healing", i + 1);
+    }
+    if (wait_leader(w, "after healing") < 0)
+        return;
+    if (!w_run_until(w, pred_clients_idle, NULL, LIVENESS_MS)) {
+        liveness_fail(w, "clients still have requests unanswered %d ms after healing",
+                      LIVENESS_MS);
+        return;
+    }
+    if (!w_run_until(w, pred_caught_up, NULL, LIVENESS_MS)) {
+        liveness_fail(w, "nodes did not catch up within %d ms after healing", LIVENESS_MS);
+        return;
+    }
+    int L = w_current_leader(w);
+    w_check_final(w, L, status(w, L).high_watermark);
+}
+
+/* ---- leader failures */
+
+/* Half the time the leader dies at a random action of one of its outputs
+ * (within 2 s), otherwise now, by power loss or process kill. */
+static void kill_node(w_world *w, int idx)
+{
+    if (sim_prng_below(&w->rng, 2)) {
+        w->nodes[idx].crash_ppm = 30000;
+        int64_t until = w->now + 2000;
+        while (!w->failed && w->nodes[idx].running && w->now < until)
+            w_run_event(w);
+        w->nodes[idx].crash_ppm = 0;
+    }
+    w_node_crash(w, idx, sim_prng_below(&w->rng, 2) ? W_CRASH_POWER_LOSS : W_CRASH_PROCESS_KILL);
+}
+
+static void stop_node(w_world *w, int idx, bool graceful)
+{
+    if (!graceful) {
+        kill_node(w, idx);
+        return;
+    }
+    w_node_shutdown(w, idx);
+    int64_t until = w->now + 6000;
+    while (!w->failed && w->nodes[idx].running && w->now < until)
+        w_run_event(w);
+    if (w->nodes[idx].running)
+        w_node_crash(w, idx, W_CRASH_PROCESS_KILL); /* the shutdown deadline */
+}
+
+static void leader_failure(w_world *w, bool graceful, int rounds)
+{
+    start_all(w);
+    if (wait_leader(w, "at start") < 0)
+        return;
+    ack_values(w, 10, "before the leader fails");
+    for (int r = 0; r < rounds && !w->failed; r++) {
+        int L = w_current_leader(w);
+        if (L < 0)
+            return;
+        int32_t e = status(w, L).epoch;
+        w_run_for(w, sim_prng_range(&w->rng, 0, 300));
+        L = w_current_leader(w);
+        if (L < 0)
+            continue;
+        stop_node(w, L, graceful);
+        if (w->p.voters - 1 >= majority(w)) {
+            if (wait_newer_leader(w, e, "after the leader failed") < 0)
+                return;
+            ack_values(w, 5, "after the new election");
+        }
+        w_run_for(w, sim_prng_range(&w->rng, 0, 3000));
+        w_node_start(w, L);
+    }
+    heal_and_converge(w);
+}
+
+static void sc_leader_crash(w_world *w)
+{
+    leader_failure(w, false, 1);
+}
+static void sc_leader_shutdown(w_world *w)
+{
+    leader_failure(w, true, 1);
+}
+static void sc_back_to_back(w_world *w)
+{
+    leader_failure(w, false, 3);
+}
+
+static void sc_initial_election(w_world *w)
+{
+    start_all(w);
+    if (wait_leader(w, "at start") < 0)
+        return;
+    ack_values(w, 10, "after the first election");
+    heal_and_converge(w);
+}
+
+/* No faults: the first leader stays (pre-vote, check-quorum quiet). */
+static void sc_replication(w_world *w)
+{
+    start_all(w);
+    int L = wait_leader(w, "at start");
+    if (L < 0)
+        return;
+    w_run_for(w, 3000); /* the election settles */
+    L = w_current_leader(w);
+    int32_t e = L >= 0 ? status(w, L).epoch : -1;
+    ack_values(w, 40, "without faults");
+    if (!w->failed && w->check->max_leader_epoch != e)
+        scenario_fail(w, "leader changed from epoch %d to %d without any fault", e,
+                      w->check->max_leader_epoch);
+    heal_and_converge(w);
+}
+
+static void sc_all_fail(w_world *w)
+{
+    start_all(w);
+    if (wait_leader(w, "at start") < 0)
+        return;
+    ack_values(w, 10, "before the power cut");
+    w_run_for(w, sim_prng_range(&w->rng, 0, 500));
+    bool power = sim_prng_below(&w->rng, 2);
+    for (int i = 0; i < w->n; i++)
+        w_node_crash(w, i, power ? W_CRASH_POWER_LOSS : W_CRASH_PROCESS_KILL);
+    w_run_for(w, sim_prng_range(&w->rng, 0, 2000));
+    start_all(w);
+    if (wait_leader(w, "after everything restarted") < 0)
+        return;
+    ack_values(w, 5, "after everything restarted");
+    heal_and_converge(w);
+}
+
+static void sc_leader_partition(w_world *w)
+{
+    start_all(w);
+    int L = wait_leader(w, "at start");
+    if (L < 0)
+        return;
+    ack_values(w, 10, "before the partition");
+    L = w_current_leader(w);
+    if (L < 0)
+        return;
+    int32_t e = status(w, L).epoch;
+    bool side[SIM_NODES_MAX] = {false};
+    side[L] = true;
+    w_net_partition(w, side);
+    if (w->p.voters - 1 >= majority(w) && w->p.voters > 1) {
+        if (wait_newer_leader(w, e, "after the leader was cut off") < 0)
+            return;
+        ack_values(w, 5, "on the majority side");
+    }
+    w_run_for(w, sim_prng_range(&w->rng, 1000, 5000));
+    heal_and_converge(w);
+}
+
+static void sc_multi_partition(w_world *w)
+{
+    start_all(w);
+    if (wait_leader(w, "at start") < 0)
+        return;
+    ack_values(w, 10, "before the split");
+    for (int round = 0; round < 3 && !w->failed; round++) {
+        bool side[SIM_NODES_MAX];
+        for (int i = 0; i < w->n; i++)
+            side[i] = sim_prng_below(&w->rng, 2);
+        w_net_partition(w, side);
+        w_run_for(w, sim_prng_range(&w->rng, 500, 6000));
+        w_net_heal(w);
+        w_run_for(w, sim_prng_range(&w->rng, 0, 3000));
+    }
+    heal_and_converge(w);
+}
+
+/* A follower cut off (or paused) for several election timeouts comes back
+ * with a stale view: with pre-vote and a live leader on a connected majority,
+ * the leader stays. */
+static void sc_isolated_voter(w_world *w)
+{
+    start_all(w);
+    int L = wait_leader(w, "at start");
+    if (L < 0)
+        return;
+    w_run_for(w, 3000);
+    ack_values(w, 10, "before the isolation");
+    L = w_current_leader(w);
+    if (L < 0 || w->p.voters < 3)
+        return heal_and_converge(w);
+    int32_t e = status(w, L).epoch;
+    int f = (L + 1 + (int)sim_prng_below(&w->rng, (uint64_t)w->p.voters - 1)) % w->p.voters;
+    if (sim_prng_below(&w->rng, 2)) {
+        bool side[SIM_NODES_MAX] = {false};
+        side[f] = true;
+        w_net_partition(w, side);
+        w_run_for(w, sim_prng_range(&w->rng, 3000, 8000));
+        w_net_heal(w);
+    } else {
+        w_node_pause(w, f, sim_prng_range(&w->rng, 3000, 8000));
+        w_run_for(w, 8000);
+    }
+    ack_values(w, 10, "after the voter came back");
+    w_run_for(w, 5000);
+    if (!w->failed && w->check->max_leader_epoch != e)
+        scenario_fail(w, "node %d came back and the leader changed (epoch %d to %d) though a "
+                      "majority stayed connected", f + 1, e, w->check->max_leader_epoch);
+    heal_and_converge(w);
+}
+
+/* One replica's disk misbehaves: fsync EIO, ENOSPC, short writes, read EIO.
+ * The node must stop (nothing acknowledged after) and the rest go on. */
+static void sc_storage_faults(w_world *w)
+{
+    start_all(w);
+    if (wait_leader(w, "at start") < 0)
+        return;
+    ack_values(w, 10, "before the disk fault");
+    int victim = sim_prng_below(&w->rng, 2) && w_current_leader(w) >= 0
+                     ? w_current_leader(w)
+                     : (int)sim_prng_below(&w->rng, (uint64_t)w->n);
+    sim_fs *fs = w->nodes[victim].fs;
+    switch (sim_prng_below(&w->rng, 4)) {
+    case 0:
+        sim_fs_fail_fsync(fs, 1, -EIO);
+        break;
+    case 1:
+        sim_fs_fail_pwrite(fs, 1, -ENOSPC);
+        break;
+    case 2:
+        sim_fs_short_pwrite(fs, 1, &w->rng);
+        break;
+    default:
+        sim_fs_fail_pread(fs, 1, -EIO);
+        break;
+    }
+    w_trace(w, "=== disk fault armed on node %d", victim + 1);
+    w_run_for(w, sim_prng_range(&w->rng, 2000, 6000));
+    sim_fs_clear_faults(fs);
+    heal_and_converge(w);
+}
+
+static void sc_random(w_world *w)
+{
+    start_all(w);
+    if (wait_leader(w, "at start") < 0)
+        return;
+    w->loss_ppm = (uint32_t)sim_prng_below(&w->rng, 20000);
+    w->dup_ppm = (uint32_t)sim_prng_below(&w->rng, 20000);
+    w->tail_ppm = (uint32_t)sim_prng_below(&w->rng, 5000);
+    int64_t end = w->now + sim_prng_range(&w->rng, 10000, 30000);
+    while (!w->failed && w->now < end) {
+        w_run_for(w, sim_prng_range(&w->rng, 100, 2000));
+        int i = (int)sim_prng_below(&w->rng, (uint64_t)w->n);
+        switch (sim_prng_below(&w->rng, 8)) {
+        case 0:
+            if (w->nodes[i].running)
+                kill_node(w, i);
+            else
+                w_node_start(w, i);
+            break;
+        case 1:
+            w_node_start(w, i);
+            break;
+        case 2: {
+            bool side[SIM_NODES_MAX];
+            for (int k = 0; k < w->n; k++)
+                side[k] = sim_prng_below(&w->rng, 2);
+            w_net_partition(w, side);
+            break;
+        }
+        case 3:
+            w_net_cut_one_way(w, i, (int)sim_prng_below(&w->rng, (uint64_t)w->n));
+            break;
+        case 4:
+        case 5:
+            w_net_heal(w);
+            break;
+        case 6:
+            w_node_pause(w, i, sim_prng_range(&w->rng, 500, 5000));
+            break;
+        default:
+            if (w->nodes[i].running)
+                w_node_shutdown(w, i);
+            break;
+        }
+    }
+    heal_and_converge(w);
+}
+
+const w_scenario w_scenarios[] = {
+    {"initial-election", sc_initial_election},
+    {"replication", sc_replication},
+    {"leader-crash", sc_leader_crash},
+    {"leader-shutdown", sc_leader_shutdown},
+    {"all-fail", sc_all_fail},
+    {"leader-partition", sc_leader_partition},
+    {"multi-partition", sc_multi_partition},
+    {"back-to-back", sc_back_to_back},
+    {"isolated-voter", sc_isolated_voter},
+    {"storage-faults", sc_storage_faults},
+    {"random", sc_random},
+};
+const int w_scenario_count = (int)(sizeof(w_scenarios) / sizeof(w_scenarios[0]));
+
+const w_scenario *w_scenario_find(const char *name)
+{
+    for (int i = 0; i < w_scenario_count; i++)
+        if (strcmp(w_scenarios[i].name, name) == 0)
+            return &w_scenarios[i];
+    return NULL;
+}

@@ -1,0 +1,16 @@
+/* Named fault schedules (w_scenarios.c). */
+#ifndef WSIM_SCENARIOS_H
+#define WSIM_SCENARIOS_H
+
+#include "sim.h"
+
+typedef struct w_scenario {
+    const char *name;
+    void (*run)(w_world *w);
+} w_scenario;
+
+extern const w_scenario w_scenarios[];
+extern const int w_scenario_count;
+const w_scenario *w_scenario_find(const char *name);
+
+#endif

@@ -1,0 +1,239 @@
+/* The world: set-up, the event loop (one event at a time, checks after each)
+ * and the few queries scenarios share. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kq/log_line.h"
+#include "kq/mutants.h"
+#include "sim.h"
+#include "w_check.h"
+#include "w_client.h"
+
+#define W_BUSY_LOOP_EVENTS 200000 /* events in one simulated millisecond */
+
+bool w_fail(w_world *w, const char *fmt, ...)
+{
+    if (!w->failed) {
+        w->failed = true;
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(w->fail_msg, sizeof(w->fail_msg), fmt, ap);
+        va_end(ap);
+        if (w->p.verbose)
+            fprintf(stderr, "[%8lld] FAIL %s\n", (long long)w->now, w->fail_msg);
+    }
+    return false;
+}
+
+void w_trace(w_world *w, const char *fmt, ...)
+{
+    if (!w->p.verbose)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "[%8lld] ", (long long)w->now);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+/* The servers' own log lines, prefixed with time and node, under -v. */
+static void w_log_sink(void *ctx, const char *line)
+{
+    w_world *w = ctx;
+    if (w->p.verbose)
+        fprintf(stderr, "[%8lld] n%d| %s\n", (long long)w->now,
+                w->current_node >= 0 ? w->nodes[w->current_node].id : 0, line);
+}
+
+static void w_msg_free(void *p)
+{
+    w_msg *m = p;
+    free(m->bytes);
+    free(m);
+}
+
+bool w_schedule(w_world *w, int64_t at, enum wsim_ev type, int node, uint64_t gen, int64_t arg,
+                void *ptr)
+{
+    sim_event ev = {.at_ms = at, .type = (int)type, .node = node, .gen = gen,
+                    .arg = arg, .ptr = ptr};
+    if (!sim_sched_push(&w->sched, &ev))
+        return w_fail(w, "out of memory");
+    return true;
+}
+
+static void w_config(w_world *w)
+{
+    exec_config *c = &w->cfg;
+    memset(c, 0, sizeof(*c));
+    for (int i = 0; i < w->p.voters; i++) {
+        c->voters[i].node_id = i + 1;
+        snprintf(c->voters[i].host, sizeof(c->voters[i].host), "node%d.sim", i + 1);
+        c->voters[i].port = (uint16_t)(9090 + i + 1);
+    }
+    c->voter_count = w->p.voters;
+    c->cluster_id = "sim-cluster";
+    c->log_dir = SIM_LOG_DIR;
+    c->segment_bytes = (uint64_t)sim_prng_range(&w->rng, 2048, 65536); /* many rolls */
+    c->frame_bytes_max = 8 << 20;
+    c->election_timeout_ms = 1000;
+    c->fetch_timeout_ms = 2000;
+    c->election_backoff_max_ms = 1000;
+    c->request_timeout_ms = 2000;
+    c->retry_backoff_ms = 20;
+    c->fetch_max_bytes = (uint32_t)sim_prng_range(&w->rng, 256, 16384);
+    c->raft_mutants = w->p.raft_mutants;
+    c->mutants = w->p.mutants;
+}
+
+bool w_world_init(w_world *w, const w_params *p)
+{
+    memset(w, 0, sizeof(*w));
+    w->p = *p;
+    w->n = p->voters + p->observers;
+    w->current_node = -1;
+    sim_prng_seed(&w->rng, p->seed * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull);
+    sim_sched_init(&w->sched, w_msg_free);
+    log_line_set_sink(w_log_sink, w);
+    w_config(w);
+    w->flush_min_ms = sim_prng_range(&w->rng, 0, 5);
+    w->flush_max_ms = w->flush_min_ms + sim_prng_range(&w->rng, 0, 40);
+    w->check = w_check_create();
+    if (!w->check)
+        return w_fail(w, "out of memory");
+    for (int i = 0; i < w->n; i++) {
+        w_node *nd = &w->nodes[i];
+        nd->idx = i;
+        nd->id = i + 1;
+        nd->voter = i < p->voters;
+        nd->fs = sim_fs_create();
+        if (!nd->fs)
+            return w_fail(w, "out of memory");
+    }
+    return true;
+}
+
+void w_world_free(w_world *w)
+{
+    for (int i = 0; i < w->n; i++) {
+        w_node *n = &w->nodes[i];
+        if (n->x)
+            exec_destroy(n->x, true);
+        w_net_node_down(w, i);
+        free(n->slots);
+        sim_fs_destroy(n->fs);
+    }
+    for (int i = 0; i < w->client_n; i++)
+        w_client_destroy(w->clients[i]);
+    sim_sched_free(&w->sched);
+    w_check_destroy(w->check);
+    free(w->reqs);
+    log_line_set_sink(NULL, NULL);
+}
+
+int w_current_leader(const w_world *w)
+{
+    int best = -1;
+    int32_t best_epoch = -1;
+    for (int i = 0; i < w->n; i++) {
+        raft_status st;
+        if (w_node_status(w, i, &st) && st.role == RAFT_ROLE_LEADER && st.epoch > best_epoch) {
+            best = i;
+            best_epoch = st.epoch;
+        }
+    }
+    return best;
+}
+
+/* Events for a paused node wait until it resumes. */
+static bool w_deferred(w_world *w, const sim_event *ev)
+{
+    enum wsim_ev t = (enum wsim_ev)ev->type;
+    if (t == W_EV_CLIENT || t == W_EV_RESUME || ev->node < 0 || ev->node >= w->n)
+        return false;
+    w_node *n = &w->nodes[ev->node];
+    if (!n->running || !n->paused)
+        return false;
+    sim_event later = *ev;
+    later.at_ms = n->paused_until;
+    sim_sched_push(&w->sched, &later);
+    return true;
+}
+
+static void w_dispatch(w_world *w, sim_event *ev)
+{
+    switch ((enum wsim_ev)ev->type) {
+    case W_EV_TIMER:
+    case W_EV_FLUSH_SYNC:
+    case W_EV_FLUSH_DONE:
+    case W_EV_RESUME:
+        w_node_on_event(w, ev);
+        break;
+    case W_EV_REQUEST:
+    case W_EV_RESPONSE:
+    case W_EV_REQ_TIMEOUT:
+        w_net_on_event(w, ev);
+        break;
+    case W_EV_CLIENT:
+        w_client_on_event(w, ev->node);
+        break;
+    }
+}
+
+bool w_run_event(w_world *w)
+{
+    sim_event ev;
+    if (w->failed || !sim_sched_pop(&w->sched, &ev))
+        return false;
+    if (ev.at_ms > w->now)
+        w->now = ev.at_ms;
+    if (w->now == w->last_event_ms) {
+        if (++w->same_ms_events > W_BUSY_LOOP_EVENTS)
+            return w_fail(w, "busy loop: %d events at t=%lld", W_BUSY_LOOP_EVENTS,
+                          (long long)w->now);
+    } else {
+        w->last_event_ms = w->now;
+        w->same_ms_events = 0;
+    }
+    if (w_deferred(w, &ev))
+        return true; /* payload moved with the event */
+    w->events++;
+    w_dispatch(w, &ev);
+    if (ev.ptr)
+        w_msg_free(ev.ptr);
+    w_node_reap(w);
+    w_check_after_event(w);
+    return !w->failed;
+}
+
+bool w_run_for(w_world *w, int64_t ms)
+{
+    int64_t until = w->now + ms;
+    while (!w->failed) {
+        const sim_event *next = sim_sched_peek(&w->sched);
+        if (!next || next->at_ms > until)
+            break;
+        w_run_event(w);
+    }
+    if (!w->failed && w->now < until)
+        w->now = until;
+    return !w->failed;
+}
+
+bool w_run_until(w_world *w, bool (*pred)(w_world *w, void *ctx), void *ctx, int64_t ms)
+{
+    int64_t until = w->now + ms;
+    while (!w->failed && !pred(w, ctx)) {
+        const sim_event *next = sim_sched_peek(&w->sched);
+        if (!next || next->at_ms > until) {
+            if (w->now < until)
+                w->now = until;
+            return pred(w, ctx);
+        }
+        w_run_event(w);
+    }
+    return !w->failed && pred(w, ctx);
+}
