@@ -323,7 +323,8 @@ static bool wc_build_batch(w_world *w, w_client *c, int32_t base_sequence)
     b->count = (int)sim_prng_range(&w->rng, 1, WC_BATCH_RECORDS_MAX);
     for (int i = 0; i < b->count; i++) {
         c->value_seq++;
-        b->values[i] = ((uint64_t)c->idx << WC_VALUE_CLIENT_SHIFT) | (c->value_seq & WC_VALUE_SEQ_MASK);
+        b->values[i] =
+            ((uint64_t)c->idx << WC_VALUE_CLIENT_SHIFT) | (c->value_seq & WC_VALUE_SEQ_MASK);
         wc_put_be64(value_bytes[i], b->values[i]);
         memset(&recs[i], 0, sizeof(recs[i]));
         recs[i].timestamp = ts_ms;
