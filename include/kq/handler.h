@@ -116,6 +116,10 @@ bool handler_decode_raft_response(handler *h, enum raft_msg_type request_type,
 void handler_forward_answer(handler *h, void *slot, const handler_forward *f,
                             const uint8_t *frame, size_t len);
 
+/* Set once a read of flushed log data failed (EIO, a batch failing its
+ * CRC): the executor stops the node. NULL while reads are fine. */
+const char *handler_read_failure(const handler *h);
+
 /* The core's high watermark or the log's flushed offset moved, or the role
  * changed: answer waiting produce and fetch requests that are now satisfied. */
 void handler_on_progress(handler *h);

@@ -247,6 +247,9 @@ typedef struct raft_output {
     int64_t high_watermark;
     bool role_changed;         /* role, epoch or leader changed; see raft_status */
     bool shutdown_complete;    /* graceful shutdown finished: the driver may exit */
+    /* A fetched batch at this offset failed its CRC and was dropped (-1
+     * none); the driver logs it. */
+    int64_t rejected_batch_offset;
     char reason[96];           /* why the role changed, for the log line */
 } raft_output;
 

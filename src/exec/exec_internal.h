@@ -51,6 +51,7 @@ struct kq_exec {
     exec_relay forwards[EXEC_FORWARDS_MAX];
     uint32_t forward_generation;
     int64_t raft_wake_ms;
+    int64_t rejected_logged; /* last rejected fetched batch offset logged */
     bool shutdown_requested;
     bool shutdown_reported;
     enum raft_role last_role;

@@ -138,6 +138,12 @@ static void exec_carry_out(kq_exec *x, raft_output *out)
         return;
     if (out->role_changed)
         exec_log_role(x, out);
+    if (out->rejected_batch_offset >= 0 && out->rejected_batch_offset != x->rejected_logged) {
+        x->rejected_logged = out->rejected_batch_offset; /* once per offset */
+        log_line("node %d: rejected a fetched batch at offset %" PRId64
+                 " that fails its CRC; fetching it again after the backoff",
+                 x->cfg.node_id, out->rejected_batch_offset);
+    }
     if (out->high_watermark_changed && x->env.on_committed)
         x->env.on_committed(x->env.ctx, out->high_watermark);
     x->raft_wake_ms = out->wake_at_ms;
@@ -199,11 +205,21 @@ void exec_step(kq_exec *x, raft_event *event)
         exec_step_one(x, &ev);
 }
 
+static bool exec_reads_ok(kq_exec *x)
+{
+    const char *why = handler_read_failure(x->handler);
+    if (why)
+        exec_fatal(x, "cannot read flushed log data", why);
+    return !x->failed;
+}
+
 void exec_settle(kq_exec *x)
 {
-    if (x->failed)
+    if (!exec_reads_ok(x))
         return;
     handler_on_progress(x->handler);
+    if (!exec_reads_ok(x))
+        return;
     int64_t due = x->raft_wake_ms;
     int64_t h = handler_next_deadline(x->handler);
     if (h < due)

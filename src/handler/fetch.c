@@ -1,6 +1,7 @@
 /* Fetch from consumers (replica id -1): committed data only, never at or
  * above the high watermark, with long polling. Fetches from replicas go to
  * the Raft core (raft_rpc.c). */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,11 +32,12 @@ static int16_t consumer_read(handler *h, const raft_status *st, int64_t fetch_of
         return KAFKA_NONE;
     size_t before = h->records.len;
     ssize_t n = kq_log_read(h->svc.log, fetch_offset, hw, max_bytes, &h->records);
-    if (n < 0) {
-        log_line("consumer fetch at offset %lld: log read failed (%d)", (long long)fetch_offset,
-                 (int)n);
+    if (n < 0 && n != -ENOBUFS) {
+        handler_note_read_failure(h, fetch_offset, (int)n); /* fail-stop: see raft_rpc.c */
         return KAFKA_KAFKA_STORAGE_ERROR;
     }
+    if (n < 0)
+        return KAFKA_NONE; /* the first batch is larger than the answer may be */
     /* Pointers are taken after all reads (the writer may move). */
     records->ptr = (const uint8_t *)(uintptr_t)before;
     records->len = (int32_t)n;

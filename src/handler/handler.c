@@ -1,4 +1,5 @@
 /* Request router: header, version check, dispatch by API key. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -169,4 +170,18 @@ void handler_on_tick(handler *h, int64_t now_ms)
 {
     produce_on_tick(h, now_ms);
     fetch_parked_on_tick(h, now_ms);
+}
+
+void handler_note_read_failure(handler *h, int64_t offset, int rc)
+{
+    if (h->read_failed)
+        return;
+    h->read_failed = true;
+    snprintf(h->read_failure, sizeof(h->read_failure), "reading the log at offset %lld: %s",
+             (long long)offset, strerror(-rc));
+}
+
+const char *handler_read_failure(const handler *h)
+{
+    return h->read_failed ? h->read_failure : NULL;
 }

@@ -102,7 +102,12 @@ struct handler {
     bool init_pid_open;
     void *init_pid_slot;
     wire_request_header init_pid_header;
+    /* A read of flushed data failed: the executor must stop the node. */
+    bool read_failed;
+    char read_failure[160];
 };
+
+void handler_note_read_failure(handler *h, int64_t offset, int rc);
 
 /* Starts a response: resets the writer and writes the response header. */
 void handler_begin_response(handler *h, const wire_request_header *hdr);

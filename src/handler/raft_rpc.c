@@ -220,8 +220,10 @@ static void encode_fetch_response(handler *h, const raft_pending *p, const raft_
         ssize_t n = kq_log_read(h->svc.log, fr->read_offset, fr->read_end_offset, max,
                                 &h->records);
         if (n < 0) {
-            log_line("replica fetch at offset %lld: log read failed (%d)",
-                     (long long)fr->read_offset, (int)n);
+            /* Flushed data that cannot be read: the executor stops the node
+             * (fail-stop, issue 8) rather than answering STORAGE_ERROR while
+             * check-quorum keeps counting the fetches. */
+            handler_note_read_failure(h, fr->read_offset, (int)n);
             partition_error = KAFKA_KAFKA_STORAGE_ERROR;
         } else {
             records = (kq_slice){h->records.data, (int32_t)n};

@@ -3,12 +3,15 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "kq/assert.h"
 #include "raft_internal.h"
 
 raft_action *raft_out_push(raft_output *out, enum raft_action_type type)
 {
-    if (out->action_count >= RAFT_ACTIONS_MAX)
-        return NULL;
+    /* Optional work checks raft_out_has_room first and keeps
+     * RAFT_ACTIONS_RESERVE free for what must not be dropped (quorum state,
+     * answers): running out here is a bug, never a silent skip. */
+    KQ_ASSERT(out->action_count < RAFT_ACTIONS_MAX);
     raft_action *a = &out->actions[out->action_count++];
     memset(a, 0, sizeof(*a));
     a->type = type;

@@ -114,6 +114,13 @@ static bool append_records(raft *r, raft_output *out, int64_t fetch_offset,
             h.partition_leader_epoch < raft_ec_last_epoch(&r->ec) ||
             h.partition_leader_epoch > leader_epoch)
             break;
+        if (record_batch_size(&h) <= len - pos &&
+            record_batch_check(data + pos, len - pos, &h) != RECORD_OK) {
+            /* A whole batch failing its CRC: never appended; the fetch is
+             * retried after the backoff (issue 8: no crash loop). */
+            out->rejected_batch_offset = h.base_offset;
+            break;
+        }
         raft_ec_append(&r->ec, h.partition_leader_epoch, h.base_offset);
         next = record_batch_last_offset(&h) + 1;
         pos += record_batch_size(&h);

@@ -224,6 +224,7 @@ void raft_step(raft *r, const raft_event *ev, raft_output *out)
     memset(out, 0, sizeof(*out));
     out->wake_at_ms = -1;
     out->append_base_offset = -1;
+    out->rejected_batch_offset = -1;
     if (ev->now_ms > r->now_ms)
         r->now_ms = ev->now_ms; /* time never runs backwards inside the core */
     r->action_overflow = false;
