@@ -785,9 +785,7 @@ w_client *w_client_create(w_world *w, int idx, w_client_kind kind)
     kq_writer_init(&c->batch.bytes, 0);
     if (kind == W_CLIENT_IDEMPOTENT)
         wc_restart(w, c);
-    w->clients[idx] = c;
-    if (w->client_n <= idx)
-        w->client_n = idx + 1;
+    w->clients[idx] = c; /* the caller counts it in w->client_n */
     wc_schedule(w, c);
     return c;
 }
