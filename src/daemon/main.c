@@ -7,6 +7,7 @@
 #include "kq/config.h"
 #include "kq/log_line.h"
 #include "node.h"
+#include "voter_check.h"
 
 static void usage(FILE *out)
 {
@@ -65,6 +66,10 @@ int main(int argc, char **argv)
     static kq_config config;
     char err[1024];
     if (kq_config_load(path, &config, err, sizeof(err)) != 0) {
+        fprintf(stderr, "raft-server: %s\n", err);
+        return 2;
+    }
+    if (!voter_check(&config, err, sizeof(err))) {
         fprintf(stderr, "raft-server: %s\n", err);
         return 2;
     }

@@ -41,7 +41,12 @@ static bool exec_check_producer(kq_exec *x, const handler_append *a)
 
 void exec_append(kq_exec *x, const handler_append *a)
 {
-    if (!exec_check_producer(x, a))
+    raft_status st;
+    raft_get_status(x->raft, &st);
+    /* Only a leader's producer state is authoritative: elsewhere the core
+     * answers NOT_LEADER_OR_FOLLOWER (a lagging follower would otherwise
+     * answer OUT_OF_ORDER_SEQUENCE_NUMBER, fatal to an idempotent client). */
+    if (st.role == RAFT_ROLE_LEADER && !exec_check_producer(x, a))
         return;
     raft_event ev = {.type = RAFT_EVENT_CLIENT_APPEND};
     ev.append.records = a->records;

@@ -85,7 +85,9 @@ static void deliver_request(w_world *w, uint64_t id, const w_req *r, const uint8
     if (!link_up(w, from, r->to) || (w->loss_ppm && sim_prng_chance(&w->rng, w->loss_ppm)))
         return; /* lost: the sender times out */
     send_frame(w, W_EV_REQUEST, id, r->to, frame, len, 0);
-    if (w->dup_ppm && sim_prng_chance(&w->rng, w->dup_ppm))
+    /* Duplicated delivery only between servers: a client's TCP connection
+     * never repeats a Produce (non-idempotent producers could not dedupe). */
+    if (!r->from_client && w->dup_ppm && sim_prng_chance(&w->rng, w->dup_ppm))
         send_frame(w, W_EV_REQUEST, id, r->to, frame, len, sim_prng_range(&w->rng, 0, 50));
 }
 

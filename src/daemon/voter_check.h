@@ -1,0 +1,17 @@
+/* Start-up check that the configured voters are the voters the quorum-state
+ * file recorded (issue 8): an edited quorum.voters on some nodes would give
+ * two majorities and possibly two leaders in one epoch. Changing voters is
+ * a deliberate reset (README), not a config edit. */
+#ifndef KQ_DAEMON_VOTER_CHECK_H
+#define KQ_DAEMON_VOTER_CHECK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "kq/config.h"
+
+/* True if the stored voters (none stored: any) equal the configured ones as
+ * sets. False with err naming both sets and the file. */
+bool voter_check(const kq_config *config, char *err, size_t errlen);
+
+#endif
