@@ -37,6 +37,10 @@ typedef struct kq_config {
     uint32_t append_linger_ms;        /* quorum.append.linger.ms, 0 */
     uint64_t segment_bytes;           /* log.segment.bytes, 1 GiB, min 14 */
     int32_t socket_request_max_bytes; /* socket.request.max.bytes, 100 MiB */
+    /* queued.max.request.bytes, 256 MiB (Kafka: -1, unbounded; refused
+     * here), at least socket.request.max.bytes */
+    uint64_t queued_max_request_bytes;
+    int64_t connections_max_idle_ms;  /* connections.max.idle.ms, 600000; -1 never */
     char cluster_id[64];              /* cluster.id, "kq-raft-test-cluster" */
 } kq_config;
 

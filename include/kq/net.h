@@ -4,7 +4,13 @@
  * The net layer never decodes an API. Each inbound frame gets a response slot;
  * slots complete in any order but their bytes leave in request order (Kafka
  * clients match responses to requests by position). Completed responses are
- * gathered into one uv_write per loop turn. */
+ * gathered into one uv_write per loop turn.
+ *
+ * Memory a client can make the server hold is bounded (kq/limits.h): per
+ * connection, reading pauses while its responses waiting to be written reach
+ * write_queue_bytes_max; server-wide, read buffers for requests being
+ * received stay within request_bytes_max (queued.max.request.bytes); idle
+ * connections close after idle_ms (connections.max.idle.ms). */
 #ifndef KQ_NET_H
 #define KQ_NET_H
 
@@ -29,13 +35,37 @@ typedef struct net_server_config {
     const char *host;
     uint16_t port;
     int32_t frame_bytes_max; /* socket.request.max.bytes */
+    /* queued.max.request.bytes: all connections' read buffers together; 0
+     * means KQ_QUEUED_REQUEST_BYTES_DEFAULT. A frame is reserved whole once
+     * its size is read; one frame is admitted whenever no other connection
+     * holds buffer memory, whatever this value. */
+    uint64_t request_bytes_max;
+    /* Per connection, responses not yet written past which reading pauses;
+     * 0 means KQ_CONN_WRITE_QUEUE_BYTES_MAX. */
+    uint64_t write_queue_bytes_max;
+    /* connections.max.idle.ms; 0 means KQ_CONNECTION_IDLE_MS_DEFAULT,
+     * negative never closes idle connections. */
+    int64_t idle_ms;
     net_frame_fn on_frame;
     void *ctx;
 } net_server_config;
 
+/* What the server holds now, and the most it held since it started. */
+typedef struct net_server_stats {
+    uint32_t connections;
+    uint64_t request_bytes_buffered; /* read buffers of all connections */
+    uint64_t request_bytes_buffered_peak;
+    uint64_t write_queued_bytes; /* responses not yet written, all connections */
+    uint64_t write_queued_bytes_conn_peak; /* largest queue of one connection */
+    uint32_t conns_waiting_memory; /* paused: request_bytes_max reached */
+    uint32_t conns_paused_backlog; /* paused: slots or write queue full */
+    uint64_t conns_closed_idle;
+} net_server_stats;
+
 net_server *net_server_start(uv_loop_t *loop, const net_server_config *config,
                              char *err, size_t errlen);
 void net_server_stop(net_server *server);
+void net_server_get_stats(const net_server *server, net_server_stats *out);
 
 /* Sends the response bytes (header + body, without the size prefix, which
  * net adds) once all earlier slots of the connection completed. Copies data. */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "config_internal.h"
+#include "kq/limits.h"
 
 #define CFG_LINE_MAX 16384
 /* Stands in for a value handed to the handler through cfg_ctx.side_value. */
@@ -34,6 +35,8 @@ enum cfg_key {
     K_APPEND_LINGER,
     K_SEGMENT_BYTES,
     K_SOCKET_MAX,
+    K_QUEUED_MAX,
+    K_IDLE_MAX,
     K_CLUSTER_ID,
     K_COUNT
 };
@@ -69,6 +72,8 @@ static const struct cfg_key_def {
     {"controller.quorum.append.linger.ms", K_APPEND_LINGER},
     {"log.segment.bytes", K_SEGMENT_BYTES},
     {"socket.request.max.bytes", K_SOCKET_MAX},
+    {"queued.max.request.bytes", K_QUEUED_MAX},
+    {"connections.max.idle.ms", K_IDLE_MAX},
     {"cluster.id", K_CLUSTER_ID},
 };
 
@@ -218,6 +223,44 @@ static int set_u32(cfg_ctx *c, const char *key, const char *v, int64_t min,
     return 1;
 }
 
+/* queued.max.request.bytes: Kafka reads <= 0 as unbounded; this server
+ * always bounds it. Checked against socket.request.max.bytes after parsing. */
+static int set_queued_max(cfg_ctx *c, const char *key, const char *v)
+{
+    int64_t x;
+    char why[256];
+    if (kq_config_parse_int(v, INT64_MIN, INT64_MAX, &x, why, sizeof why) != 0) {
+        cfg_fail(c, c->line, key, "%s", why);
+        return 0;
+    }
+    if (x <= 0) {
+        cfg_fail(c, c->line, key,
+                 "%lld (unbounded in Kafka) is not supported: this server always bounds the "
+                 "memory of requests being read (default %u)",
+                 (long long)x, KQ_QUEUED_REQUEST_BYTES_DEFAULT);
+        return 0;
+    }
+    c->cfg->queued_max_request_bytes = (uint64_t)x;
+    return 1;
+}
+
+/* connections.max.idle.ms: -1 never closes idle connections (as in Kafka). */
+static int set_idle_max(cfg_ctx *c, const char *key, const char *v)
+{
+    int64_t x;
+    char why[256];
+    if (kq_config_parse_int(v, -1, INT64_MAX, &x, why, sizeof why) != 0) {
+        cfg_fail(c, c->line, key, "%s", why);
+        return 0;
+    }
+    if (x == 0) {
+        cfg_fail(c, c->line, key, "must be positive, or -1 to never close idle connections");
+        return 0;
+    }
+    c->cfg->connections_max_idle_ms = x;
+    return 1;
+}
+
 static int keep_string(cfg_ctx *c, enum cfg_key k, const char *v)
 {
     char *copy = strdup(v);
@@ -306,6 +349,10 @@ static int cfg_handler(void *user, const char *section, const char *name,
         }
         cfg->socket_request_max_bytes = (int32_t)x;
         return 1;
+    case K_QUEUED_MAX:
+        return set_queued_max(c, key, value);
+    case K_IDLE_MAX:
+        return set_idle_max(c, key, value);
     case K_CLUSTER_ID:
         if (value[0] == '\0' || strlen(value) >= sizeof cfg->cluster_id) {
             cfg_fail(c, c->line, key, "must be 1 to %zu characters",
@@ -457,6 +504,29 @@ static int resolve_voters(cfg_ctx *c)
     return -1;
 }
 
+/* Kafka's rule: a positive queued.max.request.bytes must admit one request of
+ * socket.request.max.bytes. Blames the key the file set (the other is at
+ * its default), queued.max.request.bytes when it set both. */
+static int check_request_memory(cfg_ctx *c)
+{
+    const kq_config *cfg = c->cfg;
+    if (cfg->queued_max_request_bytes >= (uint64_t)cfg->socket_request_max_bytes)
+        return 0;
+    if (c->key_line[K_QUEUED_MAX] > 0)
+        cfg_fail(c, c->key_line[K_QUEUED_MAX], "queued.max.request.bytes",
+                 "%llu is less than socket.request.max.bytes (%d): one request of the "
+                 "largest size must fit",
+                 (unsigned long long)cfg->queued_max_request_bytes,
+                 (int)cfg->socket_request_max_bytes);
+    else
+        cfg_fail(c, c->key_line[K_SOCKET_MAX], "socket.request.max.bytes",
+                 "%d exceeds queued.max.request.bytes (%llu, the default): raise "
+                 "queued.max.request.bytes to at least this",
+                 (int)cfg->socket_request_max_bytes,
+                 (unsigned long long)cfg->queued_max_request_bytes);
+    return -1;
+}
+
 void kq_config_defaults(kq_config *out)
 {
     memset(out, 0, sizeof *out);
@@ -470,7 +540,9 @@ void kq_config_defaults(kq_config *out)
     out->retry_backoff_ms = 20;
     out->append_linger_ms = 0;
     out->segment_bytes = 1073741824u;
-    out->socket_request_max_bytes = 104857600;
+    out->socket_request_max_bytes = KQ_REQUEST_FRAME_BYTES_DEFAULT;
+    out->queued_max_request_bytes = KQ_QUEUED_REQUEST_BYTES_DEFAULT;
+    out->connections_max_idle_ms = KQ_CONNECTION_IDLE_MS_DEFAULT;
     strcpy(out->cluster_id, "kq-raft-test-cluster");
 }
 
@@ -520,7 +592,7 @@ int kq_config_load_warn(const char *path, kq_config *out, char *err,
     if (c.failed)
         goto out;
     if (resolve_node_id(&c) != 0 || resolve_log_dir(&c) != 0 ||
-        resolve_voters(&c) != 0)
+        resolve_voters(&c) != 0 || check_request_memory(&c) != 0)
         goto out;
     rc = 0;
 out:

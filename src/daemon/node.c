@@ -245,6 +245,8 @@ static bool node_open_network(node *n, char *err, size_t errlen)
         .host = config->listener_host,
         .port = config->listener_port,
         .frame_bytes_max = config->socket_request_max_bytes,
+        .request_bytes_max = config->queued_max_request_bytes,
+        .idle_ms = config->connections_max_idle_ms,
         .on_frame = on_frame,
         .ctx = n,
     };

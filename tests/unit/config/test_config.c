@@ -98,6 +98,8 @@ static void test_defaults(void **state)
     assert_int_equal(cfg.append_linger_ms, 0);
     assert_int_equal(cfg.segment_bytes, 1073741824u);
     assert_int_equal(cfg.socket_request_max_bytes, 104857600);
+    assert_int_equal(cfg.queued_max_request_bytes, 268435456u);
+    assert_int_equal(cfg.connections_max_idle_ms, 600000);
     assert_string_equal(cfg.cluster_id, "kq-raft-test-cluster");
 }
 
@@ -330,6 +332,59 @@ static void test_errors_numbers(void **state)
                  ":1: broker.id: not a number: \"x\"");
 }
 
+static void test_memory_keys(void **state)
+{
+    (void)state;
+    kq_config cfg;
+    char err[512], warn[512];
+    assert_int_equal(load_text("broker.id=1\nsocket.request.max.bytes=1000\n"
+                               "queued.max.request.bytes=1000\nconnections.max.idle.ms=-1\n",
+                               &cfg, err, sizeof err, warn, sizeof warn), 0);
+    assert_string_equal(warn, "");
+    assert_int_equal(cfg.socket_request_max_bytes, 1000);
+    assert_int_equal(cfg.queued_max_request_bytes, 1000);
+    assert_int_equal(cfg.connections_max_idle_ms, -1);
+    assert_int_equal(load_text("broker.id=1\nqueued.max.request.bytes=17179869184\n"
+                               "connections.max.idle.ms=250\n",
+                               &cfg, err, sizeof err, NULL, 0), 0);
+    assert_int_equal(cfg.queued_max_request_bytes, 17179869184ull);
+    assert_int_equal(cfg.connections_max_idle_ms, 250);
+    /* the cross-check does not depend on the order of the keys */
+    assert_int_equal(load_text("broker.id=1\nqueued.max.request.bytes=400000000\n"
+                               "socket.request.max.bytes=300000000\n",
+                               &cfg, err, sizeof err, NULL, 0), 0);
+}
+
+static void test_errors_memory_keys(void **state)
+{
+    (void)state;
+    expect_error("broker.id=1\nqueued.max.request.bytes=-1\n",
+                 ":2: queued.max.request.bytes: -1 (unbounded in Kafka) is not supported: this "
+                 "server always bounds the memory of requests being read (default 268435456)");
+    expect_error("broker.id=1\nqueued.max.request.bytes=0\n",
+                 ":2: queued.max.request.bytes: 0 (unbounded in Kafka) is not supported: this "
+                 "server always bounds the memory of requests being read (default 268435456)");
+    expect_error("broker.id=1\nqueued.max.request.bytes=lots\n",
+                 ":2: queued.max.request.bytes: not a number: \"lots\"");
+    expect_error("broker.id=1\nqueued.max.request.bytes=1000\n",
+                 ":2: queued.max.request.bytes: 1000 is less than socket.request.max.bytes "
+                 "(104857600): one request of the largest size must fit");
+    expect_error("broker.id=1\nqueued.max.request.bytes=1000\nsocket.request.max.bytes=1001\n",
+                 ":2: queued.max.request.bytes: 1000 is less than socket.request.max.bytes "
+                 "(1001): one request of the largest size must fit");
+    expect_error("broker.id=1\n\nsocket.request.max.bytes=300000000\n",
+                 ":3: socket.request.max.bytes: 300000000 exceeds queued.max.request.bytes "
+                 "(268435456, the default): raise queued.max.request.bytes to at least this");
+    expect_error("broker.id=1\nconnections.max.idle.ms=0\n",
+                 ":2: connections.max.idle.ms: must be positive, or -1 to never close idle "
+                 "connections");
+    expect_error("broker.id=1\nconnections.max.idle.ms=-2\n",
+                 ":2: connections.max.idle.ms: out of range: \"-2\" "
+                 "(must be between -1 and 9223372036854775807)");
+    expect_error("broker.id=1\nconnections.max.idle.ms=10m\n",
+                 ":2: connections.max.idle.ms: not a number: \"10m\"");
+}
+
 static void test_errors_listener(void **state)
 {
     (void)state;
@@ -453,6 +508,8 @@ int main(void)
         cmocka_unit_test(test_syntax_tolerance),
         cmocka_unit_test(test_unknown_keys_warn_once_each),
         cmocka_unit_test(test_errors_numbers),
+        cmocka_unit_test(test_memory_keys),
+        cmocka_unit_test(test_errors_memory_keys),
         cmocka_unit_test(test_errors_listener),
         cmocka_unit_test(test_errors_voters),
         cmocka_unit_test(test_errors_file_level),

@@ -1,0 +1,97 @@
+/* Private state of the listener and its connections, shared by the files of
+ * src/net/server*.c: server.c (listener, lifetime, idle sweep), server_read.c
+ * (frames in, the server-wide request memory budget) and server_write.c
+ * (slots, ordered gathered writes, the per-connection write queue). */
+#ifndef KQ_NET_SERVER_INTERNAL_H
+#define KQ_NET_SERVER_INTERNAL_H
+
+#include "kq/limits.h"
+#include "kq/net.h"
+
+#define WRITE_BUFS_MAX 64
+
+struct net_slot {
+    net_conn *conn;
+    bool in_use;
+    bool done;
+    bool close_after;
+    uint8_t *data; /* 4-byte size prefix + response */
+    size_t len;
+};
+
+struct net_conn {
+    uv_tcp_t tcp;
+    net_server *server;
+    uint8_t *rbuf; /* frames being received; rcap is charged to the budget */
+    size_t rlen;
+    size_t rcap;
+    net_slot slots[NET_SLOTS_PER_CONN];
+    uint32_t head; /* oldest slot not yet written */
+    uint32_t tail; /* next slot to hand out */
+    uint32_t outstanding; /* handed out, not completed (plus callback holds) */
+    uint32_t writes_in_flight;
+    uint64_t write_queued_bytes; /* done slots not yet written + in uv_write */
+    bool handle_closed;
+    bool closing;
+    bool reading;
+    bool paused_backlog; /* slots full or write queue over its limit */
+    bool waiting_memory; /* on the server's memory wait list */
+    bool flush_queued;
+    bool close_when_written;
+    bool close_requested; /* a slot asked to close: no further frame is dispatched */
+    size_t memory_need_bytes; /* while waiting: growth of rbuf asked for */
+    uint64_t active_ms; /* loop time of the last read, write or completion */
+    size_t idle_write_queue_size; /* libuv's write queue at the last idle sweep */
+    net_conn *flush_next;
+    net_conn *prev, *next; /* the server's live connections */
+    net_conn *mem_prev, *mem_next; /* the memory wait list */
+    char peer[64];
+};
+
+struct net_server {
+    uv_loop_t *loop;
+    uv_tcp_t listener;
+    uv_check_t flush_check;
+    uv_idle_t flush_idle; /* keeps the poll phase from blocking while flushes are queued */
+    uv_timer_t idle_timer;
+    net_server_config config; /* zeros replaced by the defaults */
+    net_conn *flush_list;
+    net_conn *conns;
+    net_conn *mem_head, *mem_tail; /* waiting for request memory, oldest first */
+    net_server_stats stats;
+    uint64_t memory_logged_ms; /* rate limit of the "budget reached" line */
+    bool memory_logged;
+    bool stopped;
+    int handles_open; /* after stop: own handles still closing */
+};
+
+/* server.c */
+void conn_close(net_conn *c, const char *why);
+void conn_maybe_free(net_conn *c);
+void conn_touch(net_conn *c);
+
+/* server_read.c */
+void conn_start_reading(net_conn *c);
+/* Starts or stops reading as the connection's state says it should. */
+void conn_update_reading(net_conn *c);
+/* Dispatches the whole frames buffered, as far as slots and the write queue
+ * allow; then fits the buffer to what is left. */
+void conn_parse(net_conn *c);
+/* Called when a slot or write-queue byte was freed: dispatches buffered
+ * frames and reads again if the connection was paused on its backlog. */
+void conn_resume_backlog(net_conn *c);
+/* Returns the connection's read buffer to the budget (once its handle
+ * closed: a frame handed to on_frame stays valid for the whole call). */
+void conn_release_buffer(net_conn *c);
+/* Leaves the memory wait list (on close). */
+void conn_memory_unwait(net_conn *c);
+bool conn_backlog_full(const net_conn *c);
+
+/* server_write.c */
+void conn_flush(net_conn *c);
+void server_on_check(uv_check_t *h);
+void server_on_idle(uv_idle_t *h);
+/* Frees the responses of slots never written (connection gone). */
+void conn_free_slots(net_conn *c);
+
+#endif
