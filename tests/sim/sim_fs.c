@@ -375,6 +375,19 @@ static void file_power_loss(sim_fs *fs, inode *ino, sim_prng *prng)
     inode_settle(fs, ino);
 }
 
+/* A failed fdatasync (Linux since 4.13, "fsyncgate"): the dirty pages are
+ * dropped, so the unflushed writes are gone, and a retried fsync succeeds
+ * with nothing to write. Reads then see the durable image. */
+static void file_drop_unflushed(sim_fs *fs, inode *ino)
+{
+    size_t len = ino->len;
+    for (size_t i = ino->n_ops; i > 0; i--)
+        undo_op(ino->data, &len, &ino->ops[i - 1], 0);
+    fs->used_bytes = fs->used_bytes - ino->len + len;
+    ino->len = len;
+    inode_settle(fs, ino);
+}
+
 /* ---- directories and entries -------------------------------------------- */
 
 static long entry_find(const entry_list *l, const char *name)
@@ -830,8 +843,10 @@ static int t_fdatasync(void *ctx, int fd)
         return -EBADF;
     fs->stats.fdatasync_calls++;
     int rc = take_fault(fs, &fs->fsync_fault);
-    if (rc < 0)
+    if (rc < 0) {
+        file_drop_unflushed(fs, s->ino);
         return rc;
+    }
     inode_settle(fs, s->ino);
     return 0;
 }

@@ -88,7 +88,9 @@ void sim_fs_process_kill(sim_fs *fs);
 /* Fault injection. n <= 0 disarms; err must be a negative errno (anything
  * else means -EIO). Faults hit only calls that pass argument checks.
  * The next n fdatasync / fsync_dir calls (together) return err and make
- * nothing durable. */
+ * nothing durable; a failed fdatasync also drops the file's unflushed writes
+ * (its current image falls back to the durable one), as Linux drops dirty
+ * pages after a writeback error: a retried fsync "succeeds" with them gone. */
 void sim_fs_fail_fsync(sim_fs *fs, int n, int err);
 /* The next n pwrites return err (e.g. -ENOSPC) and write nothing. Checked
  * before a short write. */

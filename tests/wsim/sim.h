@@ -93,6 +93,8 @@ typedef struct w_node {
     bool shutdown_done;
     int restarts;
     int64_t last_flushed; /* storage's flushed offset, last seen alive */
+    int64_t checked_flushed; /* flushed-is-durable: last offset compared */
+    uint64_t checked_inc;
 } w_node;
 
 typedef struct w_link {
@@ -128,6 +130,7 @@ typedef struct w_world {
     uint32_t loss_ppm, dup_ppm, tail_ppm, reset_ppm;
     /* disk */
     int64_t flush_min_ms, flush_max_ms;
+    bool slow_disks; /* fsync latency tail (hundreds of ms, rarely seconds) */
     /* clients */
     struct w_client *clients[SIM_CLIENTS_MAX];
     int client_n;

@@ -19,7 +19,7 @@ const char *const w_check_names[W_CHECK_COUNT] = {
     "single-leader",       "monotonic-epoch",   "monotonic-hw",        "one-vote-per-epoch",
     "fetch-within-durable", "majority-durable", "committed-data",      "no-truncate-committed",
     "acked-durable",       "recovered-durable", "consumer-committed",  "producer-id-unique",
-    "silent-after-fatal",  "liveness",          "scenario",            "final",
+    "silent-after-fatal",  "flushed-is-durable", "liveness",          "scenario",            "final",
 };
 
 int w_check_find(const char *name)
@@ -123,6 +123,7 @@ int w_voters_flushed_past(const w_world *w, int64_t offset)
 void w_check_after_event(w_world *w)
 {
     struct w_check *c = w->check;
+    w_check_flushed_durable(w);
     for (int i = 0; i < w->n && !w->failed; i++) {
         raft_status st;
         if (!w_node_status(w, i, &st))
@@ -154,7 +155,11 @@ int w_scan(w_world *w, int idx, int64_t from, int (*fn)(void *, const uint8_t *,
     kq_log *log = exec_log(w->nodes[idx].x);
     if (from >= kq_log_end_offset(log))
         return 0;
-    return kq_log_scan(log, from, fn, ctx);
+    /* The checker's reads must neither trip nor use up an armed fault. */
+    sim_fs_pause_faults(w->nodes[idx].fs, true);
+    int rc = kq_log_scan(log, from, fn, ctx);
+    sim_fs_pause_faults(w->nodes[idx].fs, false);
+    return rc;
 }
 
 uint64_t w_hash(const uint8_t *p, size_t n)

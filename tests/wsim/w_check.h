@@ -26,6 +26,7 @@ enum w_check_id {
     W_INV_CONSUMER_COMMITTED,  /* a consumer never reads at or above the highest HW */
     W_INV_PRODUCER_ID_UNIQUE,  /* InitProducerId never hands out an id twice */
     W_INV_SILENT_AFTER_FATAL,  /* a node that failed answers nothing more */
+    W_INV_FLUSHED_DURABLE,     /* storage's flushed offset never exceeds what the disk keeps */
     W_INV_PER_EVENT_COUNT,
     /* end of run */
     W_CHECK_LIVENESS = W_INV_PER_EVENT_COUNT, /* leader, commit, catch-up within 60 s */
@@ -59,7 +60,8 @@ void w_check_on_peer_answer(w_world *w, int node, const w_req *req, const uint8_
                             size_t len);
 /* Node idx restarted: storage had called flushed_before durable before the
  * crash; the recovered log ends at end_after. */
-void w_check_on_restart(w_world *w, int idx, int64_t flushed_before, int64_t end_after);
+void w_check_on_restart(w_world *w, int idx, int64_t flushed_before, int64_t end_after,
+                        const raft_quorum_state *stored);
 /* A node that failed (fatal) tried to answer. */
 void w_check_on_reply_after_fatal(w_world *w, int idx);
 

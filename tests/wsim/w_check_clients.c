@@ -54,8 +54,24 @@ void w_check_on_peer_answer(w_world *w, int node, const w_req *req, const uint8_
     kq_arena_free(&arena);
 }
 
-void w_check_on_restart(w_world *w, int idx, int64_t flushed_before, int64_t end_after)
+void w_check_on_restart(w_world *w, int idx, int64_t flushed_before, int64_t end_after,
+                        const raft_quorum_state *stored)
 {
+    /* Every vote it granted was durable before it left (kq/raft.h). */
+    struct w_check *c = w->check;
+    for (size_t e = (size_t)(stored->epoch >= 0 ? stored->epoch : 0); e < c->votes_cap[idx]; e++) {
+        int32_t cand = c->votes[idx][e];
+        if (cand < 0 || ((int32_t)e == stored->epoch && stored->voted_id == cand))
+            continue;
+        if ((int32_t)e == stored->epoch && stored->leader_id >= 0)
+            continue; /* it voted, then followed the winner: the vote is settled */
+        if (w_check_on(w, W_INV_ONE_VOTE))
+            w_inv_fail(w, W_INV_ONE_VOTE,
+                       "node %d granted its vote in epoch %zu to %d, but restarted with "
+                       "epoch %d voted %d: it may vote again", idx + 1, e, cand, stored->epoch,
+                       stored->voted_id);
+        return;
+    }
     if (w_check_on(w, W_INV_RECOVERED_DURABLE) && end_after < flushed_before)
         w_inv_fail(w, W_INV_RECOVERED_DURABLE,
                    "node %d recovered a log ending at %lld; storage had called %lld flushed",

@@ -51,5 +51,7 @@ int w_voters_flushed_past(const w_world *w, int64_t offset);
 int w_scan(w_world *w, int idx, int64_t from, int (*fn)(void *, const uint8_t *, size_t),
            void *ctx);
 uint64_t w_hash(const uint8_t *p, size_t n);
+int64_t w_durable_end(w_world *w, int idx);
+void w_check_flushed_durable(w_world *w);
 
 #endif

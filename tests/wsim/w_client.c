@@ -852,7 +852,8 @@ void w_client_on_response(w_world *w, int idx, uint64_t client_ref, const uint8_
 
 bool w_client_idle(const w_client *c)
 {
-    return !c || (c->inflight_n == 0 && !c->batch.live);
+    /* A consumer polls forever: it never holds anything back. */
+    return !c || c->kind == W_CLIENT_CONSUMER || (c->inflight_n == 0 && !c->batch.live);
 }
 
 void w_client_stop_new(w_client *c)

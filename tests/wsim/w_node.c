@@ -69,6 +69,8 @@ static const char *env_slot_peer(void *ctx, void *slot)
 static int64_t flush_latency_ms(w_world *w)
 {
     uint64_t r = sim_prng_below(&w->rng, 1000);
+    if (!w->slow_disks)
+        r = 1000;
     if (r < 2)
         return sim_prng_range(&w->rng, 1000, 3000);
     if (r < 20)
@@ -169,7 +171,10 @@ bool w_node_start(w_world *w, int idx)
     exec_config c = w->cfg;
     c.node_id = n->id;
     c.random_seed = sim_prng_next(&w->rng);
-    c.producer_id_base = ((int64_t)n->id << 40) + (int64_t)n->restarts * 1000;
+    /* The "wall clock" producer ids start from is coarse (a minute): a
+     * restart within the minute starts from the same base, as a clock that
+     * stepped back would. Ids must not repeat anyway. */
+    c.producer_id_base = ((int64_t)n->id << 40) + w->now / 60000;
     exec_env env = node_env(n);
     char err[600];
     n->inc++;
@@ -189,8 +194,9 @@ bool w_node_start(w_world *w, int idx)
     n->refused = false;
     n->running = true;
     int64_t end = kq_log_end_offset(exec_log(n->x));
+    raft_quorum_state stored = exec_stored_qstate(n->x);
     if (n->restarts > 0)
-        w_check_on_restart(w, idx, n->last_flushed, end);
+        w_check_on_restart(w, idx, n->last_flushed, end, &stored);
     n->last_flushed = kq_log_flushed_offset(exec_log(n->x));
     w_trace(w, "node %d starts (incarnation %llu), log end %lld", n->id,
             (unsigned long long)n->inc, (long long)end);

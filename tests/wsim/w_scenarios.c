@@ -82,11 +82,20 @@ static bool pred_caught_up(w_world *w, void *ctx)
     if (hw < 0 || hw < w->check->hw_floor ||
         hw != kq_log_end_offset(exec_log(w->nodes[L].x)))
         return false;
-    for (int i = 0; i < w->n; i++)
-        if (w_node_alive(w, i) && w_flushed(w, i) < hw)
+    raft_status ls = status(w, L);
+    for (int i = 0; i < w->n; i++) {
+        if (!w_node_alive(w, i))
+            continue;
+        raft_status st = status(w, i);
+        /* following this leader, past the divergence check (HW known) */
+        if (w_flushed(w, i) < hw || st.epoch != ls.epoch || st.leader_id != w->nodes[L].id ||
+            st.high_watermark < hw)
             return false;
+    }
     return true;
 }
+
+static int wait_leader(w_world *w, const char *what);
 
 static int wait_leader(w_world *w, const char *what)
 {
@@ -141,8 +150,8 @@ static void heal_and_converge(w_world *w)
     for (int i = 0; i < w->client_n; i++)
         w_client_stop_new(w->clients[i]);
     for (int i = 0; i < w->n && !w->failed; i++) {
-        if (w->nodes[i].running && w->nodes[i].paused)
-            w_run_for(w, 1); /* resumes on its own */
+        if (w->nodes[i].running && w->nodes[i].shutting_down)
+            w_node_crash(w, i, W_CRASH_PROCESS_KILL); /* its shutdown ends here */
         if (!w->nodes[i].running && !w_node_start(w, i))
             liveness_fail(w, "node %d refuses to start after healing", i + 1);
     }
@@ -191,6 +200,22 @@ static void stop_node(w_world *w, int idx, bool graceful)
         w_node_crash(w, idx, W_CRASH_PROCESS_KILL); /* the shutdown deadline */
 }
 
+/* The survivors may die at any action while they elect (between a vote
+ * leaving and the quorum state that records it, say), for up to 2 s; then
+ * they restart. */
+static void crashy_election(w_world *w, int gone, int32_t epoch)
+{
+    for (int i = 0; i < w->n; i++)
+        if (i != gone)
+            w->nodes[i].crash_ppm = 20000;
+    w_run_until(w, pred_newer_leader, &epoch, 2000);
+    for (int i = 0; i < w->n && !w->failed; i++) {
+        w->nodes[i].crash_ppm = 0;
+        if (i != gone && !w->nodes[i].running)
+            w_node_start(w, i);
+    }
+}
+
 static void leader_failure(w_world *w, bool graceful, int rounds)
 {
     start_all(w);
@@ -207,6 +232,8 @@ static void leader_failure(w_world *w, bool graceful, int rounds)
         if (L < 0)
             continue;
         stop_node(w, L, graceful);
+        if (sim_prng_below(&w->rng, 2))
+            crashy_election(w, L, e);
         if (w->p.voters - 1 >= majority(w)) {
             if (wait_newer_leader(w, e, "after the leader failed") < 0)
                 return;
@@ -243,6 +270,7 @@ static void sc_initial_election(w_world *w)
 /* No faults: the first leader stays (pre-vote, check-quorum quiet). */
 static void sc_replication(w_world *w)
 {
+    w->slow_disks = false; /* a multi-second fsync is a fault too */
     start_all(w);
     int L = wait_leader(w, "at start");
     if (L < 0)
@@ -321,6 +349,7 @@ static void sc_multi_partition(w_world *w)
  * the leader stays. */
 static void sc_isolated_voter(w_world *w)
 {
+    w->slow_disks = false; /* only the one voter misbehaves */
     start_all(w);
     int L = wait_leader(w, "at start");
     if (L < 0)
@@ -332,6 +361,13 @@ static void sc_isolated_voter(w_world *w)
         return heal_and_converge(w);
     int32_t e = status(w, L).epoch;
     int f = (L + 1 + (int)sim_prng_below(&w->rng, (uint64_t)w->p.voters - 1)) % w->p.voters;
+    /* Half the time no new records meanwhile: the voter comes back with a
+     * log as long as everyone's, so only leader contact stops its pre-vote. */
+    bool quiet = sim_prng_below(&w->rng, 2);
+    if (quiet) {
+        w->clients_on = false;
+        w_run_until(w, pred_clients_idle, NULL, 10000);
+    }
     if (sim_prng_below(&w->rng, 2)) {
         bool side[SIM_NODES_MAX] = {false};
         side[f] = true;
@@ -342,6 +378,9 @@ static void sc_isolated_voter(w_world *w)
         w_node_pause(w, f, sim_prng_range(&w->rng, 3000, 8000));
         w_run_for(w, 8000);
     }
+    if (quiet)
+        w_run_for(w, 3000);
+    w->clients_on = true;
     ack_values(w, 10, "after the voter came back");
     w_run_for(w, 5000);
     if (!w->failed && w->check->max_leader_epoch != e)

@@ -101,6 +101,7 @@ bool w_world_init(w_world *w, const w_params *p)
     w_config(w);
     w->flush_min_ms = sim_prng_range(&w->rng, 0, 5);
     w->flush_max_ms = w->flush_min_ms + sim_prng_range(&w->rng, 0, 40);
+    w->slow_disks = true;
     w->check = w_check_create();
     if (!w->check)
         return w_fail(w, "out of memory");
