@@ -1,43 +1,58 @@
-/* raft-sim: runs the Raft core in a deterministic simulated cluster, seed by
- * seed, checking safety invariants after every event. */
+/* raft-sim: runs whole servers (the daemon's executor, handlers, storage,
+ * producer state, wire codec and Raft core) in a deterministic simulated
+ * cluster with simulated Kafka clients, seed by seed, checking invariants
+ * after every event and the committed logs at the end. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "scenarios.h"
+#include "kq/mutants.h"
+#include "w_check.h"
+#include "w_client.h"
+#include "w_scenarios.h"
 
 typedef struct mutant_name {
     const char *name;
-    uint32_t bit;
+    uint32_t raft_bit; /* enum raft_mutant */
+    uint32_t bit;      /* enum kq_mutant */
 } mutant_name;
 
 static const mutant_name mutants[] = {
-    {"skip-flush", RAFT_MUTANT_SKIP_FLUSH},
-    {"vote-no-log-check", RAFT_MUTANT_VOTE_NO_LOG_CHECK},
-    {"hw-counts-observer", RAFT_MUTANT_HW_COUNTS_OBSERVER},
-    {"hw-any-epoch", RAFT_MUTANT_HW_ANY_EPOCH},
+    {"skip-flush", RAFT_MUTANT_SKIP_FLUSH, 0},
+    {"vote-no-log-check", RAFT_MUTANT_VOTE_NO_LOG_CHECK, 0},
+    {"hw-counts-observer", RAFT_MUTANT_HW_COUNTS_OBSERVER, 0},
+    {"hw-any-epoch", RAFT_MUTANT_HW_ANY_EPOCH, 0},
+    {"prevote-ignores-leader-contact", RAFT_MUTANT_PREVOTE_IGNORES_LEADER_CONTACT, 0},
+    {"vote-send-before-store", 0, KQ_MUTANT_VOTE_SEND_BEFORE_STORE},
+    {"storage-ignore-trunc-floor", 0, KQ_MUTANT_STORAGE_IGNORE_TRUNC_FLOOR},
+    {"acks-all-on-flushed", 0, KQ_MUTANT_ACKS_ALL_ON_FLUSHED},
+    {"skip-open-fsync", 0, KQ_MUTANT_SKIP_OPEN_FSYNC},
+    {"producer-id-reuse", 0, KQ_MUTANT_PRODUCER_ID_REUSE},
+    {"recovery-truncates-corruption", 0, KQ_MUTANT_RECOVERY_TRUNCATES_CORRUPTION},
+    {"fsync-error-continue", 0, KQ_MUTANT_FSYNC_ERROR_CONTINUE},
 };
+#define MUTANT_COUNT (sizeof(mutants) / sizeof(mutants[0]))
 
 static void usage(void)
 {
     fprintf(stderr,
             "usage: raft-sim [--seeds N [--first-seed S]] [--seed S] [--nodes V] [--observers O]\n"
             "                [--scenario NAME|all] [--mutant NAME] [--expect-failure] [-v]\n"
-            "                [--lenient-leader-hw] [--only-invariant NAME[,NAME...]]\n"
+            "                [--list-mutants] [--only-invariant NAME[,NAME...]]\n"
             "                [--skip-invariant NAME[,NAME...]] [--expect-invariant NAME]\n"
             "scenarios:");
-    for (int i = 0; i < sim_scenario_count; i++)
-        fprintf(stderr, " %s", sim_scenarios[i].name);
+    for (int i = 0; i < w_scenario_count; i++)
+        fprintf(stderr, " %s", w_scenarios[i].name);
     fprintf(stderr, "\nmutants:");
-    for (size_t i = 0; i < sizeof(mutants) / sizeof(mutants[0]); i++)
+    for (size_t i = 0; i < MUTANT_COUNT; i++)
         fprintf(stderr, " %s", mutants[i].name);
     fprintf(stderr, "\ninvariants (per event):");
-    for (int i = 0; i < SIM_INV_PER_EVENT_COUNT; i++)
-        fprintf(stderr, " %s", sim_check_names[i]);
+    for (int i = 0; i < W_INV_PER_EVENT_COUNT; i++)
+        fprintf(stderr, " %s", w_check_names[i]);
     fprintf(stderr, "\nend-of-run checks:");
-    for (int i = SIM_INV_PER_EVENT_COUNT; i < SIM_CHECK_COUNT; i++)
-        fprintf(stderr, " %s", sim_check_names[i]);
+    for (int i = W_INV_PER_EVENT_COUNT; i < W_CHECK_COUNT; i++)
+        fprintf(stderr, " %s", w_check_names[i]);
     fprintf(stderr, "\n");
 }
 
@@ -66,7 +81,7 @@ static bool parse_checks(const char *s, uint32_t *mask)
             return false;
         memcpy(name, s, len);
         name[len] = 0;
-        int c = sim_check_find(name);
+        int c = w_check_find(name);
         if (c < 0)
             return false;
         *mask |= 1u << c;
@@ -75,6 +90,25 @@ static bool parse_checks(const char *s, uint32_t *mask)
             return false;
     }
     return true;
+}
+
+/* Two or three producers of the kinds the seed draws, and a consumer. */
+static void add_clients(w_world *w)
+{
+    static const w_client_kind kinds[] = {W_CLIENT_IDEMPOTENT, W_CLIENT_ACKS_ALL,
+                                          W_CLIENT_IDEMPOTENT, W_CLIENT_ACKS_ONE,
+                                          W_CLIENT_ACKS_ZERO};
+    w->clients_on = true;
+    w->clients[w->client_n] = w_client_create(w, w->client_n, W_CLIENT_IDEMPOTENT);
+    w->client_n++;
+    int extra = (int)sim_prng_range(&w->rng, 1, 2);
+    for (int i = 0; i < extra; i++) {
+        w_client_kind k = kinds[sim_prng_below(&w->rng, sizeof(kinds) / sizeof(kinds[0]))];
+        w->clients[w->client_n] = w_client_create(w, w->client_n, k);
+        w->client_n++;
+    }
+    w->clients[w->client_n] = w_client_create(w, w->client_n, W_CLIENT_CONSUMER);
+    w->client_n++;
 }
 
 #define KINDS_MAX 32
@@ -107,9 +141,9 @@ static void count_kind(kind_count *k, int *nk, const char *msg)
 int main(int argc, char **argv)
 {
     uint64_t seeds = 1, first = 1, nodes = 0, observers = 0;
-    bool lenient = false, nodes_set = false, observers_set = false, expect_failure = false, verbose = false;
+    bool nodes_set = false, observers_set = false, expect_failure = false, verbose = false;
     const char *scenario = "all", *mutant = NULL;
-    uint32_t mutant_bits = 0, only_mask = 0, skip_mask = 0;
+    uint32_t mutant_bits = 0, raft_bits = 0, only_mask = 0, skip_mask = 0;
     const char *only = NULL, *skip = NULL;
     int expect_check = -1;
     for (int i = 1; i < argc; i++) {
@@ -136,13 +170,14 @@ int main(int argc, char **argv)
             i++;
         } else if (strcmp(a, "--scenario") == 0) {
             scenario = v;
-            ok = v && (strcmp(v, "all") == 0 || sim_scenario_find(v));
+            ok = v && (strcmp(v, "all") == 0 || w_scenario_find(v));
             i++;
         } else if (strcmp(a, "--mutant") == 0) {
             ok = false;
-            for (size_t m = 0; v && m < sizeof(mutants) / sizeof(mutants[0]); m++)
+            for (size_t m = 0; v && m < MUTANT_COUNT; m++)
                 if (strcmp(v, mutants[m].name) == 0) {
                     mutant_bits = mutants[m].bit;
+                    raft_bits = mutants[m].raft_bit;
                     mutant = v;
                     ok = true;
                 }
@@ -156,11 +191,13 @@ int main(int argc, char **argv)
             skip = v;
             i++;
         } else if (strcmp(a, "--expect-invariant") == 0) {
-            expect_check = v ? sim_check_find(v) : -1;
+            expect_check = v ? w_check_find(v) : -1;
             ok = expect_check >= 0;
             i++;
-        } else if (strcmp(a, "--lenient-leader-hw") == 0) {
-            lenient = true;
+        } else if (strcmp(a, "--list-mutants") == 0) {
+            for (size_t m = 0; m < MUTANT_COUNT; m++)
+                printf("%s\n", mutants[m].name);
+            return 0;
         } else if (strcmp(a, "--expect-failure") == 0) {
             expect_failure = true;
         } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
@@ -178,15 +215,11 @@ int main(int argc, char **argv)
         }
     }
 
-    /* skip-flush serves unflushed data by design: serve-durable would flag it
-     * at once, ahead of the invariants meant to catch its consequences, so
-     * with it serve-durable is only on when named. --only-invariant leaves the
-     * end-of-run checks on; --skip-invariant can turn those off too. */
-    uint32_t enabled = SIM_CHECKS_ALL;
-    if (mutant_bits & RAFT_MUTANT_SKIP_FLUSH)
-        enabled &= ~(1u << SIM_INV_SERVE_DURABLE);
+    /* --only-invariant leaves the end-of-run checks on; --skip-invariant can
+     * turn those off too. */
+    uint32_t enabled = W_CHECKS_ALL;
     if (only)
-        enabled = (only_mask & SIM_CHECKS_PER_EVENT) | (SIM_CHECKS_ALL & ~SIM_CHECKS_PER_EVENT);
+        enabled = (only_mask & W_CHECKS_PER_EVENT) | (W_CHECKS_ALL & ~W_CHECKS_PER_EVENT);
     enabled &= ~skip_mask;
     if (expect_check >= 0 && !expect_failure) {
         fprintf(stderr, "raft-sim: --expect-invariant needs --expect-failure\n");
@@ -194,26 +227,25 @@ int main(int argc, char **argv)
     }
     if (expect_check >= 0 && !(enabled & (1u << expect_check))) {
         fprintf(stderr, "raft-sim: --expect-invariant %s names a check that is off\n",
-                sim_check_names[expect_check]);
+                w_check_names[expect_check]);
         return 2;
     }
     char expect_kind[80] = "";
     if (expect_check >= 0)
         snprintf(expect_kind, sizeof(expect_kind), "%s%s",
-                 expect_check < SIM_INV_PER_EVENT_COUNT ? "invariant " : "",
-                 sim_check_names[expect_check]);
+                 expect_check < W_INV_PER_EVENT_COUNT ? "invariant " : "",
+                 w_check_names[expect_check]);
     char replay_opts[600];
-    snprintf(replay_opts, sizeof(replay_opts), "%s%s%s%s%s%s%s", mutant ? " --mutant " : "",
+    snprintf(replay_opts, sizeof(replay_opts), "%s%s%s%s%s%s", mutant ? " --mutant " : "",
              mutant ? mutant : "", only ? " --only-invariant " : "", only ? only : "",
-             skip ? " --skip-invariant " : "", skip ? skip : "",
-             lenient ? " --lenient-leader-hw" : "");
+             skip ? " --skip-invariant " : "", skip ? skip : "");
 
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     uint64_t failed = 0, events = 0, checks = 0, printed = 0;
     kind_count kinds[KINDS_MAX];
     int nkinds = 0;
-    sim_world *w = malloc(sizeof(*w));
+    w_world *w = malloc(sizeof(*w));
     if (!w) {
         fprintf(stderr, "raft-sim: out of memory\n");
         return 2;
@@ -224,23 +256,24 @@ int main(int argc, char **argv)
         sim_prng pick;
         sim_prng_seed(&pick, s ^ 0x5eed5eed5eedull);
         int v = (int)sim_prng_range(&pick, 1, 5);
-        int o = (int)sim_prng_range(&pick, 0, 2);
+        int o = sim_prng_below(&pick, 4) == 0 ? (int)sim_prng_range(&pick, 1, 2) : 0;
         if (nodes_set)
             v = (int)nodes;
         if (observers_set)
             o = (int)observers;
-        const sim_scenario *sc = strcmp(scenario, "all") == 0
-                                     ? &sim_scenarios[s % (uint64_t)sim_scenario_count]
-                                     : sim_scenario_find(scenario);
-        sim_params p = {.seed = s, .voters = v, .observers = o, .mutants = mutant_bits,
-                        .checks = enabled, .verbose = verbose, .lenient_leader_hw = lenient};
-        sim_world_init(w, &p);
+        const w_scenario *sc = strcmp(scenario, "all") == 0
+                                     ? &w_scenarios[s % (uint64_t)w_scenario_count]
+                                     : w_scenario_find(scenario);
+        w_params p = {.seed = s, .voters = v, .observers = o, .mutants = mutant_bits,
+                      .raft_mutants = raft_bits, .checks = enabled, .verbose = verbose};
+        if (w_world_init(w, &p))
+            add_clients(w);
         if (verbose)
             fprintf(stderr, "=== seed %llu scenario %s voters %d observers %d\n",
                     (unsigned long long)s, sc->name, v, o);
         sc->run(w);
         events += w->events;
-        checks += w->inv.checks;
+        checks += w_check_count(w);
         if (w->failed) {
             failed++;
             count_kind(kinds, &nkinds, w->fail_msg);
@@ -253,7 +286,7 @@ int main(int argc, char **argv)
                        (unsigned long long)s, v, o, sc->name, replay_opts);
             }
         }
-        sim_world_free(w);
+        w_world_free(w);
     }
     free(w);
     clock_gettime(CLOCK_MONOTONIC, &t1);

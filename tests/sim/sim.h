@@ -1,109 +1,189 @@
-/* The simulated world: nodes running the Raft core, their disks and quorum
- * state stores, the network, the client, and the event loop driving them. */
+/* The simulated world: whole servers (the real executor, handlers, storage,
+ * producer state, wire codec and Raft core of src/) on simulated disks
+ * (sim_fs.h) and a simulated network that carries the real encoded Kafka
+ * frames, with simulated Kafka clients, all driven by one event queue, one
+ * clock and one seeded PRNG. Nothing reads a real clock or socket; a seed
+ * replays a run exactly. */
 #ifndef SIM_H
 #define SIM_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "invariants.h"
+#include "kq/exec.h"
 #include "kq/raft.h"
 #include "prng.h"
 #include "scheduler.h"
-#include "sim_log.h"
-#include "sim_net.h"
+#include "sim_fs.h"
 
-typedef struct sim_flush {
-    int64_t offset;   /* what the core asked to cover */
-    int target_n;     /* log entries covered (shrinks if truncated meanwhile) */
-} sim_flush;
+#define SIM_NODES_MAX 8
+#define SIM_CLIENTS_MAX 8
+#define SIM_LOG_DIR "/data"
 
-typedef struct sim_node {
+enum w_ev {
+    W_EV_TIMER = 1,      /* node's exec timer (gen = timer generation) */
+    W_EV_FLUSH_SYNC,     /* node's flush job reaches the disk (gen = incarnation) */
+    W_EV_FLUSH_DONE,     /* ... and completes */
+    W_EV_REQUEST,        /* a request frame arrives at a node (ptr: w_msg) */
+    W_EV_RESPONSE,       /* a response frame arrives at the requester (ptr: w_msg) */
+    W_EV_REQ_TIMEOUT,    /* the requester gives up (arg: request id) */
+    W_EV_CLIENT,         /* a client acts (node = client index) */
+    W_EV_RESUME,         /* a paused node is stepped again */
+};
+
+/* A frame in flight: a request to node `to` or its answer back. */
+typedef struct w_msg {
+    uint64_t req_id;
+    int to;            /* node index (requests) */
+    uint8_t *bytes;
+    size_t len;
+} w_msg;
+
+/* An outstanding request: exactly one outcome (response or failure). */
+typedef struct w_req {
+    uint64_t id;
+    bool in_use;
+    bool done;
+    bool from_client;
+    int from;          /* node index, or client index */
+    uint64_t from_inc; /* requester incarnation (nodes) */
+    int to;
+    uint64_t tag;      /* exec's tag (peer requests) */
+    int16_t api_key;
+    int16_t api_version;
+    int32_t correlation_id;
+    uint64_t client_ref; /* the client's own reference */
+    /* Vote requests, noted by the checker when they leave */
+    bool vote;
+    bool vote_pre;
+    int32_t vote_epoch;
+    int32_t vote_candidate;
+} w_req;
+
+/* What the executor holds as a slot: a request delivered to a node. */
+typedef struct w_slot {
+    uint64_t req_id;
+    int node;
+    uint64_t inc;
+    bool answered;
+} w_slot;
+
+typedef struct w_node {
     int idx;
     int32_t id;
     bool voter;
-    bool running;
-    uint64_t inc;       /* incarnation: bumped at every stop */
-    raft *r;
-    raft_quorum_state qstate; /* the durable quorum-state store */
-    bool qstate_stored;
-    sim_log log;
-    sim_flush *flushes; /* FIFO of flushes in progress */
-    int flush_n, flush_cap;
-    int64_t flush_free_at; /* flushes complete in order */
-    uint64_t wake_gen;
-    int64_t wake_at;
+    bool running;     /* an executor exists */
+    bool refused;     /* the last start refused (corrupt log) */
+    bool crash_pending; /* died inside a call (fatal or crash point) */
+    bool fatal;       /* the crash was a fail-stop */
+    bool paused;
+    int64_t paused_until;
+    uint64_t inc;
+    sim_fs *fs;
+    kq_exec *x;
+    kq_log_flush_job *job;
+    bool job_synced;
+    int job_rc;
+    uint64_t timer_gen;
+    int64_t timer_due;
+    w_slot **slots;   /* delivered, unanswered */
+    int slot_n, slot_cap;
+    uint32_t crash_ppm; /* chance of dying before each action */
+    bool slow_disk;     /* every fsync takes 1-8 s */
     bool shutting_down;
+    bool shutdown_done;
     int restarts;
-} sim_node;
+    int64_t last_flushed; /* storage's flushed offset, last seen alive */
+    int64_t checked_flushed; /* flushed-is-durable: last offset compared */
+    uint64_t checked_inc;
+} w_node;
 
-typedef struct sim_token {
-    int req_node;
-    uint64_t req_inc;
-} sim_token;
+typedef struct w_link {
+    bool cut;          /* one-way: from -> to drops everything */
+} w_link;
 
-typedef struct sim_params {
+struct w_client;
+struct w_check;
+
+typedef struct w_params {
     uint64_t seed;
     int voters;
     int observers;
+    uint32_t raft_mutants;
     uint32_t mutants;
-    uint32_t checks; /* enabled checks: bit (1u << enum sim_check) */
+    uint32_t checks;   /* enabled checks (bit per enum w_check_id) */
     bool verbose;
-    bool lenient_leader_hw; /* tolerate a new leader showing its stale follower HW */
-} sim_params;
+} w_params;
 
-typedef struct sim_world {
-    sim_params p;
+typedef struct w_world {
+    w_params p;
     int n;
     sim_prng rng;
     sim_sched sched;
-    sim_net net;
     int64_t now;
-    sim_node nodes[SIM_NODES_MAX];
-    raft_config cfg; /* template: node_id and random_seed set per node */
-    raft_output out;
-    sim_token *tokens;
-    size_t token_n, token_cap;
+    w_node nodes[SIM_NODES_MAX];
+    exec_config cfg;   /* template; node_id, seed set per node */
+    w_link links[SIM_NODES_MAX][SIM_NODES_MAX];
+    w_req *reqs;
+    size_t req_cap;
+    uint64_t next_req;
+    /* network faults */
+    uint32_t loss_ppm, dup_ppm, tail_ppm, reset_ppm;
+    /* disk */
     int64_t flush_min_ms, flush_max_ms;
-    uint32_t send_failed_ppm;
-    /* client */
-    bool client_on;
-    uint64_t client_gen;
-    int64_t client_min_ms, client_max_ms;
-    uint64_t next_value;
-    /* accounting */
+    bool slow_disks; /* fsync latency tail (hundreds of ms, rarely seconds) */
+    /* clients */
+    struct w_client *clients[SIM_CLIENTS_MAX];
+    int client_n;
+    bool clients_on;
+    struct w_check *check;
     uint64_t events;
-    int64_t same_ms_events;
-    int64_t last_event_ms;
-    sim_inv inv;
+    int64_t same_ms_events, last_event_ms;
     bool failed;
     char fail_msg[768];
-} sim_world;
+    int current_node; /* node whose code is running (log lines), -1 none */
+} w_world;
 
-bool sim_world_init(sim_world *w, const sim_params *p);
-void sim_world_free(sim_world *w);
-bool sim_fail(sim_world *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void sim_trace(sim_world *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+bool w_world_init(w_world *w, const w_params *p);
+void w_world_free(w_world *w);
+bool w_fail(w_world *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void w_trace(w_world *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+bool w_schedule(w_world *w, int64_t at, enum w_ev type, int node, uint64_t gen, int64_t arg,
+                void *ptr);
 
-/* Node lifecycle (sim_node.c). */
-bool sim_node_start(sim_world *w, int idx);
-void sim_node_stop(sim_world *w, int idx); /* crash: unflushed bytes are lost */
-bool sim_node_shutdown(sim_world *w, int idx, int64_t timeout_ms); /* graceful */
-bool sim_node_step(sim_world *w, int idx, raft_event *ev);
-bool sim_node_status(sim_world *w, int idx, raft_status *st);
+/* ---- nodes (w_node.c) */
+bool w_node_start(w_world *w, int idx);
+enum w_crash { W_CRASH_POWER_LOSS = 1, W_CRASH_PROCESS_KILL };
+void w_node_crash(w_world *w, int idx, enum w_crash kind);
+void w_node_shutdown(w_world *w, int idx); /* graceful; stops once done or timed out */
+void w_node_pause(w_world *w, int idx, int64_t ms);
+bool w_node_status(const w_world *w, int idx, raft_status *st);
+bool w_node_alive(const w_world *w, int idx);
+/* Crashes pending from inside a call (fatal, crash point). */
+void w_node_reap(w_world *w);
+void w_node_on_event(w_world *w, const sim_event *ev);
 
-/* Event loop (sim_world.c). */
-bool sim_run_event(sim_world *w);
-/* Runs events up to now + ms. Returns false once an invariant failed. */
-bool sim_run_for(sim_world *w, int64_t ms);
-/* Runs until pred holds (checked after every event) or ms passed. */
-bool sim_run_until(sim_world *w, bool (*pred)(sim_world *w, void *ctx), void *ctx, int64_t ms);
-void sim_client_set(sim_world *w, bool on);
-/* Appends one client batch set to node idx now; returns false if it refused. */
-bool sim_client_append(sim_world *w, int idx);
-/* Running node that leads the highest epoch any node has led, or -1. */
-int sim_current_leader(sim_world *w);
-bool sim_schedule(sim_world *w, int64_t at, enum sim_ev_type type, int node, uint64_t gen,
-                  int64_t arg, void *ptr);
+/* ---- network (w_net.c) */
+/* A client sends a request frame to node `to`; the client gets exactly one
+ * w_client_on_response (bytes NULL on failure). Returns the request id. */
+uint64_t w_net_client_send(w_world *w, int client, int to, const uint8_t *frame, size_t len,
+                           uint64_t client_ref, int32_t timeout_ms);
+bool w_net_peer_send(w_world *w, int from, int32_t to_id, int32_t corr, const uint8_t *frame,
+                     size_t len, uint64_t tag);
+void w_net_reply(w_world *w, w_slot *slot, const uint8_t *data, size_t len, bool close);
+void w_net_on_event(w_world *w, const sim_event *ev);
+/* A node died: its slots vanish and its requests fail when they time out. */
+void w_net_node_down(w_world *w, int idx);
+void w_net_partition(w_world *w, const bool *side_a); /* cut both ways between sides */
+void w_net_cut_one_way(w_world *w, int from, int to);
+void w_net_heal(w_world *w);
+int w_node_index(const w_world *w, int32_t id);
+
+/* ---- the event loop (w_world.c) */
+bool w_run_event(w_world *w);
+bool w_run_for(w_world *w, int64_t ms);
+bool w_run_until(w_world *w, bool (*pred)(w_world *w, void *ctx), void *ctx, int64_t ms);
+/* Running node leading the highest epoch, or -1. */
+int w_current_leader(const w_world *w);
 
 #endif

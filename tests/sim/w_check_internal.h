@@ -1,6 +1,6 @@
 /* The checker's state (private to w_check.c and w_final.c). */
-#ifndef WSIM_CHECK_INTERNAL_H
-#define WSIM_CHECK_INTERNAL_H
+#ifndef SIM_W_CHECK_INTERNAL_H
+#define SIM_W_CHECK_INTERNAL_H
 
 #include "kq/record.h"
 #include "w_check.h"

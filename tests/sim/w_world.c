@@ -55,7 +55,7 @@ static void w_msg_free(void *p)
     free(m);
 }
 
-bool w_schedule(w_world *w, int64_t at, enum wsim_ev type, int node, uint64_t gen, int64_t arg,
+bool w_schedule(w_world *w, int64_t at, enum w_ev type, int node, uint64_t gen, int64_t arg,
                 void *ptr)
 {
     sim_event ev = {.at_ms = at, .type = (int)type, .node = node, .gen = gen,
@@ -152,7 +152,7 @@ int w_current_leader(const w_world *w)
 /* Events for a paused node wait until it resumes. */
 static bool w_deferred(w_world *w, const sim_event *ev)
 {
-    enum wsim_ev t = (enum wsim_ev)ev->type;
+    enum w_ev t = (enum w_ev)ev->type;
     if (t == W_EV_CLIENT || t == W_EV_RESUME || ev->node < 0 || ev->node >= w->n)
         return false;
     w_node *n = &w->nodes[ev->node];
@@ -166,7 +166,7 @@ static bool w_deferred(w_world *w, const sim_event *ev)
 
 static void w_dispatch(w_world *w, sim_event *ev)
 {
-    switch ((enum wsim_ev)ev->type) {
+    switch ((enum w_ev)ev->type) {
     case W_EV_TIMER:
     case W_EV_FLUSH_SYNC:
     case W_EV_FLUSH_DONE:

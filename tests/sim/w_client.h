@@ -5,8 +5,8 @@
  * reading from offset 0 with long-poll Fetch. Every record value is a unique
  * 8-byte big-endian number; what clients see is reported to the checker
  * (w_check.h). */
-#ifndef WSIM_CLIENT_H
-#define WSIM_CLIENT_H
+#ifndef SIM_W_CLIENT_H
+#define SIM_W_CLIENT_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -2,8 +2,8 @@
  * run after every event or at the hook that observes what they guard; the
  * end-of-run checks read every live node's log back through src/storage.
  * A failure reads "invariant NAME: ..." or "NAME: ..." (end of run). */
-#ifndef WSIM_CHECK_H
-#define WSIM_CHECK_H
+#ifndef SIM_W_CHECK_H
+#define SIM_W_CHECK_H
 
 #include <stdbool.h>
 #include <stddef.h>

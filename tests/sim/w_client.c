@@ -773,7 +773,7 @@ w_client *w_client_create(w_world *w, int idx, w_client_kind kind)
         return NULL;
     c->idx = idx;
     c->kind = kind;
-    snprintf(c->client_id, sizeof(c->client_id), "wsim-client-%d", idx);
+    snprintf(c->client_id, sizeof(c->client_id), "sim-client-%d", idx);
     c->hint_node = -1;
     c->known_epoch = -1;
     c->acks = wc_acks_of(kind);

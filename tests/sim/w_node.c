@@ -66,8 +66,10 @@ static const char *env_slot_peer(void *ctx, void *slot)
 }
 
 /* fsync latency: mostly milliseconds, a tail of hundreds, rarely seconds. */
-static int64_t flush_latency_ms(w_world *w)
+static int64_t flush_latency_ms(w_world *w, const w_node *n)
 {
+    if (n->slow_disk)
+        return sim_prng_range(&w->rng, 1000, 8000);
     uint64_t r = sim_prng_below(&w->rng, 1000);
     if (!w->slow_disks)
         r = 1000;
@@ -86,9 +88,11 @@ static void env_flush_start(void *ctx, kq_log_flush_job *job)
     n->job = job;
     n->job_synced = false;
     n->job_rc = 0;
-    int64_t done = w->now + flush_latency_ms(w);
+    int64_t done = w->now + flush_latency_ms(w, n);
     /* The data reaches the disk at some point while the call is out. */
     int64_t sync = sim_prng_range(&w->rng, w->now, done);
+    w_trace(w, "node %d flush job to %lld: sync at %lld, done at %lld", n->id,
+            (long long)kq_log_flush_job_offset(job), (long long)sync, (long long)done);
     w_schedule(w, sync, W_EV_FLUSH_SYNC, n->idx, n->inc, 0, NULL);
     w_schedule(w, done, W_EV_FLUSH_DONE, n->idx, n->inc, 0, NULL);
 }
@@ -282,7 +286,7 @@ void w_node_on_event(w_world *w, const sim_event *ev)
     if (!n->running)
         return;
     w->current_node = ev->node;
-    switch ((enum wsim_ev)ev->type) {
+    switch ((enum w_ev)ev->type) {
     case W_EV_TIMER:
         if (ev->gen == n->timer_gen)
             exec_on_timer(n->x);

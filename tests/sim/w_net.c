@@ -63,7 +63,7 @@ static bool link_up(const w_world *w, int from, int to)
     return !w->links[from][to].cut;
 }
 
-static void send_frame(w_world *w, enum wsim_ev type, uint64_t id, int to, const uint8_t *frame,
+static void send_frame(w_world *w, enum w_ev type, uint64_t id, int to, const uint8_t *frame,
                        size_t len, int64_t extra_ms)
 {
     w_msg *m = malloc(sizeof(*m));
@@ -190,7 +190,7 @@ static void on_request(w_world *w, w_msg *m)
 
 void w_net_on_event(w_world *w, const sim_event *ev)
 {
-    switch ((enum wsim_ev)ev->type) {
+    switch ((enum w_ev)ev->type) {
     case W_EV_REQUEST:
         on_request(w, ev->ptr);
         break;

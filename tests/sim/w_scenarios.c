@@ -138,6 +138,7 @@ static void clear_faults(w_world *w)
     for (int i = 0; i < w->n; i++) {
         sim_fs_clear_faults(w->nodes[i].fs);
         w->nodes[i].crash_ppm = 0;
+        w->nodes[i].slow_disk = false;
     }
 }
 
@@ -316,6 +317,11 @@ static void sc_leader_partition(w_world *w)
     int32_t e = status(w, L).epoch;
     bool side[SIM_NODES_MAX] = {false};
     side[L] = true;
+    /* Half the time its disk is slow too: the clients' appends it still
+     * takes are being flushed when it learns of the new leader and truncates
+     * them (a flush racing a truncation). */
+    bool slow = sim_prng_below(&w->rng, 2);
+    w->nodes[L].slow_disk = slow;
     w_net_partition(w, side);
     if (w->p.voters - 1 >= majority(w) && w->p.voters > 1) {
         if (wait_newer_leader(w, e, "after the leader was cut off") < 0)
@@ -323,6 +329,11 @@ static void sc_leader_partition(w_world *w)
         ack_values(w, 5, "on the majority side");
     }
     w_run_for(w, sim_prng_range(&w->rng, 1000, 5000));
+    if (slow) {
+        w_net_heal(w);
+        w_run_for(w, 6000);
+        w->nodes[L].slow_disk = false;
+    }
     heal_and_converge(w);
 }
 

@@ -1,6 +1,6 @@
 /* Named fault schedules (w_scenarios.c). */
-#ifndef WSIM_SCENARIOS_H
-#define WSIM_SCENARIOS_H
+#ifndef SIM_W_SCENARIOS_H
+#define SIM_W_SCENARIOS_H
 
 #include "sim.h"
 
