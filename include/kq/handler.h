@@ -111,6 +111,8 @@ bool handler_decode_raft_response(handler *h, enum raft_msg_type request_type,
                                   int16_t api_version, const uint8_t *frame, size_t len,
                                   raft_msg *out);
 
+/* Stamps the relayed frame of f with the correlation id it is sent under. */
+void handler_forward_set_correlation_id(handler_forward *f, int32_t correlation_id);
 /* A forwarded request's answer from the leader (frame NULL: it failed; the
  * client gets NOT_LEADER_OR_FOLLOWER so that it retries). */
 void handler_forward_answer(handler *h, void *slot, const handler_forward *f,

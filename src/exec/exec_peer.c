@@ -95,13 +95,8 @@ void exec_forward(kq_exec *x, void *slot, handler_forward *f)
         e->generation = ++x->forward_generation;
         uint64_t tag = ((uint64_t)e->generation << 8) | ((uint64_t)idx << 1);
         int32_t corr = exec_next_correlation_id(x);
-        uint8_t *frame = f->frame;
-        /* our correlation id replaces the client's (bytes 4..7 of the header) */
-        frame[4] = (uint8_t)((uint32_t)corr >> 24);
-        frame[5] = (uint8_t)((uint32_t)corr >> 16);
-        frame[6] = (uint8_t)((uint32_t)corr >> 8);
-        frame[7] = (uint8_t)corr;
-        ok = x->env.peer_send(x->env.ctx, f->leader_id, corr, frame, f->len, tag);
+        handler_forward_set_correlation_id(f, corr); /* ours replaces the client's */
+        ok = x->env.peer_send(x->env.ctx, f->leader_id, corr, f->frame, f->len, tag);
         if (ok) {
             e->in_use = true;
             e->slot = slot;

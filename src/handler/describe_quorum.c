@@ -120,6 +120,16 @@ static void describe_quorum_respond(handler *h, void *slot, const wire_request_h
     handler_finish_response(h, slot);
 }
 
+void handler_forward_set_correlation_id(handler_forward *f, int32_t correlation_id)
+{
+    /* The request header: api_key (2), api_version (2), correlation_id (4). */
+    uint32_t c = (uint32_t)correlation_id;
+    f->frame[4] = (uint8_t)(c >> 24);
+    f->frame[5] = (uint8_t)(c >> 16);
+    f->frame[6] = (uint8_t)(c >> 8);
+    f->frame[7] = (uint8_t)c;
+}
+
 /* The leader's answer goes back with the client's correlation id. */
 void handler_forward_answer(handler *h, void *slot, const handler_forward *f,
                             const uint8_t *frame, size_t len)

@@ -184,7 +184,8 @@ static int commit_batch(void *ctx, const uint8_t *b, size_t len)
     struct w_check *c = s->w->check;
     record_batch_header h;
     if (record_batch_parse_header(b, len, &h) != RECORD_OK)
-        return w_fail(s->w, "harness: unparsable batch in node %d's log", s->node + 1), 1;
+        return w_inv_fail(s->w, W_INV_COMMITTED_DATA, "node %d's log holds an unparsable batch",
+                          s->node + 1), 1;
     if (h.base_offset >= s->hw)
         return 1;
     uint64_t hash = w_hash(b, len);
@@ -249,7 +250,7 @@ void w_check_on_committed(w_world *w, int node, int64_t hw)
         /* `from` is a batch end of the committed record: a boundary here too */
     }
     if (w_scan(w, node, from, commit_batch, &s) < 0)
-        w_fail(w, "harness: node %d's log cannot be read", node + 1);
+        w_inv_fail(w, W_INV_COMMITTED_DATA, "node %d's log cannot be read back", node + 1);
 }
 
 static int truncate_batch(void *ctx, const uint8_t *b, size_t len)

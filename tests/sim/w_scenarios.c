@@ -208,7 +208,7 @@ static void crashy_election(w_world *w, int gone, int32_t epoch)
 {
     for (int i = 0; i < w->n; i++)
         if (i != gone)
-            w->nodes[i].crash_ppm = 20000;
+            w->nodes[i].crash_ppm = 100000;
     w_run_until(w, pred_newer_leader, &epoch, 2000);
     for (int i = 0; i < w->n && !w->failed; i++) {
         w->nodes[i].crash_ppm = 0;
