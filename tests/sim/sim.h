@@ -177,6 +177,7 @@ void w_net_node_down(w_world *w, int idx);
 void w_net_partition(w_world *w, const bool *side_a); /* cut both ways between sides */
 void w_net_cut_one_way(w_world *w, int from, int to);
 void w_net_heal(w_world *w);
+void w_net_reset(w_world *w, int from, int to);
 int w_node_index(const w_world *w, int32_t id);
 
 /* ---- the event loop (w_world.c) */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "kq/assert.h"
+#include "kq/wire.h"
 #include "sim.h"
 #include "w_check.h"
 #include "w_client.h"
@@ -91,9 +92,15 @@ static void deliver_request(w_world *w, uint64_t id, const w_req *r, const uint8
         send_frame(w, W_EV_REQUEST, id, r->to, frame, len, sim_prng_range(&w->rng, 0, 50));
 }
 
-static int16_t be16(const uint8_t *p)
+/* The request's API key and version, decoded by src/wire. */
+static wire_request_header header_of(const uint8_t *frame, size_t len)
 {
-    return (int16_t)((p[0] << 8) | p[1]);
+    kq_reader r;
+    kq_reader_init(&r, frame, len);
+    wire_request_header h = {.api_key = -1, .api_version = -1};
+    if (wire_request_header_decode(&r, &h) != 0)
+        h.api_key = -1;
+    return h;
 }
 
 bool w_net_peer_send(w_world *w, int from, int32_t to_id, int32_t corr, const uint8_t *frame,
@@ -101,8 +108,9 @@ bool w_net_peer_send(w_world *w, int from, int32_t to_id, int32_t corr, const ui
 {
     int to = w_node_index(w, to_id);
     KQ_ASSERT(to >= 0 && len >= 8);
+    wire_request_header h = header_of(frame, len);
     w_req t = {.from = from, .from_inc = w->nodes[from].inc, .to = to, .tag = tag,
-               .api_key = be16(frame), .api_version = be16(frame + 2), .correlation_id = corr};
+               .api_key = h.api_key, .api_version = h.api_version, .correlation_id = corr};
     uint64_t id = req_new(w, &t);
     w_check_on_peer_request(w, from, frame, len, &w->reqs[id % w->req_cap]);
     deliver_request(w, id, &w->reqs[id % w->req_cap], frame, len);
@@ -115,8 +123,9 @@ uint64_t w_net_client_send(w_world *w, int client, int to, const uint8_t *frame,
                            uint64_t client_ref, int32_t timeout_ms)
 {
     KQ_ASSERT(len >= 8 && to >= 0 && to < w->n);
-    w_req t = {.from_client = true, .from = client, .to = to, .api_key = be16(frame),
-               .api_version = be16(frame + 2), .client_ref = client_ref};
+    wire_request_header h = header_of(frame, len);
+    w_req t = {.from_client = true, .from = client, .to = to, .api_key = h.api_key,
+               .api_version = h.api_version, .client_ref = client_ref};
     uint64_t id = req_new(w, &t);
     deliver_request(w, id, &w->reqs[id % w->req_cap], frame, len);
     w_schedule(w, w->now + timeout_ms, W_EV_REQ_TIMEOUT, -1, 0, (int64_t)id, NULL);
@@ -231,4 +240,16 @@ void w_net_cut_one_way(w_world *w, int from, int to)
 void w_net_heal(w_world *w)
 {
     memset(w->links, 0, sizeof(w->links));
+}
+
+/* A connection reset on the link from -> to, in the middle of whatever
+ * frames were in flight: every request on it fails now for its sender (the
+ * receiver never sees a partial frame; src/net drops it). */
+void w_net_reset(w_world *w, int from, int to)
+{
+    for (size_t i = 0; w->reqs && i < w->req_cap; i++) {
+        w_req *r = &w->reqs[i];
+        if (r->in_use && !r->done && !r->from_client && r->from == from && r->to == to)
+            complete(w, r->id, NULL, 0);
+    }
 }

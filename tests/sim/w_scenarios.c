@@ -444,7 +444,10 @@ static void sc_random(w_world *w)
     while (!w->failed && w->now < end) {
         w_run_for(w, sim_prng_range(&w->rng, 100, 2000));
         int i = (int)sim_prng_below(&w->rng, (uint64_t)w->n);
-        switch (sim_prng_below(&w->rng, 8)) {
+        switch (sim_prng_below(&w->rng, 9)) {
+        case 8:
+            w_net_reset(w, i, (int)sim_prng_below(&w->rng, (uint64_t)w->n));
+            break;
         case 0:
             if (w->nodes[i].running)
                 kill_node(w, i);
