@@ -1,9 +1,9 @@
 #!/bin/sh
-# Builds raft-sim (if needed) and runs the deterministic Raft simulator.
+# Builds raft-sim (if needed) and runs the deterministic whole-server simulator.
 # Usage: scripts/simulate.sh --seeds N [--first-seed S] [--nodes V --observers O]
 #                            [--scenario NAME] [--mutant NAME] [--expect-failure]
 #                            [--only-invariant LIST] [--skip-invariant LIST]
-#                            [--expect-invariant NAME] [--seed S] [-v]
+#                            [--expect-invariant NAME] [--seed S] [--list-mutants] [-v]
 # (see tests/sim/README.md)
 # BUILD_DIR overrides the build directory (default: build-sim-release).
 set -e
