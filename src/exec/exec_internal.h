@@ -12,6 +12,7 @@
 #define EXEC_FORWARDS_MAX 64
 #define EXEC_CLUSTER_ID_BYTES_MAX 256
 #define EXEC_PATH_BYTES_MAX 4096
+#define EXEC_PEER_ERROR_LOG_MS 10000 /* one line per peer per 10 s */
 
 /* A client request relayed to the leader (DescribeQuorum), waiting. */
 typedef struct exec_relay {
@@ -52,6 +53,7 @@ struct kq_exec {
     uint32_t forward_generation;
     int64_t raft_wake_ms;
     int64_t rejected_logged; /* last rejected fetched batch offset logged */
+    int64_t peer_error_logged_ms[EXEC_VOTERS_MAX];
     bool shutdown_requested;
     bool shutdown_reported;
     enum raft_role last_role;

@@ -7,6 +7,7 @@
 
 #include "exec_internal.h"
 #include "kq/assert.h"
+#include "kq/kafka_errors.h"
 #include "kq/log_line.h"
 
 _Static_assert(EXEC_FORWARDS_MAX <= 128, "a relay tag holds the slot index in 7 bits");
@@ -63,6 +64,35 @@ void exec_send(kq_exec *x, const raft_msg *msg)
         exec_send_failed(x, msg);
 }
 
+/* A peer's top-level error (INVALID_REQUEST, CLUSTER_AUTHORIZATION_FAILED,
+ * an unsupported version, an inconsistent cluster id) says its configuration
+ * differs from ours: logged once per peer per EXEC_PEER_ERROR_LOG_MS rather
+ * than retried silently. */
+static void exec_note_peer_error(kq_exec *x, int32_t node_id, const raft_msg *m)
+{
+    int16_t err = 0;
+    switch (m->type) {
+    case RAFT_MSG_VOTE_RESPONSE: err = m->u.vote_response.error; break;
+    case RAFT_MSG_BEGIN_EPOCH_RESPONSE: err = m->u.begin_epoch_response.error; break;
+    case RAFT_MSG_END_EPOCH_RESPONSE: err = m->u.end_epoch_response.error; break;
+    case RAFT_MSG_FETCH_RESPONSE: err = m->u.fetch_response.error; break;
+    default: break;
+    }
+    int i = exec_voter_index(x, node_id);
+    if (err == KAFKA_NONE || i < 0)
+        return;
+    int64_t now = exec_now(x);
+    if (x->peer_error_logged_ms[i] != 0 && now - x->peer_error_logged_ms[i] < EXEC_PEER_ERROR_LOG_MS)
+        return;
+    x->peer_error_logged_ms[i] = now;
+    static const char *const names[] = {"", "Vote", "Vote", "BeginQuorumEpoch",
+                                        "BeginQuorumEpoch", "EndQuorumEpoch",
+                                        "EndQuorumEpoch", "Fetch", "Fetch"};
+    log_line("node %d: peer %d answers our %s with Kafka error %d; check its configuration "
+             "(cluster.id, voters, version)", x->cfg.node_id, node_id,
+             m->type < sizeof(names) / sizeof(names[0]) ? names[m->type] : "request", err);
+}
+
 void exec_raft_response(kq_exec *x, int32_t node_id, uint64_t tag, const uint8_t *frame,
                         size_t len)
 {
@@ -78,6 +108,8 @@ void exec_raft_response(kq_exec *x, int32_t node_id, uint64_t tag, const uint8_t
     }
     ev.msg.from = node_id;
     ev.msg.to = ev.type == RAFT_EVENT_SEND_FAILED ? node_id : x->cfg.node_id;
+    if (ev.type == RAFT_EVENT_RECEIVE)
+        exec_note_peer_error(x, node_id, &ev.msg);
     exec_step(x, &ev);
 }
 

@@ -101,6 +101,8 @@ void handle_raft_request(handler *h, handler_request *req, kq_reader *r)
     int16_t v = req->header.api_version;
     raft_msg msg = {0};
     kq_slice cluster_id = {NULL, -1};
+    kq_slice topic = {NULL, -1};
+    int32_t partition = -1;
     bool ok = false;
     switch (req->header.api_key) {
     case WIRE_API_VOTE: {
@@ -111,6 +113,8 @@ void handle_raft_request(handler *h, handler_request *req, kq_reader *r)
         if (b.topic_count != 1 || b.topics[0].partition_count != 1)
             break;
         const wire_vote_partition *p = &b.topics[0].partitions[0];
+        topic = b.topics[0].topic_name;
+        partition = p->partition_index;
         msg.type = RAFT_MSG_VOTE_REQUEST;
         msg.from = p->candidate_id;
         msg.u.vote_request = (raft_vote_request){
@@ -131,6 +135,8 @@ void handle_raft_request(handler *h, handler_request *req, kq_reader *r)
         if (b.topic_count != 1 || b.topics[0].partition_count != 1)
             break;
         const wire_begin_quorum_epoch_partition *p = &b.topics[0].partitions[0];
+        topic = b.topics[0].topic_name;
+        partition = p->partition_index;
         msg.type = RAFT_MSG_BEGIN_EPOCH_REQUEST;
         msg.from = p->leader_id;
         msg.u.begin_epoch_request = (raft_begin_epoch_request){
@@ -146,6 +152,8 @@ void handle_raft_request(handler *h, handler_request *req, kq_reader *r)
         if (b.topic_count != 1 || b.topics[0].partition_count != 1)
             break;
         const wire_end_quorum_epoch_partition *p = &b.topics[0].partitions[0];
+        topic = b.topics[0].topic_name;
+        partition = p->partition_index;
         msg.type = RAFT_MSG_END_EPOCH_REQUEST;
         msg.from = p->leader_id;
         raft_end_epoch_request *e = &msg.u.end_epoch_request;
@@ -174,6 +182,15 @@ void handle_raft_request(handler *h, handler_request *req, kq_reader *r)
         reply_raft_error(h, req, KAFKA_INCONSISTENT_CLUSTER_ID);
         return;
     }
+    if (!handler_is_metadata_topic(topic) || partition != 0) {
+        /* Another Raft partition sharing our cluster id: never voted for or
+         * followed (issue 8); Kafka answers INVALID_REQUEST. */
+        log_line("request from %s: %s for %.*s-%d, not %s-0; refused", h->svc.slot_peer(h->svc.ctx, req->slot),
+                 wire_api_name(req->header.api_key), topic.len > 0 ? (int)topic.len : 0,
+                 topic.len > 0 ? (const char *)topic.ptr : "", partition, WIRE_METADATA_TOPIC_NAME);
+        reply_raft_error(h, req, KAFKA_INVALID_REQUEST);
+        return;
+    }
     step_request(h, req, &msg, false);
 }
 
@@ -194,6 +211,8 @@ void handle_replica_fetch(handler *h, handler_request *req, const wire_fetch_req
                 part = &ft->partitions[p];
     }
     if (!part) {
+        log_line("request from %s: replica Fetch from %d names no %s-0; refused",
+                 h->svc.slot_peer(h->svc.ctx, req->slot), f->replica_id, WIRE_METADATA_TOPIC_NAME);
         reply_raft_error(h, req, KAFKA_INVALID_REQUEST);
         return;
     }

@@ -45,6 +45,33 @@ static void send_replica_fetch(tn_node *n, tn_slot *s, int16_t v, int32_t corr,
     TN_SEND(n, s, WIRE_API_FETCH, v, corr, wire_fetch_request_encode, &req);
 }
 
+/* A Vote for another Raft partition sharing our cluster id (issue 8) is
+ * refused with INVALID_REQUEST and never reaches the core. */
+static void test_vote_for_other_partition_refused(void **state)
+{
+    (void)state;
+    tn_node n;
+    tn_open(&n, 1, 3);
+    const char *topics[] = {"other-raft-topic", META};
+    int32_t partitions[] = {0, 1};
+    for (int i = 0; i < 2; i++) {
+        wire_vote_partition p = {.partition_index = partitions[i], .candidate_epoch = 1,
+                                 .candidate_id = 2, .last_offset_epoch = 0, .last_offset = 0};
+        wire_vote_topic t = {kq_slice_cstr(topics[i]), &p, 1};
+        wire_vote_request req = {.cluster_id = kq_slice_cstr(TN_CLUSTER_ID), .voter_id = 1,
+                                 .topics = &t, .topic_count = 1};
+        tn_slot s = {40 + i};
+        TN_SEND(&n, &s, WIRE_API_VOTE, 1, 50 + i, wire_vote_request_encode, &req);
+        wire_vote_response resp;
+        TN_DECODE(&n, &s, WIRE_API_VOTE, 1, 50 + i, wire_vote_response_decode, &resp);
+        assert_int_equal(resp.error_code, KAFKA_INVALID_REQUEST);
+        raft_status st = tn_status(&n);
+        assert_int_equal(st.epoch, 0); /* the core never saw it */
+        assert_int_equal(st.voted_id, -1);
+    }
+    tn_close(&n);
+}
+
 static void test_vote_granted_then_cluster_id_and_voter_set_checked(void **state)
 {
     (void)state;
@@ -185,6 +212,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_vote_granted_then_cluster_id_and_voter_set_checked),
+        cmocka_unit_test(test_vote_for_other_partition_refused),
         cmocka_unit_test(test_pre_vote_v2_mapped_both_ways),
         cmocka_unit_test(test_replica_fetch_served_up_to_flushed),
         cmocka_unit_test(test_replica_fetch_on_follower_names_leader),
