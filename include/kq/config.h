@@ -7,7 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define KQ_CONFIG_VOTERS_MAX 16
+#include "kq/limits.h"
+
 
 typedef struct kq_config_endpoint {
     int32_t id;

@@ -29,7 +29,6 @@
 #include "kq/log.h"
 #include "kq/raft.h"
 
-#define EXEC_VOTERS_MAX RAFT_VOTERS_MAX
 
 typedef struct exec_endpoint {
     int32_t node_id;

@@ -14,7 +14,6 @@
 #include "kq/producer_state.h"
 #include "kq/raft.h"
 
-#define HANDLER_NODES_MAX 16
 
 typedef struct handler_endpoint {
     int32_t node_id;

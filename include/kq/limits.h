@@ -50,4 +50,48 @@ _Static_assert(KQ_REQUEST_FRAME_BYTES_DEFAULT <= INT32_MAX,
 _Static_assert(KQ_NET_READ_CHUNK_BYTES <= KQ_REQUEST_FRAME_BYTES_DEFAULT,
                "a read step never exceeds the largest frame");
 
+/* ---- the quorum (src/raft, src/exec, src/config) */
+#define RAFT_VOTERS_MAX 16
+#define RAFT_OBSERVERS_MAX 16
+#define KQ_CONFIG_VOTERS_MAX RAFT_VOTERS_MAX
+#define EXEC_VOTERS_MAX RAFT_VOTERS_MAX
+#define HANDLER_NODES_MAX RAFT_VOTERS_MAX   /* endpoints the handlers know */
+/* Actions one raft_step may return; optional work keeps a reserve free. */
+#define RAFT_ACTIONS_MAX 64
+#define RAFT_PARKED_FETCH_MAX 64            /* replica fetches a leader holds */
+#define RAFT_EPOCH_CACHE_MAX 4096           /* leader epochs remembered */
+
+/* ---- the executor (src/exec) */
+#define EXEC_PRODUCERS_MAX 65536            /* idempotent producers remembered */
+#define EXEC_FETCH_MAX_WAIT_MS 500          /* a follower's long poll (Kafka's) */
+#define EXEC_FETCH_MAX_BYTES (8u << 20)     /* a follower's fetch size */
+#define EXEC_FORWARDS_MAX 64                /* relayed requests in flight */
+#define EXEC_CLUSTER_ID_BYTES_MAX 256
+#define EXEC_PATH_BYTES_MAX 4096
+#define EXEC_PEER_ERROR_LOG_MS 10000        /* a peer's error logged once per 10 s */
+
+/* ---- the handlers (src/handler) */
+#define HANDLER_ARENA_BYTES_MAX (64u << 20)     /* one request's decoded form */
+#define HANDLER_RESPONSE_BYTES_MAX (256u << 20) /* one encoded response */
+#define HANDLER_RAFT_PENDING_MAX 1024           /* Raft requests waiting for the core */
+#define HANDLER_PRODUCE_PENDING_MAX 65536       /* produce requests waiting per acks */
+#define HANDLER_FETCH_PARKED_MAX 1024           /* consumer long polls */
+#define HANDLER_PRODUCE_PARTITIONS_MAX 64       /* partitions in one Produce */
+/* Largest consumer fetch answer, whatever the client asks. */
+#define HANDLER_FETCH_BYTES_MAX KQ_FETCH_RESPONSE_BYTES_MAX
+
+_Static_assert(RAFT_VOTERS_MAX <= 32, "per-voter bit sets are 32 bits wide");
+_Static_assert(RAFT_ACTIONS_MAX >= 2 * RAFT_VOTERS_MAX,
+               "one output can address every voter twice (request and answer)");
+_Static_assert(RAFT_PARKED_FETCH_MAX <= HANDLER_RAFT_PENDING_MAX,
+               "every fetch the core parks holds a pending handler token");
+_Static_assert(HANDLER_RAFT_PENDING_MAX <= 0xffff, "a token holds the slot in 16 bits");
+_Static_assert(EXEC_FORWARDS_MAX <= 128, "a relay tag holds the slot in 7 bits");
+_Static_assert(HANDLER_RESPONSE_BYTES_MAX >= (uint64_t)HANDLER_FETCH_BYTES_MAX + (1u << 20),
+               "a maximal consumer Fetch answer fits one response with its headers");
+_Static_assert(HANDLER_RESPONSE_BYTES_MAX >= (uint64_t)EXEC_FETCH_MAX_BYTES + (1u << 20),
+               "a follower's fetch answer fits one response");
+_Static_assert(EXEC_FETCH_MAX_BYTES <= KQ_CONN_WRITE_QUEUE_BYTES_MAX,
+               "a follower's fetch answer never pauses the leader's connection alone");
+
 #endif

@@ -19,11 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define RAFT_VOTERS_MAX 16
-#define RAFT_OBSERVERS_MAX 16
-#define RAFT_ACTIONS_MAX 64
-#define RAFT_PARKED_FETCH_MAX 64
-#define RAFT_EPOCH_CACHE_MAX 4096
+#include "kq/limits.h"
+
 
 enum raft_role {
     RAFT_ROLE_UNATTACHED = 0,

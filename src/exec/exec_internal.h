@@ -6,13 +6,6 @@
 #include "kq/handler.h"
 #include "kq/producer_state.h"
 
-#define EXEC_PRODUCERS_MAX 65536
-#define EXEC_FETCH_MAX_WAIT_MS 500
-#define EXEC_FETCH_MAX_BYTES (8u << 20)
-#define EXEC_FORWARDS_MAX 64
-#define EXEC_CLUSTER_ID_BYTES_MAX 256
-#define EXEC_PATH_BYTES_MAX 4096
-#define EXEC_PEER_ERROR_LOG_MS 10000 /* one line per peer per 10 s */
 
 /* A client request relayed to the leader (DescribeQuorum), waiting. */
 typedef struct exec_relay {

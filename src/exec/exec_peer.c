@@ -10,7 +10,6 @@
 #include "kq/kafka_errors.h"
 #include "kq/log_line.h"
 
-_Static_assert(EXEC_FORWARDS_MAX <= 128, "a relay tag holds the slot index in 7 bits");
 
 static uint64_t raft_tag(enum raft_msg_type type, int16_t version)
 {

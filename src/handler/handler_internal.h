@@ -7,15 +7,6 @@
 #include "kq/kafka_errors.h"
 #include "kq/wire.h"
 
-#define HANDLER_ARENA_BYTES_MAX (64u << 20)
-#define HANDLER_RESPONSE_BYTES_MAX (256u << 20)
-#define HANDLER_RAFT_PENDING_MAX 1024
-#define HANDLER_PRODUCE_PENDING_MAX 65536
-#define HANDLER_FETCH_PARKED_MAX 1024
-#define HANDLER_PRODUCE_PARTITIONS_MAX 64
-/* Largest consumer fetch answer (Kafka's fetch.max.bytes default, 55 MiB),
- * whatever the client asks: bounds the memory one request can take. */
-#define HANDLER_FETCH_BYTES_MAX (55u << 20)
 
 typedef struct handler_request {
     void *slot;
