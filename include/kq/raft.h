@@ -78,6 +78,14 @@ typedef struct raft_log_state {
     int64_t end_offset;
     const raft_epoch_entry *epochs; /* ascending, from the batches' leader epochs */
     int epoch_count;
+    /* Repair (issue 8): storage found corruption below its recovery point
+     * and truncated to the last good batch; the log once held up to
+     * repair_end_offset durably, its last batch in repair_last_epoch. Until
+     * it has fetched and flushed that far again the node votes as if it
+     * still had that end and does not stand for election, so that it never
+     * helps elect a leader lacking data it held. 0: no repair. */
+    int64_t repair_end_offset;
+    int32_t repair_last_epoch;
 } raft_log_state;
 
 /* ---- Messages (our own structs; handler/raft_rpc.c maps them to the wire) */
@@ -265,6 +273,7 @@ typedef struct raft_status {
     int64_t high_watermark;   /* -1 unknown */
     int64_t log_end_offset;
     int64_t flushed_offset;
+    int64_t repair_end_offset; /* > flushed_offset while repairing, else 0 */
     /* Leader only: every voter (itself included) and observer it has seen. */
     raft_replica_status voters[RAFT_VOTERS_MAX];
     int voter_count;

@@ -11,9 +11,15 @@ static bool log_up_to_date(const raft *r, const raft_vote_request *req)
     if (r->cfg.mutants & RAFT_MUTANT_VOTE_NO_LOG_CHECK)
         return true;
     int32_t my_epoch = raft_ec_last_epoch(&r->ec);
+    int64_t my_end = r->end_offset; /* full log, not flushed */
+    if (raft_repairing(r) && (r->repair_epoch > my_epoch ||
+                              (r->repair_epoch == my_epoch && r->repair_end > my_end))) {
+        my_epoch = r->repair_epoch; /* as if it still had what corruption took */
+        my_end = r->repair_end;
+    }
     if (req->last_epoch != my_epoch)
         return req->last_epoch > my_epoch;
-    return req->last_epoch_end_offset >= r->end_offset; /* full log, not flushed */
+    return req->last_epoch_end_offset >= my_end;
 }
 
 /* A pre-vote asks about a future epoch: our own vote in this one does not

@@ -142,6 +142,13 @@ void raft_become_prospective(raft *r, raft_output *out, const char *why)
 
 void raft_start_election(raft *r, raft_output *out, const char *why)
 {
+    if (raft_repairing(r)) {
+        /* It lacks data it once held durably: it waits for a leader (whose
+         * BeginQuorumEpoch or fetch answer it follows) rather than lead. */
+        r->election_deadline_ms = r->now_ms + raft_election_timeout(r);
+        r->fetch_deadline_ms = r->now_ms + raft_election_timeout(r);
+        return;
+    }
     if (raft_majority(r) <= 1)
         raft_become_candidate(r, out, why);
     else

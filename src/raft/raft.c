@@ -106,6 +106,10 @@ raft *raft_create(const raft_config *config, const raft_quorum_state *qstate,
 
     r->end_offset = log ? log->end_offset : 0;
     r->flushed_offset = r->end_offset;
+    if (log && log->repair_end_offset > r->end_offset) {
+        r->repair_end = log->repair_end_offset;
+        r->repair_epoch = log->repair_last_epoch;
+    }
     r->high_watermark = -1;
     r->leader_hw = -1;
     r->leader_contact_ms = -1;
@@ -295,6 +299,7 @@ void raft_get_status(const raft *r, raft_status *s)
         s->high_watermark = -1; /* as in Kafka: unknown until this epoch commits */
     s->log_end_offset = r->end_offset;
     s->flushed_offset = r->flushed_offset;
+    s->repair_end_offset = raft_repairing(r) ? r->repair_end : 0;
     if (r->role != RAFT_ROLE_LEADER)
         return;
     for (int i = 0; i < r->voter_count; i++) {

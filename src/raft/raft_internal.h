@@ -74,6 +74,8 @@ struct raft {
 
     int64_t end_offset;
     int64_t flushed_offset;
+    int64_t repair_end;      /* see raft_log_state; 0 none */
+    int32_t repair_epoch;
     int64_t high_watermark; /* -1 unknown */
     bool flush_inflight;
     int64_t flush_target;
@@ -145,6 +147,11 @@ void raft_ec_end_for(const raft_epoch_cache *ec, int32_t epoch, int64_t log_end,
 raft_action *raft_out_push(raft_output *out, enum raft_action_type type);
 /* True while more than RAFT_ACTIONS_RESERVE slots are free. */
 bool raft_out_has_room(raft *r, const raft_output *out);
+/* Refetching data lost to corruption (raft_log_state.repair_end_offset). */
+static inline bool raft_repairing(const raft *r)
+{
+    return r->repair_end > r->flushed_offset;
+}
 void raft_out_send(raft_output *out, const raft_msg *msg);
 void raft_out_reason(raft_output *out, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
