@@ -412,7 +412,12 @@ static void sc_storage_faults(w_world *w)
                      ? w_current_leader(w)
                      : (int)sim_prng_below(&w->rng, (uint64_t)w->n);
     sim_fs *fs = w->nodes[victim].fs;
-    switch (sim_prng_below(&w->rng, 4)) {
+    w->nodes[victim].disk_faulted = true;
+    uint64_t kind = sim_prng_below(&w->rng, 4);
+    static const char *const kinds[] = {"fsync EIO", "pwrite ENOSPC", "short pwrite",
+                                        "pread EIO"};
+    w_trace(w, "=== disk fault (%s) armed on node %d", kinds[kind], victim + 1);
+    switch (kind) {
     case 0:
         sim_fs_fail_fsync(fs, 1, -EIO);
         break;
@@ -426,7 +431,6 @@ static void sc_storage_faults(w_world *w)
         sim_fs_fail_pread(fs, 1, -EIO);
         break;
     }
-    w_trace(w, "=== disk fault armed on node %d", victim + 1);
     w_run_for(w, sim_prng_range(&w->rng, 2000, 6000));
     sim_fs_clear_faults(fs);
     heal_and_converge(w);
