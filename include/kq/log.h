@@ -1,6 +1,7 @@
 /* The on-disk log of __cluster_metadata-0 in Kafka's own layout: segments
  * named %020d.log with a %020d.index offset index, a leader-epoch-checkpoint
- * file, all under <log_dir>/__cluster_metadata-0/. See src/storage/FORMAT.md.
+ * file, all under <log_dir>/__cluster_metadata-0/, plus our own
+ * recovery-point-offset-checkpoint there. See src/storage/FORMAT.md.
  *
  * Threading: every function runs on one (event-loop) thread, except
  * kq_log_flush_run, which may run on a worker thread while appends and reads
@@ -18,17 +19,34 @@
 
 #define KQ_LOG_PARTITION_DIR "__cluster_metadata-0"
 #define KQ_LOG_INDEX_INTERVAL_BYTES 4096
+/* The recovery point (FORMAT.md): every batch below it is durable. */
+#define KQ_LOG_RECOVERY_POINT_FILE "recovery-point-offset-checkpoint"
+/* Every this many flush jobs (and in the first job after a roll) the job
+ * also fdatasyncs the recovery-point file; in between it is only written,
+ * so after a power loss it may lag by up to this many jobs. */
+#define KQ_LOG_RECOVERY_POINT_SYNC_JOBS 64
 
 typedef struct kq_log kq_log;
 
 /* Opens <log_dir>/__cluster_metadata-0 (creating directories as needed) and
- * recovers it: every batch of every segment is checked (header, CRC, offsets
- * contiguous across batches and segments). A torn tail (the last batch of the
- * last segment incomplete or failing its CRC, with no valid batch after it) is
- * truncated away; a failure anywhere else refuses to open.
- * Returns NULL with errbuf holding the reason (file and position). On success
- * errbuf holds either "" or a one-line recovery note for the caller to log
- * (e.g. the torn tail that was dropped). Everything is fsync'd on return. */
+ * recovers it (FORMAT.md, "Recovery").
+ * With a recovery point R (recovery-point-offset-checkpoint): batches below R
+ * are durable and trusted after a cheap check (segment files present and
+ * contiguous, each .index plausible, the batches after its last entry
+ * verified up to the segment's end, or up to R in the segment holding R);
+ * from R on every batch is scanned. Checked batches must be whole, magic 2,
+ * CRC-valid, contiguous and agree with leader-epoch-checkpoint. Anything
+ * wrong below R is corruption: open refuses, naming file, position and
+ * offset, and changes nothing. Anything wrong above R is an unacknowledged
+ * tail: cut there, later segments deleted.
+ * Without the file (a log written before it existed): every batch is
+ * scanned, a torn tail (the last batch of the last segment incomplete or
+ * failing its CRC, with no valid batch after it) is truncated away, a
+ * failure anywhere else refuses; the file is written afterwards.
+ * Returns NULL with errbuf holding the reason. On success errbuf holds
+ * either "" or a one-line recovery note for the caller to log (what was cut
+ * and deleted). Everything is fsync'd on return and the recovery point is
+ * the end offset. */
 kq_log *kq_log_open(const char *log_dir, uint64_t segment_bytes, char *errbuf, size_t errlen);
 
 /* The same through an explicit file system (the simulator's), with the
@@ -47,6 +65,12 @@ void kq_log_close(kq_log *log);
 int64_t kq_log_start_offset(const kq_log *log);   /* base offset of the first segment */
 int64_t kq_log_end_offset(const kq_log *log);     /* next offset to be written */
 int64_t kq_log_flushed_offset(const kq_log *log); /* everything below is durable */
+/* The offset last written to the recovery-point file: never above the
+ * flushed offset, and usually behind it (it takes the offset a flush job
+ * published when the next job begins, is lowered by a truncate below it
+ * before the cut, and catches up on close). What a restart after a power
+ * loss finds may lag further (see KQ_LOG_RECOVERY_POINT_SYNC_JOBS). */
+int64_t kq_log_recovery_point(const kq_log *log);
 int kq_log_segment_count(const kq_log *log);
 
 /* Appends one or more whole v2 batches with one write syscall.
@@ -55,7 +79,8 @@ int kq_log_segment_count(const kq_log *log);
  *   PartitionLeaderEpoch set to epoch.
  * base_offset == -1 (follower): batches are written as they are; their CRC is
  *   checked and the first must start at the end offset, offsets contiguous.
- * A batch epoch lower than the latest epoch in the log is refused.
+ * A batch epoch lower than the latest epoch in the log is refused (so is a
+ * negative epoch once the log has an epoch >= 0).
  * All batches of one call go to the same segment: the segment is rolled first
  * if it is not empty and the append would take it past segment_bytes.
  * Returns 0 or a negative errno with errbuf filled. -EINVAL: bad input, log
@@ -67,19 +92,24 @@ int kq_log_append(kq_log *log, uint8_t *data, size_t len, int64_t base_offset, i
 /* Drops everything at and above offset, which must be a batch boundary between
  * the start and end offsets (offset == end is a no-op). Later segments are
  * deleted; the change is fsync'd before returning; the flushed offset drops to
- * at most offset. Rewrites the epoch checkpoint if entries were removed. */
+ * at most offset. The recovery point is lowered to offset (and synced) before
+ * anything is cut. Rewrites the epoch checkpoint if entries were removed. */
 int kq_log_truncate(kq_log *log, int64_t offset, char *errbuf, size_t errlen);
 
 /* Group commit.
- * begin (loop thread): writes buffered index entries, captures dup'd fds of
- *   every segment written since the last flush (plus the directory after a
- *   roll) and the end offset. *job_out is NULL when there is nothing to flush.
- *   Returns 0, -EBUSY if a job is already outstanding, or -ENOMEM / -errno.
+ * begin (loop thread): writes the offset the last job published into the
+ *   recovery-point file (no fsync), writes buffered index entries, captures
+ *   dup'd fds of every segment written since the last flush (plus the
+ *   directory, and the sealed segment's .index, after a roll; plus the
+ *   recovery-point file now and then) and the end offset. *job_out is NULL
+ *   when there is nothing to flush. Returns 0, -EBUSY if a job is already
+ *   outstanding, or -ENOMEM / -errno (an I/O error fails the log).
  * run (any thread): fdatasync's them. Returns 0 or -errno. Never retry a
  *   failure: the caller must stop the node.
  * end (loop thread): publishes the flushed offset (unless run failed, in which
- *   case the log refuses further appends) and frees the job. Always call it
- *   once per job. Returns the flushed offset. A truncate while the job runs is
+ *   case the log refuses further appends, or was never called: an abandoned
+ *   job publishes nothing) and frees the job. Always call it once per job.
+ *   Returns the flushed offset. A truncate while the job runs is
  *   accounted for: the published offset never exceeds the truncation point. */
 typedef struct kq_log_flush_job kq_log_flush_job;
 int kq_log_flush_begin(kq_log *log, kq_log_flush_job **job_out);
@@ -94,15 +124,23 @@ int64_t kq_log_flush_job_offset(const kq_log_flush_job *job);
 /* Appends to out whole batches from the one segment holding offset: first the
  * batch containing offset, then following batches while their base offset is
  * < end_offset and the total stays <= max_bytes (the first batch is always
- * returned whole). Returns bytes appended, 0 if offset >= end_offset or
- * offset >= the log end, -ERANGE if offset is below the log start, -ENOBUFS if
- * out cannot hold the first batch, -EIO on a read error or bad data. */
+ * returned whole). Every batch returned has been verified: length, magic,
+ * CRC-32C, offsets (the first holds offset, the others follow on, all inside
+ * the segment) and PartitionLeaderEpoch (agreeing with the epoch cache).
+ * Returns bytes appended, 0 if offset >= end_offset or offset >= the log end,
+ * -ERANGE if offset is below the log start, -ENOBUFS if out cannot hold the
+ * first batch, -EBADMSG if the batch holding offset fails verification
+ * (nothing appended; corruption of data the log holds: nothing is logged,
+ * the caller decides, and the executor stops the node; a later batch that
+ * fails ends the read before it, so the next read returns -EBADMSG), -EIO
+ * (or another -errno) on a read error. */
 ssize_t kq_log_read(kq_log *log, int64_t offset, int64_t end_offset, size_t max_bytes,
                     kq_writer *out);
 
 /* Calls fn(ctx, batch, len) for every whole batch from the one containing
- * `from` to the end of the log. fn returns 0 to continue; any other value
- * stops the scan and is returned. Negative errno on a read error. */
+ * `from` to the end of the log, each verified as by kq_log_read. fn returns
+ * 0 to continue; any other value stops the scan and is returned. -EBADMSG on
+ * a batch failing verification, another negative errno on a read error. */
 int kq_log_scan(kq_log *log, int64_t from,
                 int (*fn)(void *ctx, const uint8_t *batch, size_t len), void *ctx);
 

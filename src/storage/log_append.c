@@ -28,10 +28,23 @@ int kq_log_segment_count(const kq_log *log)
     return (int)log->seg_count;
 }
 
+int64_t kq_log_recovery_point(const kq_log *log)
+{
+    return log->rp.offset;
+}
+
 void kq_log_close(kq_log *log)
 {
     if (!log)
         return;
+    /* A clean close leaves nothing for the next open to scan. Best effort:
+     * a lagging recovery point is safe. */
+    if (!log->failed && log->rp_fd >= 0 && !log->job_outstanding &&
+        (log->rp.offset == log->flushed_offset ||
+         storage_rp_write(log, log->flushed_offset, log->flushed_loc) == 0))
+        storage_rp_sync(log);
+    if (log->rp_fd >= 0)
+        log->fs->close(log->fs->ctx, log->rp_fd);
     for (size_t i = 0; i < log->seg_count; i++) {
         if (!log->failed)
             storage_index_sync(log, &log->segs[i], NULL, 0);
@@ -56,8 +69,9 @@ static int check_batches(kq_log *log, uint8_t *data, size_t len, int64_t base_of
         return -EINVAL;
     }
     if (leader && epoch < latest) {
-        storage_errf(errbuf, errlen, "append with epoch %" PRId32 " below the log's latest %" PRId32,
-                     epoch, latest);
+        storage_errf(errbuf, errlen,
+                     "append with epoch %" PRId32 " below the log's latest %" PRId32, epoch,
+                     latest);
         return -EINVAL;
     }
     size_t pos = 0;
@@ -86,7 +100,9 @@ static int check_batches(kq_log *log, uint8_t *data, size_t len, int64_t base_of
                              pos, h.base_offset, next);
                 return -EINVAL;
             }
-            if (h.partition_leader_epoch >= 0 && h.partition_leader_epoch < latest) {
+            /* (a negative epoch after one >= 0 is lower too: recovery and
+             * reads check epochs against the cache, which has no room for it) */
+            if (latest >= 0 && h.partition_leader_epoch < latest) {
                 storage_errf(errbuf, errlen,
                              "append: batch at offset %" PRId64 " has epoch %" PRId32
                              " below the latest %" PRId32,
@@ -103,16 +119,17 @@ static int check_batches(kq_log *log, uint8_t *data, size_t len, int64_t base_of
     return 0;
 }
 
+/* Seals the active segment and starts a new one. The sealed .index is
+ * complete now; the next flush job makes it durable (a later recovery
+ * trusts it) and the recovery-point file with it. */
 static int roll(kq_log *log, char *errbuf, size_t errlen)
 {
     storage_segment *old = storage_active(log);
     int rc = storage_index_sync(log, old, errbuf, errlen);
     if (rc < 0)
         return rc;
-    if (old->index_fd >= 0) {
-        log->fs->close(log->fs->ctx, old->index_fd);
-        old->index_fd = -1;
-    }
+    old->index_sync_due = true;
+    log->rp_roll = true;
     return storage_segment_create(log, old->end_offset, errbuf, errlen);
 }
 
@@ -183,13 +200,10 @@ int kq_log_append(kq_log *log, uint8_t *data, size_t len, int64_t base_offset, i
     return 0;
 }
 
-/* File position of the batch starting at offset in seg, or -EINVAL if offset
- * is not a batch boundary. */
-static int64_t boundary_position(const kq_fs *fs, storage_segment *seg, int64_t offset)
+/* File position of the batch starting at offset in seg, walking headers
+ * from pos, or -EINVAL if offset is not a batch boundary after pos. */
+static int64_t boundary_from(const kq_fs *fs, storage_segment *seg, int64_t offset, uint64_t pos)
 {
-    if (offset == seg->end_offset)
-        return (int64_t)seg->size;
-    uint64_t pos = storage_index_lookup(seg, offset);
     while (pos < seg->size) {
         uint8_t h[27];
         if (seg->size - pos < sizeof h || storage_pread_all(fs, seg->fd, h, sizeof h, pos) < 0)
@@ -203,6 +217,19 @@ static int64_t boundary_position(const kq_fs *fs, storage_segment *seg, int64_t 
         pos += (uint64_t)length + RECORD_BATCH_LOG_OVERHEAD;
     }
     return -EINVAL;
+}
+
+/* File position of the batch starting at offset in seg, or -EINVAL if
+ * offset is not a batch boundary. */
+static int64_t boundary_position(const kq_fs *fs, storage_segment *seg, int64_t offset)
+{
+    if (offset == seg->end_offset)
+        return (int64_t)seg->size;
+    uint64_t hint = storage_index_lookup(seg, offset);
+    int64_t pos = boundary_from(fs, seg, offset, hint);
+    if (pos == -EINVAL && hint > 0) /* the index entry may be wrong: from the start */
+        pos = boundary_from(fs, seg, offset, 0);
+    return pos;
 }
 
 static void delete_segment_files(kq_log *log, storage_segment *seg)
@@ -254,6 +281,43 @@ static int cut_segment_files(kq_log *log, storage_segment *seg, uint64_t pos)
     return rc;
 }
 
+/* Lowers the recovery-point file to offset, durably, before anything at or
+ * above it is cut: it must never claim batches that are gone. */
+static int lower_recovery_point(kq_log *log, int64_t offset, storage_loc loc, char *errbuf,
+                                size_t errlen)
+{
+    if (log->rp.offset <= offset)
+        return 0;
+    int rc = storage_rp_write(log, offset, loc);
+    if (rc == 0)
+        rc = storage_rp_sync(log);
+    if (rc < 0) {
+        storage_errf(errbuf, errlen, "cannot lower %s/%s: %s", log->dir,
+                     KQ_LOG_RECOVERY_POINT_FILE, strerror(-rc));
+        log->failed = true;
+    }
+    return rc;
+}
+
+/* After the cut: nothing at or above offset is flushed or in the cache. */
+static int forget_above(kq_log *log, int64_t offset, storage_loc loc, char *errbuf,
+                        size_t errlen)
+{
+    if (log->flushed_offset > offset) {
+        log->flushed_offset = offset;
+        log->flushed_loc = loc;
+    }
+    if (log->trunc_floor > offset) {
+        log->trunc_floor = offset;
+        log->trunc_floor_loc = loc;
+    }
+    int rc = 0;
+    if (storage_epoch_truncate(log, offset) > 0 &&
+        (rc = storage_epoch_checkpoint_write(log, errbuf, errlen)) < 0)
+        log->failed = true;
+    return rc;
+}
+
 int kq_log_truncate(kq_log *log, int64_t offset, char *errbuf, size_t errlen)
 {
     if (log->failed) {
@@ -276,25 +340,20 @@ int kq_log_truncate(kq_log *log, int64_t offset, char *errbuf, size_t errlen)
                      pos == -EINVAL ? "not a batch boundary" : "read error");
         return (int)pos;
     }
+    storage_loc loc = storage_loc_at(log, seg, (uint64_t)pos);
+    int rc = lower_recovery_point(log, offset, loc, errbuf, errlen);
+    if (rc < 0)
+        return rc;
     size_t keep = (size_t)(seg - log->segs) + 1;
     while (log->seg_count > keep)
         delete_segment_files(log, &log->segs[--log->seg_count]);
     cut_segment_state(seg, (uint64_t)pos, offset);
-    int rc = cut_segment_files(log, seg, (uint64_t)pos);
+    rc = cut_segment_files(log, seg, (uint64_t)pos);
     if (rc < 0) {
         storage_errf(errbuf, errlen, "cannot truncate segment %020" PRId64 ".log in %s: %s",
                      seg->base_offset, log->dir, strerror(-rc));
         log->failed = true;
         return rc;
     }
-    if (log->flushed_offset > offset)
-        log->flushed_offset = offset;
-    if (log->trunc_floor > offset)
-        log->trunc_floor = offset;
-    if (storage_epoch_truncate(log, offset) > 0 &&
-        (rc = storage_epoch_checkpoint_write(log, errbuf, errlen)) < 0) {
-        log->failed = true;
-        return rc;
-    }
-    return 0;
+    return forget_above(log, offset, loc, errbuf, errlen);
 }

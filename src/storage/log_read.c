@@ -1,4 +1,8 @@
-/* Reads of whole batches: the offset index, then a short scan. */
+/* Reads of whole batches: the offset index, then a short scan. Every batch
+ * handed out is verified first (whole, magic, CRC-32C, offsets following
+ * on inside the segment, PartitionLeaderEpoch agreeing with the epoch
+ * cache); a failure is -EBADMSG and the caller decides (the executor stops
+ * the node). CRC-32C is hardware-accelerated where the CPU has it. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,19 +12,19 @@
 
 #define LOCATE_CHUNK 8192
 
-/* Finds the batch containing offset in seg, starting from the index entry:
- * its position and size. 0, or -EIO on bad data / read failure, or -ERANGE
- * if no batch holds it. */
-static int locate(const kq_fs *fs, const storage_segment *seg, int64_t offset,
-                  uint64_t *pos_out, uint64_t *size_out)
+/* Finds the batch containing offset in seg, walking headers from pos: its
+ * position and size. 0, -EBADMSG on headers that do not chain, -EIO on a
+ * read failure, or -ERANGE if no batch holds it. */
+static int locate_from(const kq_fs *fs, const storage_segment *seg, int64_t offset,
+                       uint64_t pos, uint64_t *pos_out, uint64_t *size_out)
 {
     uint8_t buf[LOCATE_CHUNK];
-    uint64_t pos = storage_index_lookup(seg, offset);
     uint64_t buf_off = 0;
     size_t buf_len = 0;
+    int64_t next = pos == 0 ? seg->base_offset : -1; /* -1: any base (from an index entry) */
     while (pos < seg->size) {
         if (seg->size - pos < RECORD_BATCH_HEADER_BYTES)
-            return -EIO;
+            return -EBADMSG;
         if (!(pos >= buf_off && pos + 27 <= buf_off + buf_len)) {
             uint64_t left = seg->size - pos;
             buf_len = left < sizeof buf ? (size_t)left : sizeof buf;
@@ -30,20 +34,81 @@ static int locate(const kq_fs *fs, const storage_segment *seg, int64_t offset,
                 return rc;
         }
         const uint8_t *h = buf + (pos - buf_off);
+        int64_t base = (int64_t)storage_be64(h);
         int32_t length = (int32_t)storage_be32(h + 8);
+        int32_t delta = (int32_t)storage_be32(h + 23);
         if (length < RECORD_BATCH_HEADER_BYTES - RECORD_BATCH_LOG_OVERHEAD ||
-            (uint64_t)length + RECORD_BATCH_LOG_OVERHEAD > seg->size - pos)
-            return -EIO;
-        int64_t last = (int64_t)storage_be64(h) + (int32_t)storage_be32(h + 23);
+            (uint64_t)length + RECORD_BATCH_LOG_OVERHEAD > seg->size - pos || delta < 0 ||
+            (next >= 0 && base != next) || base < seg->base_offset || base >= seg->end_offset ||
+            delta >= seg->end_offset - base)
+            return -EBADMSG;
         uint64_t size = (uint64_t)length + RECORD_BATCH_LOG_OVERHEAD;
-        if (last >= offset) {
+        if (base + delta >= offset) {
+            if (base > offset)
+                return -EBADMSG; /* started past it: a wrong index entry or a bad base */
             *pos_out = pos;
             *size_out = size;
             return 0;
         }
+        next = base + delta + 1;
         pos += size;
     }
     return -ERANGE;
+}
+
+/* The same from the offset index; if the index entry leads astray (it is
+ * not synced for the active segment), from the start of the segment. */
+static int locate(const kq_fs *fs, const storage_segment *seg, int64_t offset,
+                  uint64_t *pos_out, uint64_t *size_out)
+{
+    uint64_t hint = storage_index_lookup(seg, offset);
+    int rc = locate_from(fs, seg, offset, hint, pos_out, size_out);
+    if (rc == -EBADMSG && hint > 0)
+        rc = locate_from(fs, seg, offset, 0, pos_out, size_out);
+    return rc;
+}
+
+/* Whether the batch at p (size bytes, the first one holding offset when
+ * first, else starting at next) is whole and consistent. */
+static bool batch_ok(const kq_log *log, const storage_segment *seg, const uint8_t *p,
+                     size_t size, int64_t offset, int64_t next, bool first)
+{
+    record_batch_header h;
+    if (record_batch_check(p, size, &h) != RECORD_OK || record_batch_size(&h) != size ||
+        h.last_offset_delta < 0 || h.base_offset < seg->base_offset ||
+        h.base_offset >= seg->end_offset || h.last_offset_delta >= seg->end_offset - h.base_offset)
+        return false;
+    int64_t last = record_batch_last_offset(&h);
+    if (first ? (h.base_offset > offset || last < offset) : h.base_offset != next)
+        return false;
+    return storage_epoch_agrees(log->epochs, log->epoch_count, h.base_offset, last,
+                                h.partition_leader_epoch);
+}
+
+/* Keeps whole verified batches of dst[0..want) below end_offset within
+ * max_bytes (the first always). Bytes kept, or -EBADMSG if the first batch
+ * fails; a later one that fails ends the read before it (the next read
+ * starts there and fails). */
+static ssize_t keep_batches(const kq_log *log, const storage_segment *seg, const uint8_t *dst,
+                            size_t want, int64_t offset, int64_t end_offset, size_t max_bytes)
+{
+    size_t used = 0;
+    int64_t next = offset;
+    while (want - used >= RECORD_BATCH_LOG_OVERHEAD) {
+        int64_t base = (int64_t)storage_be64(dst + used);
+        int32_t length = (int32_t)storage_be32(dst + used + 8);
+        if (length < RECORD_BATCH_HEADER_BYTES - RECORD_BATCH_LOG_OVERHEAD)
+            break;
+        size_t size = (size_t)length + RECORD_BATCH_LOG_OVERHEAD;
+        if (used > 0 && (base >= end_offset || used + size > max_bytes))
+            break;
+        if (size > want - used ||
+            !batch_ok(log, seg, dst + used, size, offset, next, used == 0))
+            break;
+        next = base + (int32_t)storage_be32(dst + used + 23) + 1;
+        used += size;
+    }
+    return used > 0 ? (ssize_t)used : -EBADMSG;
 }
 
 ssize_t kq_log_read(kq_log *log, int64_t offset, int64_t end_offset, size_t max_bytes,
@@ -75,30 +140,10 @@ ssize_t kq_log_read(kq_log *log, int64_t offset, int64_t end_offset, size_t max_
     if (!dst)
         return -ENOBUFS;
     rc = storage_pread_all(log->fs, seg->fd, dst, (size_t)want, pos);
-    if (rc < 0) {
-        out->len = old_len;
-        return rc;
-    }
-    /* Keep whole batches below end_offset within max_bytes (first always). */
-    size_t used = 0;
-    while (used < want) {
-        if (want - used < RECORD_BATCH_LOG_OVERHEAD)
-            break;
-        int64_t base = (int64_t)storage_be64(dst + used);
-        int32_t length = (int32_t)storage_be32(dst + used + 8);
-        if (length < RECORD_BATCH_HEADER_BYTES - RECORD_BATCH_LOG_OVERHEAD) {
-            out->len = old_len;
-            return -EIO;
-        }
-        size_t size = (size_t)length + RECORD_BATCH_LOG_OVERHEAD;
-        if (used > 0 && (base >= end_offset || used + size > max_bytes))
-            break;
-        if (size > want - used)
-            break;
-        used += size;
-    }
-    out->len = old_len + used;
-    return (ssize_t)used;
+    ssize_t used =
+        rc < 0 ? rc : keep_batches(log, seg, dst, (size_t)want, offset, end_offset, max_bytes);
+    out->len = old_len + (used > 0 ? (size_t)used : 0);
+    return used;
 }
 
 int kq_log_scan(kq_log *log, int64_t from,
@@ -118,7 +163,8 @@ int kq_log_scan(kq_log *log, int64_t from,
         for (size_t pos = 0; pos < (size_t)n && rc == 0;) {
             size_t size = (size_t)storage_be32(w.data + pos + 8) + RECORD_BATCH_LOG_OVERHEAD;
             rc = fn(ctx, w.data + pos, size);
-            off = (int64_t)storage_be64(w.data + pos) + (int32_t)storage_be32(w.data + pos + 23) + 1;
+            off = (int64_t)storage_be64(w.data + pos) +
+                  (int32_t)storage_be32(w.data + pos + 23) + 1;
             pos += size;
         }
     }

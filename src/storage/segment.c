@@ -96,20 +96,30 @@ int storage_segment_note_batch(storage_segment *seg, uint64_t pos, uint64_t size
     return 0;
 }
 
+int storage_index_open(const kq_log *log, storage_segment *seg)
+{
+    char path[STORAGE_PATH_MAX];
+    if (storage_segment_path(log, seg->base_offset, ".index", path, sizeof path) < 0)
+        return -ENAMETOOLONG;
+    int fd = log->fs->open(log->fs->ctx, path, KQ_FS_WRITE | KQ_FS_CREATE);
+    if (fd < 0)
+        return fd;
+    seg->index_fd = fd;
+    return 0;
+}
+
 int storage_index_sync(const kq_log *log, storage_segment *seg, char *errbuf, size_t errlen)
 {
     if (seg->index_written >= seg->index_count)
         return 0;
     if (seg->index_fd < 0) {
-        char path[STORAGE_PATH_MAX];
-        if (storage_segment_path(log, seg->base_offset, ".index", path, sizeof path) < 0)
-            return -ENAMETOOLONG;
-        int fd = log->fs->open(log->fs->ctx, path, KQ_FS_WRITE | KQ_FS_CREATE);
-        if (fd < 0) {
-            storage_errf(errbuf, errlen, "cannot open %s: %s", path, strerror(-fd));
-            return fd;
+        int rc = storage_index_open(log, seg);
+        if (rc < 0) {
+            storage_errf(errbuf, errlen,
+                         "cannot open the index of segment %020" PRId64 " in %s: %s",
+                         seg->base_offset, log->dir, strerror(-rc));
+            return rc;
         }
-        seg->index_fd = fd;
     }
     uint8_t buf[8 * 256];
     while (seg->index_written < seg->index_count) {

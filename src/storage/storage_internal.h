@@ -12,6 +12,32 @@
 #include "kq/mutants.h"
 
 #define STORAGE_PATH_MAX 4096
+/* A leader-epoch-checkpoint larger than this is refused as corrupt (about a
+ * million entries; the cache gains one entry per leader epoch). */
+#define STORAGE_EPOCH_CHECKPOINT_BYTES_MAX (16u << 20)
+
+/* The recovery-point file (recovery_point.c, FORMAT.md): two slots of one
+ * disk sector each, so that a torn write damages at most the one written. */
+#define STORAGE_RP_SLOT_BYTES 512
+#define STORAGE_RP_SLOTS 2
+#define STORAGE_RP_MAGIC "kq-recovery-point"
+#define STORAGE_RP_VERSION 1
+
+/* Where the batches below some offset end: the segment holding the last of
+ * them (the first segment if there is none) and the byte position just past
+ * it, so that recovery can start scanning there without reading the rest. */
+typedef struct storage_loc {
+    int64_t segment;   /* base offset of the segment */
+    uint64_t position; /* bytes of that segment below the offset */
+} storage_loc;
+
+/* One record of the recovery-point file. */
+typedef struct storage_rp {
+    uint64_t seq;    /* higher is newer */
+    int64_t offset;  /* every batch below it is durable */
+    int64_t start;   /* base offset of the first segment when written */
+    storage_loc loc; /* where the batches below offset end */
+} storage_rp;
 
 typedef struct storage_index_entry {
     int32_t rel_offset; /* last offset of the batch - segment base */
@@ -30,6 +56,8 @@ typedef struct storage_segment {
     size_t index_written;      /* entries already in the .index file */
     uint64_t bytes_since_index;
     bool dirty;                /* written since the last flush began */
+    bool index_sync_due;       /* sealed by a roll: the next flush job syncs the .index */
+    bool index_verified;       /* recovery: the .index file holds exactly index[] */
 } storage_segment;
 
 struct kq_log {
@@ -42,12 +70,22 @@ struct kq_log {
     size_t seg_count;
     size_t seg_cap;
     int64_t flushed_offset;
+    storage_loc flushed_loc;    /* where the batches below flushed_offset end */
     int64_t trunc_floor;        /* lowest truncation point while a job is out */
+    storage_loc trunc_floor_loc;
     bool job_outstanding;
     bool failed;                /* an I/O failure left the state uncertain */
     raft_epoch_entry *epochs;
     int epoch_count;
     int epoch_cap;
+    /* The recovery-point file (recovery_point.c). Invariant: rp.offset <=
+     * flushed_offset, so the file never claims more than is durable. */
+    int rp_fd;         /* open for writing once open succeeded, else -1 */
+    storage_rp rp;     /* the record last written (maybe not yet durable) */
+    unsigned rp_slot;  /* the slot holding it */
+    bool rp_unsynced;  /* written since its last fdatasync */
+    unsigned rp_jobs;  /* flush jobs begun since its last fdatasync */
+    bool rp_roll;      /* a roll since its last fdatasync */
 };
 
 static inline storage_segment *storage_active(kq_log *log)
@@ -93,6 +131,8 @@ int storage_segment_path(const kq_log *log, int64_t base, const char *ext, char 
 int storage_segment_create(kq_log *log, int64_t base, char *errbuf, size_t errlen);
 int storage_segment_push(kq_log *log, const storage_segment *seg);
 int storage_index_push(storage_segment *seg, int32_t rel_offset, int32_t position);
+/* Opens seg's .index for writing (creating it) into seg->index_fd. 0 or -errno. */
+int storage_index_open(const kq_log *log, storage_segment *seg);
 /* Writes index entries not yet in the file (opening it if needed). */
 int storage_index_sync(const kq_log *log, storage_segment *seg, char *errbuf, size_t errlen);
 /* Closes the segment's descriptors and frees its index. */
@@ -105,10 +145,26 @@ uint64_t storage_index_lookup(const storage_segment *seg, int64_t offset);
 int storage_segment_note_batch(storage_segment *seg, uint64_t pos, uint64_t size,
                                int64_t last_offset);
 
+/* Where the batches below a position of seg end (normalized: position 0 of
+ * a segment other than the first is the end of the previous one). */
+storage_loc storage_loc_at(const kq_log *log, const storage_segment *seg, uint64_t position);
+/* The same for the end of the log. */
+storage_loc storage_loc_end(const kq_log *log);
+
 /* ---- epoch cache (epoch_cache.c) */
 /* Records that epoch starts at offset if it is newer than the latest.
- * Returns 1 if added, 0 if not new, -EINVAL if older, -ENOMEM. */
+ * Returns 1 if added, 0 if not new, -EINVAL if older (a negative epoch after
+ * an epoch >= 0 counts as older), -ENOMEM. */
 int storage_epoch_assign(kq_log *log, int32_t epoch, int64_t offset);
+/* Whether a batch holding offsets base..last with PartitionLeaderEpoch epoch
+ * agrees with entries e[0..n): an epoch >= 0 must be the one of the entry in
+ * force at base and no entry may start inside the batch; a negative epoch
+ * is allowed only before the first entry. */
+bool storage_epoch_agrees(const raft_epoch_entry *e, int n, int64_t base, int64_t last,
+                          int32_t epoch);
+/* Loads leader-epoch-checkpoint into the (empty) cache. 0, -ENOENT, -EUCLEAN
+ * (malformed, entries not strictly ascending) or -errno; errbuf filled. */
+int storage_epoch_checkpoint_load(kq_log *log, char *errbuf, size_t errlen);
 /* Removes entries starting at or above offset; returns how many. */
 int storage_epoch_truncate(kq_log *log, int64_t offset);
 int storage_epoch_checkpoint_render(const kq_log *log, char *buf, size_t buflen);
@@ -117,5 +173,19 @@ int storage_epoch_checkpoint_write(const kq_log *log, char *errbuf, size_t errle
 int storage_epoch_checkpoint_sync(const kq_log *log, char *errbuf, size_t errlen);
 
 #define STORAGE_EPOCH_CHECKPOINT "leader-epoch-checkpoint"
+
+/* ---- recovery point (recovery_point.c) */
+/* Reads the file: 1 with log->rp, log->rp_slot and log->rp_fd set (the
+ * valid slot with the highest sequence), 0 if there is no file, -EUCLEAN if
+ * no slot is valid, or -errno; errbuf filled on errors. */
+int storage_rp_load(kq_log *log, char *errbuf, size_t errlen);
+/* Writes a record for offset (which must be durable) into the slot not
+ * holding the last record. No fdatasync. 0 or -errno. */
+int storage_rp_write(kq_log *log, int64_t offset, storage_loc loc);
+/* fdatasync's the file if written since its last sync. 0 or -errno. */
+int storage_rp_sync(kq_log *log);
+/* After recovery: the file claims the end of the log (created atomically
+ * when missing) and is durable. 0 or -errno with errbuf filled. */
+int storage_rp_init(kq_log *log, char *errbuf, size_t errlen);
 
 #endif

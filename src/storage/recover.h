@@ -1,0 +1,97 @@
+/* Private to recovery (log_open.c, recover_walk.c, recover_rp.c): what it
+ * decided, and a walk over a segment file batch by batch. */
+#ifndef KQ_STORAGE_RECOVER_H
+#define KQ_STORAGE_RECOVER_H
+
+#include "kq/record.h"
+#include "storage_internal.h"
+
+/* Bytes read from a segment file at a time during recovery. */
+#define RECOVER_SCAN_CHUNK_BYTES (1u << 20)
+/* Room for what is wrong with one batch. */
+#define RECOVER_WHY_BYTES 192
+
+/* What recovery decided and where it reports. */
+typedef struct storage_recovery {
+    kq_log *log;
+    char *err; /* a refusal */
+    size_t errlen;
+    char *note; /* what was repaired, for the caller to log */
+    size_t notelen;
+    int64_t *bases; /* segment files found, ascending */
+    size_t n;
+    size_t first_scanned; /* log->segs from this index on were read past the
+                           * recovery point: synced when recovery ends */
+    bool cut;             /* truncate the last segment of log->segs at cut_pos; */
+    uint64_t cut_pos;     /* the files bases[log->seg_count..n) are deleted */
+} storage_recovery;
+
+/* Recovers with the recovery point in log->rp (recover_rp.c): fills
+ * log->segs and the epoch cache, decides the cut. 0, -EUCLEAN (refused, err
+ * filled) or -errno (err filled). */
+int storage_recover_rp(storage_recovery *rc);
+/* Opens segment file i of rc->bases read-write as a fresh storage_segment.
+ * 0 or -errno with err filled (log_open.c). */
+int storage_recover_open_segment(storage_recovery *rc, size_t i, storage_segment *seg);
+/* qsort/bsearch order of int64_t. */
+int storage_cmp_i64(const void *a, const void *b);
+
+/* A window of a segment file read in chunks. */
+typedef struct scan_buf {
+    const kq_fs *fs;
+    int fd;
+    uint64_t file_size;
+    uint8_t *data;
+    size_t cap;
+    uint64_t off; /* file position of data[0] */
+    size_t len;
+} scan_buf;
+
+/* A walk over one segment's batches, filling seg (index, size, end). */
+typedef struct rwalk {
+    kq_log *log;
+    storage_segment *seg;
+    char path[STORAGE_PATH_MAX];
+    scan_buf b;
+    uint64_t pos;      /* position of the next batch */
+    int64_t next;      /* base offset it must have */
+    int64_t hint_last; /* >= 0: it is an index entry's batch, with this last
+                        * offset (its base is not known) */
+    bool verify;       /* epochs must agree with log->epochs (the checkpoint)
+                        * instead of building it */
+    char why[RECOVER_WHY_BYTES]; /* what is wrong with the batch at pos */
+    bool bad_bytes;    /* it is: the bytes there are no whole CRC-valid batch
+                        * (what a torn write leaves), not a valid batch with
+                        * the wrong offsets or epoch */
+} rwalk;
+
+enum rwalk_result {
+    RWALK_END = 0,   /* pos reached the limit */
+    RWALK_BATCH = 1, /* one batch accepted */
+    RWALK_BAD = 2,   /* the batch at pos is wrong: why */
+};
+
+/* The batch at pos when only [pos, limit) may hold it (limit <= file size):
+ * RECORD_OK with its header, or why not; a read error in *io_err. */
+enum record_status recover_check_at(scan_buf *b, uint64_t pos, uint64_t limit,
+                                    record_batch_header *h, int *io_err);
+
+/* Starts a walk of seg (whose fd is open) at position 0. 0 or -errno. */
+int rwalk_init(rwalk *w, kq_log *log, storage_segment *seg, bool verify);
+void rwalk_free(rwalk *w);
+/* Checks the batch at w->pos against everything before it (whole below
+ * limit, CRC, offsets following on, epoch) and records it in the index and,
+ * unless verifying, the epoch cache. An enum rwalk_result or -errno. */
+int rwalk_step(rwalk *w, uint64_t limit);
+/* Steps until limit or a bad batch. An enum rwalk_result or -errno. */
+int rwalk_run(rwalk *w, uint64_t limit);
+/* Whether a CRC-valid batch lies where the header at w->pos says the next one is. */
+bool rwalk_valid_after(rwalk *w);
+/* Below the recovery point: walks seg from its last valid .index entry
+ * (from 0 if there is none or that fails) to exactly limit, which must be
+ * the end of the batch before end_offset. Fills seg's index (taking the
+ * file's entries) and sets seg->index_verified. RWALK_END or RWALK_BAD (why,
+ * w->pos at the first bad batch of a walk from 0) or -errno. */
+int rwalk_trusted(rwalk *w, uint64_t limit, int64_t end_offset);
+
+#endif
