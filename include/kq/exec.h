@@ -101,8 +101,9 @@ kq_exec *exec_create(const exec_config *config, const exec_env *env, char *err, 
 /* The first step (a single voter elects itself here). */
 void exec_start(kq_exec *x);
 /* Frees everything. A flush job handed to env->flush_start must have been
- * completed with exec_flush_done, or abandoned by the env (crash): then
- * pass abandon_flush true and the job is freed without publishing. */
+ * completed with exec_flush_done, unless abandon_flush (a crash): then the
+ * job is freed without publishing and nothing more is written to the disk
+ * (kq_log_abandon rather than kq_log_close). */
 void exec_destroy(kq_exec *x, bool abandon_flush);
 
 /* One inbound client or peer request frame (header + body), modifiable. */

@@ -61,6 +61,10 @@ typedef struct kq_log_options {
 kq_log *kq_log_open_with(const kq_log_options *options, char *errbuf, size_t errlen);
 /* Writes buffered index entries and closes. A flush job must not be pending. */
 void kq_log_close(kq_log *log);
+/* Frees the log as a crash would leave it: writes and syncs nothing (no
+ * index entries, no recovery point). The simulator's crashes use it; a flush
+ * job must not be pending. */
+void kq_log_abandon(kq_log *log);
 
 int64_t kq_log_start_offset(const kq_log *log);   /* base offset of the first segment */
 int64_t kq_log_end_offset(const kq_log *log);     /* next offset to be written */

@@ -224,7 +224,9 @@ void exec_destroy(kq_exec *x, bool abandon_flush)
         kq_log_flush_end(x->log, x->flush_job); /* frees the job; the log closes next */
         x->flush_job = NULL;
     }
-    if (x->log)
+    if (x->log && abandon_flush)
+        kq_log_abandon(x->log); /* a crash: nothing more reaches the disk */
+    else if (x->log)
         kq_log_close(x->log);
     if (x->raft)
         raft_destroy(x->raft);

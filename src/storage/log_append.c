@@ -55,6 +55,20 @@ void kq_log_close(kq_log *log)
     free(log);
 }
 
+void kq_log_abandon(kq_log *log)
+{
+    if (!log)
+        return;
+    /* A crash: nothing is written or synced, descriptors just go away. */
+    if (log->rp_fd >= 0)
+        log->fs->close(log->fs->ctx, log->rp_fd);
+    for (size_t i = 0; i < log->seg_count; i++)
+        storage_segment_release(log->fs, &log->segs[i]);
+    free(log->segs);
+    free(log->epochs);
+    free(log);
+}
+
 /* Validates (and for leader appends rewrites) every batch; returns the next
  * offset after them through *next_out. */
 static int check_batches(kq_log *log, uint8_t *data, size_t len, int64_t base_offset,
