@@ -57,10 +57,18 @@ typedef struct kq_log_options {
     const char *log_dir;
     uint64_t segment_bytes;
     unsigned mutants;
+    /* A multi-node quorum: corruption below the recovery point is cut at the
+     * last good batch instead of refused, and kq_log_repair says so (the
+     * node refetches it from the leader). A single node always refuses. */
+    bool repair;
 } kq_log_options;
 kq_log *kq_log_open_with(const kq_log_options *options, char *errbuf, size_t errlen);
 /* Writes buffered index entries and closes. A flush job must not be pending. */
 void kq_log_close(kq_log *log);
+/* After an open that cut corruption below the recovery point (repair):
+ * true with the offset the log reached before (everything below it had
+ * been durable) and the epoch of its last batch. */
+bool kq_log_repair(const kq_log *log, int64_t *end_offset, int32_t *last_epoch);
 /* Frees the log as a crash would leave it: writes and syncs nothing (no
  * index entries, no recovery point). The simulator's crashes use it; a flush
  * job must not be pending. */

@@ -114,6 +114,10 @@ static raft *exec_make_core(kq_exec *x, const raft_quorum_state *qs)
         .epochs = epochs,
         .epoch_count = kq_log_epochs(x->log, epochs, RAFT_EPOCH_CACHE_MAX),
     };
+    if (kq_log_repair(x->log, &ls.repair_end_offset, &ls.repair_last_epoch))
+        log_line("node %d: repairing corruption: it votes as if its log still ended at %" PRId64
+                 " (epoch %d) and stands for no election until it has fetched that far again",
+                 x->cfg.node_id, ls.repair_end_offset, ls.repair_last_epoch);
     const exec_config *c = &x->cfg;
     raft_config rc = {
         .node_id = c->node_id,
@@ -138,8 +142,13 @@ static raft *exec_make_core(kq_exec *x, const raft_quorum_state *qs)
 static bool exec_open_storage(kq_exec *x, raft_quorum_state *qs, char *err, size_t errlen)
 {
     char note[512] = "";
+    bool voter = false;
+    for (int i = 0; i < x->cfg.voter_count; i++)
+        voter |= x->cfg.voters[i].node_id == x->cfg.node_id;
+    /* Peers can refill what corruption takes unless we are the only voter. */
     kq_log_options lo = {.fs = x->env.fs, .log_dir = x->log_dir,
-                         .segment_bytes = x->cfg.segment_bytes, .mutants = x->cfg.mutants};
+                         .segment_bytes = x->cfg.segment_bytes, .mutants = x->cfg.mutants,
+                         .repair = x->cfg.voter_count > 1 || !voter};
     x->log = kq_log_open_with(&lo, note, sizeof(note));
     if (!x->log) {
         snprintf(err, errlen, "refusing to start: %s", note);

@@ -397,6 +397,7 @@ static kq_log *log_new(const kq_log_options *options, char *errbuf, size_t errle
     }
     log->fs = options->fs ? options->fs : kq_fs_posix();
     log->mutants = options->mutants;
+    log->repair_allowed = options->repair;
     log->rp_fd = -1;
     uint64_t segment_bytes = options->segment_bytes;
     if (segment_bytes == 0 || segment_bytes > INT32_MAX)
@@ -459,6 +460,15 @@ kq_log *kq_log_open_with(const kq_log_options *options, char *errbuf, size_t err
     if (errbuf && errlen)
         snprintf(errbuf, errlen, "%s", note);
     return log;
+}
+
+bool kq_log_repair(const kq_log *log, int64_t *end_offset, int32_t *last_epoch)
+{
+    if (log->repair_end <= 0)
+        return false;
+    *end_offset = log->repair_end;
+    *last_epoch = log->repair_epoch;
+    return true;
 }
 
 kq_log *kq_log_open(const char *log_dir, uint64_t segment_bytes, char *errbuf, size_t errlen)

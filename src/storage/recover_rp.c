@@ -29,8 +29,25 @@ static int cut_here(storage_recovery *rc, rwalk *w, const char *what, const char
  * drop it like a torn tail: the silent loss of flushed data). */
 static int below_rp(storage_recovery *rc, rwalk *w)
 {
-    if (rc->log->mutants & KQ_MUTANT_RECOVERY_TRUNCATES_CORRUPTION)
+    kq_log *log = rc->log;
+    if (log->mutants & KQ_MUTANT_RECOVERY_TRUNCATES_CORRUPTION)
         return cut_here(rc, w, "corrupt batches", "below");
+    if (log->repair_allowed) {
+        /* A multi-node quorum refills it from the leader: cut at the last good
+         * batch and say how far the log went (the executor tells the core,
+         * which votes as if it still had that end until refetched). */
+        log->repair_end = log->rp.offset;
+        log->repair_epoch = -1;
+        for (int i = 0; i < log->epoch_count; i++)
+            if (log->epochs[i].start_offset < log->rp.offset)
+                log->repair_epoch = log->epochs[i].epoch;
+        cut_here(rc, w, "corrupt batches", "below");
+        size_t used = strlen(rc->note);
+        snprintf(rc->note + used, rc->notelen - used,
+                 "; repairing: refetching offsets %" PRId64 "..%" PRId64 " from the leader",
+                 w->next, log->rp.offset - 1);
+        return 0;
+    }
     storage_errf(rc->err, rc->errlen,
                  "corrupt log %s: %s at position %" PRIu64 " (offset %" PRId64
                  "), below the recovery point %" PRId64 "; refusing to open",

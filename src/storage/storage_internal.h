@@ -63,6 +63,9 @@ typedef struct storage_segment {
 struct kq_log {
     const kq_fs *fs;            /* every file operation goes through it */
     unsigned mutants;           /* enum kq_mutant bits; 0 outside the simulator */
+    bool repair_allowed;        /* cut corruption below the recovery point (peers refill it) */
+    int64_t repair_end;         /* > 0: the recovery point that corruption cut below */
+    int32_t repair_epoch;       /* the epoch of the batch ending at repair_end */
     char dir[STORAGE_PATH_MAX]; /* the partition directory */
     bool dir_dirty;             /* a file was created since the last flush began */
     uint64_t segment_bytes;

@@ -434,6 +434,33 @@ static void test_mutant_truncates_corruption(void **state)
     assert_int_equal(tu_file_size(seg), pos);
 }
 
+/* A multi-node quorum's open cuts at the last good batch and declares the
+ * repair (the executor tells the core); the mutant's cut declares nothing. */
+static void test_repair_cuts_and_declares(void **state)
+{
+    tu_fixture *f = *state;
+    make_log(f, 1000, 9, 0, 20);
+    const char *seg = tu_seg_path(f->dir, 0, ".log");
+    long pos = batch_pos(seg, 0, 4);
+    flip_byte(seg, pos + AT_PAYLOAD);
+    kq_log_options o = {.log_dir = f->dir, .segment_bytes = 1000, .repair = true};
+    f->log = kq_log_open_with(&o, f->err, sizeof f->err);
+    assert_non_null(f->log);
+    print_message("repair note: %s\n", f->err);
+    assert_non_null(strstr(f->err, "repairing: refetching offsets 4..8"));
+    assert_int_equal(kq_log_end_offset(f->log), 4);
+    int64_t end = -1;
+    int32_t epoch = -2;
+    assert_true(kq_log_repair(f->log, &end, &epoch));
+    assert_int_equal(end, 9);
+    assert_int_equal(epoch, 3); /* offset 8 was written in epoch 1 + 8 / 4 */
+    kq_log_close(f->log);
+    /* Without repair (one node) the same flip refuses. */
+    f->log = open_log(f, 1000, 0, NULL);
+    assert_non_null(f->log); /* the repaired log itself opens cleanly now */
+    assert_false(kq_log_repair(f->log, &end, &epoch));
+}
+
 /* ---- reads verify what they hand out */
 
 static void test_read_and_scan_return_ebadmsg(void **state)
@@ -650,6 +677,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_flips_above_recovery_point_truncate, tu_setup,
                                         tu_teardown),
         cmocka_unit_test_setup_teardown(test_torn_tail_after_roll, tu_setup, tu_teardown),
+        cmocka_unit_test_setup_teardown(test_repair_cuts_and_declares, tu_setup, tu_teardown),
         cmocka_unit_test_setup_teardown(test_mutant_truncates_corruption, tu_setup, tu_teardown),
         cmocka_unit_test_setup_teardown(test_read_and_scan_return_ebadmsg, tu_setup, tu_teardown),
         cmocka_unit_test_setup_teardown(test_scan_returns_ebadmsg, tu_setup, tu_teardown),
