@@ -137,6 +137,7 @@ if want sim && ((asan_ok)); then
         sim_mutant skip-open-fsync flushed-is-durable
         sim_mutant producer-id-reuse producer-id-unique
         sim_mutant fsync-error-continue recovered-durable
+        sim_mutant recovery-truncates-corruption recovered-durable
     else
         echo "scripts/simulate.sh not present: simulator not run"
     fi

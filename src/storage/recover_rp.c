@@ -25,6 +25,34 @@ static int cut_here(storage_recovery *rc, rwalk *w, const char *what, const char
     return 0;
 }
 
+/* The end of the last whole batch found after the damage in this segment
+ * (resynchronising byte by byte, within RECOVER_RESYNC_BYTES_MAX), the base
+ * of the last segment file, or the recovery point, whichever is furthest. */
+static int64_t former_end(storage_recovery *rc, rwalk *w)
+{
+    int64_t end = rc->log->rp.offset;
+    if (rc->n > 0 && rc->bases[rc->n - 1] > end)
+        end = rc->bases[rc->n - 1];
+    uint64_t stop = w->b.file_size;
+    if (stop - w->pos > RECOVER_RESYNC_BYTES_MAX)
+        stop = w->pos + RECOVER_RESYNC_BYTES_MAX;
+    for (uint64_t p = w->pos + 1; p + RECORD_BATCH_HEADER_BYTES <= stop;) {
+        record_batch_header h;
+        int io_err = 0;
+        if (recover_check_at(&w->b, p, w->b.file_size, &h, &io_err) != RECORD_OK ||
+            h.base_offset < w->next) {
+            if (io_err)
+                break;
+            p++;
+            continue;
+        }
+        if (record_batch_last_offset(&h) + 1 > end)
+            end = record_batch_last_offset(&h) + 1;
+        p += record_batch_size(&h);
+    }
+    return end;
+}
+
 /* Something wrong below the recovery point: refuse (or, as the mutant,
  * drop it like a torn tail: the silent loss of flushed data). */
 static int below_rp(storage_recovery *rc, rwalk *w)
@@ -35,17 +63,20 @@ static int below_rp(storage_recovery *rc, rwalk *w)
     if (log->repair_allowed) {
         /* A multi-node quorum refills it from the leader: cut at the last good
          * batch and say how far the log went (the executor tells the core,
-         * which votes as if it still had that end until refetched). */
-        log->repair_end = log->rp.offset;
+         * which votes as if it still had that end until refetched). The
+         * recovery point lags what was flushed, so the end is the furthest
+         * evidence of the log: whole batches after the damage, later
+         * segment files. Too far only delays this replica's candidacy. */
+        log->repair_end = former_end(rc, w);
         log->repair_epoch = -1;
         for (int i = 0; i < log->epoch_count; i++)
-            if (log->epochs[i].start_offset < log->rp.offset)
+            if (log->epochs[i].start_offset < log->repair_end)
                 log->repair_epoch = log->epochs[i].epoch;
         cut_here(rc, w, "corrupt batches", "below");
         size_t used = strlen(rc->note);
         snprintf(rc->note + used, rc->notelen - used,
                  "; repairing: refetching offsets %" PRId64 "..%" PRId64 " from the leader",
-                 w->next, log->rp.offset - 1);
+                 w->next, log->repair_end - 1);
         return 0;
     }
     storage_errf(rc->err, rc->errlen,

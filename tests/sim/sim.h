@@ -91,6 +91,7 @@ typedef struct w_node {
     uint32_t crash_ppm; /* chance of dying before each action */
     bool slow_disk;     /* every fsync takes 1-8 s */
     bool disk_faulted;  /* a storage fault was armed: reads may fail */
+    bool corrupted;     /* a bit was flipped in its durable log */
     bool shutting_down;
     bool shutdown_done;
     int restarts;

@@ -103,7 +103,14 @@ static int32_t *epoch_slot(int32_t **arr, size_t *cap, int32_t epoch)
 int64_t w_flushed(const w_world *w, int idx)
 {
     const w_node *n = &w->nodes[idx];
-    return n->running ? kq_log_flushed_offset(exec_log(n->x)) : n->last_flushed;
+    if (!n->running)
+        return n->last_flushed;
+    int64_t flushed = kq_log_flushed_offset(exec_log(n->x));
+    /* A replica repairing corruption counts with what it held (it votes so):
+     * the fault, not a bug, took its copy. */
+    raft_status st;
+    raft_get_status(exec_raft(n->x), &st);
+    return st.repair_end_offset > flushed ? st.repair_end_offset : flushed;
 }
 
 static int majority(const w_world *w)

@@ -199,8 +199,12 @@ bool w_node_start(w_world *w, int idx)
     n->running = true;
     int64_t end = kq_log_end_offset(exec_log(n->x));
     raft_quorum_state stored = exec_stored_qstate(n->x);
+    int64_t repair_end;
+    int32_t repair_epoch;
+    bool repaired = kq_log_repair(exec_log(n->x), &repair_end, &repair_epoch);
     if (n->restarts > 0)
-        w_check_on_restart(w, idx, n->last_flushed, end, &stored);
+        w_check_on_restart(w, idx, repaired ? repair_end : n->last_flushed,
+                           repaired ? repair_end : end, &stored);
     n->last_flushed = kq_log_flushed_offset(exec_log(n->x));
     w_trace(w, "node %d starts (incarnation %llu), log end %lld", n->id,
             (unsigned long long)n->inc, (long long)end);

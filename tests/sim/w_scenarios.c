@@ -153,7 +153,7 @@ static void heal_and_converge(w_world *w)
     for (int i = 0; i < w->n && !w->failed; i++) {
         if (w->nodes[i].running && w->nodes[i].shutting_down)
             w_node_crash(w, i, W_CRASH_PROCESS_KILL); /* its shutdown ends here */
-        if (!w->nodes[i].running && !w_node_start(w, i))
+        if (!w->nodes[i].running && !w_node_start(w, i) && !w->nodes[i].corrupted)
             liveness_fail(w, "node %d refuses to start after healing", i + 1);
     }
     if (wait_leader(w, "after healing") < 0)
@@ -413,9 +413,15 @@ static void sc_storage_faults(w_world *w)
                      : (int)sim_prng_below(&w->rng, (uint64_t)w->n);
     sim_fs *fs = w->nodes[victim].fs;
     w->nodes[victim].disk_faulted = true;
-    uint64_t kind = sim_prng_below(&w->rng, 4);
+    uint64_t kind = sim_prng_below(&w->rng, 5);
     static const char *const kinds[] = {"fsync EIO", "pwrite ENOSPC", "short pwrite",
-                                        "pread EIO"};
+                                        "pread EIO", "bit flip"};
+    if (kind == 4) {
+        /* Only where the rest keeps a majority, or the only copy must refuse. */
+        bool rest_has_majority = !w->nodes[victim].voter || w->p.voters - 1 >= majority(w);
+        if (w->p.voters != 1 && !rest_has_majority)
+            kind = 0;
+    }
     w_trace(w, "=== disk fault (%s) armed on node %d", kinds[kind], victim + 1);
     switch (kind) {
     case 0:
@@ -427,8 +433,13 @@ static void sc_storage_faults(w_world *w)
     case 2:
         sim_fs_short_pwrite(fs, 1, &w->rng);
         break;
-    default:
+    case 3:
         sim_fs_fail_pread(fs, 1, -EIO);
+        break;
+    default:
+        w_run_for(w, sim_prng_range(&w->rng, 0, 1000));
+        if (!w_bitflip(w, victim))
+            return; /* the only voter refused its corrupt log: nothing more to check */
         break;
     }
     w_run_for(w, sim_prng_range(&w->rng, 2000, 6000));
