@@ -69,6 +69,10 @@ _Static_assert(KQ_NET_READ_CHUNK_BYTES <= KQ_REQUEST_FRAME_BYTES_DEFAULT,
 #define EXEC_CLUSTER_ID_BYTES_MAX 256
 #define EXEC_PATH_BYTES_MAX 4096
 #define EXEC_PEER_ERROR_LOG_MS 10000        /* a peer's error logged once per 10 s */
+/* Producer state is rebuilt at start from this much of the log's tail (whole
+ * segments): restart time stays bounded; a producer silent for longer is
+ * forgotten, as Kafka expires idle producer ids. */
+#define EXEC_PRODUCER_REBUILD_BYTES (1ull << 30)
 
 /* ---- the handlers (src/handler) */
 #define HANDLER_ARENA_BYTES_MAX (64u << 20)     /* one request's decoded form */

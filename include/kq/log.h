@@ -149,6 +149,11 @@ int64_t kq_log_flush_job_offset(const kq_log_flush_job *job);
 ssize_t kq_log_read(kq_log *log, int64_t offset, int64_t end_offset, size_t max_bytes,
                     kq_writer *out);
 
+/* The base offset of the latest segment from which the log's tail holds at
+ * least `bytes` (the log start if it is smaller): where a bounded rebuild of
+ * state from the log begins. */
+int64_t kq_log_tail_start(const kq_log *log, uint64_t bytes);
+
 /* Calls fn(ctx, batch, len) for every whole batch from the one containing
  * `from` to the end of the log, each verified as by kq_log_read. fn returns
  * 0 to continue; any other value stops the scan and is returned. -EBADMSG on

@@ -77,7 +77,8 @@ static int exec_rebuild_batch(void *ctx, const uint8_t *batch, size_t len)
 void exec_rebuild_producers(kq_exec *x)
 {
     producer_state_clear(x->producers);
-    int rc = kq_log_scan(x->log, kq_log_start_offset(x->log), exec_rebuild_batch, x);
+    int64_t from = kq_log_tail_start(x->log, EXEC_PRODUCER_REBUILD_BYTES);
+    int rc = kq_log_scan(x->log, from, exec_rebuild_batch, x);
     if (rc < 0)
         exec_fatal(x, "cannot read the log to rebuild producer state", strerror(-rc));
 }

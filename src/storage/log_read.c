@@ -171,3 +171,14 @@ int kq_log_scan(kq_log *log, int64_t from,
     kq_writer_free(&w);
     return rc;
 }
+
+int64_t kq_log_tail_start(const kq_log *log, uint64_t bytes)
+{
+    uint64_t total = 0;
+    for (size_t i = log->seg_count; i-- > 0;) {
+        total += log->segs[i].size;
+        if (total >= bytes)
+            return log->segs[i].base_offset;
+    }
+    return kq_log_start_offset(log);
+}
