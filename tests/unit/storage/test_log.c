@@ -168,6 +168,25 @@ static void test_roll_and_index(void **state)
     assert_int_equal(tu_file_size(tu_seg_path(f->dir, 0, ".index")), 0);
 }
 
+/* kq_log_tail_start: the latest segment base from which the tail holds at
+ * least the bytes asked (whole segments), the log start if it is smaller. */
+static void test_tail_start(void **state)
+{
+    tu_fixture *f = *state;
+    open_log(f, 4000);
+    append_batches(f, 60, 3, 100, 1);
+    int segs = kq_log_segment_count(f->log);
+    assert_true(segs >= 6);
+    assert_int_equal(kq_log_tail_start(f->log, UINT64_MAX), 0);
+    int64_t one = kq_log_tail_start(f->log, 1); /* the active segment alone */
+    assert_true(one > 0 && one < 180);
+    int64_t two = kq_log_tail_start(f->log, 4001); /* more than one segment holds */
+    assert_true(two > 0 && two < one);
+    int64_t next = two;
+    assert_int_equal(kq_log_scan(f->log, two, count_cb, &next), 0);
+    assert_int_equal(next, 180);
+}
+
 static void test_index_entries(void **state)
 {
     tu_fixture *f = *state;
@@ -429,6 +448,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_append_rewrites_and_reads, tu_setup, tu_teardown),
         cmocka_unit_test_setup_teardown(test_read_limits, tu_setup, tu_teardown),
         cmocka_unit_test_setup_teardown(test_roll_and_index, tu_setup, tu_teardown),
+        cmocka_unit_test_setup_teardown(test_tail_start, tu_setup, tu_teardown),
         cmocka_unit_test_setup_teardown(test_index_entries, tu_setup, tu_teardown),
         cmocka_unit_test_setup_teardown(test_flush_job, tu_setup, tu_teardown),
         cmocka_unit_test_setup_teardown(test_flush_on_worker_thread, tu_setup, tu_teardown),
