@@ -14,6 +14,10 @@ typedef struct kq_slice {
     int32_t len;
 } kq_slice;
 
+/* Longest string (not bytes) in either encoding: Kafka's readers and
+ * writers refuse longer ones, as the classic encoding's int16 length must. */
+#define KQ_STRING_LEN_MAX INT16_MAX
+
 typedef struct kq_uuid {
     uint8_t bytes[16];
 } kq_uuid;
@@ -45,7 +49,8 @@ int32_t kq_read_varint(kq_reader *r);
 int64_t kq_read_varlong(kq_reader *r);
 /* int16 length; -1 is null. */
 kq_slice kq_read_string(kq_reader *r);
-/* uvarint length+1; 0 is null. */
+/* uvarint length+1; 0 is null. Longer than KQ_STRING_LEN_MAX fails the
+ * reader, as in Kafka (compact bytes keep the int32 limit). */
 kq_slice kq_read_compact_string(kq_reader *r);
 /* int32 length; -1 is null. */
 kq_slice kq_read_bytes(kq_reader *r);
@@ -86,6 +91,7 @@ void kq_write_uuid(kq_writer *w, kq_uuid v);
 void kq_write_uvarint(kq_writer *w, uint32_t v);
 void kq_write_varint(kq_writer *w, int32_t v);
 void kq_write_varlong(kq_writer *w, int64_t v);
+/* Strings longer than KQ_STRING_LEN_MAX fail the writer in both encodings. */
 void kq_write_string(kq_writer *w, kq_slice s);          /* ptr NULL or len -1: null */
 void kq_write_compact_string(kq_writer *w, kq_slice s);
 void kq_write_cstring(kq_writer *w, const char *s);       /* NULL: null */

@@ -105,6 +105,9 @@ static enum record_status inflate_gzip(const uint8_t *in, size_t in_len, kq_writ
     return st;
 }
 
+/* The claimed length is checked against what the block can hold and the
+ * block is validated before any output is reserved: a few bytes claiming
+ * 64 MiB cost nothing. */
 static enum record_status snappy_block(const uint8_t *in, size_t in_len, kq_writer *out)
 {
     size_t n = 0;
@@ -113,9 +116,12 @@ static enum record_status snappy_block(const uint8_t *in, size_t in_len, kq_writ
     size_t limit = out_limit(out);
     if (out->error || out->len > limit || n > limit - out->len)
         return RECORD_BAD_COMPRESSION;
+    if (n / RECORD_SNAPPY_EXPANSION_MAX > in_len)
+        return RECORD_BAD_COMPRESSION;
+    if (snappy_validate_compressed_buffer((const char *)in, in_len) != SNAPPY_OK)
+        return RECORD_BAD_COMPRESSION;
     if (n == 0)
-        return snappy_validate_compressed_buffer((const char *)in, in_len) == SNAPPY_OK
-                   ? RECORD_OK : RECORD_BAD_COMPRESSION;
+        return RECORD_OK;
     uint8_t *dst = kq_writer_reserve(out, n);
     if (!dst)
         return RECORD_BAD_COMPRESSION;

@@ -162,12 +162,22 @@ kq_slice kq_read_string(kq_reader *r)
     return take_slice(r, n);
 }
 
-kq_slice kq_read_compact_string(kq_reader *r)
+/* uvarint length+1; 0 is null. Strings stop at max_len bytes. */
+static kq_slice read_compact_slice(kq_reader *r, int64_t max_len)
 {
     uint32_t n = kq_read_uvarint(r);
     if (r->error || n == 0)
         return null_slice();
+    if ((int64_t)n - 1 > max_len) {
+        r->error = true;
+        return null_slice();
+    }
     return take_slice(r, (int64_t)n - 1);
+}
+
+kq_slice kq_read_compact_string(kq_reader *r)
+{
+    return read_compact_slice(r, KQ_STRING_LEN_MAX);
 }
 
 kq_slice kq_read_bytes(kq_reader *r)
@@ -180,7 +190,7 @@ kq_slice kq_read_bytes(kq_reader *r)
 
 kq_slice kq_read_compact_bytes(kq_reader *r)
 {
-    return kq_read_compact_string(r);
+    return read_compact_slice(r, INT32_MAX);
 }
 
 static int32_t check_count(kq_reader *r, int64_t n)

@@ -173,7 +173,7 @@ void kq_write_string(kq_writer *w, kq_slice s)
         kq_write_i16(w, -1);
         return;
     }
-    if (s.len > INT16_MAX) {
+    if (s.len > KQ_STRING_LEN_MAX) {
         w->error = true;
         return;
     }
@@ -181,7 +181,7 @@ void kq_write_string(kq_writer *w, kq_slice s)
     kq_write_raw(w, s.ptr, (size_t)s.len);
 }
 
-void kq_write_compact_string(kq_writer *w, kq_slice s)
+static void write_compact_slice(kq_writer *w, kq_slice s)
 {
     if (slice_is_null(s)) {
         kq_write_uvarint(w, 0);
@@ -189,6 +189,15 @@ void kq_write_compact_string(kq_writer *w, kq_slice s)
     }
     kq_write_uvarint(w, (uint32_t)s.len + 1);
     kq_write_raw(w, s.ptr, (size_t)s.len);
+}
+
+void kq_write_compact_string(kq_writer *w, kq_slice s)
+{
+    if (!slice_is_null(s) && s.len > KQ_STRING_LEN_MAX) {
+        w->error = true;
+        return;
+    }
+    write_compact_slice(w, s);
 }
 
 void kq_write_cstring(kq_writer *w, const char *s)
@@ -213,7 +222,7 @@ void kq_write_bytes(kq_writer *w, kq_slice s)
 
 void kq_write_compact_bytes(kq_writer *w, kq_slice s)
 {
-    kq_write_compact_string(w, s);
+    write_compact_slice(w, s);
 }
 
 void kq_write_array_len(kq_writer *w, int32_t n)

@@ -34,7 +34,7 @@ kq_slice wire_read_nullable_bytes(kq_reader *r, bool flex)
 
 void wire_write_nullable_string(kq_writer *w, bool flex, kq_slice s)
 {
-    if (!wire_slice_is_null(s) && s.len > INT16_MAX) {
+    if (!wire_slice_is_null(s) && s.len > KQ_STRING_LEN_MAX) {
         w->error = true;
         return;
     }

@@ -422,6 +422,42 @@ static void test_zip_bombs(void **state)
     free(zeros);
 }
 
+/* A snappy block's claimed length is not reserved before the block is known
+ * to produce it: 5 bytes claiming 64 MiB allocate nothing (they used to
+ * reserve the whole 64 MiB), and neither does a claim within the expansion
+ * bound whose elements are garbage. The densest real block still decodes. */
+static void test_snappy_claim_not_reserved(void **state)
+{
+    (void)state;
+    static const uint8_t claim_64m[] = { 0xff, 0xff, 0xff, 0x1f, 0x00 }; /* 2^26 - 1 */
+    kq_writer w;
+    kq_writer_init(&w, 0);
+    assert_int_equal(record_decompress(RECORD_COMPRESSION_SNAPPY, claim_64m,
+                                       sizeof(claim_64m), &w), RECORD_BAD_COMPRESSION);
+    assert_int_equal(w.cap, 0);
+    kq_writer_free(&w);
+
+    uint8_t small[64] = { 0xe0, 0x07 }; /* claims 992 bytes; zeros: 1-byte literals */
+    kq_writer_init(&w, 0);
+    assert_int_equal(record_decompress(RECORD_COMPRESSION_SNAPPY, small, sizeof(small), &w),
+                     RECORD_BAD_COMPRESSION);
+    assert_int_equal(w.cap, 0);
+    kq_writer_free(&w);
+
+    size_t n = 4u << 20;
+    uint8_t *zeros = calloc(1, n);
+    assert_non_null(zeros);
+    blob z = snappy_raw(zeros, n);
+    assert_true(z.len * 21 < n); /* close to the 64/3 bound */
+    kq_writer_init(&w, 0);
+    assert_int_equal(record_decompress(RECORD_COMPRESSION_SNAPPY, z.data, z.len, &w), RECORD_OK);
+    assert_int_equal(w.len, n);
+    assert_memory_equal(w.data, zeros, n);
+    kq_writer_free(&w);
+    free(z.data);
+    free(zeros);
+}
+
 static void test_truncated_and_invalid(void **state)
 {
     (void)state;
@@ -512,6 +548,7 @@ int main(void)
         cmocka_unit_test(test_compressed_control_batch),
         cmocka_unit_test(test_output_bound_exact),
         cmocka_unit_test(test_zip_bombs),
+        cmocka_unit_test(test_snappy_claim_not_reserved),
         cmocka_unit_test(test_truncated_and_invalid),
         cmocka_unit_test(test_garbage_never_crashes),
     };

@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "kq/buf.h"
@@ -252,6 +253,48 @@ static void test_bad_lengths(void **state)
     assert_true(r.error);
 }
 
+/* Compact strings stop at KQ_STRING_LEN_MAX (32767) bytes, as in Kafka and
+ * as the classic int16 length must; compact bytes keep the int32 limit. */
+static void test_compact_string_limit(void **state)
+{
+    (void)state;
+    size_t max = KQ_STRING_LEN_MAX;
+    uint8_t *buf = calloc(1, max + 8);
+    assert_non_null(buf);
+    kq_writer w;
+    kq_writer_init(&w, 0);
+    kq_write_uvarint(&w, (uint32_t)max + 1); /* exactly 32767 bytes */
+    size_t prefix = w.len;
+    memcpy(buf, w.data, prefix);
+    kq_reader r;
+    kq_reader_init(&r, buf, prefix + max);
+    assert_int_equal(kq_read_compact_string(&r).len, (int32_t)max);
+    assert_false(r.error);
+
+    kq_writer_reset(&w);
+    kq_write_uvarint(&w, (uint32_t)max + 2); /* 32768 bytes: refused */
+    prefix = w.len;
+    memcpy(buf, w.data, prefix);
+    kq_reader_init(&r, buf, prefix + max + 1);
+    kq_slice s = kq_read_compact_string(&r);
+    assert_true(r.error);
+    assert_int_equal(s.len, -1);
+    kq_reader_init(&r, buf, prefix + max + 1);
+    assert_int_equal(kq_read_compact_bytes(&r).len, (int32_t)max + 1);
+    assert_false(r.error);
+
+    /* and the writers agree */
+    kq_slice big = {buf, (int32_t)max + 1};
+    kq_writer_reset(&w);
+    kq_write_compact_string(&w, big);
+    assert_true(w.error);
+    kq_writer_reset(&w);
+    kq_write_compact_bytes(&w, big);
+    assert_false(w.error);
+    kq_writer_free(&w);
+    free(buf);
+}
+
 static void test_array_lengths(void **state)
 {
     (void)state;
@@ -448,6 +491,7 @@ int main(void)
         cmocka_unit_test(test_zigzag_varint_varlong),
         cmocka_unit_test(test_strings_and_bytes),
         cmocka_unit_test(test_bad_lengths),
+        cmocka_unit_test(test_compact_string_limit),
         cmocka_unit_test(test_array_lengths),
         cmocka_unit_test(test_tagged_fields),
         cmocka_unit_test(test_sticky_error),
