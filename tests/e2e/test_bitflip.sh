@@ -68,7 +68,7 @@ target() {
 # --- one node ---------------------------------------------------------------
 FIXED=0
 if [[ "${KQ_BITFLIP_SINGLE:-1}" == 1 ]]; then
-port="$(pick_ports 31620 1)" || fail "no free port"
+port="$(pick_ports 30620 1)" || fail "no free port"
 write_props "$E2E_TMP/s1.properties" 1 "$port" "$E2E_TMP/single"
 start_server s1 "$E2E_TMP/s1.properties" "$port"
 wait_leader 30 "$port" > /dev/null || fail "no leader within 30s"
@@ -223,7 +223,7 @@ qcase_cleanup() {
 }
 
 if [[ "${KQ_BITFLIP_QUORUM:-1}" == 1 && "${KQ_SKIP_MULTINODE:-0}" != 1 ]]; then
-    qbase="$(pick_ports 33500 3)" || fail "no free ports"
+    qbase="$(pick_ports 30500 3)" || fail "no free ports"
     for c in "${cases[@]}"; do
         for order in ${KQ_BITFLIP_ORDERS:-led leaderless}; do
             quorum_case "$c" "$order"

@@ -156,7 +156,7 @@ scenario() {
 
 RESULT=()
 ops=(${KQ_FAULT_OPS:-fsync read})
-base="$(pick_ports 33420 3)" || fail "no free ports"
+base="$(pick_ports 30400 3)" || fail "no free ports"
 for op in "${ops[@]}"; do
     scenario "$op" "$base"
     base="$(pick_ports $((base + 3)) 3)" || fail "no free ports"

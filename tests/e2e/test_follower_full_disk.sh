@@ -41,7 +41,7 @@ full_disk_cleanup() {
 }
 trap full_disk_cleanup EXIT
 
-base="$(pick_ports 33460 3)" || fail "no free ports"
+base="$(pick_ports 30460 3)" || fail "no free ports"
 quorum_config "$base" 3
 quorum_start 1 2
 read -r leader epoch _ < <(wait_probe_leader 60) || fail "no leader among nodes 1 and 2 within 60s"

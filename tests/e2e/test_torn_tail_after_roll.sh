@@ -26,7 +26,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/disk_lib.sh"
 require_server
 $PY -c 'import kafka' 2>/dev/null || fail "kafka-python missing ($PY; apt-get install python3-kafka)"
 
-port="$(pick_ports 31590 1)" || fail "no free port"
+port="$(pick_ports 30590 1)" || fail "no free port"
 write_props "$E2E_TMP/s1.properties" 1 "$port" "$E2E_TMP/data1"
 echo "log.segment.bytes=16384" >> "$E2E_TMP/s1.properties"
 part="$E2E_TMP/data1/$PARTITION"
