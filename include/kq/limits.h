@@ -74,6 +74,8 @@ _Static_assert(KQ_NET_READ_CHUNK_BYTES <= KQ_REQUEST_FRAME_BYTES_DEFAULT,
  * forgotten, as Kafka expires idle producer ids. */
 #define EXEC_PRODUCER_REBUILD_BYTES (1ull << 30)
 
+#define STORAGE_DESCRIBE_BYTES 4352          /* a path and a position */
+
 /* ---- the handlers (src/handler) */
 #define HANDLER_ARENA_BYTES_MAX (64u << 20)     /* one request's decoded form */
 #define HANDLER_RESPONSE_BYTES_MAX (256u << 20) /* one encoded response */

@@ -149,6 +149,11 @@ int64_t kq_log_flush_job_offset(const kq_log_flush_job *job);
 ssize_t kq_log_read(kq_log *log, int64_t offset, int64_t end_offset, size_t max_bytes,
                     kq_writer *out);
 
+/* Names the file and position of the batch at offset, for a refusal or a
+ * repair note ("<dir>/<segment>.log, the batch at offset O (at or after
+ * position P)"). Returns what snprintf does. */
+int kq_log_describe(kq_log *log, int64_t offset, char *buf, size_t len);
+
 /* The base offset of the latest segment from which the log's tail holds at
  * least `bytes` (the log start if it is smaller): where a bounded rebuild of
  * state from the log begins. */

@@ -1,6 +1,7 @@
 /* The executor's life cycle and entry points: open the log and the quorum
  * state through the fs seam, create the core and the handlers, and route
  * frames, peer answers, timers and finished flushes into one step path. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,7 +115,12 @@ static raft *exec_make_core(kq_exec *x, const raft_quorum_state *qs)
         .epochs = epochs,
         .epoch_count = kq_log_epochs(x->log, epochs, RAFT_EPOCH_CACHE_MAX),
     };
-    if (kq_log_repair(x->log, &ls.repair_end_offset, &ls.repair_last_epoch))
+    if (x->repair_end > 0) {
+        ls.repair_end_offset = x->repair_end;
+        ls.repair_last_epoch = x->repair_epoch;
+    }
+    if (ls.repair_end_offset > 0 ||
+        kq_log_repair(x->log, &ls.repair_end_offset, &ls.repair_last_epoch))
         log_line("node %d: repairing corruption: it votes as if its log still ended at %" PRId64
                  " (epoch %d) and stands for no election until it has fetched that far again",
                  x->cfg.node_id, ls.repair_end_offset, ls.repair_last_epoch);
@@ -139,6 +145,42 @@ static raft *exec_make_core(kq_exec *x, const raft_quorum_state *qs)
     return raft_create(&rc, qs, &ls, exec_now(x));
 }
 
+/* Producer state from the log's tail. A batch failing its checks there
+ * lies below what storage recovery reads (it trusts its index): the same
+ * rule as recovery's, refuse alone, repair in a quorum (cut at the batch,
+ * refetch up to the former end). */
+static bool exec_rebuild_at_start(kq_exec *x, char *err, size_t errlen)
+{
+    x->rebuilding_at_start = true;
+    exec_rebuild_producers(x);
+    int rc = x->rebuild_rc;
+    int64_t bad = x->rebuild_next;
+    x->rebuilding_at_start = false;
+    if (rc == 0)
+        return true;
+    char where[STORAGE_DESCRIBE_BYTES];
+    kq_log_describe(x->log, bad, where, sizeof(where));
+    if (rc != -EBADMSG || !x->repair_allowed) {
+        snprintf(err, errlen, "refusing to start: corrupt log: %s: %s", where, strerror(-rc));
+        return false;
+    }
+    raft_epoch_entry last[1];
+    int32_t epoch = kq_log_epochs(x->log, last, 1) == 1 ? last[0].epoch : -1;
+    int64_t end = kq_log_end_offset(x->log);
+    char note[512];
+    if (kq_log_truncate(x->log, bad, note, sizeof(note)) != 0) {
+        snprintf(err, errlen, "refusing to start: corrupt log: %s; cannot cut it: %s", where, note);
+        return false;
+    }
+    x->repair_end = end;
+    x->repair_epoch = epoch;
+    log_line("node %d: log recovery: %s fails its checks; cut there; repairing: refetching "
+             "offsets %" PRId64 "..%" PRId64 " from the leader", x->cfg.node_id, where, bad,
+             end - 1);
+    exec_rebuild_producers(x);
+    return !x->failed;
+}
+
 static bool exec_open_storage(kq_exec *x, raft_quorum_state *qs, char *err, size_t errlen)
 {
     char note[512] = "";
@@ -146,9 +188,10 @@ static bool exec_open_storage(kq_exec *x, raft_quorum_state *qs, char *err, size
     for (int i = 0; i < x->cfg.voter_count; i++)
         voter |= x->cfg.voters[i].node_id == x->cfg.node_id;
     /* Peers can refill what corruption takes unless we are the only voter. */
+    x->repair_allowed = x->cfg.voter_count > 1 || !voter;
     kq_log_options lo = {.fs = x->env.fs, .log_dir = x->log_dir,
                          .segment_bytes = x->cfg.segment_bytes, .mutants = x->cfg.mutants,
-                         .repair = x->cfg.voter_count > 1 || !voter};
+                         .repair = x->repair_allowed};
     x->log = kq_log_open_with(&lo, note, sizeof(note));
     if (!x->log) {
         snprintf(err, errlen, "refusing to start: %s", note);
@@ -192,11 +235,8 @@ kq_exec *exec_create(const exec_config *config, const exec_env *env, char *err, 
         snprintf(err, errlen, "out of memory");
         goto fail;
     }
-    exec_rebuild_producers(x);
-    if (x->failed) {
-        snprintf(err, errlen, "cannot read the log to rebuild producer state");
+    if (!exec_rebuild_at_start(x, err, errlen))
         goto fail;
-    }
     if (!exec_producer_ids_open(x, err, errlen))
         goto fail;
     x->raft = exec_make_core(x, &qs);

@@ -29,6 +29,15 @@ struct kq_exec {
     int64_t pid_next;
     int64_t pid_reserved_end;
     int64_t pid_log_max;  /* largest id of ours found in the log, -1 */
+    /* The start-up rebuild: where the scan got to and how it ended. */
+    bool rebuilding_at_start;
+    int64_t rebuild_next;
+    int rebuild_rc;
+    /* Repair found at start (a batch failing its checks below what storage
+     * recovery reads): see raft_log_state.repair_end_offset. */
+    int64_t repair_end;
+    int32_t repair_epoch;
+    bool repair_allowed;  /* peers can refill what corruption takes */
     raft_output out;
     int16_t append_error;       /* of the last event stepped (CLIENT_APPEND) */
     int64_t append_base_offset;

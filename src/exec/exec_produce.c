@@ -68,9 +68,11 @@ static int exec_rebuild_batch(void *ctx, const uint8_t *batch, size_t len)
     kq_exec *x = ctx;
     producer_state_record_batches(x->producers, batch, len);
     record_batch_header h;
-    if (record_batch_parse_header(batch, len, &h) == RECORD_OK &&
-        exec_producer_id_is_ours(x, h.producer_id) && h.producer_id > x->pid_log_max)
-        x->pid_log_max = h.producer_id;
+    if (record_batch_parse_header(batch, len, &h) == RECORD_OK) {
+        if (exec_producer_id_is_ours(x, h.producer_id) && h.producer_id > x->pid_log_max)
+            x->pid_log_max = h.producer_id;
+        x->rebuild_next = record_batch_last_offset(&h) + 1;
+    }
     return 0;
 }
 
@@ -78,7 +80,9 @@ void exec_rebuild_producers(kq_exec *x)
 {
     producer_state_clear(x->producers);
     int64_t from = kq_log_tail_start(x->log, EXEC_PRODUCER_REBUILD_BYTES);
+    x->rebuild_next = from;
     int rc = kq_log_scan(x->log, from, exec_rebuild_batch, x);
-    if (rc < 0)
+    x->rebuild_rc = rc;
+    if (rc < 0 && !x->rebuilding_at_start)
         exec_fatal(x, "cannot read the log to rebuild producer state", strerror(-rc));
 }

@@ -4,6 +4,8 @@
  * cache); a failure is -EBADMSG and the caller decides (the executor stops
  * the node). CRC-32C is hardware-accelerated where the CPU has it. */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -181,4 +183,29 @@ int64_t kq_log_tail_start(const kq_log *log, uint64_t bytes)
             return log->segs[i].base_offset;
     }
     return kq_log_start_offset(log);
+}
+
+int kq_log_describe(kq_log *log, int64_t offset, char *buf, size_t len)
+{
+    storage_segment *seg = storage_segment_find(log, offset);
+    if (!seg)
+        return snprintf(buf, len, "offset %" PRId64 " (below the log start)", offset);
+    /* Walk the headers from the index entry to the batch that starts there. */
+    uint64_t pos = storage_index_lookup(seg, offset);
+    while (pos + 12 <= seg->size) {
+        uint8_t h[12];
+        if (storage_pread_all(log->fs, seg->fd, h, sizeof h, pos) != 0)
+            break;
+        int64_t base = (int64_t)storage_be64(h);
+        int32_t length = (int32_t)storage_be32(h + 8);
+        if (base == offset)
+            return snprintf(buf, len, "%s/%020" PRId64 ".log at position %" PRIu64
+                            " (offset %" PRId64 ")", log->dir, seg->base_offset, pos, offset);
+        if (base > offset || length < RECORD_BATCH_HEADER_BYTES - RECORD_BATCH_LOG_OVERHEAD)
+            break;
+        pos += (uint64_t)length + RECORD_BATCH_LOG_OVERHEAD;
+    }
+    return snprintf(buf, len, "%s/%020" PRId64 ".log, the batch at offset %" PRId64
+                    " (at or after position %" PRIu64 ")", log->dir, seg->base_offset, offset,
+                    storage_index_lookup(seg, offset));
 }
