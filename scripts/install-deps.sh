@@ -8,7 +8,7 @@ set -euo pipefail
 
 build_pkgs=(libuv1-dev libinih-dev zlib1g-dev libcmocka-dev liblz4-dev
             libzstd-dev libsnappy-dev cmake gcc make pkg-config)
-test_pkgs=(kcat python3-kafka default-jre-headless maven)
+test_pkgs=(kcat python3-kafka default-jre-headless maven faketime)
 
 pkgs=("${build_pkgs[@]}")
 if [[ "${1:-}" == "--test" ]]; then
