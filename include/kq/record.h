@@ -76,9 +76,12 @@ static inline size_t record_batch_size(const record_batch_header *h)
 {
     return (size_t)h->length + RECORD_BATCH_LOG_OVERHEAD;
 }
+/* BaseOffset and LastOffsetDelta come from the batch (BaseOffset outside the
+ * CRC): on hostile values the sum wraps instead of overflowing, so callers
+ * must check the offsets they trust (as recovery and follower appends do). */
 static inline int64_t record_batch_last_offset(const record_batch_header *h)
 {
-    return h->base_offset + h->last_offset_delta;
+    return (int64_t)((uint64_t)h->base_offset + (uint64_t)(int64_t)h->last_offset_delta);
 }
 static inline bool record_batch_is_control(const record_batch_header *h)
 {

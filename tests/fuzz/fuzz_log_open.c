@@ -2,15 +2,21 @@
  * directory. Input: byte 0 holds flags, bytes 1-2 (big-endian) the length
  * of a side text, then the side text, then the segment bytes.
  *   bit 0  seal the CRC of every whole batch of the segment bytes first
- *   bit 1  write the side text as leader-epoch-checkpoint
+ *   bit 1  write a side part as leader-epoch-checkpoint
  *   bit 2  split the segment bytes after their first batch into a second
  *          segment named by the offset after that batch
- *   bit 3  write the side text as the first segment's .index
- *   bit 4  write the side text as recovery-point-offset-checkpoint
- * The segment bytes are 00000000000000000000.log. After an open that
- * succeeds, every batch is scanned and read back, the log is closed and
- * opened again: recovery must be idempotent (the second open succeeds with
- * the same offsets and epochs and truncates nothing). */
+ *   bit 3  write a side part as the first segment's .index
+ *   bit 4  write a side part as recovery-point-offset-checkpoint
+ *   bit 5  seal the CRC of each 512-byte recovery-point slot first (the
+ *          8 hex digits after " crc32c ", over the text before it)
+ *   bit 6  open as a member of a multi-node quorum (kq_log_options.repair:
+ *          corruption below the recovery point is cut, not refused)
+ * The side text is cut at NUL bytes into parts for the files enabled, in
+ * the order checkpoint, recovery point, index (the last one enabled takes
+ * the rest). The segment bytes are 00000000000000000000.log. After an open
+ * that succeeds, every batch is scanned and read back, the log is closed
+ * and opened again: recovery must be idempotent (the second open succeeds
+ * with the same offsets and epochs and truncates nothing). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,10 +119,16 @@ static void read_back(kq_log *log, const log_facts *f)
     kq_writer_free(&w);
 }
 
-static void check_reopen(const char *dir, const log_facts *first)
+static kq_log *open_log(const char *dir, bool repair, char *err, size_t errlen)
+{
+    kq_log_options o = {.log_dir = dir, .segment_bytes = SEGMENT_BYTES, .repair = repair};
+    return kq_log_open_with(&o, err, errlen);
+}
+
+static void check_reopen(const char *dir, bool repair, const log_facts *first)
 {
     char err[ERR_BYTES];
-    kq_log *log = kq_log_open(dir, SEGMENT_BYTES, err, sizeof err);
+    kq_log *log = open_log(dir, repair, err, sizeof err);
     if (!log)
         fprintf(stderr, "reopen refused: %s\n", err);
     FUZZ_CHECK(log != NULL, "a recovered log opens again");
@@ -150,20 +162,69 @@ static int write_segments(const char *pdir, const uint8_t *seg, size_t len, bool
     return fuzz_write_file(pdir, name, seg + first, len - first);
 }
 
-static int write_files(const char *pdir, uint8_t flags, const uint8_t *side, size_t side_len,
+#define RP_SLOT_BYTES 512
+#define RP_CRC_FIELD " crc32c "
+
+/* Rewrites the CRC of every slot holding RP_CRC_FIELD and room after it. */
+static void seal_rp_slots(uint8_t *rp, size_t len)
+{
+    size_t field = strlen(RP_CRC_FIELD);
+    for (size_t at = 0; at < len; at += RP_SLOT_BYTES) {
+        size_t n = len - at < RP_SLOT_BYTES ? len - at : RP_SLOT_BYTES;
+        uint8_t *slot = rp + at;
+        for (size_t i = 0; i + field + 8 <= n; i++) {
+            if (memcmp(slot + i, RP_CRC_FIELD, field) != 0)
+                continue;
+            char hex[9];
+            snprintf(hex, sizeof hex, "%08" PRIx32, kq_crc32c(0, slot, i));
+            memcpy(slot + i + field, hex, 8);
+            break;
+        }
+    }
+}
+
+/* The side text's parts, in the order checkpoint, recovery point, index. */
+typedef struct side_parts {
+    uint8_t *part[3];
+    size_t len[3];
+} side_parts;
+
+static void split_side(uint8_t flags, uint8_t *side, size_t len, side_parts *p)
+{
+    static const uint8_t bits[3] = {2, 16, 8};
+    int last = -1;
+    memset(p, 0, sizeof *p);
+    for (int i = 0; i < 3; i++)
+        if (flags & bits[i])
+            last = i;
+    size_t pos = 0;
+    for (int i = 0; i <= last; i++) {
+        if (!(flags & bits[i]))
+            continue;
+        uint8_t *nul = i == last ? NULL : memchr(side + pos, 0, len - pos);
+        size_t end = nul ? (size_t)(nul - side) : len;
+        p->part[i] = side + pos;
+        p->len[i] = end - pos;
+        pos = nul ? end + 1 : end;
+    }
+    if ((flags & 32) && p->part[1])
+        seal_rp_slots(p->part[1], p->len[1]);
+}
+
+static int write_files(const char *pdir, uint8_t flags, uint8_t *side, size_t side_len,
                        const uint8_t *seg, size_t seg_len)
 {
-    if ((flags & 2) && fuzz_write_file(pdir, "leader-epoch-checkpoint", side, side_len) != 0)
-        return -1;
-    if ((flags & 8) && fuzz_write_file(pdir, FIRST_SEGMENT ".index", side, side_len) != 0)
-        return -1;
-    if ((flags & 16) &&
-        fuzz_write_file(pdir, "recovery-point-offset-checkpoint", side, side_len) != 0)
-        return -1;
+    static const char *names[3] = {"leader-epoch-checkpoint", KQ_LOG_RECOVERY_POINT_FILE,
+                                   FIRST_SEGMENT ".index"};
+    side_parts p;
+    split_side(flags, side, side_len, &p);
+    for (int i = 0; i < 3; i++)
+        if (p.part[i] && fuzz_write_file(pdir, names[i], p.part[i], p.len[i]) != 0)
+            return -1;
     return write_segments(pdir, seg, seg_len, (flags & 4) != 0);
 }
 
-static void run(const char *dir, uint8_t flags, const uint8_t *side, size_t side_len,
+static void run(const char *dir, uint8_t flags, uint8_t *side, size_t side_len,
                 uint8_t *seg, size_t seg_len)
 {
     char pdir[FUZZ_PATH_BYTES_MAX];
@@ -174,14 +235,20 @@ static void run(const char *dir, uint8_t flags, const uint8_t *side, size_t side
         seal_crcs(seg, seg_len);
     FUZZ_CHECK(write_files(pdir, flags, side, side_len, seg, seg_len) == 0, "write the files");
     char err[ERR_BYTES];
-    kq_log *log = kq_log_open(dir, SEGMENT_BYTES, err, sizeof err);
+    bool repair = (flags & 64) != 0;
+    kq_log *log = open_log(dir, repair, err, sizeof err);
     if (!log)
         return;
+    int64_t former_end;
+    int32_t last_epoch;
+    if (kq_log_repair(log, &former_end, &last_epoch))
+        FUZZ_CHECK(repair && former_end >= kq_log_end_offset(log),
+                   "a repair is asked for and cuts below the former end");
     log_facts f;
     facts_of(log, &f);
     read_back(log, &f);
     kq_log_close(log);
-    check_reopen(dir, &f);
+    check_reopen(dir, repair, &f);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -193,13 +260,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t side_len = ((size_t)data[1] << 8) | data[2];
     if (side_len > size - 3)
         side_len = size - 3;
-    const uint8_t *side = data + 3;
+    uint8_t *copy = malloc(size - 3 ? size - 3 : 1);
+    FUZZ_CHECK(copy != NULL, "malloc");
+    memcpy(copy, data + 3, size - 3);
+    uint8_t *side = copy, *seg = copy + side_len;
     size_t seg_len = size - 3 - side_len;
-    uint8_t *seg = malloc(seg_len ? seg_len : 1);
-    FUZZ_CHECK(seg != NULL, "malloc");
-    memcpy(seg, side + side_len, seg_len);
     run(dir, data[0], side, side_len, seg, seg_len);
-    free(seg);
+    free(copy);
     fuzz_clear_dir(dir);
     return 0;
 }

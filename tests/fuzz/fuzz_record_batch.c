@@ -172,6 +172,9 @@ static void batches(const uint8_t *data, size_t len)
         if (record_batch_parse_header(data + pos, len - pos, &h) != RECORD_OK)
             break;
         (void)record_batch_check(data + pos, len - pos, &h);
+        /* wraps, never overflows, whatever BaseOffset (outside the CRC) holds */
+        FUZZ_CHECK((uint64_t)record_batch_last_offset(&h) - (uint64_t)h.base_offset ==
+                       (uint64_t)(int64_t)h.last_offset_delta, "last offset = base + delta");
         (void)iterate(data + pos, record_batch_size(&h), valid);
         pos += record_batch_size(&h);
     }

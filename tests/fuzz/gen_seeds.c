@@ -1,6 +1,7 @@
 /* Writes the binary seed inputs of tests/fuzz/corpus/ (wire bodies from the
  * golden bytes of tests/unit/wire, record batches in every codec, crafted
- * log directories). The text seeds (quorum-state, config) are committed as
+ * log directories, and log directories written by the real log with their
+ * recovery point). The text seeds (quorum-state, config) are committed as
  * written by hand. Not a test: run it after a format change,
  *   build-fuzz-gcc/tests/fuzz/fuzz_gen_seeds tests/fuzz/corpus
  * and commit what changed. */
@@ -14,6 +15,7 @@
 
 #include "../unit/wire/golden_all_versions.h"
 #include "fuzz.h"
+#include "kq/log.h"
 #include "kq/record.h"
 #include "kq/wire.h"
 
@@ -301,12 +303,89 @@ static void log_seeds(void)
     put_log("torn-tail", 0, NULL, w.data, w.len - 7);
     put_log("torn-header", 0, NULL, w.data, first + 20);
     put_log("garbage-index", 8, "\x00\x00\x00\x01\x00\x00\x00\x00", w.data, w.len);
-    put_log("recovery-point", 16 | 2, "0\n1\n__cluster_metadata 0 5\n", w.data, w.len);
     w.data[first + 40] ^= 0x10; /* a flipped bit in the second batch: resealed by flag 1 */
     put_log("flipped-bit", 0, NULL, w.data, w.len);
     put_log("flipped-bit-sealed", 1, NULL, w.data, w.len);
     put_log("empty", 0, NULL, NULL, 0);
     kq_writer_free(&w);
+}
+
+/* ---- log directories written by kq_log ---------------------------------- */
+
+typedef struct file_bytes {
+    uint8_t data[SEED_BYTES_MAX];
+    size_t len;
+} file_bytes;
+
+static void slurp(const char *dir, const char *name, file_bytes *f)
+{
+    char path[FUZZ_PATH_BYTES_MAX];
+    snprintf(path, sizeof path, "%s/%s/%s", dir, KQ_LOG_PARTITION_DIR, name);
+    FILE *in = fopen(path, "rb");
+    f->len = in ? fread(f->data, 1, sizeof f->data, in) : 0;
+    if (in)
+        fclose(in);
+}
+
+static void append_flushed(kq_log *log, int32_t epoch, int n, bool flush)
+{
+    kq_writer w;
+    char err[256];
+    kq_writer_init(&w, 0);
+    plain_batch(&w, 0, epoch, n);
+    if (kq_log_append(log, w.data, w.len, kq_log_end_offset(log), epoch, err, sizeof err) != 0)
+        exit(1);
+    kq_log_flush_job *job = NULL;
+    if (flush && kq_log_flush_begin(log, &job) == 0 && job) {
+        if (kq_log_flush_run(job) != 0)
+            exit(1);
+        kq_log_flush_end(log, job);
+    }
+    kq_writer_free(&w);
+}
+
+/* flags, then checkpoint NUL recovery point as the side text, then the log */
+static void put_real(const char *name, uint8_t flags, const file_bytes *ckpt,
+                     const file_bytes *rp, const file_bytes *seg, size_t seg_len)
+{
+    static uint8_t buf[SEED_BYTES_MAX];
+    size_t side = ckpt->len + 1 + rp->len, len = 0;
+    buf[len++] = flags;
+    buf[len++] = (uint8_t)(side >> 8);
+    buf[len++] = (uint8_t)side;
+    memcpy(buf + len, ckpt->data, ckpt->len);
+    len += ckpt->len;
+    buf[len++] = 0;
+    memcpy(buf + len, rp->data, rp->len);
+    len += rp->len;
+    memcpy(buf + len, seg->data, seg_len);
+    put("log_open", name, buf, len + seg_len);
+}
+
+static void real_log_seeds(void)
+{
+    static file_bytes seg, ckpt, rp;
+    const char *dir = fuzz_scratch_dir();
+    char err[256];
+    kq_log *log = dir ? kq_log_open(dir, 1u << 20, err, sizeof err) : NULL;
+    if (!log)
+        exit(1);
+    append_flushed(log, 1, 2, true);
+    append_flushed(log, 1, 3, true);
+    append_flushed(log, 2, 4, true);
+    append_flushed(log, 2, 2, true);
+    append_flushed(log, 3, 1, false); /* the recovery point lags behind this one */
+    kq_log_abandon(log);
+    slurp(dir, "00000000000000000000.log", &seg);
+    slurp(dir, "leader-epoch-checkpoint", &ckpt);
+    slurp(dir, KQ_LOG_RECOVERY_POINT_FILE, &rp);
+    const uint8_t rp_flags = 2 | 16 | 32;
+    put_real("real-recovery-point", rp_flags, &ckpt, &rp, &seg, seg.len);
+    put_real("real-tail-above-recovery-point", rp_flags, &ckpt, &rp, &seg, seg.len - 9);
+    seg.data[70] ^= 0x01; /* in the first batch's records: refused, or repaired */
+    put_real("real-corrupt-below", rp_flags, &ckpt, &rp, &seg, seg.len);
+    put_real("real-corrupt-below-repair", rp_flags | 64, &ckpt, &rp, &seg, seg.len);
+    fuzz_clear_dir(dir);
 }
 
 int main(int argc, char **argv)
@@ -319,5 +398,6 @@ int main(int argc, char **argv)
     wire_seeds();
     record_seeds();
     log_seeds();
+    real_log_seeds();
     return 0;
 }

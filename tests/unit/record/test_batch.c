@@ -77,6 +77,24 @@ static void test_iterate_golden(void **state)
     record_iter_close(&it);
 }
 
+/* The last offset of a hostile header wraps (found by fuzzing log_open: a
+ * BaseOffset of INT64_MIN and a negative delta was undefined behaviour). */
+static void test_last_offset_of_hostile_header(void **state)
+{
+    (void)state;
+    record_batch_header h;
+    memset(&h, 0, sizeof h);
+    h.base_offset = INT64_MIN;
+    h.last_offset_delta = -207;
+    assert_true(record_batch_last_offset(&h) == INT64_MAX - 206);
+    h.base_offset = INT64_MAX;
+    h.last_offset_delta = 1;
+    assert_true(record_batch_last_offset(&h) == INT64_MIN);
+    h.base_offset = 5;
+    h.last_offset_delta = INT32_MAX;
+    assert_true(record_batch_last_offset(&h) == 5 + (int64_t)INT32_MAX);
+}
+
 static void test_bad_magic(void **state)
 {
     (void)state;
@@ -336,6 +354,7 @@ int main(void)
         cmocka_unit_test(test_crc32c_vector),
         cmocka_unit_test(test_parse_golden_header),
         cmocka_unit_test(test_iterate_golden),
+        cmocka_unit_test(test_last_offset_of_hostile_header),
         cmocka_unit_test(test_bad_magic),
         cmocka_unit_test(test_bad_crc),
         cmocka_unit_test(test_rewrite_offset_and_epoch_keeps_crc),
