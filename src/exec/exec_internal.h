@@ -88,6 +88,8 @@ bool exec_producer_id_is_ours(const kq_exec *x, int64_t producer_id);
 
 /* exec_produce.c: the one place producer state is checked and recorded. */
 void exec_append(kq_exec *x, const handler_append *a);
+/* The core's APPEND action: the log, then producer state. */
+void exec_log_append(kq_exec *x, const raft_action *a);
 void exec_rebuild_producers(kq_exec *x);
 
 #endif

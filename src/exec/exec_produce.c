@@ -63,6 +63,19 @@ void exec_append(kq_exec *x, const handler_append *a)
                           x->append_base_offset + a->offset_count - 1, x->append_epoch);
 }
 
+void exec_log_append(kq_exec *x, const raft_action *a)
+{
+    char err[512];
+    uint8_t *data = (uint8_t *)a->append.records; /* request buffer, ours to rewrite */
+    int rc = kq_log_append(x->log, data, a->append.len, a->append.base_offset, a->append.epoch,
+                           err, sizeof(err));
+    if (rc != 0) {
+        exec_fatal(x, "cannot append to the log", err);
+        return;
+    }
+    producer_state_record_batches(x->producers, data, a->append.len); /* recorded here only */
+}
+
 static int exec_rebuild_batch(void *ctx, const uint8_t *batch, size_t len)
 {
     kq_exec *x = ctx;

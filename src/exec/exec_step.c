@@ -39,19 +39,6 @@ static void exec_truncate(kq_exec *x, int64_t offset)
         x->env.on_truncated(x->env.ctx, offset);
 }
 
-static void exec_log_append(kq_exec *x, const raft_action *a)
-{
-    char err[512];
-    uint8_t *data = (uint8_t *)a->append.records; /* request buffer, ours to rewrite */
-    int rc = kq_log_append(x->log, data, a->append.len, a->append.base_offset, a->append.epoch,
-                           err, sizeof(err));
-    if (rc != 0) {
-        exec_fatal(x, "cannot append to the log", err);
-        return;
-    }
-    producer_state_record_batches(x->producers, data, a->append.len);
-}
-
 static void exec_start_flush(kq_exec *x)
 {
     if (x->flush_job)

@@ -464,7 +464,9 @@ kq_log *kq_log_open_with(const kq_log_options *options, char *errbuf, size_t err
 
 bool kq_log_repair(const kq_log *log, int64_t *end_offset, int32_t *last_epoch)
 {
-    if (log->repair_end <= 0)
+    /* A cut that dropped nothing the log does not still hold is no repair
+     * (a recovery point that lied about its position, say). */
+    if (log->repair_end <= kq_log_end_offset(log))
         return false;
     *end_offset = log->repair_end;
     *last_epoch = log->repair_epoch;

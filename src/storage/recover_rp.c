@@ -46,8 +46,9 @@ static int64_t former_end(storage_recovery *rc, rwalk *w)
             p++;
             continue;
         }
-        if (record_batch_last_offset(&h) + 1 > end)
-            end = record_batch_last_offset(&h) + 1;
+        int64_t last = record_batch_last_offset(&h);
+        if (last < INT64_MAX && last + 1 > end)
+            end = last + 1;
         p += record_batch_size(&h);
     }
     return end;
@@ -73,6 +74,10 @@ static int below_rp(storage_recovery *rc, rwalk *w)
             if (log->epochs[i].start_offset < log->repair_end)
                 log->repair_epoch = log->epochs[i].epoch;
         cut_here(rc, w, "corrupt batches", "below");
+        if (log->repair_end <= w->next) {
+            log->repair_end = 0; /* nothing the log does not still hold was lost */
+            return 0;
+        }
         size_t used = strlen(rc->note);
         snprintf(rc->note + used, rc->notelen - used,
                  "; repairing: refetching offsets %" PRId64 "..%" PRId64 " from the leader",

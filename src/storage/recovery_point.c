@@ -57,18 +57,56 @@ static bool rp_sane(const storage_rp *v)
 
 /* Parses a slot; valid only if it renders back to exactly the same bytes
  * (so the CRC, the padding and every digit are checked). */
+
+/* "word " at *p: advances past it. */
+static bool take_word(const char **p, const char *word)
+{
+    size_t n = strlen(word);
+    if (strncmp(*p, word, n) != 0 || (*p)[n] != ' ')
+        return false;
+    *p += n + 1;
+    return true;
+}
+
+/* Decimal digits at *p (then a space or the end of the text), no overflow. */
+static bool take_u64(const char **p, uint64_t *out)
+{
+    const char *q = *p;
+    uint64_t v = 0;
+    if (*q < '0' || *q > '9')
+        return false;
+    for (; *q >= '0' && *q <= '9'; q++) {
+        if (v > (UINT64_MAX - (uint64_t)(*q - '0')) / 10)
+            return false;
+        v = v * 10 + (uint64_t)(*q - '0');
+    }
+    if (*q != ' ' && *q != '\0')
+        return false;
+    *p = *q == ' ' ? q + 1 : q;
+    *out = v;
+    return true;
+}
+
 static bool slot_parse(const char slot[STORAGE_RP_SLOT_BYTES], storage_rp *out)
 {
     char text[STORAGE_RP_SLOT_BYTES + 1];
     memcpy(text, slot, STORAGE_RP_SLOT_BYTES);
     text[STORAGE_RP_SLOT_BYTES] = '\0';
     storage_rp v;
-    int version;
-    if (sscanf(text,
-               STORAGE_RP_MAGIC " %d seq %" SCNu64 " offset %" SCNd64 " start %" SCNd64
-                                " segment %" SCNd64 " position %" SCNu64,
-               &version, &v.seq, &v.offset, &v.start, &v.loc.segment, &v.loc.position) != 6 ||
-        version != STORAGE_RP_VERSION || !rp_sane(&v))
+    uint64_t version = 0, offset, start, segment;
+    const char *p = text;
+    /* Parsed by hand: sscanf is undefined for numbers out of range. */
+    if (!take_word(&p, STORAGE_RP_MAGIC) || !take_u64(&p, &version) ||
+        !take_word(&p, "seq") || !take_u64(&p, &v.seq) || !take_word(&p, "offset") ||
+        !take_u64(&p, &offset) || !take_word(&p, "start") || !take_u64(&p, &start) ||
+        !take_word(&p, "segment") || !take_u64(&p, &segment) || !take_word(&p, "position") ||
+        !take_u64(&p, &v.loc.position) || version != STORAGE_RP_VERSION ||
+        offset > INT64_MAX || start > INT64_MAX || segment > INT64_MAX)
+        return false;
+    v.offset = (int64_t)offset;
+    v.start = (int64_t)start;
+    v.loc.segment = (int64_t)segment;
+    if (!rp_sane(&v))
         return false;
     char again[STORAGE_RP_SLOT_BYTES];
     slot_render(&v, again);
