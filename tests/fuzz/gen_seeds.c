@@ -131,6 +131,48 @@ static void wire_seeds(void)
     }
 }
 
+/* handler_frame seeds: every API's oldest and newest golden request as a
+ * whole frame (u16 length, header, body), and all of them in one input. */
+static void frame_append(kq_writer *w, int16_t key, const golden_case *c)
+{
+    kq_writer f;
+    kq_writer_init(&f, 0);
+    wire_request_header h = {key, c->version, 42, kq_slice_cstr("seed")};
+    wire_request_header_encode(&f, &h);
+    kq_write_raw(&f, c->bytes, c->len);
+    kq_write_i16(w, (int16_t)f.len);
+    kq_write_raw(w, f.data, f.len);
+    kq_writer_free(&f);
+}
+
+static void handler_frame_seeds(void)
+{
+    int n;
+    const wire_api_range *apis = wire_advertised_apis(&n);
+    kq_writer all;
+    kq_writer_init(&all, 0);
+    for (int i = 0; i < n; i++) {
+        const struct golden_api *g = golden_of(apis[i].api_key);
+        if (!g)
+            continue;
+        size_t picks[2] = {0, g->nreq - 1};
+        for (int k = 0; k < 2; k++) {
+            kq_writer w;
+            kq_writer_init(&w, 0);
+            frame_append(&w, g->key, &g->req[picks[k]]);
+            char name[128];
+            snprintf(name, sizeof name, "%s-v%d", g->name, g->req[picks[k]].version);
+            if (w.len <= SEED_BYTES_MAX)
+                put("handler_frame", name, w.data, w.len);
+            kq_writer_free(&w);
+        }
+        frame_append(&all, g->key, &g->req[g->nreq - 1]);
+    }
+    if (all.len <= SEED_BYTES_MAX)
+        put("handler_frame", "every-api-newest", all.data, all.len);
+    kq_writer_free(&all);
+}
+
 /* ---- record batches ---------------------------------------------------- */
 
 typedef struct blob {
@@ -396,6 +438,7 @@ int main(int argc, char **argv)
     }
     corpus = argv[1];
     wire_seeds();
+    handler_frame_seeds();
     record_seeds();
     log_seeds();
     real_log_seeds();
