@@ -149,6 +149,10 @@ int64_t kq_log_flush_job_offset(const kq_log_flush_job *job);
 ssize_t kq_log_read(kq_log *log, int64_t offset, int64_t end_offset, size_t max_bytes,
                     kq_writer *out);
 
+/* The base offset of the batch holding offset, or -1 (outside the log, or
+ * unreadable). */
+int64_t kq_log_batch_start(kq_log *log, int64_t offset);
+
 /* Names the file and position of the batch at offset, for a refusal or a
  * repair note ("<dir>/<segment>.log, the batch at offset O (at or after
  * position P)"). Returns what snprintf does. */

@@ -199,6 +199,10 @@ enum raft_event_type {
     RAFT_EVENT_FLUSHED,        /* everything below flushed_offset is durable */
     RAFT_EVENT_CLIENT_APPEND,  /* append client batches (leader only) */
     RAFT_EVENT_SHUTDOWN,       /* graceful shutdown requested */
+    /* The log was cut lower than a TRUNCATE asked, at log_end_offset (the
+     * start of the batch holding the offset asked: a peer's DivergingEpoch
+     * end inside one of our batches, as Kafka truncates). */
+    RAFT_EVENT_LOG_TRUNCATED,
 };
 
 typedef struct raft_event {
@@ -206,6 +210,7 @@ typedef struct raft_event {
     int64_t now_ms;
     raft_msg msg;            /* RECEIVE; SEND_FAILED uses type and to */
     int64_t flushed_offset;  /* FLUSHED */
+    int64_t log_end_offset;  /* LOG_TRUNCATED */
     struct {                 /* CLIENT_APPEND: one or more v2 batches, already validated */
         const uint8_t *records;
         size_t len;

@@ -227,6 +227,7 @@ kq_exec *exec_create(const exec_config *config, const exec_env *env, char *err, 
     x->last_role = (enum raft_role)-1;
     x->pid_log_max = -1;
     x->rejected_logged = -1;
+    x->truncated_lower = -1;
     raft_quorum_state qs;
     if (!exec_open_storage(x, &qs, err, errlen))
         goto fail;

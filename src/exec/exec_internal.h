@@ -51,6 +51,7 @@ struct kq_exec {
      * (bit per message type, per voter index), so it is bounded. */
     uint32_t send_failed[EXEC_VOTERS_MAX];
     bool flush_idle;     /* a FLUSH found nothing to do: report FLUSHED */
+    int64_t truncated_lower; /* a TRUNCATE cut lower (batch start): report it; -1 */
     exec_relay forwards[EXEC_FORWARDS_MAX];
     uint32_t forward_generation;
     int64_t raft_wake_ms;

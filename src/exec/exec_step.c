@@ -29,6 +29,15 @@ static void exec_store_qstate(kq_exec *x, const raft_quorum_state *qs)
 static void exec_truncate(kq_exec *x, int64_t offset)
 {
     char err[512];
+    /* A peer's DivergingEpoch end may fall inside one of our batches: cut at
+     * the start of that batch, as Kafka does, and tell the core after. */
+    int64_t start = kq_log_batch_start(x->log, offset);
+    if (start >= 0 && start < offset) {
+        log_line("node %d: truncation point %" PRId64 " lies inside a batch; cutting at its "
+                 "start %" PRId64, x->cfg.node_id, offset, start);
+        offset = start;
+        x->truncated_lower = offset;
+    }
     if (kq_log_truncate(x->log, offset, err, sizeof(err)) != 0) {
         exec_fatal(x, "cannot truncate the log", err);
         return;
@@ -156,6 +165,12 @@ static void exec_step_one(kq_exec *x, raft_event *event)
 static bool exec_next_followup(kq_exec *x, raft_event *ev)
 {
     memset(ev, 0, sizeof(*ev));
+    if (x->truncated_lower >= 0) {
+        ev->type = RAFT_EVENT_LOG_TRUNCATED;
+        ev->log_end_offset = x->truncated_lower;
+        x->truncated_lower = -1;
+        return true;
+    }
     if (x->flush_idle) {
         x->flush_idle = false;
         ev->type = RAFT_EVENT_FLUSHED;

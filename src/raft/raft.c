@@ -164,11 +164,20 @@ void raft_truncate(raft *r, raft_output *out, int64_t offset)
     if (!a)
         return;
     a->offset = offset;
+    raft_note_end(r, offset);
+}
+
+void raft_note_end(raft *r, int64_t offset)
+{
+    if (offset < 0 || offset >= r->end_offset)
+        return;
     r->end_offset = offset;
     if (r->flushed_offset > offset)
         r->flushed_offset = offset;
     if (r->flush_inflight && r->flush_target > offset)
         r->flush_target = offset; /* the pending FLUSHED cannot vouch for new data */
+    if (r->fetch_verified_end > offset)
+        r->fetch_verified_end = offset;
     raft_ec_truncate(&r->ec, offset);
 }
 
@@ -255,6 +264,7 @@ void raft_step(raft *r, const raft_event *ev, raft_output *out)
     case RAFT_EVENT_FLUSHED: on_flushed(r, ev, out); break;
     case RAFT_EVENT_CLIENT_APPEND: raft_on_client_append(r, ev, out); break;
     case RAFT_EVENT_SHUTDOWN: raft_on_shutdown(r, out); break;
+    case RAFT_EVENT_LOG_TRUNCATED: raft_note_end(r, ev->log_end_offset); break;
     }
 
     /* Run the current role's timers until the role settles (a single voter

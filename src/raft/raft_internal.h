@@ -147,6 +147,8 @@ void raft_ec_end_for(const raft_epoch_cache *ec, int32_t epoch, int64_t log_end,
 raft_action *raft_out_push(raft_output *out, enum raft_action_type type);
 /* True while more than RAFT_ACTIONS_RESERVE slots are free. */
 bool raft_out_has_room(raft *r, const raft_output *out);
+/* The log now ends at offset (lower): end, flushed, epoch cache follow. */
+void raft_note_end(raft *r, int64_t offset);
 /* Refetching data lost to corruption (raft_log_state.repair_end_offset). */
 static inline bool raft_repairing(const raft *r)
 {

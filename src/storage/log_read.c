@@ -209,3 +209,17 @@ int kq_log_describe(kq_log *log, int64_t offset, char *buf, size_t len)
                     " (at or after position %" PRIu64 ")", log->dir, seg->base_offset, offset,
                     storage_index_lookup(seg, offset));
 }
+
+int64_t kq_log_batch_start(kq_log *log, int64_t offset)
+{
+    if (offset < kq_log_start_offset(log) || offset >= kq_log_end_offset(log))
+        return -1;
+    storage_segment *seg = storage_segment_find(log, offset);
+    uint64_t pos, size;
+    if (!seg || locate(log->fs, seg, offset, &pos, &size) != 0)
+        return -1;
+    uint8_t h[8];
+    if (storage_pread_all(log->fs, seg->fd, h, sizeof h, pos) != 0)
+        return -1;
+    return (int64_t)storage_be64(h);
+}

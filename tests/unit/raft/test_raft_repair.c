@@ -1,4 +1,5 @@
-/* A replica repairing corruption (issue 8): storage truncated it below what
+/* A replica repairing corruption (issue 8), and a log cut lower than asked.
+ * A replica repairing corruption: storage truncated it below what
  * it once held durably. Until it has fetched and flushed that far again it
  * votes as if it still had that end and never stands for election. */
 #include "raft_test_util.h"
@@ -73,12 +74,42 @@ static void test_without_repair_it_stands(void **state)
     raft_destroy(r);
 }
 
+/* The driver cut lower than a TRUNCATE asked (the start of the batch holding
+ * the offset): the core's end, flushed offset and epochs follow, and its next
+ * fetch starts there. */
+static void test_log_truncated_lower(void **state)
+{
+    (void)state;
+    raft_config c = rt_config(1, 3);
+    static const raft_epoch_entry epochs[] = {{1, 0}, {2, 3}};
+    raft *r = rt_create(&c, 2, -1, -1, 9, epochs, 2);
+    raft_output out;
+    raft_event ev;
+    memset(&ev, 0, sizeof(ev));
+    ev.type = RAFT_EVENT_LOG_TRUNCATED;
+    ev.log_end_offset = 2;
+    ev.now_ms = 1;
+    raft_step(r, &ev, &out);
+    raft_status st;
+    raft_get_status(r, &st);
+    assert_int_equal(st.log_end_offset, 2);
+    assert_int_equal(st.flushed_offset, 2);
+    assert_int_equal(rt_count(&out, RAFT_ACTION_TRUNCATE), 0); /* already done */
+    /* a higher "end" changes nothing */
+    ev.log_end_offset = 5;
+    raft_step(r, &ev, &out);
+    raft_get_status(r, &st);
+    assert_int_equal(st.log_end_offset, 2);
+    raft_destroy(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_votes_as_if_it_still_had_its_end),
         cmocka_unit_test(test_never_stands_for_election_while_repairing),
         cmocka_unit_test(test_without_repair_it_stands),
+        cmocka_unit_test(test_log_truncated_lower),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

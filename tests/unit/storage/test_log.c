@@ -187,6 +187,19 @@ static void test_tail_start(void **state)
     assert_int_equal(next, 180);
 }
 
+/* kq_log_batch_start: the base of the batch holding an offset. */
+static void test_batch_start(void **state)
+{
+    tu_fixture *f = *state;
+    open_log(f, 4000);
+    append_batches(f, 10, 3, 100, 1); /* batches of 3: bases 0, 3, 6, ... */
+    assert_int_equal(kq_log_batch_start(f->log, 0), 0);
+    assert_int_equal(kq_log_batch_start(f->log, 4), 3);
+    assert_int_equal(kq_log_batch_start(f->log, 29), 27);
+    assert_int_equal(kq_log_batch_start(f->log, 30), -1);
+    assert_int_equal(kq_log_batch_start(f->log, -1), -1);
+}
+
 static void test_index_entries(void **state)
 {
     tu_fixture *f = *state;
@@ -449,6 +462,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_read_limits, tu_setup, tu_teardown),
         cmocka_unit_test_setup_teardown(test_roll_and_index, tu_setup, tu_teardown),
         cmocka_unit_test_setup_teardown(test_tail_start, tu_setup, tu_teardown),
+        cmocka_unit_test_setup_teardown(test_batch_start, tu_setup, tu_teardown),
         cmocka_unit_test_setup_teardown(test_index_entries, tu_setup, tu_teardown),
         cmocka_unit_test_setup_teardown(test_flush_job, tu_setup, tu_teardown),
         cmocka_unit_test_setup_teardown(test_flush_on_worker_thread, tu_setup, tu_teardown),
