@@ -86,6 +86,37 @@ _Static_assert(KQ_NET_READ_CHUNK_BYTES <= KQ_REQUEST_FRAME_BYTES_DEFAULT,
 /* Largest consumer fetch answer, whatever the client asks. */
 #define HANDLER_FETCH_BYTES_MAX KQ_FETCH_RESPONSE_BYTES_MAX
 
+/* ---- records (src/record) */
+#define RECORD_BATCH_BYTES_MAX (64u << 20)  /* one record batch */
+/* Snappy's densest element emits 64 bytes from 3 (a copy with a 2-byte
+ * offset), so a block of n bytes cannot decode to more than 22 * n: a block
+ * claiming more is refused before anything is reserved. */
+#define RECORD_SNAPPY_EXPANSION_MAX 22
+
+/* ---- storage (src/storage) */
+#define STORAGE_PATH_MAX 4096
+/* A leader-epoch-checkpoint larger than this is refused as corrupt (about a
+ * million entries; the cache gains one entry per leader epoch). */
+#define STORAGE_EPOCH_CHECKPOINT_BYTES_MAX (16u << 20)
+/* The recovery point is fdatasync'd every this many flush jobs (and after a
+ * roll, on truncation below it, on close): it may lag by that many. */
+#define KQ_LOG_RECOVERY_POINT_SYNC_JOBS 64
+#define RECOVER_SCAN_CHUNK_BYTES (1u << 20)  /* read at a time by recovery */
+#define RECOVER_RESYNC_BYTES_MAX (64u << 20) /* a repair looks this far past damage */
+
+/* ---- the core and net internals */
+#define RAFT_LC_BATCH_BYTES_MAX 1024  /* one LeaderChange batch, every voter listed */
+#define WRITE_BUFS_MAX 64             /* buffers in one gathered uv_write */
+#define EXEC_PRODUCER_ID_BLOCK 1000   /* producer ids reserved per durable write */
+
+_Static_assert(RECORD_BATCH_BYTES_MAX <= HANDLER_RESPONSE_BYTES_MAX - (1u << 20),
+               "a maximal batch fits one fetch answer with its headers");
+_Static_assert(RECORD_BATCH_BYTES_MAX <= HANDLER_ARENA_BYTES_MAX,
+               "a request carrying a maximal batch decodes within the arena");
+_Static_assert(RECOVER_SCAN_CHUNK_BYTES <= RECORD_BATCH_BYTES_MAX,
+               "recovery reads a batch in chunks no larger than a batch");
+_Static_assert(RAFT_LC_BATCH_BYTES_MAX >= 61 + 16 + 8 * RAFT_VOTERS_MAX,
+               "a LeaderChange batch header, record and every voter fit");
 _Static_assert(RAFT_VOTERS_MAX <= 32, "per-voter bit sets are 32 bits wide");
 _Static_assert(RAFT_ACTIONS_MAX >= 2 * RAFT_VOTERS_MAX,
                "one output can address every voter twice (request and answer)");

@@ -15,16 +15,15 @@
 
 #include "kq/buf.h"
 #include "kq/fs.h"
+#include "kq/limits.h"
 #include "kq/raft.h"
 
 #define KQ_LOG_PARTITION_DIR "__cluster_metadata-0"
 #define KQ_LOG_INDEX_INTERVAL_BYTES 4096
 /* The recovery point (FORMAT.md): every batch below it is durable. */
 #define KQ_LOG_RECOVERY_POINT_FILE "recovery-point-offset-checkpoint"
-/* Every this many flush jobs (and in the first job after a roll) the job
- * also fdatasyncs the recovery-point file; in between it is only written,
- * so after a power loss it may lag by up to this many jobs. */
-#define KQ_LOG_RECOVERY_POINT_SYNC_JOBS 64
+/* KQ_LOG_RECOVERY_POINT_SYNC_JOBS (kq/limits.h): how often a flush job also
+ * fdatasyncs the recovery-point file. */
 
 typedef struct kq_log kq_log;
 

@@ -10,14 +10,10 @@
 #include <stdint.h>
 
 #include "kq/buf.h"
+#include "kq/limits.h"
 
 #define RECORD_BATCH_HEADER_BYTES 61
 #define RECORD_BATCH_LOG_OVERHEAD 12 /* BaseOffset + Length */
-#define RECORD_BATCH_BYTES_MAX (64u << 20)
-/* A snappy element yields at most 64 bytes from 3 input bytes (a copy with a
- * 2-byte offset), so a block of n bytes cannot decode to more than 22 * n:
- * a block claiming more is refused before anything is reserved. */
-#define RECORD_SNAPPY_EXPANSION_MAX 22
 
 #define RECORD_ATTR_COMPRESSION_MASK 0x07
 #define RECORD_ATTR_TIMESTAMP_LOG_APPEND 0x08

@@ -8,7 +8,6 @@
 #include "kq/limits.h"
 #include "kq/net.h"
 
-#define WRITE_BUFS_MAX 64
 
 struct net_slot {
     net_conn *conn;

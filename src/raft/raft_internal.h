@@ -13,8 +13,6 @@
 #include "kq/buf.h"
 #include "kq/raft.h"
 
-/* Room for one LeaderChange control batch with RAFT_VOTERS_MAX voters. */
-#define RAFT_LC_BATCH_BYTES_MAX 1024
 /* Actions kept free for STORE_QSTATE, responses and FLUSH when the core emits
  * optional actions (request retries, parked fetch answers). */
 #define RAFT_ACTIONS_RESERVE 6

@@ -6,10 +6,6 @@
 #include "kq/record.h"
 #include "storage_internal.h"
 
-/* Bytes read from a segment file at a time during recovery. */
-#define RECOVER_SCAN_CHUNK_BYTES (1u << 20)
-/* How far a repair looks past damage for whole batches (see former_end). */
-#define RECOVER_RESYNC_BYTES_MAX (64u << 20)
 /* Room for what is wrong with one batch. */
 #define RECOVER_WHY_BYTES 192
 

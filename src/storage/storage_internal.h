@@ -9,12 +9,9 @@
 
 #include "kq/fs.h"
 #include "kq/log.h"
+#include "kq/limits.h"
 #include "kq/mutants.h"
 
-#define STORAGE_PATH_MAX 4096
-/* A leader-epoch-checkpoint larger than this is refused as corrupt (about a
- * million entries; the cache gains one entry per leader epoch). */
-#define STORAGE_EPOCH_CHECKPOINT_BYTES_MAX (16u << 20)
 
 /* The recovery-point file (recovery_point.c, FORMAT.md): two slots of one
  * disk sector each, so that a torn write damages at most the one written. */
