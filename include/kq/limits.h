@@ -104,11 +104,24 @@ _Static_assert(KQ_NET_READ_CHUNK_BYTES <= KQ_REQUEST_FRAME_BYTES_DEFAULT,
 #define RECOVER_SCAN_CHUNK_BYTES (1u << 20)  /* read at a time by recovery */
 #define RECOVER_RESYNC_BYTES_MAX (64u << 20) /* a repair looks this far past damage */
 
+/* ---- files and inputs bounded when read */
+#define CFG_LINE_MAX 16384                /* one properties line */
+#define QSTATE_FILE_MAX 65536             /* the quorum-state file */
+#define LEADER_CHANGE_VOTERS_MAX 4096     /* voters a LeaderChange record may list */
+#define ZSTD_WINDOW_LOG_MAX 26            /* zstd window a batch may ask for (64 MiB) */
+#define PEER_QUEUE_MAX 256                /* requests queued per outbound peer */
+
 /* ---- the core and net internals */
 #define RAFT_LC_BATCH_BYTES_MAX 1024  /* one LeaderChange batch, every voter listed */
 #define WRITE_BUFS_MAX 64             /* buffers in one gathered uv_write */
 #define EXEC_PRODUCER_ID_BLOCK 1000   /* producer ids reserved per durable write */
 
+_Static_assert(LEADER_CHANGE_VOTERS_MAX >= RAFT_VOTERS_MAX,
+               "our own LeaderChange records parse back");
+_Static_assert((1ull << ZSTD_WINDOW_LOG_MAX) <= RECORD_BATCH_BYTES_MAX,
+               "a zstd window never exceeds the largest batch it can decode into");
+_Static_assert(PEER_QUEUE_MAX >= 2 * RAFT_ACTIONS_MAX,
+               "a peer queue holds a full output of sends");
 _Static_assert(RECORD_BATCH_BYTES_MAX <= HANDLER_RESPONSE_BYTES_MAX - (1u << 20),
                "a maximal batch fits one fetch answer with its headers");
 _Static_assert(RECORD_BATCH_BYTES_MAX <= HANDLER_ARENA_BYTES_MAX,

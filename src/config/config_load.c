@@ -12,7 +12,6 @@
 #include "config_internal.h"
 #include "kq/limits.h"
 
-#define CFG_LINE_MAX 16384
 /* Stands in for a value handed to the handler through cfg_ctx.side_value. */
 #define CFG_SIDE_MARK "\x01"
 

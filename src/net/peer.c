@@ -2,6 +2,7 @@
  * after quorum.retry.backoff.ms, pipeline requests and match responses by
  * correlation id, fail a request after quorum.request.timeout.ms. A peer that
  * is down, slow or sends garbage only ever costs its own channel. */
+#include "kq/limits.h"
 #include "kq/net.h"
 
 #include <stdio.h>
@@ -10,7 +11,6 @@
 
 #include "kq/log_line.h"
 
-#define PEER_QUEUE_MAX 256
 #define PEER_READ_CHUNK (64 * 1024)
 
 enum peer_state { PEER_IDLE, PEER_RESOLVING, PEER_CONNECTING, PEER_CONNECTED, PEER_CLOSING, PEER_BACKOFF };

@@ -7,11 +7,11 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "kq/limits.h"
 #include "kq/record.h"
 
 #define OUT_CHUNK (256u << 10)
 /* zstd frames may declare a window up to this log; 2^26 = the output bound. */
-#define ZSTD_WINDOW_LOG_MAX 26
 
 static size_t out_limit(const kq_writer *w)
 {

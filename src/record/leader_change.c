@@ -1,9 +1,9 @@
 /* LeaderChangeMessage control batches (control type 2). */
 #include <string.h>
 
+#include "kq/limits.h"
 #include "kq/record.h"
 
-#define LEADER_CHANGE_VOTERS_MAX 4096
 
 static void write_voters(kq_writer *w, const int32_t *ids, int n)
 {

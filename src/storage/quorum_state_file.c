@@ -10,7 +10,6 @@
 #include "storage_internal.h"
 
 #define QSTATE_NAME "quorum-state"
-#define QSTATE_FILE_MAX 65536
 
 typedef struct json {
     const char *p;
