@@ -449,7 +449,11 @@ static void wc_produce_result(w_world *w, w_client *c, const wc_inflight *f,
     }
     if (e == KAFKA_NOT_LEADER_OR_FOLLOWER)
         wc_hint(w, c, pr->current_leader_id, pr->current_leader_epoch);
-    if (wc_produce_retriable(e)) {
+    /* A stale leader (cut off, paused, not yet told of the new epoch) lacks
+     * the batches its successor committed, so it sees a sequence gap, as a
+     * Kafka broker would; only the newest leader's OUT_OF_ORDER is a bug. */
+    bool stale = e == KAFKA_OUT_OF_ORDER_SEQUENCE_NUMBER && idem && f->node != w_current_leader(w);
+    if (wc_produce_retriable(e) || stale) {
         if (!idem)
             b->live = false; /* may have been appended: a retry could duplicate it */
         return;
