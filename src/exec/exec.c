@@ -268,7 +268,6 @@ void exec_destroy(kq_exec *x, bool abandon_flush)
     if (!x)
         return;
     handler_destroy(x->handler);
-    exec_forwards_free(x);
     if (x->flush_job) {
         KQ_ASSERT(abandon_flush);
         kq_log_flush_end(x->log, x->flush_job); /* frees the job; the log closes next */

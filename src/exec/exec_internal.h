@@ -80,7 +80,6 @@ void exec_forward_response(kq_exec *x, uint64_t tag, const uint8_t *frame, size_
 bool exec_tag_is_forward(uint64_t tag);
 void exec_raft_response(kq_exec *x, int32_t node_id, uint64_t tag, const uint8_t *frame,
                         size_t len);
-void exec_forwards_free(kq_exec *x);
 
 /* exec_producer_ids.c */
 bool exec_producer_ids_open(kq_exec *x, char *err, size_t errlen);

@@ -152,9 +152,3 @@ void exec_forward_response(kq_exec *x, uint64_t tag, const uint8_t *frame, size_
     e->in_use = false;
     handler_forward_answer(x->handler, e->slot, &e->f, frame, len);
 }
-
-void exec_forwards_free(kq_exec *x)
-{
-    for (int i = 0; i < EXEC_FORWARDS_MAX; i++)
-        x->forwards[i].in_use = false; /* slots die with the transport */
-}

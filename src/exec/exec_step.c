@@ -196,12 +196,14 @@ void exec_step(kq_exec *x, raft_event *event)
     if (x->failed)
         return;
     exec_step_one(x, event);
-    /* A CLIENT_APPEND's answer, before follow-ups reuse the output. */
-    x->append_error = x->out.append_error;
-    x->append_base_offset = x->out.append_base_offset;
-    raft_status st;
-    raft_get_status(x->raft, &st);
-    x->append_epoch = st.epoch;
+    if (event->type == RAFT_EVENT_CLIENT_APPEND) {
+        /* Its answer and epoch, before follow-ups reuse the output. */
+        x->append_error = x->out.append_error;
+        x->append_base_offset = x->out.append_base_offset;
+        raft_status st;
+        raft_get_status(x->raft, &st);
+        x->append_epoch = st.epoch;
+    }
     raft_event ev;
     while (!x->failed && exec_next_followup(x, &ev))
         exec_step_one(x, &ev);

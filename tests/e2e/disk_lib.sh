@@ -9,14 +9,7 @@ PARTITION=__cluster_metadata-0
 # if it exited (its status in TRY_RC), 2 if it neither listened nor exited.
 try_start() {
     local name=$1 props=$2 port=$3 secs=${4:-30} i
-    SERVER_PROPS[$name]=$props
-    SERVER_PORT[$name]=$port
-    local id
-    id="$(sed -n 's/^[[:space:]]*\(broker\|node\)\.id[[:space:]]*[=:][[:space:]]*\([0-9]\+\).*/\2/p' "$props" | tail -n 1)"
-    [[ -n "$id" ]] && ID_PORT[$id]=$port
-    echo "=== start $(date +%T.%N)" >> "$E2E_TMP/$name.log"
-    "$SERVER_BIN" "$props" >> "$E2E_TMP/$name.log" 2>&1 &
-    SERVER_PID[$name]=$!
+    launch_server "$name" "$props" "$port"
     TRY_RC=""
     for ((i = 0; i < secs * 10; i++)); do
         if ! kill -0 "${SERVER_PID[$name]}" 2>/dev/null; then

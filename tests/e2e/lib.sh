@@ -124,9 +124,9 @@ verbose=false
 EOF
 }
 
-# start_server <name> <props file> <port>: starts in the background, logs to
-# $E2E_TMP/<name>.log (appending across restarts) and waits for the port.
-start_server() {
+# launch_server <name> <props file> <port>: starts it in the background,
+# logging to $E2E_TMP/<name>.log (appending across restarts); no wait.
+launch_server() {
     local name=$1 props=$2 port=$3
     SERVER_PROPS[$name]=$props
     SERVER_PORT[$name]=$port
@@ -136,7 +136,13 @@ start_server() {
     echo "=== start $(date +%T.%N)" >> "$E2E_TMP/$name.log"
     "$SERVER_BIN" "$props" >> "$E2E_TMP/$name.log" 2>&1 &
     SERVER_PID[$name]=$!
-    wait_port "$name" 30
+}
+
+# start_server <name> <props file> <port>: launch_server, then waits for
+# the port.
+start_server() {
+    launch_server "$@"
+    wait_port "$1" 30
 }
 
 restart_server() {
