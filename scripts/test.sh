@@ -138,6 +138,8 @@ if want sim && ((asan_ok)); then
         sim_mutant producer-id-reuse producer-id-unique
         sim_mutant fsync-error-continue recovered-durable
         sim_mutant recovery-truncates-corruption recovered-durable
+        sim_mutant storage-ignore-trunc-floor flushed-is-durable
+        sim_mutant follower-hw-unverified committed-data
     else
         echo "scripts/simulate.sh not present: simulator not run"
     fi

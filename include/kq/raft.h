@@ -11,6 +11,9 @@
  *    stable storage. The core counts only flushed offsets: the leader never
  *    serves or commits above its own flushed end offset and a follower never
  *    fetches from above its own (the seed change, KAFKA-10533).
+ *    A TRUNCATE may come while a FLUSH is still out (a follower's keepalive
+ *    fetch during a slow flush learned of a divergence): the FLUSHED of that
+ *    flush must not report more than the cut (storage's truncation floor).
  */
 #ifndef KQ_RAFT_H
 #define KQ_RAFT_H
@@ -43,6 +46,9 @@ enum raft_mutant {
     RAFT_MUTANT_HW_ANY_EPOCH = 1u << 3,     /* advance HW before an entry of this epoch commits */
     /* grant a pre-vote while still following a live leader (KIP-996 check) */
     RAFT_MUTANT_PREVOTE_IGNORES_LEADER_CONTACT = 1u << 4,
+    /* a follower's HW covers its whole flushed log, also the part the
+     * leader has not confirmed (a tail of its own from an epoch it led) */
+    RAFT_MUTANT_FOLLOWER_HW_UNVERIFIED = 1u << 5,
 };
 
 typedef struct raft_config {

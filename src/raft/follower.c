@@ -1,5 +1,6 @@
 /* Followers and observers: pull-based fetching (never above the own flushed
- * end, one Fetch in flight, none while the last response is still unflushed),
+ * end, one Fetch in flight, only keepalives while the last response is still
+ * unflushed),
  * appending and truncating, and the BeginQuorumEpoch / EndQuorumEpoch
  * requests a leader sends to voters. */
 #include <stdio.h>
@@ -30,13 +31,37 @@ static raft_peer *pick_target(raft *r)
     return n ? eligible[raft_prng_below(r, (uint32_t)n)] : NULL;
 }
 
+/* Whether the next fetch is a keepalive: the last response is still being
+ * flushed (its FLUSHED comes before the next real fetch), and the flush has
+ * been out long enough. A keepalive asks from the flushed end, so it reports
+ * only durable progress (KAFKA-10533) and keeps the leader's check-quorum and
+ * our fetch timer fed through a slow fsync; its records are not appended (a
+ * DivergingEpoch in its answer still truncates: below a flush that is still
+ * running, which storage's truncation floor covers). Returns false when no
+ * fetch may leave now. */
+static bool fetch_allowed(raft *r, raft_output *out, bool *keepalive)
+{
+    *keepalive = false;
+    if ((r->cfg.mutants & RAFT_MUTANT_SKIP_FLUSH) || r->flushed_offset >= r->end_offset)
+        return true;
+    if (!r->flush_inflight)
+        return false; /* the FLUSH action comes at the end of this step */
+    if (r->now_ms < r->flush_keepalive_at_ms) {
+        raft_wake(out, r->flush_keepalive_at_ms);
+        return false;
+    }
+    *keepalive = true;
+    return true;
+}
+
 void raft_maybe_fetch(raft *r, raft_output *out)
 {
     bool seeking = !r->is_voter && (r->role == RAFT_ROLE_UNATTACHED || r->role == RAFT_ROLE_VOTED);
     if (r->role != RAFT_ROLE_FOLLOWER && !seeking)
         return;
-    if (!(r->cfg.mutants & RAFT_MUTANT_SKIP_FLUSH) && r->flushed_offset < r->end_offset)
-        return; /* FLUSHED of the last response comes first */
+    bool keepalive;
+    if (!fetch_allowed(r, out, &keepalive))
+        return;
     raft_peer *p = pick_target(r);
     if (!p || !raft_can_request(r, p, out))
         return;
@@ -47,11 +72,15 @@ void raft_maybe_fetch(raft *r, raft_output *out)
         .current_leader_epoch = r->q.epoch,
         .fetch_offset = pos,
         .last_fetched_epoch = pos > 0 ? raft_ec_epoch_of(&r->ec, pos - 1) : 0,
-        .max_wait_ms = (int32_t)r->cfg.fetch_max_wait_ms,
-        .max_bytes = (int32_t)r->cfg.fetch_max_bytes,
+        .max_wait_ms = keepalive ? 0 : (int32_t)r->cfg.fetch_max_wait_ms,
+        .max_bytes = keepalive ? 0 : (int32_t)r->cfg.fetch_max_bytes,
     };
     r->fetch_target = p->id;
-    raft_request(r, out, p, &m);
+    if (!raft_request(r, out, p, &m))
+        return;
+    p->out.fetch_keepalive = keepalive;
+    if (keepalive)
+        r->flush_keepalive_at_ms = r->now_ms + raft_flush_keepalive_ms(r);
 }
 
 void raft_poll_follower(raft *r, raft_output *out)
@@ -81,7 +110,12 @@ void raft_follower_update_hw(raft *r, raft_output *out)
 {
     if (r->role != RAFT_ROLE_FOLLOWER || r->leader_hw < 0)
         return;
+    /* Only over what is flushed and what the leader confirmed: our flushed
+     * tail may be our own, from an epoch we led, that this leader lacks (a
+     * keepalive learns its HW before the flush ends). */
     int64_t pos = raft_fetch_position(r);
+    if (pos > r->fetch_verified_end && !(r->cfg.mutants & RAFT_MUTANT_FOLLOWER_HW_UNVERIFIED))
+        pos = r->fetch_verified_end;
     raft_set_hw(r, out, r->leader_hw < pos ? r->leader_hw : pos);
 }
 
@@ -210,7 +244,7 @@ void raft_on_fetch_response(raft *r, const raft_msg *m, raft_output *out)
     /* The leader checked our log up to fetch_offset before answering. */
     if (req.fetch_offset > r->fetch_verified_end)
         r->fetch_verified_end = req.fetch_offset;
-    if (f->records_len > 0) {
+    if (f->records_len > 0 && !req.fetch_keepalive) {
         if (!append_records(r, out, req.fetch_offset, f->records, f->records_len,
                             f->leader_epoch)) {
             p->out.retry_at_ms = r->now_ms + r->cfg.retry_backoff_ms; /* dropped */

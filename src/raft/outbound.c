@@ -28,6 +28,7 @@ bool raft_request(raft *r, raft_output *out, raft_peer *peer, raft_msg *msg)
         peer->out.fetch_offset = msg->u.fetch_request.fetch_offset;
         peer->out.fetch_last_epoch = msg->u.fetch_request.last_fetched_epoch;
         peer->out.fetch_max_wait_ms = msg->u.fetch_request.max_wait_ms;
+        peer->out.fetch_keepalive = false; /* the caller sets it */
     }
     return true;
 }

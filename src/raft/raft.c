@@ -203,6 +203,7 @@ static void maybe_flush(raft *r, raft_output *out)
     a->offset = r->end_offset;
     r->flush_inflight = true;
     r->flush_target = r->end_offset;
+    r->flush_keepalive_at_ms = r->now_ms + raft_flush_keepalive_ms(r);
 }
 
 static void on_receive(raft *r, const raft_msg *m, raft_output *out)

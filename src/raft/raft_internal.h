@@ -32,6 +32,7 @@ typedef struct raft_outbound {
     int64_t fetch_offset;
     int32_t fetch_last_epoch;
     int32_t fetch_max_wait_ms;
+    bool fetch_keepalive; /* sent while a flush was out: its records are not appended */
 } raft_outbound;
 
 typedef struct raft_peer {
@@ -77,6 +78,9 @@ struct raft {
     int64_t high_watermark; /* -1 unknown */
     bool flush_inflight;
     int64_t flush_target;
+    /* While a flush is out, a follower's next keepalive fetch (at its flushed
+     * end) is due at this time (raft_maybe_fetch). */
+    int64_t flush_keepalive_at_ms;
     raft_epoch_cache ec;
 
     raft_peer voters[RAFT_VOTERS_MAX];
@@ -221,6 +225,13 @@ void raft_parked_service(raft *r, raft_output *out);
 raft_peer *raft_observer(raft *r, int32_t id, bool create);
 
 /* follower.c */
+/* How long a flush may be out before a follower sends a keepalive fetch at
+ * its flushed end, and how often it repeats one: a quarter of the fetch
+ * timeout, so that a multi-second fsync costs neither side its contact. */
+static inline int64_t raft_flush_keepalive_ms(const raft *r)
+{
+    return r->cfg.fetch_timeout_ms / 4 > 0 ? r->cfg.fetch_timeout_ms / 4 : 1;
+}
 void raft_poll_follower(raft *r, raft_output *out);
 void raft_maybe_fetch(raft *r, raft_output *out);
 void raft_on_fetch_response(raft *r, const raft_msg *m, raft_output *out);

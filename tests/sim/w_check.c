@@ -181,6 +181,7 @@ typedef struct commit_scan {
     w_world *w;
     int node;
     int64_t hw;
+    int64_t next; /* end of the last batch wholly below hw */
 } commit_scan;
 
 /* Adds the batches between the committed end and the new HW to the record,
@@ -195,6 +196,8 @@ static int commit_batch(void *ctx, const uint8_t *b, size_t len)
                           s->node + 1), 1;
     if (h.base_offset >= s->hw)
         return 1;
+    if (record_batch_last_offset(&h) < s->hw)
+        s->next = record_batch_last_offset(&h) + 1;
     uint64_t hash = w_hash(b, len);
     for (size_t i = c->committed_n; i-- > 0;) {
         w_batch *e = &c->committed[i];
@@ -240,16 +243,39 @@ static void check_leader_hw(w_world *w, int node, const raft_status *st, int64_t
         c->hw_floor = hw;
 }
 
+/* A follower's HW claims that its log below it is committed: it must agree
+ * with what leaders committed (a follower that counts a flushed tail of its
+ * own, from an epoch it led, that the leader lacks, fails here). */
+static void check_follower_hw(w_world *w, int node, const raft_status *st, int64_t hw)
+{
+    struct w_check *c = w->check;
+    if (c->follower_epoch[node] != st->epoch) {
+        c->follower_epoch[node] = st->epoch;
+        c->follower_checked[node] = 0;
+    }
+    commit_scan s = {w, node, hw, c->follower_checked[node]};
+    int rc = w_scan(w, node, s.next, commit_batch, &s);
+    if (rc < 0 && !w->nodes[node].disk_faulted)
+        w_inv_fail(w, W_INV_COMMITTED_DATA, "node %d's log cannot be read back from %lld: %d",
+                   node + 1, (long long)c->follower_checked[node], rc);
+    c->follower_checked[node] = s.next;
+}
+
 void w_check_on_committed(w_world *w, int node, int64_t hw)
 {
     raft_status st;
     raft_get_status(exec_raft(w->nodes[node].x), &st);
-    if (st.role != RAFT_ROLE_LEADER || w->failed)
+    if (w->failed)
         return;
+    if (st.role != RAFT_ROLE_LEADER) {
+        if (w_check_on(w, W_INV_COMMITTED_DATA))
+            check_follower_hw(w, node, &st, hw);
+        return;
+    }
     check_leader_hw(w, node, &st, hw);
     if (!w_check_on(w, W_INV_COMMITTED_DATA))
         return;
-    commit_scan s = {w, node, hw};
+    commit_scan s = {w, node, hw, 0};
     /* The whole committed prefix the first time in an epoch, then the news. */
     int64_t from = w->check->checked_epoch[node] == st.epoch ? w->check->committed_end : 0;
     w->check->checked_epoch[node] = st.epoch;
@@ -283,7 +309,7 @@ void w_check_before_action(w_world *w, int node, const raft_action *a)
         return;
     if (!w_check_on(w, W_INV_NO_TRUNCATE_COMMITTED) || a->offset >= w->check->committed_end)
         return;
-    commit_scan s = {w, node, a->offset};
+    commit_scan s = {w, node, a->offset, 0};
     w_scan(w, node, a->offset, truncate_batch, &s);
 }
 

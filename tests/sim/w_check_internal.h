@@ -31,6 +31,10 @@ struct w_check {
     int32_t leader_hw_epoch[SIM_NODES_MAX];
     int64_t leader_hw[SIM_NODES_MAX];
     int32_t checked_epoch[SIM_NODES_MAX]; /* epoch whose log was compared in full */
+    /* Followers: the epoch and the batch boundary up to which their log
+     * below their HW was compared with the committed record. */
+    int32_t follower_epoch[SIM_NODES_MAX];
+    int64_t follower_checked[SIM_NODES_MAX];
     int32_t *votes[SIM_NODES_MAX];        /* per voter: epoch -> candidate granted */
     size_t votes_cap[SIM_NODES_MAX];
     w_batch *committed;         /* committed batches, ascending */

@@ -137,6 +137,126 @@ static void test_follower_never_truncates_below_hw(void **state)
     raft_destroy(r);
 }
 
+/* Node 1, leader of epoch 1 with its LeaderChange batch flushed, appends
+ * three client records (flush out from t=2100) and at t=2200 learns that
+ * node 2 leads epoch 2. */
+static raft *deposed_leader_with_flush_out(uint32_t mutants, raft_output *out)
+{
+    raft *r = rt_leader(3, mutants);
+    rt_append(r, 2100, 3, out);
+    assert_int_equal(rt_count(out, RAFT_ACTION_FLUSH), 1);
+    raft_msg b;
+    memset(&b, 0, sizeof(b));
+    b.type = RAFT_MSG_BEGIN_EPOCH_REQUEST;
+    b.from = 2;
+    b.to = 1;
+    b.token = 7;
+    b.u.begin_epoch_request.leader_epoch = 2;
+    b.u.begin_epoch_request.leader_id = 2;
+    rt_recv(r, 2200, &b, out);
+    raft_status s;
+    raft_get_status(r, &s);
+    assert_int_equal(s.role, RAFT_ROLE_FOLLOWER);
+    assert_int_equal(s.flushed_offset, 1);
+    assert_int_equal(s.log_end_offset, 4);
+    assert_null(rt_sent(out, RAFT_MSG_FETCH_REQUEST, 2)); /* its flush is out */
+    return r;
+}
+
+static raft_msg from_node2(raft_msg m)
+{
+    m.from = 2;
+    m.to = 1;
+    m.u.fetch_response.leader_id = 2;
+    return m;
+}
+
+/* A flush out for a quarter of the fetch timeout: a keepalive fetch at the
+ * flushed end (durable progress only), no long poll, repeated at that pace;
+ * its records are not appended. */
+static void test_keepalive_fetch_during_slow_flush(void **state)
+{
+    (void)state;
+    raft_output out;
+    raft *r = deposed_leader_with_flush_out(0, &out);
+    rt_tick(r, 2599, &out);
+    assert_null(rt_sent(&out, RAFT_MSG_FETCH_REQUEST, 2));
+    assert_true(out.wake_at_ms <= 2600);
+    rt_tick(r, 2600, &out); /* 2100 + 2000 / 4 */
+    const raft_msg *f = rt_sent(&out, RAFT_MSG_FETCH_REQUEST, 2);
+    assert_non_null(f);
+    assert_int_equal(f->u.fetch_request.fetch_offset, 1);
+    assert_int_equal(f->u.fetch_request.last_fetched_epoch, 1);
+    assert_int_equal(f->u.fetch_request.max_wait_ms, 0);
+    assert_int_equal(f->u.fetch_request.max_bytes, 0);
+
+    g_recs.len = 0;
+    rt_records_add(&g_recs, 1, 2, 2); /* the leader sends a batch anyway */
+    raft_msg resp = from_node2(rt_fetch_resp(2, 1, &g_recs));
+    rt_recv(r, 2605, &resp, &out);
+    assert_int_equal(rt_count(&out, RAFT_ACTION_APPEND), 0);
+    assert_int_equal(rt_count(&out, RAFT_ACTION_TRUNCATE), 0);
+    rt_tick(r, 3099, &out);
+    assert_null(rt_sent(&out, RAFT_MSG_FETCH_REQUEST, 2));
+    rt_tick(r, 3100, &out);
+    assert_non_null(rt_sent(&out, RAFT_MSG_FETCH_REQUEST, 2));
+    raft_destroy(r);
+}
+
+/* The keepalive's DivergingEpoch truncates below the flush still running;
+ * that flush's FLUSHED then vouches for nothing above the cut, and the
+ * next real fetch leaves at once. */
+static void test_keepalive_divergence_cuts_below_running_flush(void **state)
+{
+    (void)state;
+    raft_output out;
+    raft *r = deposed_leader_with_flush_out(0, &out);
+    rt_tick(r, 2600, &out);
+    g_recs.len = 0;
+    raft_msg resp = from_node2(rt_fetch_resp(2, 0, &g_recs));
+    resp.u.fetch_response.diverging_epoch = 0; /* node 2 never had epoch 1 */
+    resp.u.fetch_response.diverging_end_offset = 0;
+    rt_recv(r, 2605, &resp, &out);
+    assert_int_equal(out.actions[0].type, RAFT_ACTION_TRUNCATE);
+    assert_int_equal(out.actions[0].offset, 0);
+    const raft_msg *f = rt_sent(&out, RAFT_MSG_FETCH_REQUEST, 2);
+    assert_non_null(f);
+    assert_int_equal(f->u.fetch_request.fetch_offset, 0);
+    assert_int_equal(f->u.fetch_request.max_wait_ms, 400);
+    rt_flushed(r, 2700, 4, &out); /* a storage that forgot the cut */
+    raft_status s;
+    raft_get_status(r, &s);
+    assert_int_equal(s.flushed_offset, 0);
+    assert_int_equal(s.log_end_offset, 0);
+    raft_destroy(r);
+}
+
+/* The follower's HW never covers flushed data the leader did not confirm:
+ * here its own epoch-1 records, flushed after a keepalive taught it the
+ * new leader's HW (mutant follower-hw-unverified: it does). */
+static void check_hw_capped_at_verified(uint32_t mutants, int64_t want_hw)
+{
+    raft_output out;
+    raft *r = deposed_leader_with_flush_out(mutants, &out);
+    rt_tick(r, 2600, &out);
+    g_recs.len = 0;
+    raft_msg resp = from_node2(rt_fetch_resp(2, 10, &g_recs));
+    rt_recv(r, 2605, &resp, &out);
+    rt_flushed(r, 2700, 4, &out);
+    raft_status s;
+    raft_get_status(r, &s);
+    assert_int_equal(s.flushed_offset, 4);
+    assert_int_equal(s.high_watermark, want_hw);
+    raft_destroy(r);
+}
+
+static void test_follower_hw_only_over_confirmed_log(void **state)
+{
+    (void)state;
+    check_hw_capped_at_verified(0, 1);
+    check_hw_capped_at_verified(RAFT_MUTANT_FOLLOWER_HW_UNVERIFIED, 4);
+}
+
 static void test_fetch_error_learns_new_leader(void **state)
 {
     (void)state;
@@ -366,6 +486,9 @@ int main(void)
         cmocka_unit_test(test_follower_drops_records_at_wrong_offset),
         cmocka_unit_test(test_follower_truncates_on_divergence),
         cmocka_unit_test(test_follower_never_truncates_below_hw),
+        cmocka_unit_test(test_keepalive_fetch_during_slow_flush),
+        cmocka_unit_test(test_keepalive_divergence_cuts_below_running_flush),
+        cmocka_unit_test(test_follower_hw_only_over_confirmed_log),
         cmocka_unit_test(test_fetch_error_learns_new_leader),
         cmocka_unit_test(test_fetch_timeout_makes_prospective),
         cmocka_unit_test(test_fetch_timeout_jitter_window),
