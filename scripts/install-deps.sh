@@ -6,9 +6,9 @@
 #   scripts/install-deps.sh --test   build + test dependencies
 set -euo pipefail
 
-build_pkgs=(libuv1-dev libinih-dev zlib1g-dev libcmocka-dev liblz4-dev
+build_pkgs=(libuv1-dev libinih-dev zlib1g-dev libcmocka-dev liblz4-dev libssl-dev
             libzstd-dev libsnappy-dev cmake gcc make pkg-config)
-test_pkgs=(kcat python3-kafka default-jre-headless maven faketime)
+test_pkgs=(kcat python3-kafka default-jre-headless maven faketime openssl)
 
 pkgs=("${build_pkgs[@]}")
 if [[ "${1:-}" == "--test" ]]; then
