@@ -16,10 +16,26 @@ typedef struct kq_config_endpoint {
     uint16_t port;
 } kq_config_endpoint;
 
+/* One entry of listeners=NAME://host:port (any names; the security protocol
+ * comes from listener.security.protocol.map). */
+typedef struct kq_config_listener {
+    char name[KQ_CONFIG_LISTENER_NAME_BYTES_MAX];
+    char host[256];
+    uint16_t port;
+    /* Named in controller.listener.names: Raft RPCs and replica fetches are
+     * taken here only (or on every listener when no name is given). */
+    bool controller;
+} kq_config_listener;
+
 typedef struct kq_config {
     char path[4096];
     int32_t node_id;                  /* broker.id or node.id (required) */
-    /* listeners=PLAINTEXT://host:port; an empty host binds 0.0.0.0 */
+    /* Every listener; an empty host binds 0.0.0.0. Default PLAINTEXT://:9092. */
+    kq_config_listener listeners[KQ_CONFIG_LISTENERS_MAX];
+    int listener_count;
+    bool controller_listener_named; /* controller.listener.names was given */
+    /* The client listener (the first one not named a controller listener,
+     * else the first), for log lines. */
     char listener_host[256];
     uint16_t listener_port;
     /* Never empty after a successful load: without configured voters the

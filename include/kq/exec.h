@@ -58,6 +58,8 @@ typedef struct exec_config {
     uint32_t mutants;                    /* enum kq_mutant; 0 in the daemon */
 } exec_config;
 
+struct handler_conn; /* kq/handler.h */
+
 /* Seams. Every callback gets ctx first. Slots are opaque client request
  * handles of the transport: each is completed exactly once by reply,
  * reply_none or reply_close. */
@@ -74,6 +76,9 @@ typedef struct exec_env {
     void (*reply_none)(void *ctx, void *slot);
     void (*reply_close)(void *ctx, void *slot, const char *why);
     const char *(*slot_peer)(void *ctx, void *slot);
+    /* What the transport knows of slot's connection (kq/handler.h); NULL
+     * when every connection may speak for the quorum. */
+    void (*slot_conn)(void *ctx, void *slot, struct handler_conn *out);
     /* Runs kq_log_flush_run(job) somewhere; then, on the loop thread, the
      * env calls exec_flush_done(x, job, rc) exactly once. */
     void (*flush_start)(void *ctx, kq_log_flush_job *job);

@@ -21,6 +21,14 @@ typedef struct handler_endpoint {
     uint16_t port;
 } handler_endpoint;
 
+/* What the transport knows of the connection a request came on. */
+typedef struct handler_conn {
+    /* A listener that speaks for the quorum: one named in
+     * controller.listener.names, or the only listener when none is named.
+     * Raft RPCs and replica Fetch are refused anywhere else. */
+    bool quorum_listener;
+} handler_conn;
+
 /* What the handlers read and the outputs they use. Handlers decide; they
  * never step the core or touch the log's write path: whatever changes state
  * comes back to the executor (kq/exec.h) as a handler_decision. */
@@ -40,6 +48,8 @@ typedef struct handler_services {
     void (*reply_none)(void *ctx, void *slot);
     void (*reply_close)(void *ctx, void *slot, const char *why);
     const char *(*slot_peer)(void *ctx, void *slot);
+    /* The connection of slot (NULL: every connection is a quorum one). */
+    void (*slot_conn)(void *ctx, void *slot, handler_conn *out);
 } handler_services;
 
 typedef struct handler handler;

@@ -54,6 +54,9 @@ _Static_assert(KQ_NET_READ_CHUNK_BYTES <= KQ_REQUEST_FRAME_BYTES_DEFAULT,
 #define RAFT_VOTERS_MAX 16
 #define RAFT_OBSERVERS_MAX 16
 #define KQ_CONFIG_VOTERS_MAX RAFT_VOTERS_MAX
+/* listeners= entries and the length of a listener name (with its NUL). */
+#define KQ_CONFIG_LISTENERS_MAX 8
+#define KQ_CONFIG_LISTENER_NAME_BYTES_MAX 64
 #define EXEC_VOTERS_MAX RAFT_VOTERS_MAX
 #define HANDLER_NODES_MAX RAFT_VOTERS_MAX   /* endpoints the handlers know */
 /* Actions one raft_step may return; optional work keeps a reserve free. */

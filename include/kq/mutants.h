@@ -20,6 +20,9 @@ enum kq_mutant {
     KQ_MUTANT_RECOVERY_TRUNCATES_CORRUPTION = 1u << 5,
     /* executor: a failed fsync is retried and its offset counted */
     KQ_MUTANT_FSYNC_ERROR_CONTINUE = 1u << 6,
+    /* handler: Raft RPCs and replica Fetch are taken on any listener, from
+     * any client naming a voter (issue 9's forged replica_id) */
+    KQ_MUTANT_QUORUM_ANY_LISTENER = 1u << 7,
 };
 
 #endif

@@ -48,6 +48,7 @@ typedef struct net_server_config {
     int64_t idle_ms;
     net_frame_fn on_frame;
     void *ctx;
+    uint32_t tag; /* the caller's name for this listener: net_slot_listener_tag */
 } net_server_config;
 
 /* What the server holds now, and the most it held since it started. */
@@ -77,6 +78,8 @@ void net_slot_skip(net_slot *slot);
 void net_slot_close(net_slot *slot, const char *why);
 /* Describes the peer ("127.0.0.1:53422") for log lines. */
 const char *net_slot_peer(const net_slot *slot);
+/* The tag of the listener the slot's connection was accepted on. */
+uint32_t net_slot_listener_tag(const net_slot *slot);
 /* True once the connection is gone (the response would be dropped). */
 bool net_slot_orphaned(const net_slot *slot);
 

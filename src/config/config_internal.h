@@ -19,6 +19,18 @@ int kq_config_parse_hostport(const char *s, size_t n, char *host,
  * entry is used, security protocols we cannot serve are refused. */
 int kq_config_parse_listeners(const char *s, char *host, size_t hostlen,
                               uint16_t *port, char *why, size_t whylen);
+/* Calls fn on each comma-separated, trimmed, non-empty element; an empty
+ * element (",,") is refused. */
+typedef int (*kq_config_item_fn)(const char *s, size_t n, void *ctx, char *why, size_t whylen);
+int kq_config_for_each_item(const char *s, kq_config_item_fn fn, void *ctx, char *why,
+                            size_t whylen);
+/* listeners (NAME://host:port,...), listener.security.protocol.map
+ * (NAME:PROTOCOL,...; NULL: Kafka's default, where each protocol name maps
+ * to itself) and controller.listener.names (NULL: none) into cfg->listeners.
+ * Only the PLAINTEXT protocol is served. */
+int kq_config_parse_listener_set(const char *listeners, const char *protocol_map,
+                                 const char *controller_names, kq_config *cfg, char *why,
+                                 size_t whylen);
 /* "1@host:port,2@host:port"; an empty string gives zero voters. */
 int kq_config_parse_voters(const char *s, kq_config_endpoint *voters,
                            int *count, char *why, size_t whylen);

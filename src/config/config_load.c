@@ -37,6 +37,8 @@ enum cfg_key {
     K_QUEUED_MAX,
     K_IDLE_MAX,
     K_CLUSTER_ID,
+    K_PROTOCOL_MAP,
+    K_CONTROLLER_NAMES,
     K_COUNT
 };
 
@@ -74,6 +76,8 @@ static const struct cfg_key_def {
     {"queued.max.request.bytes", K_QUEUED_MAX},
     {"connections.max.idle.ms", K_IDLE_MAX},
     {"cluster.id", K_CLUSTER_ID},
+    {"listener.security.protocol.map", K_PROTOCOL_MAP},
+    {"controller.listener.names", K_CONTROLLER_NAMES},
 };
 
 typedef struct cfg_ctx {
@@ -309,13 +313,9 @@ static int cfg_handler(void *user, const char *section, const char *name,
         }
         return keep_string(c, k, value);
     case K_LISTENERS:
-        if (kq_config_parse_listeners(value, cfg->listener_host,
-                                      sizeof cfg->listener_host,
-                                      &cfg->listener_port, why, sizeof why) != 0) {
-            cfg_fail(c, c->line, key, "%s", why);
-            return 0;
-        }
-        return 1;
+    case K_PROTOCOL_MAP:
+    case K_CONTROLLER_NAMES:
+        return keep_string(c, k, value); /* resolve_listeners, once all are read */
     case K_VERBOSE:
         if (kq_config_parse_bool(value, &cfg->verbose, why, sizeof why) != 0) {
             cfg_fail(c, c->line, key, "%s", why);
@@ -486,11 +486,16 @@ static int resolve_voters(cfg_ctx *c)
     if (cfg->voter_count == 0) {
         kq_config_endpoint *self = &cfg->voters[0];
         self->id = cfg->node_id;
-        const char *h = cfg->listener_host;
+        /* Peers (none here, but the status shows it) use a controller listener. */
+        const kq_config_listener *l = &cfg->listeners[0];
+        for (int i = cfg->listener_count - 1; i >= 0; i--)
+            if (cfg->listeners[i].controller)
+                l = &cfg->listeners[i];
+        const char *h = l->host;
         if (h[0] == '\0' || strcmp(h, "0.0.0.0") == 0 || strcmp(h, "::") == 0)
             h = "localhost";
         snprintf(self->host, sizeof self->host, "%s", h);
-        self->port = cfg->listener_port;
+        self->port = l->port;
         cfg->voter_count = 1;
         return 0;
     }
@@ -500,6 +505,24 @@ static int resolve_voters(cfg_ctx *c)
     cfg_fail(c, member_line, member_key,
              "this node's id %d (%s) is not one of the voters", (int)cfg->node_id,
              c->str[K_BROKER_ID] ? "broker.id" : "node.id");
+    return -1;
+}
+
+/* listeners, listener.security.protocol.map and controller.listener.names
+ * together; an error names the key at fault. */
+static int resolve_listeners(cfg_ctx *c)
+{
+    char why[512];
+    const char *listeners = c->str[K_LISTENERS] ? c->str[K_LISTENERS] : "PLAINTEXT://:9092";
+    if (kq_config_parse_listener_set(listeners, c->str[K_PROTOCOL_MAP],
+                                     c->str[K_CONTROLLER_NAMES], c->cfg, why, sizeof why) == 0)
+        return 0;
+    enum cfg_key k = K_LISTENERS;
+    if (strstr(why, "protocol") && c->str[K_PROTOCOL_MAP])
+        k = K_PROTOCOL_MAP;
+    else if (strstr(why, "not one of the listeners") || strstr(why, "names no listener"))
+        k = K_CONTROLLER_NAMES;
+    cfg_fail(c, c->key_line[k], c->key_name[k] ? c->key_name[k] : "listeners", "%s", why);
     return -1;
 }
 
@@ -590,7 +613,7 @@ int kq_config_load_warn(const char *path, kq_config *out, char *err,
         cfg_fail(&c, 0, NULL, "cannot parse (error %d)", bad);
     if (c.failed)
         goto out;
-    if (resolve_node_id(&c) != 0 || resolve_log_dir(&c) != 0 ||
+    if (resolve_node_id(&c) != 0 || resolve_log_dir(&c) != 0 || resolve_listeners(&c) != 0 ||
         resolve_voters(&c) != 0 || check_request_memory(&c) != 0)
         goto out;
     rc = 0;

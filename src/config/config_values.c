@@ -158,11 +158,8 @@ int kq_config_parse_hostport(const char *s, size_t n, char *host,
 
 /* Calls fn on each comma-separated, trimmed, non-empty element. Empty
  * elements (",,") are refused. */
-typedef int (*item_fn)(const char *s, size_t n, void *ctx, char *why,
-                       size_t whylen);
-
-static int for_each_item(const char *s, item_fn fn, void *ctx, char *why,
-                         size_t whylen)
+int kq_config_for_each_item(const char *s, kq_config_item_fn fn, void *ctx, char *why,
+                            size_t whylen)
 {
     size_t total = strlen(s);
     const char *all = s;
@@ -246,7 +243,7 @@ int kq_config_parse_listeners(const char *s, char *host, size_t hostlen,
                               uint16_t *port, char *why, size_t whylen)
 {
     struct listener_ctx c = {host, hostlen, port, false};
-    if (for_each_item(s, listener_item, &c, why, whylen) != 0)
+    if (kq_config_for_each_item(s, listener_item, &c, why, whylen) != 0)
         return -1;
     if (!c.found)
         return fail(why, whylen, "no listener given (expected PLAINTEXT://host:port)");
@@ -304,7 +301,7 @@ int kq_config_parse_voters(const char *s, kq_config_endpoint *voters,
                            int *count, char *why, size_t whylen)
 {
     struct list_ctx c = {voters, NULL, 0};
-    if (for_each_item(s, voter_item, &c, why, whylen) != 0)
+    if (kq_config_for_each_item(s, voter_item, &c, why, whylen) != 0)
         return -1;
     *count = c.count;
     return 0;
@@ -334,7 +331,7 @@ int kq_config_parse_servers(const char *s, kq_config_endpoint *out,
                             int *count, char *why, size_t whylen)
 {
     struct list_ctx c = {out, NULL, 0};
-    if (for_each_item(s, server_item, &c, why, whylen) != 0)
+    if (kq_config_for_each_item(s, server_item, &c, why, whylen) != 0)
         return -1;
     *count = c.count;
     return 0;
@@ -359,7 +356,7 @@ int kq_config_parse_ids(const char *s, int32_t *ids, int *count, char *why,
                         size_t whylen)
 {
     struct list_ctx c = {NULL, ids, 0};
-    if (for_each_item(s, id_item, &c, why, whylen) != 0)
+    if (kq_config_for_each_item(s, id_item, &c, why, whylen) != 0)
         return -1;
     *count = c.count;
     return 0;

@@ -11,7 +11,9 @@
 #include <unistd.h>
 
 #include "committed_printer.h"
+#include "kq/assert.h"
 #include "kq/exec.h"
+#include "kq/handler.h"
 #include "kq/fs.h"
 #include "kq/log_line.h"
 #include "kq/net.h"
@@ -20,7 +22,7 @@ struct node {
     uv_loop_t *loop;
     kq_config config;
     kq_exec *exec;
-    net_server *server;
+    net_server *servers[KQ_CONFIG_LISTENERS_MAX]; /* one per listener, tag = index */
     net_peer *peers[KQ_CONFIG_VOTERS_MAX];
     int peer_count;
     uv_timer_t timer;
@@ -91,6 +93,16 @@ static const char *env_slot_peer(void *ctx, void *slot)
 {
     (void)ctx;
     return net_slot_peer(slot);
+}
+/* Without controller.listener.names every listener speaks for the quorum
+ * (the seed's single-listener files). */
+static void env_slot_conn(void *ctx, void *slot, handler_conn *out)
+{
+    const node *n = ctx;
+    uint32_t i = net_slot_listener_tag(slot);
+    KQ_ASSERT(i < (uint32_t)n->config.listener_count);
+    *out = (handler_conn){.quorum_listener = !n->config.controller_listener_named ||
+                                             n->config.listeners[i].controller};
 }
 
 static void flush_work(uv_work_t *w)
@@ -241,17 +253,27 @@ static bool node_open_network(node *n, char *err, size_t errlen)
         };
         n->peers[n->peer_count++] = net_peer_create(n->loop, &pc);
     }
-    net_server_config sc = {
-        .host = config->listener_host,
-        .port = config->listener_port,
-        .frame_bytes_max = config->socket_request_max_bytes,
-        .request_bytes_max = config->queued_max_request_bytes,
-        .idle_ms = config->connections_max_idle_ms,
-        .on_frame = on_frame,
-        .ctx = n,
-    };
-    n->server = net_server_start(n->loop, &sc, err, errlen);
-    return n->server != NULL;
+    /* queued.max.request.bytes is per listener here (Kafka: per broker). */
+    for (int i = 0; i < config->listener_count; i++) {
+        const kq_config_listener *l = &config->listeners[i];
+        net_server_config sc = {
+            .host = l->host,
+            .port = l->port,
+            .frame_bytes_max = config->socket_request_max_bytes,
+            .request_bytes_max = config->queued_max_request_bytes,
+            .idle_ms = config->connections_max_idle_ms,
+            .on_frame = on_frame,
+            .ctx = n,
+            .tag = (uint32_t)i,
+        };
+        n->servers[i] = net_server_start(n->loop, &sc, err, errlen);
+        if (!n->servers[i])
+            return false;
+        log_line("node %d: listener %s on %s:%u%s", config->node_id, l->name,
+                 l->host[0] ? l->host : "0.0.0.0", l->port,
+                 l->controller || !config->controller_listener_named ? " (quorum)" : "");
+    }
+    return true;
 }
 
 node *node_start(uv_loop_t *loop, const kq_config *config, char *err, size_t errlen)
@@ -277,6 +299,7 @@ node *node_start(uv_loop_t *loop, const kq_config *config, char *err, size_t err
         .reply_none = env_reply_none,
         .reply_close = env_reply_close,
         .slot_peer = env_slot_peer,
+        .slot_conn = env_slot_conn,
         .flush_start = env_flush_start,
         .arm_timer = env_arm_timer,
         .fatal = env_fatal,

@@ -76,6 +76,14 @@ static const char *h_slot_peer(void *ctx, void *slot)
     kq_exec *x = ctx;
     return x->env.slot_peer(x->env.ctx, slot);
 }
+static void h_slot_conn(void *ctx, void *slot, handler_conn *out)
+{
+    kq_exec *x = ctx;
+    if (x->env.slot_conn)
+        x->env.slot_conn(x->env.ctx, slot, out);
+    else
+        *out = (handler_conn){.quorum_listener = true};
+}
 static int64_t h_now(void *ctx)
 {
     return exec_now(ctx);
@@ -96,6 +104,7 @@ static handler *exec_make_handler(kq_exec *x)
         .reply_none = h_reply_none,
         .reply_close = h_reply_close,
         .slot_peer = h_slot_peer,
+        .slot_conn = h_slot_conn,
     };
     _Static_assert(EXEC_VOTERS_MAX <= HANDLER_NODES_MAX, "every voter has an endpoint");
     for (int i = 0; i < x->cfg.voter_count; i++) {

@@ -7,6 +7,7 @@
 
 #include "handler_internal.h"
 #include "kq/log_line.h"
+#include "kq/mutants.h"
 #include "kq/wire_begin_quorum_epoch.h"
 #include "kq/wire_end_quorum_epoch.h"
 #include "kq/wire_fetch.h"
@@ -47,9 +48,11 @@ static raft_pending *raft_pending_take(handler *h, uint64_t token)
     return p;
 }
 
+/* Issue 9: a Raft RPC must name our cluster; Kafka lets a null one pass,
+ * which let any client speak for the quorum without knowing the cluster. */
 static bool cluster_id_matches(const handler *h, kq_slice id)
 {
-    return id.len < 0 || kq_slice_eq_cstr(id, h->svc.cluster_id);
+    return id.len >= 0 && kq_slice_eq_cstr(id, h->svc.cluster_id);
 }
 
 /* Answers a Raft request directly (without the core) with a top-level error. */
@@ -82,6 +85,37 @@ static void reply_raft_error(handler *h, handler_request *req, int16_t error)
         break;
     }
     handler_finish_response(h, req->slot);
+}
+
+/* Only a quorum listener speaks for the quorum (issue 9): elsewhere a
+ * client naming a voter (a Fetch with replica_id 2, a Vote from
+ * "candidate 3") would count as that voter. Refused before the core sees
+ * it, with Kafka's error for an unauthorised cluster action. */
+static bool quorum_request_allowed(handler *h, handler_request *req, int32_t claimed_id)
+{
+    handler_conn conn = {.quorum_listener = true};
+    if (h->svc.slot_conn)
+        h->svc.slot_conn(h->svc.ctx, req->slot, &conn);
+    if (conn.quorum_listener || (h->svc.mutants & KQ_MUTANT_QUORUM_ANY_LISTENER))
+        return true;
+    log_line("request from %s: %s v%d as replica %d on a client listener; refused "
+             "(Raft RPCs and replica fetches are taken on controller listeners only)",
+             h->svc.slot_peer(h->svc.ctx, req->slot), wire_api_name(req->header.api_key),
+             req->header.api_version, claimed_id);
+    reply_raft_error(h, req, KAFKA_CLUSTER_AUTHORIZATION_FAILED);
+    return false;
+}
+
+static bool cluster_id_checked(handler *h, handler_request *req, kq_slice id)
+{
+    if (cluster_id_matches(h, id))
+        return true;
+    log_line("request from %s: %s with cluster id %s%.*s%s, not %s; refused",
+             h->svc.slot_peer(h->svc.ctx, req->slot), wire_api_name(req->header.api_key),
+             id.len < 0 ? "null" : "\"", id.len > 0 ? (int)id.len : 0,
+             id.len > 0 ? (const char *)id.ptr : "", id.len < 0 ? "" : "\"", h->svc.cluster_id);
+    reply_raft_error(h, req, KAFKA_INCONSISTENT_CLUSTER_ID);
+    return false;
 }
 
 static void step_request(handler *h, handler_request *req, raft_msg *msg, bool by_id)
@@ -178,10 +212,8 @@ void handle_raft_request(handler *h, handler_request *req, kq_reader *r)
         h->svc.reply_close(h->svc.ctx, req->slot, "malformed Raft request");
         return;
     }
-    if (!cluster_id_matches(h, cluster_id)) {
-        reply_raft_error(h, req, KAFKA_INCONSISTENT_CLUSTER_ID);
+    if (!quorum_request_allowed(h, req, msg.from) || !cluster_id_checked(h, req, cluster_id))
         return;
-    }
     if (!handler_is_metadata_topic(topic) || partition != 0) {
         /* Another Raft partition sharing our cluster id: never voted for or
          * followed (issue 8); Kafka answers INVALID_REQUEST. */
@@ -196,10 +228,9 @@ void handle_raft_request(handler *h, handler_request *req, kq_reader *r)
 
 void handle_replica_fetch(handler *h, handler_request *req, const wire_fetch_request *f)
 {
-    if (!cluster_id_matches(h, f->cluster_id)) {
-        reply_raft_error(h, req, KAFKA_INCONSISTENT_CLUSTER_ID);
+    if (!quorum_request_allowed(h, req, f->replica_id) ||
+        !cluster_id_checked(h, req, f->cluster_id))
         return;
-    }
     int16_t v = req->header.api_version;
     const wire_fetch_partition *part = NULL;
     for (int32_t t = 0; t < f->topic_count && !part; t++) {

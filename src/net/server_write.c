@@ -227,6 +227,11 @@ const char *net_slot_peer(const net_slot *slot)
     return slot->conn->peer;
 }
 
+uint32_t net_slot_listener_tag(const net_slot *slot)
+{
+    return slot->conn->server->config.tag;
+}
+
 bool net_slot_orphaned(const net_slot *slot)
 {
     return slot->conn->closing;

@@ -32,6 +32,7 @@ static const mutant_name mutants[] = {
     {"producer-id-reuse", 0, KQ_MUTANT_PRODUCER_ID_REUSE},
     {"recovery-truncates-corruption", 0, KQ_MUTANT_RECOVERY_TRUNCATES_CORRUPTION},
     {"fsync-error-continue", 0, KQ_MUTANT_FSYNC_ERROR_CONTINUE},
+    {"quorum-any-listener", 0, KQ_MUTANT_QUORUM_ANY_LISTENER},
 };
 #define MUTANT_COUNT (sizeof(mutants) / sizeof(mutants[0]))
 
@@ -93,7 +94,8 @@ static bool parse_checks(const char *s, uint32_t *mask)
     return true;
 }
 
-/* Two or three producers of the kinds the seed draws, and a consumer. */
+/* Two or three producers of the kinds the seed draws, a consumer and, in
+ * half the seeds, a forger of replica fetches. */
 static void add_clients(w_world *w)
 {
     static const w_client_kind kinds[] = {W_CLIENT_IDEMPOTENT, W_CLIENT_ACKS_ALL,
@@ -110,6 +112,10 @@ static void add_clients(w_world *w)
     }
     w->clients[w->client_n] = w_client_create(w, w->client_n, W_CLIENT_CONSUMER);
     w->client_n++;
+    if (sim_prng_below(&w->rng, 2)) {
+        w->clients[w->client_n] = w_client_create(w, w->client_n, W_CLIENT_FORGER);
+        w->client_n++;
+    }
 }
 
 #define KINDS_MAX 32

@@ -66,6 +66,7 @@ typedef struct w_slot {
     int node;
     uint64_t inc;
     bool answered;
+    bool from_client; /* a client connection: not a quorum listener */
 } w_slot;
 
 typedef struct w_node {

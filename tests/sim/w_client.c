@@ -40,7 +40,7 @@
 #define WC_ARENA_BYTES_MAX ((size_t)16 << 20)
 #define WC_TXN_TIMEOUT_MS 60000
 
-enum wc_op { WC_OP_PRODUCE = 1, WC_OP_INIT_PID, WC_OP_FETCH };
+enum wc_op { WC_OP_PRODUCE = 1, WC_OP_INIT_PID, WC_OP_FETCH, WC_OP_FORGE };
 
 /* A request sent and not yet answered (exactly one w_client_on_response). */
 typedef struct wc_inflight {
@@ -757,6 +757,54 @@ static void wc_on_fetch(w_world *w, w_client *c, const wc_inflight *f, const uin
     }
 }
 
+/* ---- Forged replica fetches (issue 9) */
+
+/* Claims to be a random follower voter that has everything the leader
+ * has: a Fetch at the leader's end with replica_id set, as any client on a
+ * client listener could send. Taken, it would count that voter as caught
+ * up (majority-durable, acked-durable); it must be refused. */
+static void wc_send_forged_fetch(w_world *w, w_client *c)
+{
+    int L = w_current_leader(w);
+    raft_status st;
+    if (L < 0 || w->p.voters < 2 || !w_node_status(w, L, &st))
+        return;
+    int victim = (int)sim_prng_below(&w->rng, (uint64_t)w->p.voters - 1);
+    if (victim >= L)
+        victim++;
+    int16_t v = (int16_t)sim_prng_range(&w->rng, 13, 17);
+    wire_fetch_partition p = {.partition = 0, .current_leader_epoch = st.epoch,
+                              .fetch_offset = st.log_end_offset,
+                              .last_fetched_epoch = st.epoch, .log_start_offset = -1,
+                              .partition_max_bytes = WC_FETCH_MAX_BYTES};
+    wire_fetch_topic t = {.topic = {NULL, -1}, .topic_id = WIRE_METADATA_TOPIC_ID,
+                          .partitions = &p, .partition_count = 1};
+    wire_fetch_request req = {.cluster_id = kq_slice_cstr(w->cfg.cluster_id),
+                              .replica_id = w->nodes[victim].id, .replica_epoch = -1,
+                              .max_wait_ms = 0, .min_bytes = 1, .max_bytes = WC_FETCH_MAX_BYTES,
+                              .session_epoch = -1, .topics = &t, .topic_count = 1,
+                              .rack_id = kq_slice_cstr("")};
+    wc_inflight f = {.op = WC_OP_FORGE, .version = v, .fetch_offset = st.log_end_offset};
+    f.corr = wc_begin(c, WIRE_API_FETCH, v);
+    wire_fetch_request_encode(&c->frame, v, &req);
+    f.node = L;
+    wc_send(w, c, &f, (int32_t)sim_prng_range(&w->rng, 500, 2000));
+}
+
+static void wc_on_forged_fetch(w_world *w, w_client *c, const wc_inflight *f,
+                               const uint8_t *bytes, size_t len)
+{
+    kq_reader r;
+    if (!bytes || !wc_open_response(w, c, f, WIRE_API_FETCH, bytes, len, &r))
+        return;
+    wire_fetch_response resp;
+    int rc = wire_fetch_response_decode(&r, f->version, &c->arena, &resp);
+    if (!wc_body_ok(w, c, f, WIRE_API_FETCH, &r, rc))
+        return;
+    w_trace(w, "client %d: forged replica Fetch at %lld to node %d: %s", c->idx,
+            (long long)f->fetch_offset, f->node, wc_error_name(resp.error_code));
+}
+
 /* ---- w_client.h */
 
 static int16_t wc_acks_of(w_client_kind kind)
@@ -822,6 +870,10 @@ void w_client_on_event(w_world *w, int idx)
         if (wc_count_op(c, WC_OP_FETCH) == 0)
             wc_send_fetch(w, c);
         break;
+    case W_CLIENT_FORGER:
+        if (wc_count_op(c, WC_OP_FORGE) == 0)
+            wc_send_forged_fetch(w, c);
+        break;
     }
     if (!w->failed)
         wc_schedule(w, c);
@@ -851,13 +903,17 @@ void w_client_on_response(w_world *w, int idx, uint64_t client_ref, const uint8_
     case WC_OP_FETCH:
         wc_on_fetch(w, c, &f, bytes, len);
         break;
+    case WC_OP_FORGE:
+        wc_on_forged_fetch(w, c, &f, bytes, len);
+        break;
     }
 }
 
 bool w_client_idle(const w_client *c)
 {
     /* A consumer polls forever: it never holds anything back. */
-    return !c || c->kind == W_CLIENT_CONSUMER || (c->inflight_n == 0 && !c->batch.live);
+    return !c || c->kind == W_CLIENT_CONSUMER || c->kind == W_CLIENT_FORGER ||
+           (c->inflight_n == 0 && !c->batch.live);
 }
 
 void w_client_stop_new(w_client *c)

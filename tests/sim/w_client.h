@@ -2,7 +2,8 @@
  * servers through w_net: idempotent producers (InitProducerId, sequences,
  * retries after timeouts and NOT_LEADER_OR_FOLLOWER, bursts of
  * InitProducerId), plain producers with acks -1, 1 and 0, and consumers
- * reading from offset 0 with long-poll Fetch. Every record value is a unique
+ * reading from offset 0 with long-poll Fetch, and a forger of replica
+ * fetches. Every record value is a unique
  * 8-byte big-endian number; what clients see is reported to the checker
  * (w_check.h). */
 #ifndef SIM_W_CLIENT_H
@@ -20,6 +21,7 @@ typedef enum w_client_kind {
     W_CLIENT_ACKS_ONE,
     W_CLIENT_ACKS_ZERO,
     W_CLIENT_CONSUMER,
+    W_CLIENT_FORGER, /* replica Fetch naming a voter, on a client connection */
 } w_client_kind;
 
 typedef struct w_client w_client;

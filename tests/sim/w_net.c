@@ -186,6 +186,7 @@ static void on_request(w_world *w, w_msg *m)
     s->req_id = m->req_id;
     s->node = m->to;
     s->inc = n->inc;
+    s->from_client = r->from_client;
     if (n->slot_n == n->slot_cap) {
         n->slot_cap = n->slot_cap ? n->slot_cap * 2 : 64;
         n->slots = realloc(n->slots, sizeof(*n->slots) * (size_t)n->slot_cap);

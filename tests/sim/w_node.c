@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "kq/assert.h"
+#include "kq/handler.h"
 #include "kq/log.h"
 #include "sim.h"
 #include "w_check.h"
@@ -63,6 +64,14 @@ static const char *env_slot_peer(void *ctx, void *slot)
     (void)ctx;
     (void)slot;
     return "sim-client";
+}
+
+/* The simulated servers have a controller listener that their peers use
+ * and a client listener that the clients use. */
+static void env_slot_conn(void *ctx, void *slot, handler_conn *out)
+{
+    (void)ctx;
+    *out = (handler_conn){.quorum_listener = !((const w_slot *)slot)->from_client};
 }
 
 /* fsync latency: mostly milliseconds, a tail of hundreds, rarely seconds. */
@@ -158,6 +167,7 @@ static exec_env node_env(w_node *n)
         .reply_none = env_reply_none,
         .reply_close = env_reply_close,
         .slot_peer = env_slot_peer,
+        .slot_conn = env_slot_conn,
         .flush_start = env_flush_start,
         .arm_timer = env_arm_timer,
         .fatal = env_fatal,

@@ -389,18 +389,61 @@ static void test_errors_listener(void **state)
 {
     (void)state;
     expect_error("broker.id=1\nlisteners=SSL://localhost:9093\n",
-                 ":2: listeners: listener protocol SSL is not supported (only PLAINTEXT)");
-    expect_error("broker.id=1\nlisteners=SASL_PLAINTEXT://localhost:9093\n",
-                 ":2: listeners: listener protocol SASL_PLAINTEXT is not supported "
+                 ":2: listeners: listener SSL: security protocol SSL is not supported yet "
                  "(only PLAINTEXT)");
+    expect_error("broker.id=1\nlisteners=SASL_PLAINTEXT://localhost:9093\n",
+                 ":2: listeners: listener SASL_PLAINTEXT: security protocol SASL_PLAINTEXT is "
+                 "not supported yet (only PLAINTEXT)");
     expect_error("broker.id=1\nlisteners=FOO://localhost:9093\n",
-                 ":2: listeners: unknown listener protocol FOO (only PLAINTEXT is supported)");
+                 ":2: listeners: no security protocol for listener FOO (add FOO:PLAINTEXT to "
+                 "listener.security.protocol.map)");
     expect_error("broker.id=1\nlisteners=localhost:9093\n",
-                 ":2: listeners: malformed listener (expected PLAINTEXT://host:port): "
+                 ":2: listeners: malformed listener (expected NAME://host:port): "
                  "\"localhost:9093\"");
     expect_error("broker.id=1\nlisteners=PLAINTEXT://localhost:99999\n",
                  ":2: listeners: bad port in \"localhost:99999\": out of range: \"99999\" "
                  "(must be between 1 and 65535)");
+    expect_error("broker.id=1\nlisteners=PLAINTEXT://:9092,PLAINTEXT://:9093\n",
+                 ":2: listeners: listener name PLAINTEXT appears twice");
+    expect_error("broker.id=1\nlisteners=PLAINTEXT://:9092,CONTROLLER://:9092\n"
+                 "listener.security.protocol.map=CONTROLLER:PLAINTEXT\n",
+                 ":2: listeners: listeners PLAINTEXT and CONTROLLER use the same address");
+    expect_error("broker.id=1\nlisteners=PLAINTEXT://:9092,CONTROLLER://:9093\n"
+                 "listener.security.protocol.map=CONTROLLER:TLS\n",
+                 ":3: listener.security.protocol.map: unknown security protocol TLS for "
+                 "listener CONTROLLER");
+    expect_error("broker.id=1\nlisteners=PLAINTEXT://:9092,CONTROLLER://:9093\n"
+                 "listener.security.protocol.map=CONTROLLER:SSL\n",
+                 ":3: listener.security.protocol.map: listener CONTROLLER: security protocol "
+                 "SSL is not supported yet (only PLAINTEXT)");
+    expect_error("broker.id=1\nlisteners=PLAINTEXT://:9092,CONTROLLER://:9093\n"
+                 "listener.security.protocol.map=CONTROLLER:PLAINTEXT\n"
+                 "controller.listener.names=QUORUM\n",
+                 ":4: controller.listener.names: QUORUM is not one of the listeners");
+}
+
+/* Named listeners: the controller listener is the voters' endpoint, the
+ * other one the client listener. */
+static void test_listener_set(void **state)
+{
+    (void)state;
+    kq_config cfg;
+    char err[1024];
+    int rc = load_text("node.id=1\nlisteners=PLAINTEXT://:9092,CONTROLLER://127.0.0.1:9093\n"
+                       "listener.security.protocol.map=CONTROLLER:PLAINTEXT,"
+                       "PLAINTEXT:PLAINTEXT\ncontroller.listener.names=CONTROLLER\n",
+                       &cfg, err, sizeof err, NULL, 0);
+    if (rc != 0)
+        fail_msg("%s", err);
+    assert_int_equal(cfg.listener_count, 2);
+    assert_true(cfg.controller_listener_named);
+    assert_false(cfg.listeners[0].controller);
+    assert_true(cfg.listeners[1].controller);
+    assert_string_equal(cfg.listener_host, "");
+    assert_int_equal(cfg.listener_port, 9092);
+    assert_int_equal(cfg.voter_count, 1); /* itself, at its controller listener */
+    assert_string_equal(cfg.voters[0].host, "127.0.0.1");
+    assert_int_equal(cfg.voters[0].port, 9093);
 }
 
 static void test_errors_voters(void **state)
@@ -511,6 +554,7 @@ int main(void)
         cmocka_unit_test(test_memory_keys),
         cmocka_unit_test(test_errors_memory_keys),
         cmocka_unit_test(test_errors_listener),
+        cmocka_unit_test(test_listener_set),
         cmocka_unit_test(test_errors_voters),
         cmocka_unit_test(test_errors_file_level),
         cmocka_unit_test(test_value_parsers),

@@ -36,6 +36,9 @@
 enum tn_reply_kind { TN_REPLY = 1, TN_REPLY_NONE, TN_REPLY_CLOSE };
 
 /* An opaque client slot as the handler sees it. */
+/* Slots with ids from TN_CLIENT_LISTENER_ID came on a client listener; the
+ * others on a controller (quorum) listener. */
+#define TN_CLIENT_LISTENER_ID 1000
 typedef struct tn_slot {
     int id;
 } tn_slot;
@@ -114,6 +117,11 @@ static inline const char *tn_slot_peer_cb(void *ctx, void *slot)
     (void)ctx;
     (void)slot;
     return "test-client";
+}
+static inline void tn_slot_conn_cb(void *ctx, void *slot, handler_conn *out)
+{
+    (void)ctx;
+    *out = (handler_conn){.quorum_listener = ((const tn_slot *)slot)->id < TN_CLIENT_LISTENER_ID};
 }
 static inline int64_t tn_now_cb(void *ctx)
 {
@@ -209,6 +217,7 @@ static inline void tn_open(tn_node *n, int32_t node_id, int voter_count)
         .reply_none = tn_reply_none_cb,
         .reply_close = tn_reply_close_cb,
         .slot_peer = tn_slot_peer_cb,
+        .slot_conn = tn_slot_conn_cb,
         .flush_start = tn_flush_start_cb,
         .arm_timer = tn_arm_timer_cb,
         .fatal = tn_fatal_cb,

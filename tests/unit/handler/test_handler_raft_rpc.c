@@ -106,6 +106,41 @@ static void test_vote_granted_then_cluster_id_and_voter_set_checked(void **state
 }
 
 /* Vote v2 carries PreVote: the core answers it without changing its state. */
+/* Issue 9: on a client listener nobody speaks for the quorum (a forged
+ * replica_id or candidate id is refused before the core sees it), and a
+ * Raft RPC must name the cluster (a null cluster id is refused too). */
+static void test_quorum_requests_only_on_controller_listener(void **state)
+{
+    (void)state;
+    tn_node n;
+    tn_open(&n, 1, 3);
+    tn_slot client = {TN_CLIENT_LISTENER_ID + 1};
+    send_vote(&n, &client, 30, TN_CLUSTER_ID, 2, 1);
+    wire_vote_response vresp;
+    TN_DECODE(&n, &client, WIRE_API_VOTE, 1, 30, wire_vote_response_decode, &vresp);
+    assert_int_equal(vresp.error_code, KAFKA_CLUSTER_AUTHORIZATION_FAILED);
+
+    tn_slot client2 = {TN_CLIENT_LISTENER_ID + 2};
+    send_replica_fetch(&n, &client2, 17, 31, TN_CLUSTER_ID, 2, 1, 100);
+    wire_fetch_response fresp;
+    TN_DECODE(&n, &client2, WIRE_API_FETCH, 17, 31, wire_fetch_response_decode, &fresp);
+    assert_int_equal(fresp.error_code, KAFKA_CLUSTER_AUTHORIZATION_FAILED);
+
+    tn_slot peer = {3};
+    wire_vote_partition p = {.partition_index = 0, .candidate_epoch = 1, .candidate_id = 2};
+    wire_vote_topic t = {kq_slice_cstr(META), &p, 1};
+    wire_vote_request req = {.cluster_id = {NULL, -1}, .voter_id = 1, .topics = &t,
+                             .topic_count = 1};
+    TN_SEND(&n, &peer, WIRE_API_VOTE, 1, 32, wire_vote_request_encode, &req);
+    TN_DECODE(&n, &peer, WIRE_API_VOTE, 1, 32, wire_vote_response_decode, &vresp);
+    assert_int_equal(vresp.error_code, KAFKA_INCONSISTENT_CLUSTER_ID);
+
+    raft_status st = tn_status(&n);
+    assert_int_equal(st.epoch, 0); /* the core saw none of them */
+    assert_int_equal(st.voted_id, -1);
+    tn_close(&n);
+}
+
 static void test_pre_vote_v2_mapped_both_ways(void **state)
 {
     (void)state;
@@ -213,6 +248,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_vote_granted_then_cluster_id_and_voter_set_checked),
         cmocka_unit_test(test_vote_for_other_partition_refused),
+        cmocka_unit_test(test_quorum_requests_only_on_controller_listener),
         cmocka_unit_test(test_pre_vote_v2_mapped_both_ways),
         cmocka_unit_test(test_replica_fetch_served_up_to_flushed),
         cmocka_unit_test(test_replica_fetch_on_follower_names_leader),

@@ -1,0 +1,168 @@
+/* Listeners as Kafka names them (issue 9): listeners=NAME://host:port with
+ * any names, the security protocol of each from
+ * listener.security.protocol.map, and controller.listener.names marking
+ * the listeners that speak for the quorum. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "config_internal.h"
+
+static int lfail(char *why, size_t whylen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int lfail(char *why, size_t whylen, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, whylen, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static bool name_eq(const char *name, const char *s, size_t n)
+{
+    return strlen(name) == n && strncasecmp(name, s, n) == 0;
+}
+
+static kq_config_listener *find(kq_config *cfg, const char *s, size_t n)
+{
+    for (int i = 0; i < cfg->listener_count; i++)
+        if (name_eq(cfg->listeners[i].name, s, n))
+            return &cfg->listeners[i];
+    return NULL;
+}
+
+static int listener_entry(const char *s, size_t n, void *vcfg, char *why, size_t whylen)
+{
+    kq_config *cfg = vcfg;
+    const char *sep = NULL;
+    for (size_t i = 0; i + 2 < n && !sep; i++)
+        if (s[i] == ':' && s[i + 1] == '/' && s[i + 2] == '/')
+            sep = s + i;
+    if (!sep)
+        return lfail(why, whylen, "malformed listener (expected NAME://host:port): \"%.*s\"",
+                     (int)(n > 64 ? 64 : n), s);
+    size_t nn = (size_t)(sep - s);
+    if (nn == 0 || nn >= KQ_CONFIG_LISTENER_NAME_BYTES_MAX)
+        return lfail(why, whylen, "malformed listener name in \"%.*s\"", (int)(n > 64 ? 64 : n),
+                     s);
+    if (find(cfg, s, nn))
+        return lfail(why, whylen, "listener name %.*s appears twice", (int)nn, s);
+    if (cfg->listener_count == KQ_CONFIG_LISTENERS_MAX)
+        return lfail(why, whylen, "too many listeners (max %d)", KQ_CONFIG_LISTENERS_MAX);
+    kq_config_listener *l = &cfg->listeners[cfg->listener_count];
+    memset(l, 0, sizeof(*l));
+    memcpy(l->name, s, nn);
+    const char *addr = sep + 3;
+    if (kq_config_parse_hostport(addr, (size_t)(s + n - addr), l->host, sizeof(l->host),
+                                 &l->port, why, whylen) != 0)
+        return -1;
+    for (int i = 0; i < cfg->listener_count; i++)
+        if (cfg->listeners[i].port == l->port && strcmp(cfg->listeners[i].host, l->host) == 0)
+            return lfail(why, whylen, "listeners %s and %s use the same address",
+                         cfg->listeners[i].name, l->name);
+    cfg->listener_count++;
+    return 0;
+}
+
+/* Kafka's default map: each protocol name maps to itself. */
+static const char *const protocols[] = {"PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"};
+
+typedef struct map_ctx {
+    kq_config *cfg;
+    bool mapped[KQ_CONFIG_LISTENERS_MAX];
+} map_ctx;
+
+static int check_protocol(const kq_config_listener *l, const char *p, size_t n, char *why,
+                          size_t whylen)
+{
+    bool known = false;
+    for (size_t i = 0; i < sizeof(protocols) / sizeof(protocols[0]); i++)
+        known = known || name_eq(protocols[i], p, n);
+    if (!known)
+        return lfail(why, whylen, "unknown security protocol %.*s for listener %s", (int)n, p,
+                     l->name);
+    if (!name_eq("PLAINTEXT", p, n))
+        return lfail(why, whylen,
+                     "listener %s: security protocol %.*s is not supported yet (only PLAINTEXT)",
+                     l->name, (int)n, p);
+    return 0;
+}
+
+static int map_entry(const char *s, size_t n, void *vctx, char *why, size_t whylen)
+{
+    map_ctx *m = vctx;
+    const char *colon = memchr(s, ':', n);
+    if (!colon || colon == s || colon + 1 == s + n)
+        return lfail(why, whylen, "malformed entry (expected NAME:PROTOCOL): \"%.*s\"",
+                     (int)(n > 64 ? 64 : n), s);
+    kq_config_listener *l = find(m->cfg, s, (size_t)(colon - s));
+    if (!l)
+        return 0; /* Kafka lets the map name listeners this node does not have */
+    m->mapped[l - m->cfg->listeners] = true;
+    return check_protocol(l, colon + 1, (size_t)(s + n - colon - 1), why, whylen);
+}
+
+static int controller_entry(const char *s, size_t n, void *vcfg, char *why, size_t whylen)
+{
+    kq_config_listener *l = find(vcfg, s, n);
+    if (!l)
+        return lfail(why, whylen, "%.*s is not one of the listeners", (int)n, s);
+    l->controller = true;
+    return 0;
+}
+
+static int default_protocols(map_ctx *m, char *why, size_t whylen)
+{
+    for (int i = 0; i < m->cfg->listener_count; i++) {
+        kq_config_listener *l = &m->cfg->listeners[i];
+        if (m->mapped[i])
+            continue;
+        bool is_protocol = false;
+        for (size_t k = 0; k < sizeof(protocols) / sizeof(protocols[0]); k++)
+            is_protocol = is_protocol || strcasecmp(protocols[k], l->name) == 0;
+        if (!is_protocol)
+            return lfail(why, whylen,
+                         "no security protocol for listener %s (add %s:PLAINTEXT to "
+                         "listener.security.protocol.map)", l->name, l->name);
+        if (check_protocol(l, l->name, strlen(l->name), why, whylen) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+int kq_config_parse_listener_set(const char *listeners, const char *protocol_map,
+                                 const char *controller_names, kq_config *cfg, char *why,
+                                 size_t whylen)
+{
+    cfg->listener_count = 0;
+    if (kq_config_for_each_item(listeners, listener_entry, cfg, why, whylen) != 0)
+        return -1;
+    if (cfg->listener_count == 0)
+        return lfail(why, whylen, "no listener given (expected NAME://host:port)");
+    map_ctx m = {.cfg = cfg};
+    if (protocol_map &&
+        kq_config_for_each_item(protocol_map, map_entry, &m, why, whylen) != 0)
+        return -1;
+    if (default_protocols(&m, why, whylen) != 0)
+        return -1;
+    cfg->controller_listener_named = false;
+    if (controller_names) {
+        if (kq_config_for_each_item(controller_names, controller_entry, cfg, why, whylen) != 0)
+            return -1;
+        bool any = false;
+        for (int i = 0; i < cfg->listener_count; i++)
+            any = any || cfg->listeners[i].controller;
+        if (!any)
+            return lfail(why, whylen, "names no listener");
+        cfg->controller_listener_named = true;
+    }
+    const kq_config_listener *client = &cfg->listeners[0];
+    for (int i = cfg->listener_count - 1; i >= 0; i--)
+        if (!cfg->listeners[i].controller)
+            client = &cfg->listeners[i];
+    snprintf(cfg->listener_host, sizeof(cfg->listener_host), "%s", client->host);
+    cfg->listener_port = client->port;
+    return 0;
+}
