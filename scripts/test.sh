@@ -140,6 +140,7 @@ if want sim && ((asan_ok)); then
         sim_mutant recovery-truncates-corruption recovered-durable
         sim_mutant storage-ignore-trunc-floor flushed-is-durable
         sim_mutant follower-hw-unverified committed-data
+        sim_mutant quorum-any-listener majority-durable
     else
         echo "scripts/simulate.sh not present: simulator not run"
     fi

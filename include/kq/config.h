@@ -25,6 +25,11 @@ typedef struct kq_config_listener {
     /* Named in controller.listener.names: Raft RPCs and replica fetches are
      * taken here only (or on every listener when no name is given). */
     bool controller;
+    /* advertised.listeners for this name, else the bound address (an empty
+     * host: the node's own voter host, or localhost). */
+    char advertised_host[256];
+    uint16_t advertised_port;
+    bool advertised; /* named in advertised.listeners */
 } kq_config_listener;
 
 typedef struct kq_config {

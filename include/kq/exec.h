@@ -40,6 +40,11 @@ typedef struct exec_config {
     int32_t node_id;
     exec_endpoint voters[EXEC_VOTERS_MAX]; /* with their listeners */
     int voter_count;
+    /* This node's advertised client listener (port 0: its voter endpoint),
+     * and whether to ask the peers for theirs (they differ from the voter
+     * endpoints when a controller listener is named). */
+    exec_endpoint client_endpoint;
+    bool discover_client_endpoints;
     const char *cluster_id;
     const char *log_dir;
     uint64_t segment_bytes;

@@ -40,6 +40,9 @@ typedef struct handler_services {
     const char *cluster_id;
     handler_endpoint nodes[HANDLER_NODES_MAX]; /* every voter, with its listener */
     int node_count;
+    /* This node's advertised client listener, what Metadata names it by
+     * (port 0: its voter endpoint, as with a single listener). */
+    handler_endpoint client_endpoint;
     int32_t frame_bytes_max;
     uint32_t mutants;   /* enum kq_mutant (simulator only) */
     int64_t (*now_ms)(void *ctx);
@@ -119,6 +122,17 @@ bool handler_encode_raft_request(handler *h, const raft_msg *msg, int32_t correl
 bool handler_decode_raft_response(handler *h, enum raft_msg_type request_type,
                                   int16_t api_version, const uint8_t *frame, size_t len,
                                   raft_msg *out);
+
+/* Client listeners of the other nodes (issue 9): with a controller
+ * listener, a voter endpoint is not where clients should go. The executor
+ * asks each peer with DescribeCluster (endpoint type brokers) on the
+ * controller connection; the peer's own entry in the answer becomes its
+ * broker endpoint in Metadata. Until then Metadata names the voter
+ * endpoint. The encoded request is malloc'd (the caller frees it). */
+bool handler_encode_endpoint_request(handler *h, int32_t correlation_id, uint8_t **data,
+                                     size_t *len);
+/* Returns false on a malformed answer or one without node_id's entry. */
+bool handler_note_peer_endpoint(handler *h, int32_t node_id, const uint8_t *frame, size_t len);
 
 /* Stamps the relayed frame of f with the correlation id it is sent under. */
 void handler_forward_set_correlation_id(handler_forward *f, int32_t correlation_id);

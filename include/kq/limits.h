@@ -72,6 +72,11 @@ _Static_assert(KQ_NET_READ_CHUNK_BYTES <= KQ_REQUEST_FRAME_BYTES_DEFAULT,
 #define EXEC_CLUSTER_ID_BYTES_MAX 256
 #define EXEC_PATH_BYTES_MAX 4096
 #define EXEC_PEER_ERROR_LOG_MS 10000        /* a peer's error logged once per 10 s */
+/* Asking a peer for its client listener (DescribeCluster): again after a
+ * failure, and to refresh what it said (it may have restarted elsewhere). */
+#define EXEC_ENDPOINT_RETRY_MS 1000
+#define EXEC_ENDPOINT_REFRESH_MS 30000
+#define EXEC_ENDPOINT_TAG_SLOT 0x7f          /* the relay slot field of its tag */
 /* Producer state is rebuilt at start from this much of the log's tail (whole
  * segments): restart time stays bounded; a producer silent for longer is
  * forgotten, as Kafka expires idle producer ids. */
@@ -140,6 +145,9 @@ _Static_assert(RAFT_PARKED_FETCH_MAX <= HANDLER_RAFT_PENDING_MAX,
                "every fetch the core parks holds a pending handler token");
 _Static_assert(HANDLER_RAFT_PENDING_MAX <= 0xffff, "a token holds the slot in 16 bits");
 _Static_assert(EXEC_FORWARDS_MAX <= 128, "a relay tag holds the slot in 7 bits");
+_Static_assert(EXEC_FORWARDS_MAX <= EXEC_ENDPOINT_TAG_SLOT && EXEC_ENDPOINT_TAG_SLOT < 128,
+               "an endpoint request's tag names no relay slot");
+_Static_assert(EXEC_ENDPOINT_RETRY_MS < EXEC_ENDPOINT_REFRESH_MS, "retries come sooner");
 _Static_assert(HANDLER_RESPONSE_BYTES_MAX >= (uint64_t)HANDLER_FETCH_BYTES_MAX + (1u << 20),
                "a maximal consumer Fetch answer fits one response with its headers");
 _Static_assert(HANDLER_RESPONSE_BYTES_MAX >= (uint64_t)EXEC_FETCH_MAX_BYTES + (1u << 20),

@@ -31,6 +31,10 @@ int kq_config_for_each_item(const char *s, kq_config_item_fn fn, void *ctx, char
 int kq_config_parse_listener_set(const char *listeners, const char *protocol_map,
                                  const char *controller_names, kq_config *cfg, char *why,
                                  size_t whylen);
+/* advertised.listeners (NAME://host:port,...), each name one of
+ * cfg->listeners, after kq_config_parse_listener_set. */
+int kq_config_parse_advertised(const char *advertised, kq_config *cfg, char *why,
+                               size_t whylen);
 /* "1@host:port,2@host:port"; an empty string gives zero voters. */
 int kq_config_parse_voters(const char *s, kq_config_endpoint *voters,
                            int *count, char *why, size_t whylen);

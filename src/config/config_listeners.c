@@ -62,6 +62,8 @@ static int listener_entry(const char *s, size_t n, void *vcfg, char *why, size_t
         if (cfg->listeners[i].port == l->port && strcmp(cfg->listeners[i].host, l->host) == 0)
             return lfail(why, whylen, "listeners %s and %s use the same address",
                          cfg->listeners[i].name, l->name);
+    memcpy(l->advertised_host, l->host, sizeof(l->host)); /* same size */
+    l->advertised_port = l->port;
     cfg->listener_count++;
     return 0;
 }
@@ -165,4 +167,35 @@ int kq_config_parse_listener_set(const char *listeners, const char *protocol_map
     snprintf(cfg->listener_host, sizeof(cfg->listener_host), "%s", client->host);
     cfg->listener_port = client->port;
     return 0;
+}
+
+static int advertised_entry(const char *s, size_t n, void *vcfg, char *why, size_t whylen)
+{
+    kq_config *cfg = vcfg;
+    const char *sep = NULL;
+    for (size_t i = 0; i + 2 < n && !sep; i++)
+        if (s[i] == ':' && s[i + 1] == '/' && s[i + 2] == '/')
+            sep = s + i;
+    if (!sep)
+        return lfail(why, whylen, "malformed entry (expected NAME://host:port): \"%.*s\"",
+                     (int)(n > 64 ? 64 : n), s);
+    kq_config_listener *l = find(cfg, s, (size_t)(sep - s));
+    if (!l)
+        return lfail(why, whylen, "%.*s is not one of the listeners", (int)(sep - s), s);
+    const char *addr = sep + 3;
+    if (kq_config_parse_hostport(addr, (size_t)(s + n - addr), l->advertised_host,
+                                 sizeof(l->advertised_host), &l->advertised_port, why,
+                                 whylen) != 0)
+        return -1;
+    if (strcmp(l->advertised_host, "0.0.0.0") == 0 || strcmp(l->advertised_host, "::") == 0)
+        return lfail(why, whylen, "listener %s: %s is not an address clients can reach",
+                     l->name, l->advertised_host);
+    l->advertised = true;
+    return 0;
+}
+
+int kq_config_parse_advertised(const char *advertised, kq_config *cfg, char *why,
+                               size_t whylen)
+{
+    return kq_config_for_each_item(advertised, advertised_entry, cfg, why, whylen);
 }

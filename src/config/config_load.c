@@ -39,6 +39,7 @@ enum cfg_key {
     K_CLUSTER_ID,
     K_PROTOCOL_MAP,
     K_CONTROLLER_NAMES,
+    K_ADVERTISED,
     K_COUNT
 };
 
@@ -78,6 +79,7 @@ static const struct cfg_key_def {
     {"cluster.id", K_CLUSTER_ID},
     {"listener.security.protocol.map", K_PROTOCOL_MAP},
     {"controller.listener.names", K_CONTROLLER_NAMES},
+    {"advertised.listeners", K_ADVERTISED},
 };
 
 typedef struct cfg_ctx {
@@ -315,6 +317,7 @@ static int cfg_handler(void *user, const char *section, const char *name,
     case K_LISTENERS:
     case K_PROTOCOL_MAP:
     case K_CONTROLLER_NAMES:
+    case K_ADVERTISED:
         return keep_string(c, k, value); /* resolve_listeners, once all are read */
     case K_VERBOSE:
         if (kq_config_parse_bool(value, &cfg->verbose, why, sizeof why) != 0) {
@@ -515,8 +518,13 @@ static int resolve_listeners(cfg_ctx *c)
     char why[512];
     const char *listeners = c->str[K_LISTENERS] ? c->str[K_LISTENERS] : "PLAINTEXT://:9092";
     if (kq_config_parse_listener_set(listeners, c->str[K_PROTOCOL_MAP],
-                                     c->str[K_CONTROLLER_NAMES], c->cfg, why, sizeof why) == 0)
-        return 0;
+                                     c->str[K_CONTROLLER_NAMES], c->cfg, why, sizeof why) == 0) {
+        if (!c->str[K_ADVERTISED] ||
+            kq_config_parse_advertised(c->str[K_ADVERTISED], c->cfg, why, sizeof why) == 0)
+            return 0;
+        cfg_fail(c, c->key_line[K_ADVERTISED], c->key_name[K_ADVERTISED], "%s", why);
+        return -1;
+    }
     enum cfg_key k = K_LISTENERS;
     if (strstr(why, "protocol") && c->str[K_PROTOCOL_MAP])
         k = K_PROTOCOL_MAP;

@@ -207,6 +207,30 @@ void node_request_shutdown(node *n)
     exec_request_shutdown(n->exec);
 }
 
+/* What Metadata names this node by: the client listener (the first one not
+ * a controller listener) at its advertised address. With one listener and
+ * nothing advertised, the voter endpoint as before (port 0). */
+static void node_client_endpoint(const kq_config *c, exec_config *ec)
+{
+    const kq_config_listener *l = &c->listeners[0];
+    for (int i = c->listener_count - 1; i >= 0; i--)
+        if (!c->listeners[i].controller)
+            l = &c->listeners[i];
+    if (!c->controller_listener_named && !l->advertised)
+        return;
+    const char *host = l->advertised_host;
+    if (host[0] == '\0' || strcmp(host, "0.0.0.0") == 0 || strcmp(host, "::") == 0) {
+        host = "localhost";
+        for (int i = 0; i < c->voter_count; i++)
+            if (c->voters[i].id == c->node_id)
+                host = c->voters[i].host;
+    }
+    ec->client_endpoint.node_id = c->node_id;
+    snprintf(ec->client_endpoint.host, sizeof(ec->client_endpoint.host), "%s", host);
+    ec->client_endpoint.port = l->advertised_port;
+    ec->discover_client_endpoints = c->voter_count > 1;
+}
+
 static void node_exec_config(const kq_config *c, int64_t wall_ms, exec_config *ec)
 {
     *ec = (exec_config){
@@ -233,6 +257,7 @@ static void node_exec_config(const kq_config *c, int64_t wall_ms, exec_config *e
         ec->voters[i].port = c->voters[i].port;
     }
     ec->voter_count = c->voter_count;
+    node_client_endpoint(c, ec);
 }
 
 static bool node_open_network(node *n, char *err, size_t errlen)

@@ -107,6 +107,10 @@ static handler *exec_make_handler(kq_exec *x)
         .slot_conn = h_slot_conn,
     };
     _Static_assert(EXEC_VOTERS_MAX <= HANDLER_NODES_MAX, "every voter has an endpoint");
+    hs.client_endpoint.node_id = x->cfg.node_id;
+    snprintf(hs.client_endpoint.host, sizeof(hs.client_endpoint.host), "%s",
+             x->cfg.client_endpoint.host);
+    hs.client_endpoint.port = x->cfg.client_endpoint.port;
     for (int i = 0; i < x->cfg.voter_count; i++) {
         hs.nodes[i].node_id = x->cfg.voters[i].node_id;
         snprintf(hs.nodes[i].host, sizeof(hs.nodes[i].host), "%s", x->cfg.voters[i].host);
@@ -267,6 +271,7 @@ fail:
 
 void exec_start(kq_exec *x)
 {
+    exec_ask_endpoints(x);
     raft_event ev = {.type = RAFT_EVENT_TICK};
     exec_step(x, &ev);
     exec_settle(x);

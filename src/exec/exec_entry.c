@@ -39,6 +39,7 @@ void exec_on_timer(kq_exec *x)
     if (x->failed)
         return;
     handler_on_tick(x->handler, exec_now(x));
+    exec_ask_endpoints(x);
     raft_event ev = {.type = RAFT_EVENT_TICK};
     exec_step(x, &ev);
     exec_settle(x);
@@ -77,7 +78,9 @@ void exec_on_peer_response(kq_exec *x, int32_t node_id, uint64_t tag, const uint
 {
     if (x->failed)
         return;
-    if (exec_tag_is_forward(tag))
+    if (exec_tag_is_endpoint(tag))
+        exec_endpoint_response(x, node_id, tag, frame, len);
+    else if (exec_tag_is_forward(tag))
         exec_forward_response(x, tag, frame, len);
     else
         exec_raft_response(x, node_id, tag, frame, len);

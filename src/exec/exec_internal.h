@@ -62,6 +62,9 @@ struct kq_exec {
     enum raft_role last_role;
     int32_t last_epoch;
     int32_t last_leader;
+    /* Asking the peers for their client listeners (exec_endpoints.c). */
+    bool endpoint_inflight[EXEC_VOTERS_MAX];
+    int64_t endpoint_due_ms[EXEC_VOTERS_MAX];
 };
 
 int64_t exec_now(kq_exec *x);
@@ -80,6 +83,13 @@ void exec_forward_response(kq_exec *x, uint64_t tag, const uint8_t *frame, size_
 bool exec_tag_is_forward(uint64_t tag);
 void exec_raft_response(kq_exec *x, int32_t node_id, uint64_t tag, const uint8_t *frame,
                         size_t len);
+
+/* exec_endpoints.c */
+void exec_ask_endpoints(kq_exec *x);
+bool exec_tag_is_endpoint(uint64_t tag);
+void exec_endpoint_response(kq_exec *x, int32_t node_id, uint64_t tag, const uint8_t *frame,
+                            size_t len);
+int64_t exec_endpoint_due(const kq_exec *x);
 
 /* exec_producer_ids.c */
 bool exec_producer_ids_open(kq_exec *x, char *err, size_t errlen);

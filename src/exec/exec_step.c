@@ -228,5 +228,8 @@ void exec_settle(kq_exec *x)
     int64_t h = handler_next_deadline(x->handler);
     if (h < due)
         due = h;
+    int64_t e = exec_endpoint_due(x);
+    if (e < due)
+        due = e;
     x->env.arm_timer(x->env.ctx, due);
 }

@@ -44,10 +44,11 @@ void handle_metadata(handler *h, handler_request *req, kq_reader *r)
     wire_metadata_broker brokers[HANDLER_NODES_MAX];
     int32_t ids[HANDLER_NODES_MAX];
     for (int i = 0; i < h->svc.node_count; i++) {
+        const handler_endpoint *e = handler_broker_endpoint(h, i);
         brokers[i] = (wire_metadata_broker){
             .node_id = h->svc.nodes[i].node_id,
-            .host = kq_slice_cstr(h->svc.nodes[i].host),
-            .port = h->svc.nodes[i].port,
+            .host = kq_slice_cstr(e->host),
+            .port = e->port,
             .rack = {NULL, -1},
         };
         ids[i] = h->svc.nodes[i].node_id;
@@ -116,15 +117,20 @@ void handle_describe_cluster(handler *h, handler_request *req, kq_reader *r)
     raft_status st;
     raft_get_status(h->svc.raft, &st);
     wire_describe_cluster_broker brokers[HANDLER_NODES_MAX];
-    for (int i = 0; i < h->svc.node_count; i++)
+    for (int i = 0; i < h->svc.node_count; i++) {
+        /* KIP-919: type 2 asks for the controllers (the voter endpoints). */
+        const handler_endpoint *e =
+            body.endpoint_type == 2 ? &h->svc.nodes[i] : handler_broker_endpoint(h, i);
         brokers[i] = (wire_describe_cluster_broker){
             .broker_id = h->svc.nodes[i].node_id,
-            .host = kq_slice_cstr(h->svc.nodes[i].host),
-            .port = h->svc.nodes[i].port,
+            .host = kq_slice_cstr(e->host),
+            .port = e->port,
             .rack = {NULL, -1},
         };
+    }
     /* Every node is both broker and controller here, so both endpoint types
-     * list the same nodes; the type is echoed as the admin client checks. */
+     * list the same nodes (at their client or controller listener); the
+     * type is echoed as the admin client checks. */
     int32_t controller = st.leader_id >= 0 ? st.leader_id : h->svc.node_id;
     wire_describe_cluster_response resp = {
         .error_code = KAFKA_NONE,

@@ -96,7 +96,13 @@ struct handler {
     /* A read of flushed data failed: the executor must stop the node. */
     bool read_failed;
     char read_failure[160];
+    /* Client listeners the peers reported (by index in svc.nodes). */
+    handler_endpoint peer_clients[HANDLER_NODES_MAX];
+    bool peer_client_known[HANDLER_NODES_MAX];
 };
+
+/* Where clients reach svc.nodes[i] (Metadata, DescribeCluster brokers). */
+const handler_endpoint *handler_broker_endpoint(const handler *h, int i);
 
 void handler_note_read_failure(handler *h, int64_t offset, int rc);
 

@@ -184,6 +184,12 @@ bool w_node_start(w_world *w, int idx)
         return true;
     exec_config c = w->cfg;
     c.node_id = n->id;
+    /* A client listener apart from the controller one the peers use: the
+     * nodes ask each other for it (DescribeCluster) as the daemon's do. */
+    c.client_endpoint.node_id = n->id;
+    snprintf(c.client_endpoint.host, sizeof(c.client_endpoint.host), "node%d.client", n->id);
+    c.client_endpoint.port = (uint16_t)(19090 + n->id);
+    c.discover_client_endpoints = true;
     c.random_seed = sim_prng_next(&w->rng);
     /* The "wall clock" producer ids start from is coarse (a minute): a
      * restart within the minute starts from the same base, as a clock that

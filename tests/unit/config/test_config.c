@@ -444,6 +444,24 @@ static void test_listener_set(void **state)
     assert_int_equal(cfg.voter_count, 1); /* itself, at its controller listener */
     assert_string_equal(cfg.voters[0].host, "127.0.0.1");
     assert_int_equal(cfg.voters[0].port, 9093);
+    assert_false(cfg.listeners[0].advertised);
+
+    rc = load_text("node.id=1\nlisteners=PLAINTEXT://:9092\n"
+                   "advertised.listeners=PLAINTEXT://public.example:19092\n",
+                   &cfg, err, sizeof err, NULL, 0);
+    if (rc != 0)
+        fail_msg("%s", err);
+    assert_true(cfg.listeners[0].advertised);
+    assert_string_equal(cfg.listeners[0].advertised_host, "public.example");
+    assert_int_equal(cfg.listeners[0].advertised_port, 19092);
+    assert_false(cfg.controller_listener_named);
+    expect_error("broker.id=1\nlisteners=PLAINTEXT://:9092\n"
+                 "advertised.listeners=CONTROLLER://h:1\n",
+                 ":3: advertised.listeners: CONTROLLER is not one of the listeners");
+    expect_error("broker.id=1\nlisteners=PLAINTEXT://:9092\n"
+                 "advertised.listeners=PLAINTEXT://0.0.0.0:9092\n",
+                 ":3: advertised.listeners: listener PLAINTEXT: 0.0.0.0 is not an address "
+                 "clients can reach");
 }
 
 static void test_errors_voters(void **state)

@@ -264,6 +264,66 @@ static void test_describe_cluster_v1(void **state)
     tn_close(&n);
 }
 
+/* Peer 2's answer to our DescribeCluster (brokers) names its client
+ * listener; Metadata and DescribeCluster (brokers) then send clients
+ * there, node 3 (not heard from) stays at its voter endpoint, and the
+ * controllers stay at the voter endpoints. */
+static void test_peer_client_endpoints(void **state)
+{
+    (void)state;
+    tn_node n;
+    tn_open(&n, 1, 3);
+    uint8_t *req = NULL;
+    size_t req_len = 0;
+    assert_true(handler_encode_endpoint_request(n.h, 5, &req, &req_len));
+    assert_true(req_len > 8);
+    free(req);
+
+    wire_describe_cluster_broker peer[] = {
+        {.broker_id = 3, .host = kq_slice_cstr("wrong.test"), .port = 1, .rack = {NULL, -1}},
+        {.broker_id = 2, .host = kq_slice_cstr("client2.test"), .port = 19092,
+         .rack = {NULL, -1}},
+    };
+    wire_describe_cluster_response dc = {.error_message = {NULL, -1}, .endpoint_type = 1,
+                                         .cluster_id = kq_slice_cstr(TN_CLUSTER_ID),
+                                         .controller_id = 2, .brokers = peer, .broker_count = 2,
+                                         .cluster_authorized_operations = INT32_MIN};
+    kq_writer w;
+    kq_writer_init(&w, 0);
+    wire_response_header_encode(&w, WIRE_API_DESCRIBE_CLUSTER, 1, 5);
+    wire_describe_cluster_response_encode(&w, 1, &dc);
+    assert_false(handler_note_peer_endpoint(n.h, 2, w.data, w.len - 1)); /* truncated */
+    assert_true(handler_note_peer_endpoint(n.h, 2, w.data, w.len));
+    dc.brokers = &peer[1]; /* node 3's answer without its own entry: nothing learned */
+    dc.broker_count = 1;
+    kq_writer_reset(&w);
+    wire_response_header_encode(&w, WIRE_API_DESCRIBE_CLUSTER, 1, 6);
+    wire_describe_cluster_response_encode(&w, 1, &dc);
+    assert_false(handler_note_peer_endpoint(n.h, 3, w.data, w.len));
+    kq_writer_free(&w);
+
+    tn_slot s = {1};
+    wire_metadata_response resp;
+    metadata(&n, &s, 12, 1, NULL, -1, &resp);
+    assert_int_equal(resp.broker_count, 3);
+    assert_true(kq_slice_eq_cstr(resp.brokers[0].host, "node1.test"));
+    assert_true(kq_slice_eq_cstr(resp.brokers[1].host, "client2.test"));
+    assert_int_equal(resp.brokers[1].port, 19092);
+    assert_true(kq_slice_eq_cstr(resp.brokers[2].host, "node3.test")); /* B's word on C: no */
+
+    for (int8_t type = 1; type <= 2; type++) {
+        wire_describe_cluster_request dreq = {.endpoint_type = type};
+        TN_SEND(&n, &s, WIRE_API_DESCRIBE_CLUSTER, 1, 20 + type,
+                wire_describe_cluster_request_encode, &dreq);
+        wire_describe_cluster_response d;
+        TN_DECODE(&n, &s, WIRE_API_DESCRIBE_CLUSTER, 1, 20 + type,
+                  wire_describe_cluster_response_decode, &d);
+        assert_int_equal(d.broker_count, 3);
+        assert_true(kq_slice_eq_cstr(d.brokers[1].host, type == 1 ? "client2.test" : "node2.test"));
+    }
+    tn_close(&n);
+}
+
 static void test_describe_quorum_on_leader(void **state)
 {
     (void)state;
@@ -325,6 +385,7 @@ int main(void)
         cmocka_unit_test(test_find_coordinator_v0),
         cmocka_unit_test(test_describe_cluster_v1),
         cmocka_unit_test(test_describe_quorum_on_leader),
+        cmocka_unit_test(test_peer_client_endpoints),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
