@@ -39,8 +39,10 @@ static int b64_shape(const char *in, size_t n)
 
 int auth_b64_decode(const char *in, size_t n, uint8_t *out, size_t out_bytes, size_t *out_len)
 {
+    if (n > AUTH_SCRAM_MESSAGE_BYTES_MAX * 2)
+        return -1;
     int pad = b64_shape(in, n);
-    if (pad < 0 || n > AUTH_SCRAM_MESSAGE_BYTES_MAX * 2)
+    if (pad < 0)
         return -1;
     size_t len = n / 4 * 3 - (size_t)pad;
     uint8_t tmp[AUTH_SCRAM_MESSAGE_BYTES_MAX * 2 / 4 * 3];

@@ -47,6 +47,18 @@ typedef struct options {
     unsigned long iterations;
 } options;
 
+/* "SCRAM-SHA-256", "SCRAM-SHA-512" or "both" into want[]. */
+static int parse_mechanism(const char *arg, bool want[KQ_SCRAM_HASH_COUNT])
+{
+    bool both = strcmp(arg, "both") == 0;
+    want[KQ_SCRAM_SHA_256] = both || strcmp(arg, "SCRAM-SHA-256") == 0;
+    want[KQ_SCRAM_SHA_512] = both || strcmp(arg, "SCRAM-SHA-512") == 0;
+    if (want[KQ_SCRAM_SHA_256] || want[KQ_SCRAM_SHA_512])
+        return 0;
+    fprintf(stderr, "--mechanism must be SCRAM-SHA-256, SCRAM-SHA-512 or both\n");
+    return -1;
+}
+
 static int parse_options(int argc, char **argv, options *o)
 {
     static const struct option longs[] = {
@@ -58,26 +70,30 @@ static int parse_options(int argc, char **argv, options *o)
     char *end;
     *o = (options){NULL, NULL, {true, true}, AUTH_SCRAM_ITERATIONS_DEFAULT};
     while ((c = getopt_long(argc, argv, "", longs, NULL)) != -1) {
-        if (c == 'u')
+        switch (c) {
+        case 'u':
             o->user = optarg;
-        else if (c == 'p')
+            break;
+        case 'p':
             o->password_file = optarg;
-        else if (c == 'm' && strcmp(optarg, "both") == 0)
-            o->want[0] = o->want[1] = true;
-        else if (c == 'm' && strcmp(optarg, "SCRAM-SHA-256") == 0)
-            o->want[KQ_SCRAM_SHA_512] = !(o->want[KQ_SCRAM_SHA_256] = true);
-        else if (c == 'm' && strcmp(optarg, "SCRAM-SHA-512") == 0)
-            o->want[KQ_SCRAM_SHA_256] = !(o->want[KQ_SCRAM_SHA_512] = true);
-        else if (c == 'i') {
+            break;
+        case 'm':
+            if (parse_mechanism(optarg, o->want) != 0)
+                return -1;
+            break;
+        case 'i':
             o->iterations = strtoul(optarg, &end, 10);
-            if (*optarg < '0' || *optarg > '9' || *end || o->iterations < AUTH_SCRAM_ITERATIONS_MIN ||
+            if (*optarg < '0' || *optarg > '9' || *end ||
+                o->iterations < AUTH_SCRAM_ITERATIONS_MIN ||
                 o->iterations > AUTH_SCRAM_ITERATIONS_MAX) {
                 fprintf(stderr, "--iterations must be %d..%d\n", AUTH_SCRAM_ITERATIONS_MIN,
                         AUTH_SCRAM_ITERATIONS_MAX);
                 return -1;
             }
-        } else
+            break;
+        default:
             return -1;
+        }
     }
     return optind == argc && o->user && o->password_file ? 0 : -1;
 }

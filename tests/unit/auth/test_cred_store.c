@@ -209,7 +209,14 @@ static void test_cli_round_trip(void **state)
     assert_int_equal(run_cli(args, line, sizeof line), 0);
     assert_null(strstr(line, "SCRAM-SHA-256"));
     assert_non_null(strstr(line, "SCRAM-SHA-512=salt="));
-    /* refused: iterations out of range, bad name, missing file, no user */
+    snprintf(args, sizeof args, "--user u --password-file %s --mechanism SCRAM-SHA-256", pw);
+    assert_int_equal(run_cli(args, line, sizeof line), 0);
+    assert_null(strstr(line, "SCRAM-SHA-512"));
+    assert_non_null(strstr(line, " SCRAM-SHA-256=salt="));
+    kq_cred_store_free(tc_store(line));
+    /* refused: bad mechanism, iterations out of range, bad name, missing file, no user */
+    snprintf(args, sizeof args, "--user u --password-file %s --mechanism PLAIN", pw);
+    assert_int_equal(run_cli(args, line, sizeof line), 2);
     snprintf(args, sizeof args, "--user u --password-file %s --iterations 1000", pw);
     assert_int_equal(run_cli(args, line, sizeof line), 2);
     snprintf(args, sizeof args, "--user '#u' --password-file %s", pw);
