@@ -155,4 +155,70 @@ _Static_assert(HANDLER_RESPONSE_BYTES_MAX >= (uint64_t)EXEC_FETCH_MAX_BYTES + (1
 _Static_assert(EXEC_FETCH_MAX_BYTES <= KQ_CONN_WRITE_QUEUE_BYTES_MAX,
                "a follower's fetch answer never pauses the leader's connection alone");
 
+/* ---- authentication (src/auth, include/kq/auth.h) */
+#define AUTH_USERS_MAX 4096                 /* users in the credentials file */
+#define AUTH_USERNAME_BYTES_MAX 255         /* one user name, unescaped */
+#define AUTH_PASSWORD_BYTES_MAX 1024        /* a PLAIN password, the CLI's password file */
+#define AUTH_SALT_BYTES_MIN 8               /* a stored salt, decoded */
+#define AUTH_SALT_BYTES_MAX 64
+#define AUTH_SALT_BYTES_DEFAULT 32          /* what the CLI draws, and fake salts */
+#define AUTH_HASH_BYTES_MAX 64              /* SHA-512's output */
+/* RFC 7677 section 4 asks for at least 4096; the maximum is Kafka's
+ * (ScramMechanism) and bounds the CPU a PLAIN login or the CLI costs. */
+#define AUTH_SCRAM_ITERATIONS_MIN 4096
+#define AUTH_SCRAM_ITERATIONS_MAX 16384
+#define AUTH_SCRAM_ITERATIONS_DEFAULT 4096  /* the CLI's, and fake credentials' */
+#define AUTH_SCRAM_CLIENT_NONCE_BYTES_MAX 256
+#define AUTH_SCRAM_SERVER_NONCE_RANDOM_BYTES 24  /* random bytes behind the server's nonce */
+#define AUTH_SCRAM_SERVER_NONCE_BYTES_MAX 64     /* its printable form */
+#define AUTH_SCRAM_MESSAGE_BYTES_MAX 2048   /* one client SCRAM message */
+#define AUTH_SASL_REPLY_BYTES_MAX 512       /* one server SASL message */
+#define AUTH_PLAIN_MESSAGE_BYTES_MAX (2 * AUTH_USERNAME_BYTES_MAX + AUTH_PASSWORD_BYTES_MAX + 2)
+#define AUTH_PRINCIPAL_BYTES_MAX (5 + AUTH_USERNAME_BYTES_MAX + 1) /* "User:" name NUL */
+#define AUTH_REASON_BYTES_MAX 256           /* a failure's reason, for the log */
+#define AUTH_CRED_LINE_BYTES_MAX 1024       /* one credentials-file line */
+#define AUTH_CRED_FILE_BYTES_MAX (16u << 20) /* the whole credentials file */
+
+/* Length of the base64 form of n bytes (with padding). */
+#define AUTH_B64_BYTES(n) (4 * (((n) + 2) / 3))
+/* One "SCRAM-SHA-512=salt=..,stored_key=..,server_key=..,iterations=16384". */
+#define AUTH_CRED_MECH_BYTES_MAX                                                   \
+    (15 + 5 + AUTH_B64_BYTES(AUTH_SALT_BYTES_MAX) + 12 +                           \
+     2 * AUTH_B64_BYTES(AUTH_HASH_BYTES_MAX) + 12 + 12 + 5)
+
+_Static_assert(AUTH_USERNAME_BYTES_MAX + 2 * (1 + AUTH_CRED_MECH_BYTES_MAX) + 2 <=
+                   AUTH_CRED_LINE_BYTES_MAX,
+               "a line with the longest name and both mechanisms fits");
+_Static_assert((uint64_t)AUTH_USERS_MAX * AUTH_CRED_LINE_BYTES_MAX <= AUTH_CRED_FILE_BYTES_MAX,
+               "a file of the most users with the longest lines can be read");
+_Static_assert(AUTH_SALT_BYTES_MIN <= AUTH_SALT_BYTES_DEFAULT &&
+                   AUTH_SALT_BYTES_DEFAULT <= AUTH_SALT_BYTES_MAX,
+               "the CLI's salts are within what the file accepts");
+_Static_assert(AUTH_SALT_BYTES_DEFAULT == 32, "fake salts are one HMAC-SHA-256");
+_Static_assert(AUTH_SCRAM_ITERATIONS_MIN >= 4096, "RFC 7677 section 4");
+_Static_assert(AUTH_SCRAM_ITERATIONS_MIN <= AUTH_SCRAM_ITERATIONS_DEFAULT &&
+                   AUTH_SCRAM_ITERATIONS_DEFAULT <= AUTH_SCRAM_ITERATIONS_MAX,
+               "the default iteration count is accepted");
+_Static_assert(AUTH_B64_BYTES(AUTH_SCRAM_SERVER_NONCE_RANDOM_BYTES) <=
+                   AUTH_SCRAM_SERVER_NONCE_BYTES_MAX,
+               "the server's random nonce part fits its printable form");
+/* client-first: "n,a=" authzid "," "n=" user ",r=" nonce, names escaped
+ * (each byte at most 3: "=2C"). */
+_Static_assert(4 + 3 * AUTH_USERNAME_BYTES_MAX + 1 + 2 + 3 * AUTH_USERNAME_BYTES_MAX + 3 +
+                       AUTH_SCRAM_CLIENT_NONCE_BYTES_MAX <=
+                   AUTH_SCRAM_MESSAGE_BYTES_MAX,
+               "the longest valid client-first message is accepted");
+/* client-final: "c=" base64(gs2 header) ",r=" nonce ",p=" base64(proof). */
+_Static_assert(2 + AUTH_B64_BYTES(4 + 3 * AUTH_USERNAME_BYTES_MAX + 1) + 3 +
+                       AUTH_SCRAM_CLIENT_NONCE_BYTES_MAX + AUTH_SCRAM_SERVER_NONCE_BYTES_MAX +
+                       3 + AUTH_B64_BYTES(AUTH_HASH_BYTES_MAX) <=
+                   AUTH_SCRAM_MESSAGE_BYTES_MAX,
+               "the longest valid client-final message is accepted");
+/* server-first: "r=" nonce ",s=" salt ",i=" iterations. */
+_Static_assert(2 + AUTH_SCRAM_CLIENT_NONCE_BYTES_MAX + AUTH_SCRAM_SERVER_NONCE_BYTES_MAX + 3 +
+                       AUTH_B64_BYTES(AUTH_SALT_BYTES_MAX) + 3 + 5 <=
+                   AUTH_SASL_REPLY_BYTES_MAX,
+               "the longest server-first message fits a reply");
+_Static_assert(AUTH_SCRAM_ITERATIONS_MAX <= 99999, "iterations take at most 5 digits");
+
 #endif

@@ -6,10 +6,15 @@
 
 struct api_info {
     int16_t key;
-    int16_t flexible_from; /* first flexible version */
+    int16_t flexible_from; /* first flexible version; API_NEVER_FLEXIBLE: none */
     const char *name;
 };
 
+#define API_NEVER_FLEXIBLE (-1)
+
+/* Known to the codecs (header encoding, log names). Only the `advertised`
+ * table below decides what ApiVersions offers and what is accepted: the SASL
+ * APIs are not advertised until a listener authenticates. */
 static const struct api_info api_infos[] = {
     {WIRE_API_PRODUCE, 9, "Produce"},
     {WIRE_API_FETCH, 12, "Fetch"},
@@ -23,6 +28,8 @@ static const struct api_info api_infos[] = {
     {WIRE_API_END_QUORUM_EPOCH, 1, "EndQuorumEpoch"},
     {WIRE_API_DESCRIBE_QUORUM, 0, "DescribeQuorum"},
     {WIRE_API_DESCRIBE_CLUSTER, 0, "DescribeCluster"},
+    {WIRE_API_SASL_HANDSHAKE, API_NEVER_FLEXIBLE, "SaslHandshake"},
+    {WIRE_API_SASL_AUTHENTICATE, 2, "SaslAuthenticate"},
 };
 
 /* librdkafka needs Produce to overlap 0..0 to compress and Fetch to overlap
@@ -57,7 +64,7 @@ static const struct api_info *find_info(int16_t key)
 bool wire_api_flexible(int16_t api_key, int16_t version)
 {
     const struct api_info *info = find_info(api_key);
-    return info && version >= info->flexible_from;
+    return info && info->flexible_from != API_NEVER_FLEXIBLE && version >= info->flexible_from;
 }
 
 const wire_api_range *wire_advertised_apis(int *count)
