@@ -74,8 +74,8 @@ static int saslname_decode(const char *s, size_t n, char *out, size_t *out_bytes
 static const char *parse_gs2(cursor *c, const char *msg, scram_client_first *out, char *authzid,
                              size_t *authzid_bytes)
 {
-    const char *f;
-    size_t fl;
+    const char *f = NULL;
+    size_t fl = 0;
     next_field(c, &f, &fl);
     if (has_prefix(f, fl, "p="))
         return "client requires channel binding (p=), which is not offered";
@@ -95,8 +95,8 @@ static const char *parse_gs2(cursor *c, const char *msg, scram_client_first *out
  * a delegation token, which this server has not. */
 static const char *parse_extensions(cursor *c)
 {
-    const char *f;
-    size_t fl;
+    const char *f = NULL;
+    size_t fl = 0;
     while (next_field(c, &f, &fl)) {
         const char *eq = memchr(f, '=', fl);
         if (!eq || eq == f)
@@ -116,8 +116,8 @@ int scram_parse_client_first(const char *msg, size_t n, scram_client_first *out,
     memset(out, 0, sizeof *out);
     char authzid[AUTH_USERNAME_BYTES_MAX + 1];
     size_t authzid_bytes = 0;
-    const char *f;
-    size_t fl;
+    const char *f = NULL;
+    size_t fl = 0;
     cursor c = {msg, msg + n, false};
     if (n > AUTH_SCRAM_MESSAGE_BYTES_MAX || memchr(msg, '\0', n)) {
         *why = n > AUTH_SCRAM_MESSAGE_BYTES_MAX ? "client-first too long" : "NUL byte";
@@ -148,8 +148,8 @@ int scram_parse_client_final(const char *msg, size_t n, enum kq_scram_hash hash,
                              scram_client_final *out, const char **why, const char **e)
 {
     memset(out, 0, sizeof *out);
-    const char *f;
-    size_t fl;
+    const char *f = NULL;
+    size_t fl = 0;
     cursor c = {msg, msg + n, false};
     *e = "invalid-encoding";
     *why = NULL;

@@ -1,0 +1,58 @@
+/* The allow-list authorizer (kq/handler.h, handler_acl): who may produce,
+ * consume and describe. A denial is answered with Kafka's error by the
+ * caller and logged here, naming the principal, at most once per
+ * HANDLER_DENIAL_LOG_MS per operation (a client retrying in a loop must not
+ * flood the log); the lines left out are counted in the next one. */
+#include <string.h>
+
+#include "handler_internal.h"
+#include "kq/log_line.h"
+
+#define ANONYMOUS "User:ANONYMOUS"
+
+static bool listed(const char *const *list, int count, const char *principal)
+{
+    for (int i = 0; i < count; i++)
+        if (strcmp(list[i], principal) == 0 || strcmp(list[i], "User:*") == 0)
+            return true;
+    return false;
+}
+
+bool handler_acl_allows(const handler_acl *acl, const char *principal, enum handler_op op)
+{
+    if (!acl || !acl->enabled)
+        return true;
+    if (!principal)
+        principal = ANONYMOUS;
+    return listed(acl->super_users, acl->super_user_count, principal) ||
+           listed(acl->allowed[op], acl->allowed_count[op], principal);
+}
+
+static const char *op_name(enum handler_op op)
+{
+    switch (op) {
+    case HANDLER_OP_PRODUCE: return "produce";
+    case HANDLER_OP_CONSUME: return "consume";
+    default: return "describe";
+    }
+}
+
+bool handler_authorized(handler *h, void *slot, enum handler_op op, const char *what)
+{
+    handler_conn conn = {.quorum_listener = true};
+    if (h->svc.slot_conn)
+        h->svc.slot_conn(h->svc.ctx, slot, &conn);
+    if (handler_acl_allows(h->svc.acl, conn.principal, op))
+        return true;
+    int64_t now = h->svc.now_ms(h->svc.ctx);
+    if (h->denials_logged_ms[op] != 0 && now - h->denials_logged_ms[op] < HANDLER_DENIAL_LOG_MS) {
+        h->denials_unlogged[op]++;
+        return false;
+    }
+    log_line("request from %s: %s denied to %s (may not %s)%s", h->svc.slot_peer(h->svc.ctx, slot),
+             what, conn.principal ? conn.principal : ANONYMOUS, op_name(op),
+             h->denials_unlogged[op] ? " (and earlier denials not logged)" : "");
+    h->denials_logged_ms[op] = now;
+    h->denials_unlogged[op] = 0;
+    return false;
+}
