@@ -32,6 +32,15 @@ typedef struct kq_config_listener {
     bool advertised; /* named in advertised.listeners */
 } kq_config_listener;
 
+/* A list of principals ("User:name", "User:*" for everyone). */
+typedef struct kq_config_principals {
+    char names[KQ_CONFIG_PRINCIPALS_MAX][KQ_CONFIG_PRINCIPAL_BYTES_MAX];
+    int count;
+} kq_config_principals;
+
+/* Operations of the allow-list authorizer, as handler_acl counts them. */
+enum kq_config_acl_op { KQ_ACL_PRODUCE = 0, KQ_ACL_CONSUME, KQ_ACL_DESCRIBE, KQ_ACL_OP_COUNT };
+
 typedef struct kq_config {
     char path[4096];
     int32_t node_id;                  /* broker.id or node.id (required) */
@@ -64,6 +73,14 @@ typedef struct kq_config {
     uint64_t queued_max_request_bytes;
     int64_t connections_max_idle_ms;  /* connections.max.idle.ms, 600000; -1 never */
     char cluster_id[64];              /* cluster.id, "kq-raft-test-cluster" */
+    /* authorizer.class.name set (to anything): requests are checked against
+     * super.users (User:a;User:b, as Kafka writes it) and the allow-lists
+     * acl.produce.principals, acl.consume.principals and
+     * acl.describe.principals (our keys; produce and consume imply
+     * describe). Unset: everything is allowed, as in Kafka. */
+    bool authorizer_enabled;
+    kq_config_principals super_users;
+    kq_config_principals acl[KQ_ACL_OP_COUNT];
 } kq_config;
 
 /* Fills *out with the defaults (node_id -1, no voters, no path). */

@@ -59,11 +59,13 @@ typedef struct exec_config {
     /* First producer id this incarnation may hand out (see producer ids in
      * the README); the daemon derives it from the wall clock. */
     int64_t producer_id_base;
+    const struct handler_acl *acl;       /* the authorizer (kq/handler.h); NULL: allow all */
     uint32_t raft_mutants;               /* enum raft_mutant; 0 in the daemon */
     uint32_t mutants;                    /* enum kq_mutant; 0 in the daemon */
 } exec_config;
 
 struct handler_conn; /* kq/handler.h */
+struct handler_acl;
 
 /* Seams. Every callback gets ctx first. Slots are opaque client request
  * handles of the transport: each is completed exactly once by reply,

@@ -27,7 +27,30 @@ typedef struct handler_conn {
      * controller.listener.names, or the only listener when none is named.
      * Raft RPCs and replica Fetch are refused anywhere else. */
     bool quorum_listener;
+    /* Who the connection authenticated as ("User:name", from its TLS
+     * certificate or SASL); NULL: User:ANONYMOUS (Kafka's name for an
+     * unauthenticated client). */
+    const char *principal;
 } handler_conn;
+
+/* Operations the authorizer allows per principal (issue 9). */
+enum handler_op {
+    HANDLER_OP_PRODUCE = 0, /* Produce, InitProducerId (idempotent write) */
+    HANDLER_OP_CONSUME,     /* Fetch (consumers), ListOffsets */
+    HANDLER_OP_DESCRIBE,    /* Metadata topics, DescribeQuorum, DescribeCluster */
+    HANDLER_OP_COUNT
+};
+
+/* A minimal allow-list authorizer: when enabled, a principal may do op only
+ * if it is a super user or listed for op. An entry "User:*" matches every
+ * principal. The strings belong to the caller and outlive the handlers. */
+typedef struct handler_acl {
+    bool enabled;
+    const char *const *super_users;
+    int super_user_count;
+    const char *const *allowed[HANDLER_OP_COUNT];
+    int allowed_count[HANDLER_OP_COUNT];
+} handler_acl;
 
 /* What the handlers read and the outputs they use. Handlers decide; they
  * never step the core or touch the log's write path: whatever changes state
@@ -51,6 +74,7 @@ typedef struct handler_services {
     void (*reply_none)(void *ctx, void *slot);
     void (*reply_close)(void *ctx, void *slot, const char *why);
     const char *(*slot_peer)(void *ctx, void *slot);
+    const handler_acl *acl; /* NULL: everything is allowed */
     /* The connection of slot (NULL: every connection is a quorum one). */
     void (*slot_conn)(void *ctx, void *slot, handler_conn *out);
 } handler_services;

@@ -57,8 +57,13 @@ _Static_assert(KQ_NET_READ_CHUNK_BYTES <= KQ_REQUEST_FRAME_BYTES_DEFAULT,
 /* listeners= entries and the length of a listener name (with its NUL). */
 #define KQ_CONFIG_LISTENERS_MAX 8
 #define KQ_CONFIG_LISTENER_NAME_BYTES_MAX 64
+/* Principals per authorizer list (super.users, acl.*.principals) and the
+ * length of one ("User:name", with its NUL). */
+#define KQ_CONFIG_PRINCIPALS_MAX 32
+#define KQ_CONFIG_PRINCIPAL_BYTES_MAX 128
 #define EXEC_VOTERS_MAX RAFT_VOTERS_MAX
 #define HANDLER_NODES_MAX RAFT_VOTERS_MAX   /* endpoints the handlers know */
+#define HANDLER_DENIAL_LOG_MS 1000          /* authorization denials logged per op */
 /* Actions one raft_step may return; optional work keeps a reserve free. */
 #define RAFT_ACTIONS_MAX 64
 #define RAFT_PARKED_FETCH_MAX 64            /* replica fetches a leader holds */

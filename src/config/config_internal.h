@@ -35,6 +35,9 @@ int kq_config_parse_listener_set(const char *listeners, const char *protocol_map
  * cfg->listeners, after kq_config_parse_listener_set. */
 int kq_config_parse_advertised(const char *advertised, kq_config *cfg, char *why,
                                size_t whylen);
+/* A list of principals separated by ';' or ',' ("User:name" each). */
+int kq_config_parse_principals(const char *s, kq_config_principals *out, char *why,
+                               size_t whylen);
 /* "1@host:port,2@host:port"; an empty string gives zero voters. */
 int kq_config_parse_voters(const char *s, kq_config_endpoint *voters,
                            int *count, char *why, size_t whylen);

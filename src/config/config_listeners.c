@@ -199,3 +199,36 @@ int kq_config_parse_advertised(const char *advertised, kq_config *cfg, char *why
 {
     return kq_config_for_each_item(advertised, advertised_entry, cfg, why, whylen);
 }
+
+/* ---- principals (the authorizer's lists) */
+
+static int principal_entry(const char *s, size_t n, void *vout, char *why, size_t whylen)
+{
+    kq_config_principals *out = vout;
+    if (n < 6 || strncmp(s, "User:", 5) != 0)
+        return lfail(why, whylen, "principal \"%.*s\" is not of the form User:name",
+                     (int)(n > 64 ? 64 : n), s);
+    if (n >= KQ_CONFIG_PRINCIPAL_BYTES_MAX)
+        return lfail(why, whylen, "principal \"%.*s...\" is longer than %d bytes", 32, s,
+                     KQ_CONFIG_PRINCIPAL_BYTES_MAX - 1);
+    if (out->count == KQ_CONFIG_PRINCIPALS_MAX)
+        return lfail(why, whylen, "more than %d principals", KQ_CONFIG_PRINCIPALS_MAX);
+    memcpy(out->names[out->count], s, n);
+    out->names[out->count][n] = '\0';
+    out->count++;
+    return 0;
+}
+
+int kq_config_parse_principals(const char *s, kq_config_principals *out, char *why,
+                               size_t whylen)
+{
+    char buf[KQ_CONFIG_PRINCIPALS_MAX * KQ_CONFIG_PRINCIPAL_BYTES_MAX];
+    if (strlen(s) >= sizeof(buf))
+        return lfail(why, whylen, "list too long");
+    strcpy(buf, s);
+    for (char *p = buf; *p; p++)
+        if (*p == ';')
+            *p = ','; /* Kafka's super.users uses ';' */
+    out->count = 0;
+    return kq_config_for_each_item(buf, principal_entry, out, why, whylen);
+}

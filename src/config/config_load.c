@@ -40,6 +40,11 @@ enum cfg_key {
     K_PROTOCOL_MAP,
     K_CONTROLLER_NAMES,
     K_ADVERTISED,
+    K_AUTHORIZER,
+    K_SUPER_USERS,
+    K_ACL_PRODUCE,
+    K_ACL_CONSUME,
+    K_ACL_DESCRIBE,
     K_COUNT
 };
 
@@ -80,6 +85,11 @@ static const struct cfg_key_def {
     {"listener.security.protocol.map", K_PROTOCOL_MAP},
     {"controller.listener.names", K_CONTROLLER_NAMES},
     {"advertised.listeners", K_ADVERTISED},
+    {"authorizer.class.name", K_AUTHORIZER},
+    {"super.users", K_SUPER_USERS},
+    {"acl.produce.principals", K_ACL_PRODUCE},
+    {"acl.consume.principals", K_ACL_CONSUME},
+    {"acl.describe.principals", K_ACL_DESCRIBE},
 };
 
 typedef struct cfg_ctx {
@@ -266,6 +276,16 @@ static int set_idle_max(cfg_ctx *c, const char *key, const char *v)
     return 1;
 }
 
+static int set_principals(cfg_ctx *c, const char *key, const char *v, kq_config_principals *out)
+{
+    char why[512];
+    if (kq_config_parse_principals(v, out, why, sizeof why) != 0) {
+        cfg_fail(c, c->line, key, "%s", why);
+        return 0;
+    }
+    return 1;
+}
+
 static int keep_string(cfg_ctx *c, enum cfg_key k, const char *v)
 {
     char *copy = strdup(v);
@@ -319,6 +339,17 @@ static int cfg_handler(void *user, const char *section, const char *name,
     case K_CONTROLLER_NAMES:
     case K_ADVERTISED:
         return keep_string(c, k, value); /* resolve_listeners, once all are read */
+    case K_AUTHORIZER:
+        cfg->authorizer_enabled = value[0] != '\0';
+        return 1;
+    case K_SUPER_USERS:
+        return set_principals(c, key, value, &cfg->super_users);
+    case K_ACL_PRODUCE:
+        return set_principals(c, key, value, &cfg->acl[KQ_ACL_PRODUCE]);
+    case K_ACL_CONSUME:
+        return set_principals(c, key, value, &cfg->acl[KQ_ACL_CONSUME]);
+    case K_ACL_DESCRIBE:
+        return set_principals(c, key, value, &cfg->acl[KQ_ACL_DESCRIBE]);
     case K_VERBOSE:
         if (kq_config_parse_bool(value, &cfg->verbose, why, sizeof why) != 0) {
             cfg_fail(c, c->line, key, "%s", why);

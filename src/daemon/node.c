@@ -21,6 +21,10 @@
 struct node {
     uv_loop_t *loop;
     kq_config config;
+    /* The authorizer's lists, pointing into config. */
+    handler_acl acl;
+    const char *super_users[KQ_CONFIG_PRINCIPALS_MAX];
+    const char *allowed[KQ_ACL_OP_COUNT][KQ_CONFIG_PRINCIPALS_MAX];
     kq_exec *exec;
     net_server *servers[KQ_CONFIG_LISTENERS_MAX]; /* one per listener, tag = index */
     net_peer *peers[KQ_CONFIG_VOTERS_MAX];
@@ -231,6 +235,27 @@ static void node_client_endpoint(const kq_config *c, exec_config *ec)
     ec->discover_client_endpoints = c->voter_count > 1;
 }
 
+/* handler_acl over the node's own copy of the configuration. */
+static void node_acl(node *n)
+{
+    const kq_config *c = &n->config;
+    _Static_assert((int)KQ_ACL_OP_COUNT == (int)HANDLER_OP_COUNT &&
+                       (int)KQ_ACL_PRODUCE == (int)HANDLER_OP_PRODUCE &&
+                       (int)KQ_ACL_CONSUME == (int)HANDLER_OP_CONSUME &&
+                       (int)KQ_ACL_DESCRIBE == (int)HANDLER_OP_DESCRIBE,
+                   "the config's operations are the handlers'");
+    n->acl = (handler_acl){.enabled = c->authorizer_enabled, .super_users = n->super_users,
+                           .super_user_count = c->super_users.count};
+    for (int i = 0; i < c->super_users.count; i++)
+        n->super_users[i] = c->super_users.names[i];
+    for (int op = 0; op < KQ_ACL_OP_COUNT; op++) {
+        for (int i = 0; i < c->acl[op].count; i++)
+            n->allowed[op][i] = c->acl[op].names[i];
+        n->acl.allowed[op] = n->allowed[op];
+        n->acl.allowed_count[op] = c->acl[op].count;
+    }
+}
+
 static void node_exec_config(const kq_config *c, int64_t wall_ms, exec_config *ec)
 {
     *ec = (exec_config){
@@ -315,6 +340,8 @@ node *node_start(uv_loop_t *loop, const kq_config *config, char *err, size_t err
     n->clock_offset_ms = wall - (int64_t)uv_now(loop);
     exec_config ec;
     node_exec_config(&n->config, wall, &ec);
+    node_acl(n);
+    ec.acl = &n->acl;
     exec_env env = {
         .ctx = n,
         .fs = kq_fs_posix(),

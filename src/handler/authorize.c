@@ -24,8 +24,15 @@ bool handler_acl_allows(const handler_acl *acl, const char *principal, enum hand
         return true;
     if (!principal)
         principal = ANONYMOUS;
-    return listed(acl->super_users, acl->super_user_count, principal) ||
-           listed(acl->allowed[op], acl->allowed_count[op], principal);
+    if (listed(acl->super_users, acl->super_user_count, principal) ||
+        listed(acl->allowed[op], acl->allowed_count[op], principal))
+        return true;
+    /* As Kafka's READ and WRITE imply DESCRIBE. */
+    return op == HANDLER_OP_DESCRIBE &&
+           (listed(acl->allowed[HANDLER_OP_PRODUCE], acl->allowed_count[HANDLER_OP_PRODUCE],
+                   principal) ||
+            listed(acl->allowed[HANDLER_OP_CONSUME], acl->allowed_count[HANDLER_OP_CONSUME],
+                   principal));
 }
 
 static const char *op_name(enum handler_op op)

@@ -65,7 +65,9 @@ void handle_metadata(handler *h, handler_request *req, kq_reader *r)
         .isr_node_count = h->svc.node_count,
     };
     bool all = wire_metadata_request_all_topics(&body, v);
-    int32_t topic_count = all ? 1 : body.topic_count;
+    bool may_describe = handler_authorized(h, req->slot, HANDLER_OP_DESCRIBE, "Metadata");
+    /* Kafka leaves topics one may not describe out of an all-topics answer. */
+    int32_t topic_count = all ? (may_describe ? 1 : 0) : body.topic_count;
     wire_metadata_topic *topics = topic_count > 0
         ? kq_arena_alloc(&h->arena, sizeof(*topics) * (size_t)topic_count) : NULL;
     if (topic_count > 0 && !topics) {
@@ -78,7 +80,12 @@ void handle_metadata(handler *h, handler_request *req, kq_reader *r)
         kq_slice name = all ? kq_slice_cstr(WIRE_METADATA_TOPIC_NAME) : body.topics[i].name;
         bool by_id = !all && name.len < 0 &&
                      memcmp(body.topics[i].topic_id.bytes, WIRE_METADATA_TOPIC_ID.bytes, 16) == 0;
-        if (handler_is_metadata_topic(name) || by_id) {
+        if ((handler_is_metadata_topic(name) || by_id) && !may_describe) {
+            t->error_code = KAFKA_TOPIC_AUTHORIZATION_FAILED;
+            t->name = name;
+            if (!all)
+                t->topic_id = body.topics[i].topic_id;
+        } else if (handler_is_metadata_topic(name) || by_id) {
             t->error_code = KAFKA_NONE;
             t->name = kq_slice_cstr(WIRE_METADATA_TOPIC_NAME);
             t->topic_id = WIRE_METADATA_TOPIC_ID;

@@ -54,6 +54,14 @@ void handle_describe_quorum(handler *h, handler_request *req, kq_reader *r)
         h->svc.reply_close(h->svc.ctx, req->slot, "malformed DescribeQuorum request");
         return;
     }
+    if (!handler_authorized(h, req->slot, HANDLER_OP_DESCRIBE, "DescribeQuorum")) {
+        wire_describe_quorum_response resp = {.error_code = KAFKA_CLUSTER_AUTHORIZATION_FAILED,
+                                              .error_message = {NULL, -1}};
+        handler_begin_response(h, &req->header);
+        wire_describe_quorum_response_encode(&h->out, v, &resp);
+        handler_finish_response(h, req->slot);
+        return;
+    }
     raft_status st;
     raft_get_status(h->svc.raft, &st);
     /* Only the leader knows every replica's progress: like a Kafka broker

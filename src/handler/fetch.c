@@ -104,6 +104,7 @@ void handle_fetch(handler *h, handler_request *req, kq_reader *r, uint8_t *frame
     bool any_data = false;
     bool any_error = false;
     int32_t pi = 0;
+    bool may_consume = handler_authorized(h, req->slot, HANDLER_OP_CONSUME, "Fetch");
     for (int32_t t = 0; t < body.topic_count; t++) {
         const wire_fetch_topic *ft = &body.topics[t];
         wire_fetch_topic_response *tr = &topics[t];
@@ -129,6 +130,11 @@ void handle_fetch(handler *h, handler_request *req, kq_reader *r, uint8_t *frame
                 pd->high_watermark = -1;
                 pd->last_stable_offset = -1;
                 pd->log_start_offset = -1;
+                any_error = true;
+                continue;
+            }
+            if (!may_consume) {
+                pd->error_code = KAFKA_TOPIC_AUTHORIZATION_FAILED;
                 any_error = true;
                 continue;
             }

@@ -99,7 +99,15 @@ struct handler {
     /* Client listeners the peers reported (by index in svc.nodes). */
     handler_endpoint peer_clients[HANDLER_NODES_MAX];
     bool peer_client_known[HANDLER_NODES_MAX];
+    /* authorize.c: denial log lines, rate-limited per operation */
+    int64_t denials_logged_ms[HANDLER_OP_COUNT];
+    uint64_t denials_unlogged[HANDLER_OP_COUNT];
 };
+
+/* authorize.c */
+bool handler_acl_allows(const handler_acl *acl, const char *principal, enum handler_op op);
+/* Whether slot's principal may do op; a denial is logged (what: the API). */
+bool handler_authorized(handler *h, void *slot, enum handler_op op, const char *what);
 
 /* Where clients reach svc.nodes[i] (Metadata, DescribeCluster brokers). */
 const handler_endpoint *handler_broker_endpoint(const handler *h, int i);

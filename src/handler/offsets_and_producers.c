@@ -84,6 +84,7 @@ void handle_list_offsets(handler *h, handler_request *req, kq_reader *r)
         h->svc.reply_close(h->svc.ctx, req->slot, "ListOffsets request too large");
         return;
     }
+    bool may_describe = handler_authorized(h, req->slot, HANDLER_OP_DESCRIBE, "ListOffsets");
     for (int32_t t = 0; t < body.topic_count; t++) {
         const wire_list_offsets_topic *rt = &body.topics[t];
         wire_list_offsets_partition_response *parts =
@@ -103,6 +104,10 @@ void handle_list_offsets(handler *h, handler_request *req, kq_reader *r)
                 .leader_epoch = -1};
             if (!handler_is_metadata_topic(rt->name) || rp->partition_index != 0) {
                 pr->error_code = KAFKA_UNKNOWN_TOPIC_OR_PARTITION;
+                continue;
+            }
+            if (!may_describe) {
+                pr->error_code = KAFKA_TOPIC_AUTHORIZATION_FAILED;
                 continue;
             }
             if (rp->current_leader_epoch >= 0 && rp->current_leader_epoch != st.epoch) {
@@ -139,7 +144,9 @@ void handle_init_producer_id(handler *h, handler_request *req, kq_reader *r)
         return;
     }
     wire_init_producer_id_response resp = {.producer_id = -1, .producer_epoch = -1};
-    if (body.transactional_id.len >= 0) {
+    if (!handler_authorized(h, req->slot, HANDLER_OP_PRODUCE, "InitProducerId")) {
+        resp.error_code = KAFKA_CLUSTER_AUTHORIZATION_FAILED; /* Kafka: IDEMPOTENT_WRITE */
+    } else if (body.transactional_id.len >= 0) {
         /* No transaction coordinator here: transactions are not supported. */
         resp.error_code = KAFKA_INVALID_REQUEST;
     } else if (body.producer_id >= 0 && body.producer_epoch >= 0 &&

@@ -305,6 +305,7 @@ void handle_produce(handler *h, handler_request *req, kq_reader *r)
     bool transactional = body.transactional_id.len >= 0;
     int append_index = -1;
     int i = 0;
+    bool may_produce = handler_authorized(h, req->slot, HANDLER_OP_PRODUCE, "Produce");
     for (int32_t t = 0; t < body.topic_count; t++) {
         const wire_produce_topic *topic = &body.topics[t];
         for (int32_t p = 0; p < topic->partition_count; p++, i++) {
@@ -314,6 +315,8 @@ void handle_produce(handler *h, handler_request *req, kq_reader *r)
             res->base_offset = -1;
             if (!acks_valid)
                 res->error = KAFKA_INVALID_REQUIRED_ACKS;
+            else if (!may_produce)
+                res->error = KAFKA_TOPIC_AUTHORIZATION_FAILED;
             else if (transactional)
                 res->error = KAFKA_INVALID_REQUEST; /* transactions are not supported */
             else if (!handler_is_metadata_topic(topic->name) || res->index != 0)
