@@ -9,7 +9,7 @@
 #   node2.pem         the same for node2 (SAN DNS:localhost, DNS:node2)
 #   client.pem        a client certificate (CN=client,OU=clients,O=kq)
 #   expired.pem       signed by the CA, already expired
-#   rogue.pem         signed by an untrusted CA (rogue-ca.crt)
+#   rogue.pem         signed by an untrusted CA (rogue-ca.crt, not included)
 #   node1-enc.pem     node1 with its key encrypted (password "keypass")
 #   mismatch.pem      node1's certificate with node2's key
 #   node1.p12         node1 as a PKCS#12 keystore (password "storepass")
@@ -43,6 +43,7 @@ leaf client "/O=kq/OU=clients/CN=client" "DNS:client" 365 ca
 # -days -1: notAfter lies before now (the certificate is born expired).
 leaf expired "/O=kq/OU=quorum/CN=expired" "DNS:localhost" -1 ca
 leaf rogue "/O=rogue/CN=rogue" "DNS:localhost" 365 rogue-ca
+cat rogue.key rogue.crt > rogue.pem # without its CA: the issuer is unknown
 
 openssl pkcs8 -topk8 -v2 aes-256-cbc -in node1.key -passout pass:keypass -out node1-enc.key
 cat node1-enc.key node1.crt ca.crt > node1-enc.pem
