@@ -12,9 +12,9 @@ static int password_cb(char *buf, int size, int rwflag, void *u)
 {
     (void)rwflag;
     const char *pass = u;
-    size_t len = pass ? strlen(pass) : 0;
-    if (size <= 0 || len > (size_t)size)
+    if (!pass || size <= 0 || strlen(pass) > (size_t)size)
         return 0;
+    size_t len = strlen(pass);
     memcpy(buf, pass, len);
     return (int)len;
 }
@@ -22,15 +22,15 @@ static int password_cb(char *buf, int size, int rwflag, void *u)
 static bool use_cert_and_key(SSL_CTX *ctx, X509 *cert, EVP_PKEY *pkey, const char *key,
                              const char *where, char *err, size_t errlen)
 {
+    if (X509_check_private_key(cert, pkey) != 1) {
+        ERR_clear_error();
+        return tls_fail(err, errlen, key, "the private key does not match the certificate in %s",
+                        where);
+    }
     if (SSL_CTX_use_certificate(ctx, cert) != 1 || SSL_CTX_use_PrivateKey(ctx, pkey) != 1) {
         tls_fail(err, errlen, key, "cannot use the key and certificate of %s", where);
         tls_append_openssl_errors(err, errlen);
         return false;
-    }
-    if (SSL_CTX_check_private_key(ctx) != 1) {
-        ERR_clear_error();
-        return tls_fail(err, errlen, key, "the private key does not match the certificate in %s",
-                        where);
     }
     return true;
 }
