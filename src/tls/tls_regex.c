@@ -5,7 +5,7 @@
  * to greedy ones, POSIX having none (matches of the whole DN are the same;
  * which text a group captures may differ when the pattern is ambiguous,
  * since POSIX picks leftmost-longest sub-matches); a leading (?i) to
- * REG_ICASE. Refused: other (? constructs (non-capturing groups,
+ * REG_ICASE ("\/" inside [...] too). Refused: other (? constructs (non-capturing groups,
  * look-around, inline flags). Not rewritten: inside [...] a backslash is a
  * literal in POSIX but an escape in Java; \b, \A, \z and Unicode classes do
  * not exist in POSIX (regcomp refuses some, takes others literally). */
@@ -64,7 +64,11 @@ static size_t copy_bracket(const char *src, size_t len, size_t i, out_buf *o)
     }
     if (j >= len)
         return 0;
-    put(o, src + i, j + 1 - i);
+    for (size_t k = i; k <= j; k++) {
+        if (src[k] == '\\' && k + 1 < j && src[k + 1] == '/')
+            k++; /* the rule syntax's escaped slash */
+        put(o, src + k, 1);
+    }
     return j + 1;
 }
 
