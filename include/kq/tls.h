@@ -110,6 +110,19 @@ void kq_tls_ctx_destroy(kq_tls_ctx *ctx);
 
 /* ---- connections */
 
+/* A libuv connection drives one kq_tls_conn like this:
+ *   alloc_cb: a buffer of min(suggested, kq_tls_conn_feed_room()) bytes;
+ *             room 0: uv_read_stop until plaintext was read.
+ *   read_cb:  feed the nread bytes (keep what was not consumed for after
+ *             the reads), then kq_tls_conn_read until 0 and hand the
+ *             plaintext to the frame parser, then flush.
+ *   send:     kq_tls_conn_write (keep the rest queued, retry after a
+ *             flush or once the handshake is done), then flush.
+ *   flush:    while pending_out: take_out into a malloc'd buffer, uv_write
+ *             it, free it in the write callback.
+ *   negative: flush (the alert), close, log kq_tls_conn_error.
+ * The handshake timeout (KQ_TLS_HANDSHAKE_TIMEOUT_MS) and the cap on
+ * handshakes in progress (KQ_TLS_HANDSHAKES_MAX) are the caller's to run. */
 typedef struct kq_tls_conn kq_tls_conn;
 
 /* Negative results of feed/read/write (the connection is finished; the
@@ -123,7 +136,7 @@ typedef struct kq_tls_conn kq_tls_conn;
  * the server certificate when host name verification is on, and sent as
  * SNI when it is a name; NULL skips both (only allowed when verification is
  * off). A client connection starts its handshake at once: its ClientHello
- * is in pending_out. NULL on allocation failure. */
+ * is in pending_out. NULL on allocation failure or a host OpenSSL refuses. */
 kq_tls_conn *kq_tls_conn_create(kq_tls_ctx *ctx, bool server, const char *host);
 /* NULL is ignored. */
 void kq_tls_conn_destroy(kq_tls_conn *conn);

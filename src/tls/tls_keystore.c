@@ -153,7 +153,11 @@ static bool load_pem_file(SSL_CTX *ctx, const kq_tls_settings *s, char *err, siz
     char *text = tls_read_file(s->keystore_location, key, &len, err, errlen);
     if (!text)
         return false;
-    bool ok = load_pem(ctx, text, len, text, len, s, key, s->keystore_location, err, errlen);
+    bool ok = strlen(text) == len
+                  ? load_pem(ctx, text, len, text, len, s, key, s->keystore_location, err, errlen)
+                  : tls_fail(err, errlen, key,
+                             "%s is not PEM text (a NUL byte; PKCS12 needs ssl.keystore.type)",
+                             s->keystore_location);
     tls_file_free(text);
     return ok;
 }

@@ -34,7 +34,8 @@ void tls_append_openssl_errors(char *buf, size_t cap)
             snprintf(code, sizeof code, "error %d", ERR_GET_REASON(e));
             reason = code;
         }
-        snprintf(buf + used, cap - used, "%s%s", used ? "; " : "", reason);
+        if (!strstr(buf, reason)) /* OpenSSL often queues one reason twice */
+            snprintf(buf + used, cap - used, "%s%s", used ? "; " : "", reason);
     }
 }
 

@@ -108,6 +108,8 @@ static void test_store_errors(void **state)
     assert_refused(&s, true, "ssl.keystore.location", "no private key");
     s.keystore_location = tt_path("node1.key");
     assert_refused(&s, true, "ssl.keystore.location", "no certificate");
+    s.keystore_location = tt_path("node1.p12"); /* PKCS12 file, PEM type */
+    assert_refused(&s, true, "ssl.keystore.location", "is not PEM text");
     s.keystore_location = NULL;
     assert_refused(&s, true, "ssl.keystore.location", "required for a TLS listener");
     s = tt_server_settings();

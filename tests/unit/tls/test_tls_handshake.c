@@ -207,6 +207,7 @@ static void test_plaintext_client_on_tls_port(void **state)
     assert_true(kq_tls_conn_failed(conn));
     const char *err = kq_tls_conn_error(conn);
     assert_contains(err, "TLS handshake failed");
+    assert_contains(err, "wrong version number");
     assert_contains(err, "does not speak TLS");
     assert_int_equal(kq_tls_conn_feed(conn, frame, sizeof frame), KQ_TLS_ERR_FATAL);
     uint8_t buf[64];

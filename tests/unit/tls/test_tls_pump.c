@@ -170,6 +170,43 @@ static void test_garbage_after_handshake(void **state)
     kq_tls_ctx_destroy(cctx);
 }
 
+/* Random bytes behind a plausible record header, in random pieces, on both
+ * sides of a handshake: an error or a wait, never a crash (ASan/UBSan). */
+static void test_random_garbage(void **state)
+{
+    (void)state;
+    kq_tls_settings ss = tt_server_settings();
+    kq_tls_settings cs = tt_client_settings();
+    kq_tls_ctx *sctx = tt_ctx(&ss, true), *cctx = tt_ctx(&cs, false);
+    assert_true(sctx && cctx);
+    static uint8_t junk[4096];
+    for (uint32_t seed = 1; seed <= 300; seed++) {
+        kq_tls_conn *conn = seed % 2 ? kq_tls_conn_create(sctx, true, NULL)
+                                     : kq_tls_conn_create(cctx, false, "localhost");
+        assert_non_null(conn);
+        fill(junk, sizeof junk, seed);
+        if (seed % 3) { /* a handshake record header, then noise */
+            junk[0] = 22;
+            junk[1] = 3;
+            junk[2] = (uint8_t)(seed % 4);
+        }
+        for (size_t off = 0; off < sizeof junk;) {
+            size_t n = tt_rand(600);
+            n = n < sizeof junk - off ? n : sizeof junk - off;
+            ptrdiff_t f = kq_tls_conn_feed(conn, junk + off, n);
+            uint8_t b[512];
+            kq_tls_conn_read(conn, b, sizeof b);
+            kq_tls_conn_take_out(conn, b, sizeof b);
+            if (f <= 0)
+                break; /* refused, or waiting for more than the junk holds */
+            off += (size_t)f;
+        }
+        kq_tls_conn_destroy(conn);
+    }
+    kq_tls_ctx_destroy(sctx);
+    kq_tls_ctx_destroy(cctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -178,6 +215,7 @@ int main(void)
         cmocka_unit_test(test_back_pressure),
         cmocka_unit_test(test_write_before_handshake_and_close_notify),
         cmocka_unit_test(test_garbage_after_handshake),
+        cmocka_unit_test(test_random_garbage),
     };
     return cmocka_run_group_tests(tests, tt_certs_setup, tt_certs_teardown);
 }
