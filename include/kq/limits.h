@@ -226,4 +226,50 @@ _Static_assert(2 + AUTH_SCRAM_CLIENT_NONCE_BYTES_MAX + AUTH_SCRAM_SERVER_NONCE_B
                "the longest server-first message fits a reply");
 _Static_assert(AUTH_SCRAM_ITERATIONS_MAX <= 99999, "iterations take at most 5 digits");
 
+/* ---- TLS (src/tls) */
+/* Largest TLS record on the wire: a 5-byte header and at most 2^14 bytes of
+ * plaintext plus 2048 of expansion (RFC 5246 6.2.3; TLS 1.3 allows 256). */
+#define KQ_TLS_RECORD_BYTES_MAX (5u + (16u << 10) + 2048u)
+/* Per connection, ciphertext fed from the socket and not yet decrypted by
+ * kq_tls_conn_read: kq_tls_conn_feed takes no more (the caller stops
+ * reading the socket until plaintext is pulled). */
+#define KQ_TLS_CONN_CIPHER_IN_BYTES_MAX (128u << 10)
+/* Per connection, ciphertext produced and not yet taken for the socket:
+ * kq_tls_conn_write accepts no more plaintext past it. */
+#define KQ_TLS_CONN_CIPHER_OUT_BYTES_MAX (256u << 10)
+/* Plaintext encrypted per SSL_write (one record's worth). */
+#define KQ_TLS_WRITE_CHUNK_BYTES (16u << 10)
+/* A peer's certificate chain as OpenSSL buffers it during the handshake. */
+#define KQ_TLS_PEER_CERT_CHAIN_BYTES_MAX (64u << 10)
+/* For the caller: a handshake not done after this is abandoned, and at most
+ * this many connections are in their handshake at once (more wait or are
+ * refused): each costs CPU for asymmetric crypto before it authenticates. */
+#define KQ_TLS_HANDSHAKE_TIMEOUT_MS 10000
+#define KQ_TLS_HANDSHAKES_MAX 64
+/* Key and trust store files (PEM or PKCS#12) larger than this are refused. */
+#define KQ_TLS_STORE_FILE_BYTES_MAX (1u << 20)
+/* A connection's or a context's error text, OpenSSL's reasons included. */
+#define KQ_TLS_ERROR_BYTES 512
+/* Peer identity: the subject DN (RFC 2253), SAN DNS names kept, each name. */
+#define KQ_TLS_DN_BYTES_MAX 1024
+#define KQ_TLS_SAN_DNS_MAX 32
+#define KQ_TLS_DNS_NAME_BYTES_MAX 256
+/* ssl.principal.mapping.rules: rules in the list, length of the list. */
+#define KQ_TLS_PRINCIPAL_RULES_MAX 64
+#define KQ_TLS_PRINCIPAL_RULES_BYTES_MAX 8192
+/* ssl.cipher.suites: one joined OpenSSL cipher string. */
+#define KQ_TLS_CIPHER_LIST_BYTES_MAX 4096
+
+_Static_assert(KQ_TLS_CONN_CIPHER_IN_BYTES_MAX >= 2 * KQ_TLS_RECORD_BYTES_MAX,
+               "a whole record always fits the input buffer beside a partial one");
+_Static_assert(KQ_TLS_CONN_CIPHER_OUT_BYTES_MAX >= 2 * KQ_TLS_RECORD_BYTES_MAX,
+               "a write chunk's record fits the output buffer below the threshold");
+_Static_assert(KQ_TLS_WRITE_CHUNK_BYTES <= (16u << 10),
+               "a write chunk is at most one record of plaintext");
+_Static_assert(KQ_TLS_CONN_CIPHER_IN_BYTES_MAX >= KQ_NET_READ_CHUNK_BYTES,
+               "one socket read step fits an empty input buffer");
+_Static_assert(KQ_TLS_DNS_NAME_BYTES_MAX > 253, "a DNS name (253 characters) and its NUL fit");
+_Static_assert(KQ_TLS_PRINCIPAL_RULES_BYTES_MAX <= CFG_LINE_MAX,
+               "a rules list fits one properties line");
+
 #endif
