@@ -49,6 +49,9 @@ typedef struct net_server_config {
     net_frame_fn on_frame;
     void *ctx;
     uint32_t tag; /* the caller's name for this listener: net_slot_listener_tag */
+    /* A connection whose user cell (net_slot_conn_user) is set went away:
+     * called once with the cell's value, after its last slot completed. */
+    void (*on_conn_closed)(void *ctx, void *user);
 } net_server_config;
 
 /* What the server holds now, and the most it held since it started. */
@@ -80,6 +83,13 @@ void net_slot_close(net_slot *slot, const char *why);
 const char *net_slot_peer(const net_slot *slot);
 /* The tag of the listener the slot's connection was accepted on. */
 uint32_t net_slot_listener_tag(const net_slot *slot);
+/* A pointer-sized cell per connection for the layers above (a SASL
+ * session): NULL when the connection opens; on_conn_closed gets it back. */
+void **net_slot_conn_user(net_slot *slot);
+/* The principal ("User:name") the connection's TLS client certificate maps
+ * to through ssl.principal.mapping.rules, or NULL: not a TLS listener, or
+ * no client certificate (Kafka's User:ANONYMOUS). */
+const char *net_slot_tls_principal(const net_slot *slot);
 /* True once the connection is gone (the response would be dropped). */
 bool net_slot_orphaned(const net_slot *slot);
 

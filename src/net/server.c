@@ -29,6 +29,8 @@ void conn_maybe_free(net_conn *c)
         return;
     conn_free_slots(c);
     net_server *server = c->server;
+    if (c->user && server->config.on_conn_closed)
+        server->config.on_conn_closed(server->config.ctx, c->user);
     if (c->prev)
         c->prev->next = c->next;
     else

@@ -45,6 +45,7 @@ struct net_conn {
     net_conn *prev, *next; /* the server's live connections */
     net_conn *mem_prev, *mem_next; /* the memory wait list */
     char peer[64];
+    void *user; /* net_slot_conn_user */
 };
 
 struct net_server {

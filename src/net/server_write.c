@@ -232,6 +232,17 @@ uint32_t net_slot_listener_tag(const net_slot *slot)
     return slot->conn->server->config.tag;
 }
 
+void **net_slot_conn_user(net_slot *slot)
+{
+    return &slot->conn->user;
+}
+
+const char *net_slot_tls_principal(const net_slot *slot)
+{
+    (void)slot;
+    return NULL; /* no TLS listeners yet */
+}
+
 bool net_slot_orphaned(const net_slot *slot)
 {
     return slot->conn->closing;
