@@ -31,6 +31,12 @@ typedef struct handler_conn {
      * certificate or SASL); NULL: User:ANONYMOUS (Kafka's name for an
      * unauthenticated client). */
     const char *principal;
+    /* The listener proves voters by certificate (mutual TLS with a voter
+     * principal list): Raft RPCs and replica fetches are taken only for
+     * voter_id, the voter the certificate's principal belongs to (-1:
+     * none, so all are refused). */
+    bool voter_proof_required;
+    int32_t voter_id;
 } handler_conn;
 
 /* Operations the authorizer allows per principal (issue 9). */

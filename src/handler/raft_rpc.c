@@ -96,12 +96,21 @@ static bool quorum_request_allowed(handler *h, handler_request *req, int32_t cla
     handler_conn conn = {.quorum_listener = true};
     if (h->svc.slot_conn)
         h->svc.slot_conn(h->svc.ctx, req->slot, &conn);
-    if (conn.quorum_listener || (h->svc.mutants & KQ_MUTANT_QUORUM_ANY_LISTENER))
+    if (h->svc.mutants & KQ_MUTANT_QUORUM_ANY_LISTENER)
         return true;
-    log_line("request from %s: %s v%d as replica %d on a client listener; refused "
-             "(Raft RPCs and replica fetches are taken on controller listeners only)",
-             h->svc.slot_peer(h->svc.ctx, req->slot), wire_api_name(req->header.api_key),
-             req->header.api_version, claimed_id);
+    if (conn.quorum_listener && (!conn.voter_proof_required || conn.voter_id == claimed_id))
+        return true;
+    if (!conn.quorum_listener)
+        log_line("request from %s: %s v%d as replica %d on a client listener; refused "
+                 "(Raft RPCs and replica fetches are taken on controller listeners only)",
+                 h->svc.slot_peer(h->svc.ctx, req->slot), wire_api_name(req->header.api_key),
+                 req->header.api_version, claimed_id);
+    else
+        log_line("request from %s: %s v%d as replica %d from %s, %s; refused",
+                 h->svc.slot_peer(h->svc.ctx, req->slot), wire_api_name(req->header.api_key),
+                 req->header.api_version, claimed_id,
+                 conn.principal ? conn.principal : "User:ANONYMOUS",
+                 conn.voter_id >= 0 ? "the certificate of another voter" : "not a voter's certificate");
     reply_raft_error(h, req, KAFKA_CLUSTER_AUTHORIZATION_FAILED);
     return false;
 }

@@ -36,9 +36,12 @@
 enum tn_reply_kind { TN_REPLY = 1, TN_REPLY_NONE, TN_REPLY_CLOSE };
 
 /* An opaque client slot as the handler sees it. */
-/* Slots with ids from TN_CLIENT_LISTENER_ID came on a client listener; the
- * others on a controller (quorum) listener. */
+/* Slots with ids from TN_CLIENT_LISTENER_ID came on a client listener; ids
+ * from TN_VOTER_CERT_ID + k on a controller listener proving voters by
+ * certificate, with voter k's certificate (k = 0: no voter's); the others
+ * on a plain controller (quorum) listener. */
 #define TN_CLIENT_LISTENER_ID 1000
+#define TN_VOTER_CERT_ID 2000
 typedef struct tn_slot {
     int id;
 } tn_slot;
@@ -121,7 +124,10 @@ static inline const char *tn_slot_peer_cb(void *ctx, void *slot)
 static inline void tn_slot_conn_cb(void *ctx, void *slot, handler_conn *out)
 {
     (void)ctx;
-    *out = (handler_conn){.quorum_listener = ((const tn_slot *)slot)->id < TN_CLIENT_LISTENER_ID};
+    int id = ((const tn_slot *)slot)->id;
+    *out = (handler_conn){.quorum_listener = id < TN_CLIENT_LISTENER_ID || id >= TN_VOTER_CERT_ID,
+                          .voter_proof_required = id >= TN_VOTER_CERT_ID,
+                          .voter_id = id > TN_VOTER_CERT_ID ? id - TN_VOTER_CERT_ID : -1};
 }
 static inline int64_t tn_now_cb(void *ctx)
 {

@@ -141,6 +141,31 @@ static void test_quorum_requests_only_on_controller_listener(void **state)
     tn_close(&n);
 }
 
+/* On a listener that proves voters by certificate, a Vote from candidate 2
+ * needs voter 2's certificate: voter 3's, or none, is refused. */
+static void test_voter_certificate_must_match(void **state)
+{
+    (void)state;
+    tn_node n;
+    tn_open(&n, 1, 3);
+    int ids[] = {TN_VOTER_CERT_ID, TN_VOTER_CERT_ID + 3};
+    for (int i = 0; i < 2; i++) {
+        tn_slot s = {ids[i]};
+        send_vote(&n, &s, 40 + i, TN_CLUSTER_ID, 2, 1);
+        wire_vote_response resp;
+        TN_DECODE(&n, &s, WIRE_API_VOTE, 1, 40 + i, wire_vote_response_decode, &resp);
+        assert_int_equal(resp.error_code, KAFKA_CLUSTER_AUTHORIZATION_FAILED);
+        assert_int_equal(tn_status(&n).epoch, 0);
+    }
+    tn_slot good = {TN_VOTER_CERT_ID + 2};
+    send_vote(&n, &good, 42, TN_CLUSTER_ID, 2, 1);
+    wire_vote_response resp;
+    TN_DECODE(&n, &good, WIRE_API_VOTE, 1, 42, wire_vote_response_decode, &resp);
+    assert_int_equal(resp.error_code, KAFKA_NONE);
+    assert_true(resp.topics[0].partitions[0].vote_granted);
+    tn_close(&n);
+}
+
 static void test_pre_vote_v2_mapped_both_ways(void **state)
 {
     (void)state;
@@ -249,6 +274,7 @@ int main(void)
         cmocka_unit_test(test_vote_granted_then_cluster_id_and_voter_set_checked),
         cmocka_unit_test(test_vote_for_other_partition_refused),
         cmocka_unit_test(test_quorum_requests_only_on_controller_listener),
+        cmocka_unit_test(test_voter_certificate_must_match),
         cmocka_unit_test(test_pre_vote_v2_mapped_both_ways),
         cmocka_unit_test(test_replica_fetch_served_up_to_flushed),
         cmocka_unit_test(test_replica_fetch_on_follower_names_leader),
