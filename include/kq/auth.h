@@ -141,6 +141,7 @@ typedef struct kq_scram_server {
     size_t client_first_bytes, gs2_bytes;
     char server_first[AUTH_SASL_REPLY_BYTES_MAX];
     size_t server_first_bytes, nonce_bytes; /* the nonce follows "r=" */
+    size_t client_nonce_bytes;             /* its first part, the client's */
     char fixed_nonce[AUTH_SCRAM_SERVER_NONCE_BYTES_MAX]; /* tests only */
     size_t fixed_nonce_bytes;
 } kq_scram_server;

@@ -30,6 +30,11 @@ typedef struct kq_config_listener {
     char advertised_host[256];
     uint16_t advertised_port;
     bool advertised; /* named in advertised.listeners */
+    /* SASL_PLAINTEXT or SASL_SSL: clients authenticate with one of
+     * sasl_mechanisms (bits 1 << enum kq_sasl_mech), from
+     * listener.name.<name>.sasl.enabled.mechanisms or sasl.enabled.mechanisms. */
+    bool sasl;
+    uint32_t sasl_mechanisms;
 } kq_config_listener;
 
 /* A list of principals ("User:name", "User:*" for everyone). */
@@ -79,6 +84,11 @@ typedef struct kq_config {
      * acl.describe.principals (our keys; produce and consume imply
      * describe). Unset: everything is allowed, as in Kafka. */
     bool authorizer_enabled;
+    /* sasl.credentials.file (our key; Kafka keeps SCRAM credentials in its
+     * metadata log): required when a listener is SASL; its line, for the
+     * error when the daemon cannot load it. */
+    char sasl_credentials_file[4096];
+    int sasl_credentials_line;
     kq_config_principals super_users;
     kq_config_principals acl[KQ_ACL_OP_COUNT];
 } kq_config;

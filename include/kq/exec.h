@@ -60,12 +60,14 @@ typedef struct exec_config {
      * the README); the daemon derives it from the wall clock. */
     int64_t producer_id_base;
     const struct handler_acl *acl;       /* the authorizer (kq/handler.h); NULL: allow all */
+    const struct kq_cred_store *sasl_credentials; /* kq/auth.h; NULL: no SASL */
     uint32_t raft_mutants;               /* enum raft_mutant; 0 in the daemon */
     uint32_t mutants;                    /* enum kq_mutant; 0 in the daemon */
 } exec_config;
 
 struct handler_conn; /* kq/handler.h */
 struct handler_acl;
+struct kq_cred_store;
 
 /* Seams. Every callback gets ctx first. Slots are opaque client request
  * handles of the transport: each is completed exactly once by reply,
@@ -120,6 +122,8 @@ void exec_destroy(kq_exec *x, bool abandon_flush);
 
 /* One inbound client or peer request frame (header + body), modifiable. */
 void exec_on_frame(kq_exec *x, void *slot, uint8_t *frame, size_t len);
+/* A connection whose handler_conn.session cell was set has closed. */
+void exec_conn_closed(kq_exec *x, void *session);
 /* The answer to a request sent with env->peer_send (frame NULL: failed). */
 void exec_on_peer_response(kq_exec *x, int32_t node_id, uint64_t tag, const uint8_t *frame,
                            size_t len);

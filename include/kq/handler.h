@@ -37,6 +37,13 @@ typedef struct handler_conn {
      * none, so all are refused). */
     bool voter_proof_required;
     int32_t voter_id;
+    /* A SASL listener (SASL_PLAINTEXT, SASL_SSL): until the connection
+     * authenticates it gets only ApiVersions and the SASL APIs. mechanisms
+     * is a bit set of 1 << enum kq_sasl_mech; session is the connection's
+     * cell for the handlers' SASL state (freed by handler_conn_closed). */
+    bool sasl_listener;
+    uint32_t sasl_mechanisms;
+    void **session;
 } handler_conn;
 
 /* Operations the authorizer allows per principal (issue 9). */
@@ -81,6 +88,7 @@ typedef struct handler_services {
     void (*reply_close)(void *ctx, void *slot, const char *why);
     const char *(*slot_peer)(void *ctx, void *slot);
     const handler_acl *acl; /* NULL: everything is allowed */
+    const struct kq_cred_store *sasl_credentials; /* kq/auth.h; NULL: no SASL listener */
     /* The connection of slot (NULL: every connection is a quorum one). */
     void (*slot_conn)(void *ctx, void *slot, handler_conn *out);
 } handler_services;
@@ -170,6 +178,9 @@ void handler_forward_set_correlation_id(handler_forward *f, int32_t correlation_
  * client gets NOT_LEADER_OR_FOLLOWER so that it retries). */
 void handler_forward_answer(handler *h, void *slot, const handler_forward *f,
                             const uint8_t *frame, size_t len);
+
+/* A connection whose handler_conn.session cell was set has closed. */
+void handler_conn_closed(handler *h, void *session);
 
 /* Set once a read of flushed log data failed (EIO, a batch failing its
  * CRC): the executor stops the node. NULL while reads are fine. */

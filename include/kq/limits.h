@@ -64,6 +64,7 @@ _Static_assert(KQ_NET_READ_CHUNK_BYTES <= KQ_REQUEST_FRAME_BYTES_DEFAULT,
 #define EXEC_VOTERS_MAX RAFT_VOTERS_MAX
 #define HANDLER_NODES_MAX RAFT_VOTERS_MAX   /* endpoints the handlers know */
 #define HANDLER_DENIAL_LOG_MS 1000          /* authorization denials logged per op */
+#define HANDLER_SASL_SESSIONS_MAX 4096      /* connections holding SASL state */
 /* Actions one raft_step may return; optional work keeps a reserve free. */
 #define RAFT_ACTIONS_MAX 64
 #define RAFT_PARKED_FETCH_MAX 64            /* replica fetches a leader holds */

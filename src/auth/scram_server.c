@@ -84,6 +84,7 @@ static int write_server_first(kq_scram_server *s, const scram_client_first *cf)
         return -1;
     s->server_first_bytes = (size_t)n;
     s->nonce_bytes = cf->nonce_bytes + sn;
+    s->client_nonce_bytes = cf->nonce_bytes;
     return 0;
 }
 
@@ -164,6 +165,21 @@ static int write_server_final(const kq_scram_server *s, const char *am, size_t a
     return n ? 0 : -1;
 }
 
+/* RFC 5802 section 5.1: the client sends back the server's whole nonce.
+ * librdkafka before 2.6.1 sends its own nonce in front of it once more
+ * (librdkafka#4895); Kafka 3.8.1 to 3.9 accept that (a suffix match) and
+ * so does this server, but only in exactly that form. The proof covers the
+ * message as sent, so nothing else changes. */
+static bool nonce_echoed(const kq_scram_server *s, const scram_client_final *cf)
+{
+    const char *full = s->server_first + 2;
+    if (cf->nonce_bytes == s->nonce_bytes)
+        return memcmp(cf->nonce, full, s->nonce_bytes) == 0;
+    return cf->nonce_bytes == s->client_nonce_bytes + s->nonce_bytes &&
+           memcmp(cf->nonce, full, s->client_nonce_bytes) == 0 &&
+           memcmp(cf->nonce + s->client_nonce_bytes, full, s->nonce_bytes) == 0;
+}
+
 static kq_sasl_status step_client_final(kq_scram_server *s, const char *msg, size_t n,
                                         kq_sasl_output *out)
 {
@@ -177,7 +193,7 @@ static kq_sasl_status step_client_final(kq_scram_server *s, const char *msg, siz
     if (cf.cbind_bytes != s->gs2_bytes || memcmp(cf.cbind, s->client_first, s->gs2_bytes) != 0)
         return scram_fail(s, out, "channel-bindings-dont-match",
                           "channel binding (c=) differs from the gs2 header");
-    if (cf.nonce_bytes != s->nonce_bytes || memcmp(cf.nonce, s->server_first + 2, cf.nonce_bytes))
+    if (!nonce_echoed(s, &cf))
         return scram_fail(s, out, "other-error", "nonce differs from the server's");
     size_t am_len = auth_message(s, msg, cf.without_proof_bytes, am, sizeof am);
     if (verify_proof(s, am, am_len, cf.proof, &ok) != 0)

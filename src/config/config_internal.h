@@ -35,6 +35,11 @@ int kq_config_parse_listener_set(const char *listeners, const char *protocol_map
  * cfg->listeners, after kq_config_parse_listener_set. */
 int kq_config_parse_advertised(const char *advertised, kq_config *cfg, char *why,
                                size_t whylen);
+/* sasl.enabled.mechanisms: a comma list of PLAIN, SCRAM-SHA-256 and
+ * SCRAM-SHA-512 into bits 1 << enum kq_sasl_mech. */
+int kq_config_parse_mechanisms(const char *s, uint32_t *bits, char *why, size_t whylen);
+/* Listener names compare without case (listener.name.<name>. is lower case). */
+bool kq_config_listener_name_is(const kq_config_listener *l, const char *s, size_t n);
 /* A list of principals separated by ';' or ',' ("User:name" each). */
 int kq_config_parse_principals(const char *s, kq_config_principals *out, char *why,
                                size_t whylen);

@@ -76,7 +76,7 @@ typedef struct map_ctx {
     bool mapped[KQ_CONFIG_LISTENERS_MAX];
 } map_ctx;
 
-static int check_protocol(const kq_config_listener *l, const char *p, size_t n, char *why,
+static int check_protocol(kq_config_listener *l, const char *p, size_t n, char *why,
                           size_t whylen)
 {
     bool known = false;
@@ -85,10 +85,11 @@ static int check_protocol(const kq_config_listener *l, const char *p, size_t n, 
     if (!known)
         return lfail(why, whylen, "unknown security protocol %.*s for listener %s", (int)n, p,
                      l->name);
-    if (!name_eq("PLAINTEXT", p, n))
+    l->sasl = name_eq("SASL_PLAINTEXT", p, n);
+    if (!name_eq("PLAINTEXT", p, n) && !l->sasl)
         return lfail(why, whylen,
-                     "listener %s: security protocol %.*s is not supported yet (only PLAINTEXT)",
-                     l->name, (int)n, p);
+                     "listener %s: security protocol %.*s is not supported yet (only PLAINTEXT "
+                     "and SASL_PLAINTEXT)", l->name, (int)n, p);
     return 0;
 }
 
@@ -231,4 +232,32 @@ int kq_config_parse_principals(const char *s, kq_config_principals *out, char *w
             *p = ','; /* Kafka's super.users uses ';' */
     out->count = 0;
     return kq_config_for_each_item(buf, principal_entry, out, why, whylen);
+}
+
+/* ---- SASL mechanisms */
+
+static int mechanism_entry(const char *s, size_t n, void *vbits, char *why, size_t whylen)
+{
+    static const char *const names[] = {"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"};
+    for (uint32_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        if (strlen(names[i]) == n && strncmp(names[i], s, n) == 0) {
+            *(uint32_t *)vbits |= 1u << i; /* enum kq_sasl_mech order */
+            return 0;
+        }
+    }
+    return lfail(why, whylen, "SASL mechanism %.*s is not supported (PLAIN, SCRAM-SHA-256, "
+                 "SCRAM-SHA-512)", (int)(n > 32 ? 32 : n), s);
+}
+
+int kq_config_parse_mechanisms(const char *s, uint32_t *bits, char *why, size_t whylen)
+{
+    *bits = 0;
+    if (kq_config_for_each_item(s, mechanism_entry, bits, why, whylen) != 0)
+        return -1;
+    return *bits ? 0 : lfail(why, whylen, "no mechanism given");
+}
+
+bool kq_config_listener_name_is(const kq_config_listener *l, const char *s, size_t n)
+{
+    return name_eq(l->name, s, n);
 }

@@ -45,6 +45,8 @@ enum cfg_key {
     K_ACL_PRODUCE,
     K_ACL_CONSUME,
     K_ACL_DESCRIBE,
+    K_SASL_MECHANISMS,
+    K_SASL_CREDENTIALS,
     K_COUNT
 };
 
@@ -90,7 +92,18 @@ static const struct cfg_key_def {
     {"acl.produce.principals", K_ACL_PRODUCE},
     {"acl.consume.principals", K_ACL_CONSUME},
     {"acl.describe.principals", K_ACL_DESCRIBE},
+    {"sasl.enabled.mechanisms", K_SASL_MECHANISMS},
+    {"sasl.credentials.file", K_SASL_CREDENTIALS},
 };
+
+/* listener.name.<name>.sasl.enabled.mechanisms, kept until the listeners
+ * are known. */
+#define LISTENER_SASL_SUFFIX ".sasl.enabled.mechanisms"
+typedef struct listener_override {
+    char name[KQ_CONFIG_LISTENER_NAME_BYTES_MAX];
+    char *value;
+    int line;
+} listener_override;
 
 typedef struct cfg_ctx {
     const char *path;
@@ -107,6 +120,8 @@ typedef struct cfg_ctx {
     int key_line[K_COUNT];
     const char *key_name[K_COUNT]; /* spelling seen last, for messages */
     char *str[K_COUNT];            /* raw values checked after parsing */
+    listener_override sasl_overrides[KQ_CONFIG_LISTENERS_MAX];
+    int sasl_override_count;
 } cfg_ctx;
 
 static void cfg_fail(cfg_ctx *c, int line, const char *key, const char *fmt,
@@ -298,12 +313,41 @@ static int keep_string(cfg_ctx *c, enum cfg_key k, const char *v)
     return 1;
 }
 
+/* listener.name.<name>.sasl.enabled.mechanisms: 1 if taken, 0 on an error,
+ * -1 if name is not one. */
+static int listener_sasl_key(cfg_ctx *c, const char *name, const char *value)
+{
+    size_t n = strlen(name), pre = strlen("listener.name."), suf = strlen(LISTENER_SASL_SUFFIX);
+    if (n <= pre + suf || strncmp(name, "listener.name.", pre) != 0 ||
+        strcmp(name + n - suf, LISTENER_SASL_SUFFIX) != 0)
+        return -1;
+    size_t ln = n - pre - suf;
+    if (ln >= KQ_CONFIG_LISTENER_NAME_BYTES_MAX || c->sasl_override_count == KQ_CONFIG_LISTENERS_MAX) {
+        cfg_fail(c, c->line, name, "listener name too long, or too many listeners");
+        return 0;
+    }
+    listener_override *o = &c->sasl_overrides[c->sasl_override_count];
+    memcpy(o->name, name + pre, ln);
+    o->name[ln] = '\0';
+    o->value = strdup(value);
+    o->line = c->line;
+    if (!o->value) {
+        cfg_fail(c, c->line, name, "out of memory");
+        return 0;
+    }
+    c->sasl_override_count++;
+    return 1;
+}
+
 static int cfg_handler(void *user, const char *section, const char *name,
                        const char *value)
 {
     cfg_ctx *c = user;
     if (strcmp(value, CFG_SIDE_MARK) == 0 && c->side_value)
         value = c->side_value;
+    int taken = section[0] == '\0' ? listener_sasl_key(c, name, value) : -1;
+    if (taken >= 0)
+        return taken;
     const struct cfg_key_def *def = NULL;
     if (section[0] == '\0') {
         for (size_t i = 0; i < sizeof cfg_keys / sizeof cfg_keys[0]; i++) {
@@ -350,6 +394,17 @@ static int cfg_handler(void *user, const char *section, const char *name,
         return set_principals(c, key, value, &cfg->acl[KQ_ACL_CONSUME]);
     case K_ACL_DESCRIBE:
         return set_principals(c, key, value, &cfg->acl[KQ_ACL_DESCRIBE]);
+    case K_SASL_MECHANISMS:
+        return keep_string(c, k, value); /* resolve_sasl */
+    case K_SASL_CREDENTIALS:
+        if (value[0] == '\0' || strlen(value) >= sizeof cfg->sasl_credentials_file) {
+            cfg_fail(c, c->line, key, "must be a path shorter than %zu bytes",
+                     sizeof cfg->sasl_credentials_file);
+            return 0;
+        }
+        strcpy(cfg->sasl_credentials_file, value);
+        cfg->sasl_credentials_line = c->line;
+        return 1;
     case K_VERBOSE:
         if (kq_config_parse_bool(value, &cfg->verbose, why, sizeof why) != 0) {
             cfg_fail(c, c->line, key, "%s", why);
@@ -565,6 +620,50 @@ static int resolve_listeners(cfg_ctx *c)
     return -1;
 }
 
+/* Each SASL listener's mechanisms: its listener.name.<name>. override, else
+ * sasl.enabled.mechanisms (Kafka's default, GSSAPI, is not served here). */
+static int resolve_sasl(cfg_ctx *c)
+{
+    kq_config *cfg = c->cfg;
+    char why[512];
+    bool any = false;
+    for (int i = 0; i < cfg->listener_count; i++) {
+        kq_config_listener *l = &cfg->listeners[i];
+        const char *v = c->str[K_SASL_MECHANISMS];
+        int line = c->key_line[K_SASL_MECHANISMS];
+        char key[128];
+        snprintf(key, sizeof key, "sasl.enabled.mechanisms");
+        for (int k = 0; k < c->sasl_override_count; k++) {
+            if (!kq_config_listener_name_is(l, c->sasl_overrides[k].name,
+                                            strlen(c->sasl_overrides[k].name)))
+                continue;
+            v = c->sasl_overrides[k].value;
+            line = c->sasl_overrides[k].line;
+            snprintf(key, sizeof key, "listener.name.%s%s", c->sasl_overrides[k].name,
+                     LISTENER_SASL_SUFFIX);
+        }
+        if (!l->sasl)
+            continue;
+        any = true;
+        if (!v) {
+            cfg_fail(c, c->key_line[K_LISTENERS], "listeners",
+                     "listener %s is SASL: set sasl.enabled.mechanisms (Kafka's default, GSSAPI, "
+                     "is not supported)", l->name);
+            return -1;
+        }
+        if (kq_config_parse_mechanisms(v, &l->sasl_mechanisms, why, sizeof why) != 0) {
+            cfg_fail(c, line, key, "%s", why);
+            return -1;
+        }
+    }
+    if (any && cfg->sasl_credentials_file[0] == '\0') {
+        cfg_fail(c, c->key_line[K_LISTENERS], "listeners",
+                 "a SASL listener needs sasl.credentials.file (see kq-scram-credential)");
+        return -1;
+    }
+    return 0;
+}
+
 /* Kafka's rule: a positive queued.max.request.bytes must admit one request of
  * socket.request.max.bytes. Blames the key the file set (the other is at
  * its default), queued.max.request.bytes when it set both. */
@@ -653,12 +752,14 @@ int kq_config_load_warn(const char *path, kq_config *out, char *err,
     if (c.failed)
         goto out;
     if (resolve_node_id(&c) != 0 || resolve_log_dir(&c) != 0 || resolve_listeners(&c) != 0 ||
-        resolve_voters(&c) != 0 || check_request_memory(&c) != 0)
+        resolve_sasl(&c) != 0 || resolve_voters(&c) != 0 || check_request_memory(&c) != 0)
         goto out;
     rc = 0;
 out:
     for (int k = 0; k < K_COUNT; k++)
         free(c.str[k]);
+    for (int k = 0; k < c.sasl_override_count; k++)
+        free(c.sasl_overrides[k].value);
     free(c.side_value);
     free(c.linebuf);
     fclose(c.fp);

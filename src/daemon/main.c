@@ -4,6 +4,7 @@
 #include <string.h>
 #include <uv.h>
 
+#include "kq/auth.h"
 #include "kq/config.h"
 #include "kq/log_line.h"
 #include "node.h"
@@ -73,11 +74,18 @@ int main(int argc, char **argv)
         fprintf(stderr, "raft-server: %s\n", err);
         return 2;
     }
+    kq_cred_store *creds = NULL;
+    if (config.sasl_credentials_file[0] &&
+        kq_cred_store_load(config.sasl_credentials_file, &creds, err, sizeof(err)) != 0) {
+        fprintf(stderr, "raft-server: %s:%d: sasl.credentials.file: %s\n", path,
+                config.sasl_credentials_line, err);
+        return 2;
+    }
     signal(SIGPIPE, SIG_IGN);
     setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 
     uv_loop_t *loop = uv_default_loop();
-    node *n = node_start(loop, &config, err, sizeof(err));
+    node *n = node_start(loop, &config, creds, err, sizeof(err));
     if (!n) {
         log_line("raft-server: %s", err);
         return 1;
@@ -91,6 +99,7 @@ int main(int argc, char **argv)
     uv_signal_start(&sigint, on_signal, SIGINT);
     uv_run(loop, UV_RUN_DEFAULT);
     node_close(n);
+    kq_cred_store_free(creds);
     fflush(stdout);
     log_line("raft-server: stopped");
     return 0;

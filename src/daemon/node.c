@@ -105,8 +105,18 @@ static void env_slot_conn(void *ctx, void *slot, handler_conn *out)
     const node *n = ctx;
     uint32_t i = net_slot_listener_tag(slot);
     KQ_ASSERT(i < (uint32_t)n->config.listener_count);
-    *out = (handler_conn){.quorum_listener = !n->config.controller_listener_named ||
-                                             n->config.listeners[i].controller};
+    const kq_config_listener *l = &n->config.listeners[i];
+    *out = (handler_conn){.quorum_listener = !n->config.controller_listener_named || l->controller,
+                          .voter_id = -1,
+                          .sasl_listener = l->sasl,
+                          .sasl_mechanisms = l->sasl_mechanisms,
+                          .session = l->sasl ? net_slot_conn_user(slot) : NULL};
+}
+
+static void on_conn_closed(void *ctx, void *user)
+{
+    node *n = ctx;
+    exec_conn_closed(n->exec, user);
 }
 
 static void flush_work(uv_work_t *w)
@@ -315,6 +325,7 @@ static bool node_open_network(node *n, char *err, size_t errlen)
             .on_frame = on_frame,
             .ctx = n,
             .tag = (uint32_t)i,
+            .on_conn_closed = on_conn_closed,
         };
         n->servers[i] = net_server_start(n->loop, &sc, err, errlen);
         if (!n->servers[i])
@@ -326,7 +337,8 @@ static bool node_open_network(node *n, char *err, size_t errlen)
     return true;
 }
 
-node *node_start(uv_loop_t *loop, const kq_config *config, char *err, size_t errlen)
+node *node_start(uv_loop_t *loop, const kq_config *config, const struct kq_cred_store *creds,
+                 char *err, size_t errlen)
 {
     node *n = calloc(1, sizeof(*n));
     if (!n) {
@@ -342,6 +354,7 @@ node *node_start(uv_loop_t *loop, const kq_config *config, char *err, size_t err
     node_exec_config(&n->config, wall, &ec);
     node_acl(n);
     ec.acl = &n->acl;
+    ec.sasl_credentials = creds;
     exec_env env = {
         .ctx = n,
         .fs = kq_fs_posix(),

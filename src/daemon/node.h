@@ -10,7 +10,11 @@
 typedef struct node node;
 
 /* Opens the log and starts listening. Returns NULL with err filled. */
-node *node_start(uv_loop_t *loop, const kq_config *config, char *err, size_t errlen);
+struct kq_cred_store;
+/* creds: the SASL credential store (kq/auth.h), NULL without SASL
+ * listeners; it must outlive the node. */
+node *node_start(uv_loop_t *loop, const kq_config *config, const struct kq_cred_store *creds,
+                 char *err, size_t errlen);
 /* Begins a graceful shutdown (leader resigns with EndQuorumEpoch); the loop
  * stops once it is done or a deadline passes. */
 void node_request_shutdown(node *n);

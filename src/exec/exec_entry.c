@@ -73,6 +73,11 @@ void exec_request_shutdown(kq_exec *x)
     exec_settle(x);
 }
 
+void exec_conn_closed(kq_exec *x, void *session)
+{
+    handler_conn_closed(x->handler, session); /* also after fatal: frees memory only */
+}
+
 void exec_on_peer_response(kq_exec *x, int32_t node_id, uint64_t tag, const uint8_t *frame,
                            size_t len)
 {

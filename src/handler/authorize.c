@@ -46,9 +46,8 @@ static const char *op_name(enum handler_op op)
 
 bool handler_authorized(handler *h, void *slot, enum handler_op op, const char *what)
 {
-    handler_conn conn = {.quorum_listener = true};
-    if (h->svc.slot_conn)
-        h->svc.slot_conn(h->svc.ctx, slot, &conn);
+    handler_conn conn;
+    handler_get_conn(h, slot, &conn);
     if (handler_acl_allows(h->svc.acl, conn.principal, op))
         return true;
     int64_t now = h->svc.now_ms(h->svc.ctx);

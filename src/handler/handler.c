@@ -92,6 +92,8 @@ void handler_append_result(handler *h, int16_t error, int64_t base_offset, int64
 
 static void dispatch_frame(handler *h, void *slot, uint8_t *frame, size_t len)
 {
+    if (handler_sasl_raw_token(h, slot, frame, len))
+        return;
     kq_reader r;
     kq_reader_init(&r, frame, len);
     handler_request req = {.slot = slot, .frame = frame, .len = len};
@@ -103,6 +105,10 @@ static void dispatch_frame(handler *h, void *slot, uint8_t *frame, size_t len)
     req.body_offset = r.pos;
     kq_arena_reset(&h->arena);
     const wire_request_header *hdr = &req.header;
+    handler_conn conn;
+    handler_get_conn(h, slot, &conn);
+    if (!handler_sasl_gate(h, &req, &conn))
+        return;
     if (hdr->api_key == WIRE_API_API_VERSIONS) {
         handle_api_versions(h, &req, &r);
         return;
@@ -143,6 +149,12 @@ static void dispatch_frame(handler *h, void *slot, uint8_t *frame, size_t len)
         break;
     case WIRE_API_FIND_COORDINATOR:
         handle_find_coordinator(h, &req, &r);
+        break;
+    case WIRE_API_SASL_HANDSHAKE:
+        handle_sasl_handshake(h, &req, &r);
+        break;
+    case WIRE_API_SASL_AUTHENTICATE:
+        handle_sasl_authenticate(h, &req, &r);
         break;
     default:
         h->svc.reply_close(h->svc.ctx, slot, "unsupported API");

@@ -99,10 +99,21 @@ struct handler {
     /* Client listeners the peers reported (by index in svc.nodes). */
     handler_endpoint peer_clients[HANDLER_NODES_MAX];
     bool peer_client_known[HANDLER_NODES_MAX];
+    int sasl_sessions; /* sasl.c: connections holding SASL state */
     /* authorize.c: denial log lines, rate-limited per operation */
     int64_t denials_logged_ms[HANDLER_OP_COUNT];
     uint64_t denials_unlogged[HANDLER_OP_COUNT];
 };
+
+/* sasl.c */
+typedef struct handler_sasl handler_sasl;
+/* The slot's connection, its principal the SASL one once authenticated. */
+void handler_get_conn(handler *h, void *slot, handler_conn *out);
+bool handler_sasl_gate(handler *h, handler_request *req, const handler_conn *conn);
+/* A raw token after SaslHandshake v0: true when the frame was one. */
+bool handler_sasl_raw_token(handler *h, void *slot, const uint8_t *frame, size_t len);
+void handle_sasl_handshake(handler *h, handler_request *req, kq_reader *r);
+void handle_sasl_authenticate(handler *h, handler_request *req, kq_reader *r);
 
 /* authorize.c */
 bool handler_acl_allows(const handler_acl *acl, const char *principal, enum handler_op op);

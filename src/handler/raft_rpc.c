@@ -93,9 +93,8 @@ static void reply_raft_error(handler *h, handler_request *req, int16_t error)
  * it, with Kafka's error for an unauthorised cluster action. */
 static bool quorum_request_allowed(handler *h, handler_request *req, int32_t claimed_id)
 {
-    handler_conn conn = {.quorum_listener = true};
-    if (h->svc.slot_conn)
-        h->svc.slot_conn(h->svc.ctx, req->slot, &conn);
+    handler_conn conn;
+    handler_get_conn(h, req->slot, &conn);
     if (h->svc.mutants & KQ_MUTANT_QUORUM_ANY_LISTENER)
         return true;
     if (conn.quorum_listener && (!conn.voter_proof_required || conn.voter_id == claimed_id))

@@ -13,8 +13,8 @@ struct api_info {
 #define API_NEVER_FLEXIBLE (-1)
 
 /* Known to the codecs (header encoding, log names). Only the `advertised`
- * table below decides what ApiVersions offers and what is accepted: the SASL
- * APIs are not advertised until a listener authenticates. */
+ * table below decides what ApiVersions offers and what is accepted (the SASL
+ * APIs on every listener, as Kafka; a non-SASL listener refuses them). */
 static const struct api_info api_infos[] = {
     {WIRE_API_PRODUCE, 9, "Produce"},
     {WIRE_API_FETCH, 12, "Fetch"},
@@ -49,6 +49,8 @@ static const wire_api_range advertised[] = {
     {WIRE_API_END_QUORUM_EPOCH, 0, 1},
     {WIRE_API_DESCRIBE_QUORUM, 0, 2},
     {WIRE_API_DESCRIBE_CLUSTER, 0, 1},
+    {WIRE_API_SASL_HANDSHAKE, 0, 1},
+    {WIRE_API_SASL_AUTHENTICATE, 0, 2},
 };
 
 #define WIRE_PRODUCE_MIN_ACCEPTED 3

@@ -42,6 +42,10 @@ static inline void tc_hmac(enum kq_scram_hash h, const uint8_t *key, size_t kl, 
 /* From a server-first "r=..,s=..,i=..": builds the client-final for
  * password into final and the expected server-final into expect (both
  * NUL-terminated). gs2 and bare are the parts of the client-first. */
+/* Put in front of the nonce in client-final, as librdkafka < 2.6.1 does
+ * with its own nonce (librdkafka#4895). */
+static const char *tc_nonce_prefix = "";
+
 static inline void tc_client_final(enum kq_scram_hash h, const char *password, const char *gs2,
                                    const char *bare, const char *server_first, char *final,
                                    char *expect)
@@ -59,7 +63,8 @@ static inline void tc_client_final(enum kq_scram_hash h, const char *password, c
     assert_int_equal(EVP_Digest(ck, hl, stored, &dl, tc_md(h), NULL), 1);
     char cb[256], wp[1024], am[4096], pb[128], sb[128];
     tc_b64((const uint8_t *)gs2, strlen(gs2), cb);
-    snprintf(wp, sizeof wp, "c=%s,r=%.*s", cb, (int)(s - server_first - 2), server_first + 2);
+    snprintf(wp, sizeof wp, "c=%s,r=%s%.*s", cb, tc_nonce_prefix, (int)(s - server_first - 2),
+             server_first + 2);
     snprintf(am, sizeof am, "%s,%s,%s", bare, server_first, wp);
     tc_hmac(h, stored, hl, am, strlen(am), sig);
     for (size_t k = 0; k < hl; k++)

@@ -347,6 +347,37 @@ static void test_malformed_client_final(void **state)
 }
 
 /* The mechanism-neutral session: one token for PLAIN, two for SCRAM. */
+/* librdkafka before 2.6.1 echoes its nonce, then the server's whole nonce:
+ * accepted in exactly that form (as Kafka 3.8.1-3.9), nothing else in front. */
+static void one_final_with_prefix(const kq_cred_store *store, const char *prefix,
+                                  kq_sasl_status want)
+{
+    kq_scram_server s;
+    kq_sasl_output out;
+    char sf[AUTH_SASL_REPLY_BYTES_MAX + 1], final[4096], expect[128];
+    kq_scram_server_init(&s, store, KQ_SCRAM_SHA_256);
+    assert_int_equal(tc_step(&s, "n,,n=user,r=abc", &out), KQ_SASL_CONTINUE);
+    memcpy(sf, out.bytes, out.len);
+    sf[out.len] = '\0';
+    tc_nonce_prefix = prefix;
+    tc_client_final(KQ_SCRAM_SHA_256, "pencil", "n,,", "n=user,r=abc", sf, final, expect);
+    tc_nonce_prefix = "";
+    assert_int_equal(tc_step(&s, final, &out), want);
+    kq_scram_server_clear(&s);
+}
+
+static void test_librdkafka_doubled_nonce(void **state)
+{
+    (void)state;
+    kq_cred_store *store = rfc7677_store();
+    one_final_with_prefix(store, "", KQ_SASL_SUCCESS);
+    one_final_with_prefix(store, "abc", KQ_SASL_SUCCESS);
+    one_final_with_prefix(store, "abd", KQ_SASL_FAILURE);
+    one_final_with_prefix(store, "ab", KQ_SASL_FAILURE);
+    one_final_with_prefix(store, "abcabc", KQ_SASL_FAILURE);
+    kq_cred_store_free(store);
+}
+
 static void test_session(void **state)
 {
     (void)state;
@@ -400,6 +431,7 @@ int main(void)
         cmocka_unit_test(test_accepted_client_first_variants),
         cmocka_unit_test(test_malformed_client_final),
         cmocka_unit_test(test_session),
+        cmocka_unit_test(test_librdkafka_doubled_nonce),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
