@@ -390,10 +390,22 @@ static void test_errors_listener(void **state)
     (void)state;
     expect_error("broker.id=1\nlisteners=SSL://localhost:9093\n",
                  ":2: listeners: listener SSL: security protocol SSL is not supported yet "
-                 "(only PLAINTEXT)");
+                 "(only PLAINTEXT and SASL_PLAINTEXT)");
     expect_error("broker.id=1\nlisteners=SASL_PLAINTEXT://localhost:9093\n",
-                 ":2: listeners: listener SASL_PLAINTEXT: security protocol SASL_PLAINTEXT is "
-                 "not supported yet (only PLAINTEXT)");
+                 ":2: listeners: listener SASL_PLAINTEXT is SASL: set sasl.enabled.mechanisms "
+                 "(Kafka's default, GSSAPI, is not supported)");
+    expect_error("broker.id=1\nlisteners=SASL_PLAINTEXT://localhost:9093\n"
+                 "sasl.enabled.mechanisms=PLAIN,GSSAPI\n",
+                 ":3: sasl.enabled.mechanisms: SASL mechanism GSSAPI is not supported (PLAIN, "
+                 "SCRAM-SHA-256, SCRAM-SHA-512)");
+    expect_error("broker.id=1\nlisteners=SASL_PLAINTEXT://localhost:9093\n"
+                 "listener.name.sasl_plaintext.sasl.enabled.mechanisms=OAUTHBEARER\n",
+                 ":3: listener.name.sasl_plaintext.sasl.enabled.mechanisms: SASL mechanism "
+                 "OAUTHBEARER is not supported (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512)");
+    expect_error("broker.id=1\nlisteners=SASL_PLAINTEXT://localhost:9093\n"
+                 "sasl.enabled.mechanisms=SCRAM-SHA-256\n",
+                 ":2: listeners: a SASL listener needs sasl.credentials.file (see "
+                 "kq-scram-credential)");
     expect_error("broker.id=1\nlisteners=FOO://localhost:9093\n",
                  ":2: listeners: no security protocol for listener FOO (add FOO:PLAINTEXT to "
                  "listener.security.protocol.map)");
@@ -415,7 +427,7 @@ static void test_errors_listener(void **state)
     expect_error("broker.id=1\nlisteners=PLAINTEXT://:9092,CONTROLLER://:9093\n"
                  "listener.security.protocol.map=CONTROLLER:SSL\n",
                  ":3: listener.security.protocol.map: listener CONTROLLER: security protocol "
-                 "SSL is not supported yet (only PLAINTEXT)");
+                 "SSL is not supported yet (only PLAINTEXT and SASL_PLAINTEXT)");
     expect_error("broker.id=1\nlisteners=PLAINTEXT://:9092,CONTROLLER://:9093\n"
                  "listener.security.protocol.map=CONTROLLER:PLAINTEXT\n"
                  "controller.listener.names=QUORUM\n",
@@ -445,6 +457,19 @@ static void test_listener_set(void **state)
     assert_string_equal(cfg.voters[0].host, "127.0.0.1");
     assert_int_equal(cfg.voters[0].port, 9093);
     assert_false(cfg.listeners[0].advertised);
+
+    rc = load_text("node.id=1\nlisteners=PLAINTEXT://:9092,SASL_PLAINTEXT://:9094\n"
+                   "sasl.enabled.mechanisms=PLAIN\n"
+                   "listener.name.sasl_plaintext.sasl.enabled.mechanisms=SCRAM-SHA-256,"
+                   "SCRAM-SHA-512\nsasl.credentials.file=/etc/kq/creds\n",
+                   &cfg, err, sizeof err, NULL, 0);
+    if (rc != 0)
+        fail_msg("%s", err);
+    assert_false(cfg.listeners[0].sasl);
+    assert_true(cfg.listeners[1].sasl);
+    assert_int_equal(cfg.listeners[1].sasl_mechanisms, (1u << 1) | (1u << 2)); /* the override */
+    assert_string_equal(cfg.sasl_credentials_file, "/etc/kq/creds");
+    assert_int_equal(cfg.sasl_credentials_line, 5);
 
     rc = load_text("node.id=1\nlisteners=PLAINTEXT://:9092\n"
                    "advertised.listeners=PLAINTEXT://public.example:19092\n",
