@@ -42,6 +42,12 @@ enum tn_reply_kind { TN_REPLY = 1, TN_REPLY_NONE, TN_REPLY_CLOSE };
  * on a plain controller (quorum) listener. */
 #define TN_CLIENT_LISTENER_ID 1000
 #define TN_VOTER_CERT_ID 2000
+/* Ids TN_SASL_ID + k: connection k of a SASL listener (PLAIN and
+ * SCRAM-SHA-256) whose credentials are tn_sasl_store. */
+#define TN_SASL_ID 3000
+#define TN_SASL_CONNS 16
+static struct kq_cred_store *tn_sasl_store;
+static void *tn_sasl_cells[TN_SASL_CONNS];
 typedef struct tn_slot {
     int id;
 } tn_slot;
@@ -103,7 +109,7 @@ static inline void tn_record_reply(tn_node *n, void *slot, enum tn_reply_kind ki
 static inline void tn_reply_cb(void *ctx, void *slot, const uint8_t *data, size_t len)
 {
     assert_non_null(data);
-    assert_true(len >= 4);
+    assert_true(len >= 4 || ((const tn_slot *)slot)->id >= TN_SASL_ID); /* raw SASL tokens */
     tn_record_reply(ctx, slot, TN_REPLY, data, len);
 }
 static inline void tn_reply_none_cb(void *ctx, void *slot)
@@ -125,6 +131,13 @@ static inline void tn_slot_conn_cb(void *ctx, void *slot, handler_conn *out)
 {
     (void)ctx;
     int id = ((const tn_slot *)slot)->id;
+    if (id >= TN_SASL_ID) {
+        assert_true(id < TN_SASL_ID + TN_SASL_CONNS);
+        *out = (handler_conn){.voter_id = -1, .sasl_listener = true,
+                              .sasl_mechanisms = (1u << 0) | (1u << 1),
+                              .session = &tn_sasl_cells[id - TN_SASL_ID]};
+        return;
+    }
     *out = (handler_conn){.quorum_listener = id < TN_CLIENT_LISTENER_ID || id >= TN_VOTER_CERT_ID,
                           .voter_proof_required = id >= TN_VOTER_CERT_ID,
                           .voter_id = id > TN_VOTER_CERT_ID ? id - TN_VOTER_CERT_ID : -1};
@@ -208,6 +221,7 @@ static inline void tn_open(tn_node *n, int32_t node_id, int voter_count)
         .retry_backoff_ms = 50,
         .random_seed = 7,
         .producer_id_base = 1000,
+        .sasl_credentials = tn_sasl_store,
     };
     for (int i = 0; i < voter_count; i++) {
         c.voters[i].node_id = i + 1;
@@ -299,6 +313,10 @@ static inline void tn_tick(tn_node *n, int64_t now)
 static inline void tn_close(tn_node *n)
 {
     tn_flush(n); /* a job still out completes (and may start another) */
+    for (int i = 0; i < TN_SASL_CONNS; i++) {
+        exec_conn_closed(n->x, tn_sasl_cells[i]);
+        tn_sasl_cells[i] = NULL;
+    }
     exec_destroy(n->x, false);
     nftw(n->dir, tn_rm_cb, 16, FTW_DEPTH | FTW_PHYS);
     for (int i = 0; i < n->reply_count; i++)
