@@ -7,6 +7,7 @@
 #include "kq/wire_api_versions.h"
 #include "kq/wire_begin_quorum_epoch.h"
 #include "kq/wire_describe_cluster.h"
+#include "kq/wire_sasl.h"
 #include "kq/wire_describe_quorum.h"
 #include "kq/wire_end_quorum_epoch.h"
 #include "kq/wire_fetch.h"
@@ -51,6 +52,8 @@ API_CODECS(list_offsets)
 API_CODECS(metadata)
 API_CODECS(produce)
 API_CODECS(vote)
+API_CODECS(sasl_handshake)
+API_CODECS(sasl_authenticate)
 
 struct api_codec {
     int16_t key;
@@ -72,6 +75,8 @@ static const struct api_codec codecs[] = {
     ENTRY(WIRE_API_END_QUORUM_EPOCH, end_quorum_epoch),
     ENTRY(WIRE_API_DESCRIBE_QUORUM, describe_quorum),
     ENTRY(WIRE_API_DESCRIBE_CLUSTER, describe_cluster),
+    ENTRY(WIRE_API_SASL_HANDSHAKE, sasl_handshake),
+    ENTRY(WIRE_API_SASL_AUTHENTICATE, sasl_authenticate),
 };
 
 static codec_fn find_codec(int16_t key, bool response)
