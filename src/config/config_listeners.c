@@ -33,13 +33,19 @@ static kq_config_listener *find(kq_config *cfg, const char *s, size_t n)
     return NULL;
 }
 
+/* Where "://" starts in "NAME://host:port", or NULL. */
+static const char *scheme_end(const char *s, size_t n)
+{
+    for (size_t i = 0; i + 2 < n; i++)
+        if (s[i] == ':' && s[i + 1] == '/' && s[i + 2] == '/')
+            return s + i;
+    return NULL;
+}
+
 static int listener_entry(const char *s, size_t n, void *vcfg, char *why, size_t whylen)
 {
     kq_config *cfg = vcfg;
-    const char *sep = NULL;
-    for (size_t i = 0; i + 2 < n && !sep; i++)
-        if (s[i] == ':' && s[i + 1] == '/' && s[i + 2] == '/')
-            sep = s + i;
+    const char *sep = scheme_end(s, n);
     if (!sep)
         return lfail(why, whylen, "malformed listener (expected NAME://host:port): \"%.*s\"",
                      (int)(n > 64 ? 64 : n), s);
@@ -173,10 +179,7 @@ int kq_config_parse_listener_set(const char *listeners, const char *protocol_map
 static int advertised_entry(const char *s, size_t n, void *vcfg, char *why, size_t whylen)
 {
     kq_config *cfg = vcfg;
-    const char *sep = NULL;
-    for (size_t i = 0; i + 2 < n && !sep; i++)
-        if (s[i] == ':' && s[i + 1] == '/' && s[i + 2] == '/')
-            sep = s + i;
+    const char *sep = scheme_end(s, n);
     if (!sep)
         return lfail(why, whylen, "malformed entry (expected NAME://host:port): \"%.*s\"",
                      (int)(n > 64 ? 64 : n), s);
