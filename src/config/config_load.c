@@ -305,6 +305,13 @@ static int cfg_handler(void *user, const char *section, const char *name,
     if (strcmp(value, CFG_SIDE_MARK) == 0 && c->side_value)
         value = c->side_value;
     const struct cfg_key_def *def = NULL;
+    char ssl_why[512];
+    if (section[0] == '\0' && kq_config_ssl_is_key(name)) { /* config_ssl.c */
+        if (kq_config_ssl_set(c->cfg, name, value, c->line, ssl_why, sizeof ssl_why) == 0)
+            return 1;
+        cfg_fail(c, c->line, name, "%s", ssl_why);
+        return 0;
+    }
     if (section[0] == '\0') {
         for (size_t i = 0; i < sizeof cfg_keys / sizeof cfg_keys[0]; i++) {
             if (strcmp(cfg_keys[i].name, name) == 0) {
@@ -653,7 +660,8 @@ int kq_config_load_warn(const char *path, kq_config *out, char *err,
     if (c.failed)
         goto out;
     if (resolve_node_id(&c) != 0 || resolve_log_dir(&c) != 0 || resolve_listeners(&c) != 0 ||
-        resolve_voters(&c) != 0 || check_request_memory(&c) != 0)
+        resolve_voters(&c) != 0 || check_request_memory(&c) != 0 ||
+        kq_config_ssl_resolve(out, err, errlen) != 0)
         goto out;
     rc = 0;
 out:

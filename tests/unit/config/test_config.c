@@ -388,12 +388,12 @@ static void test_errors_memory_keys(void **state)
 static void test_errors_listener(void **state)
 {
     (void)state;
+    /* An SSL listener needs a keystore (config_ssl.c; test_config_ssl.c). */
     expect_error("broker.id=1\nlisteners=SSL://localhost:9093\n",
-                 ":2: listeners: listener SSL: security protocol SSL is not supported yet "
-                 "(only PLAINTEXT)");
+                 ": ssl.keystore.location: required for a TLS listener");
     expect_error("broker.id=1\nlisteners=SASL_PLAINTEXT://localhost:9093\n",
                  ":2: listeners: listener SASL_PLAINTEXT: security protocol SASL_PLAINTEXT is "
-                 "not supported yet (only PLAINTEXT)");
+                 "not supported yet (only PLAINTEXT and SSL)");
     expect_error("broker.id=1\nlisteners=FOO://localhost:9093\n",
                  ":2: listeners: no security protocol for listener FOO (add FOO:PLAINTEXT to "
                  "listener.security.protocol.map)");
@@ -413,9 +413,9 @@ static void test_errors_listener(void **state)
                  ":3: listener.security.protocol.map: unknown security protocol TLS for "
                  "listener CONTROLLER");
     expect_error("broker.id=1\nlisteners=PLAINTEXT://:9092,CONTROLLER://:9093\n"
-                 "listener.security.protocol.map=CONTROLLER:SSL\n",
+                 "listener.security.protocol.map=CONTROLLER:SASL_SSL\n",
                  ":3: listener.security.protocol.map: listener CONTROLLER: security protocol "
-                 "SSL is not supported yet (only PLAINTEXT)");
+                 "SASL_SSL is not supported yet (only PLAINTEXT and SSL)");
     expect_error("broker.id=1\nlisteners=PLAINTEXT://:9092,CONTROLLER://:9093\n"
                  "listener.security.protocol.map=CONTROLLER:PLAINTEXT\n"
                  "controller.listener.names=QUORUM\n",
