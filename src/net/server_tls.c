@@ -225,8 +225,7 @@ void conn_tls_on_read(net_conn *c, ssize_t n)
     if (n < 0) {
         if (c->tls_handshaking && n == UV_EOF) {
             c->server->stats.tls_failures++;
-            log_line("connection %s: closed by the peer during the TLS handshake%s", c->peer,
-                     kq_tls_conn_pending_out(c->tls) ? "" : " (before any TLS record)");
+            log_line("connection %s: closed by the peer during the TLS handshake", c->peer);
         }
         conn_close(c, n == UV_EOF ? NULL : uv_strerror((int)n));
         return;
