@@ -16,6 +16,15 @@ typedef struct kq_config_endpoint {
     uint16_t port;
 } kq_config_endpoint;
 
+/* listener.security.protocol.map values. PLAINTEXT and SSL are served;
+ * the SASL ones are refused ("not supported yet"). */
+typedef enum kq_config_protocol {
+    KQ_PROTOCOL_PLAINTEXT = 0,
+    KQ_PROTOCOL_SSL,
+    KQ_PROTOCOL_SASL_PLAINTEXT,
+    KQ_PROTOCOL_SASL_SSL,
+} kq_config_protocol;
+
 /* One entry of listeners=NAME://host:port (any names; the security protocol
  * comes from listener.security.protocol.map). */
 typedef struct kq_config_listener {
@@ -30,12 +39,63 @@ typedef struct kq_config_listener {
     char advertised_host[256];
     uint16_t advertised_port;
     bool advertised; /* named in advertised.listeners */
+    kq_config_protocol protocol; /* from listener.security.protocol.map */
     /* SASL_PLAINTEXT or SASL_SSL: clients authenticate with one of
      * sasl_mechanisms (bits 1 << enum kq_sasl_mech), from
      * listener.name.<name>.sasl.enabled.mechanisms or sasl.enabled.mechanisms. */
     bool sasl;
     uint32_t sasl_mechanisms;
 } kq_config_listener;
+
+/* SSL and SASL_SSL listeners run TLS. */
+static inline bool kq_config_listener_tls(const kq_config_listener *l)
+{
+    return l->protocol == KQ_PROTOCOL_SSL || l->protocol == KQ_PROTOCOL_SASL_SSL;
+}
+
+/* Kafka's ssl.* keys (src/config/config_ssl.c, kq/config_ssl.h). */
+enum kq_config_ssl_key {
+    KQ_SSL_KEYSTORE_TYPE = 0,
+    KQ_SSL_KEYSTORE_LOCATION,
+    KQ_SSL_KEYSTORE_PASSWORD,
+    KQ_SSL_KEY_PASSWORD,
+    KQ_SSL_KEYSTORE_CERTIFICATE_CHAIN,
+    KQ_SSL_KEYSTORE_KEY,
+    KQ_SSL_TRUSTSTORE_TYPE,
+    KQ_SSL_TRUSTSTORE_LOCATION,
+    KQ_SSL_TRUSTSTORE_PASSWORD,
+    KQ_SSL_TRUSTSTORE_CERTIFICATES,
+    KQ_SSL_CLIENT_AUTH,
+    KQ_SSL_ENABLED_PROTOCOLS,
+    KQ_SSL_PROTOCOL,
+    KQ_SSL_CIPHER_SUITES,
+    KQ_SSL_ENDPOINT_IDENTIFICATION_ALGORITHM,
+    KQ_SSL_PRINCIPAL_MAPPING_RULES,
+    KQ_SSL_KEY_COUNT
+};
+
+/* One ssl.* line: the plain key (listener "") or its
+ * listener.name.<listener>.ssl.* form, which overrides it there. */
+typedef struct kq_config_ssl_entry {
+    char listener[KQ_CONFIG_LISTENER_NAME_BYTES_MAX]; /* lower case as written; "" plain */
+    int key;                                          /* enum kq_config_ssl_key */
+    int line;
+    uint32_t offset; /* the value, NUL-terminated, in kq_config_ssl.text */
+} kq_config_ssl_entry;
+
+typedef struct kq_config_ssl {
+    kq_config_ssl_entry entries[KQ_CONFIG_SSL_ENTRIES_MAX];
+    int count;
+    char text[KQ_CONFIG_SSL_TEXT_BYTES_MAX];
+    uint32_t text_used;
+} kq_config_ssl;
+
+/* controller.quorum.voter.principals (our key): the principal each voter's
+ * TLS certificate maps to on a controller listener with mutual TLS. */
+typedef struct kq_config_voter_principal {
+    int32_t id;
+    char principal[KQ_CONFIG_PRINCIPAL_BYTES_MAX];
+} kq_config_voter_principal;
 
 /* A list of principals ("User:name", "User:*" for everyone). */
 typedef struct kq_config_principals {
@@ -91,6 +151,12 @@ typedef struct kq_config {
     int sasl_credentials_line;
     kq_config_principals super_users;
     kq_config_principals acl[KQ_ACL_OP_COUNT];
+    /* ssl.* and listener.name.<name>.ssl.* as written (kq/config_ssl.h
+     * reads them per listener). */
+    kq_config_ssl ssl;
+    kq_config_voter_principal voter_principals[KQ_CONFIG_VOTERS_MAX];
+    int voter_principal_count;
+    int voter_principals_line;
 } kq_config;
 
 /* Fills *out with the defaults (node_id -1, no voters, no path). */

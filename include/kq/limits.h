@@ -61,6 +61,9 @@ _Static_assert(KQ_NET_READ_CHUNK_BYTES <= KQ_REQUEST_FRAME_BYTES_DEFAULT,
  * length of one ("User:name", with its NUL). */
 #define KQ_CONFIG_PRINCIPALS_MAX 32
 #define KQ_CONFIG_PRINCIPAL_BYTES_MAX 128
+/* ssl.* lines kept (plain and per-listener forms) and their values' bytes. */
+#define KQ_CONFIG_SSL_ENTRIES_MAX 128
+#define KQ_CONFIG_SSL_TEXT_BYTES_MAX (64u << 10)
 #define EXEC_VOTERS_MAX RAFT_VOTERS_MAX
 #define HANDLER_NODES_MAX RAFT_VOTERS_MAX   /* endpoints the handlers know */
 #define HANDLER_DENIAL_LOG_MS 1000          /* authorization denials logged per op */
@@ -270,6 +273,12 @@ _Static_assert(KQ_TLS_WRITE_CHUNK_BYTES <= (16u << 10),
 _Static_assert(KQ_TLS_CONN_CIPHER_IN_BYTES_MAX >= KQ_NET_READ_CHUNK_BYTES,
                "one socket read step fits an empty input buffer");
 _Static_assert(KQ_TLS_DNS_NAME_BYTES_MAX > 253, "a DNS name (253 characters) and its NUL fit");
+_Static_assert(KQ_CONFIG_SSL_TEXT_BYTES_MAX >= 2 * CFG_LINE_MAX,
+               "two in-line PEM values of the longest line fit");
+_Static_assert(KQ_CONFIG_SSL_ENTRIES_MAX >= 16 * (1 + 4),
+               "every ssl key, plain and for four listeners");
+_Static_assert(KQ_CONFIG_PRINCIPAL_BYTES_MAX <= 5 + KQ_TLS_DN_BYTES_MAX,
+               "a configured principal can match one mapped from any subject");
 _Static_assert(KQ_TLS_PRINCIPAL_RULES_BYTES_MAX <= CFG_LINE_MAX,
                "a rules list fits one properties line");
 

@@ -19,6 +19,8 @@
 #include <stdint.h>
 #include <uv.h>
 
+#include "kq/tls.h"
+
 #define NET_SLOTS_PER_CONN 128 /* requests in flight per connection before reading pauses */
 
 typedef struct net_server net_server;
@@ -52,6 +54,18 @@ typedef struct net_server_config {
     /* A connection whose user cell (net_slot_conn_user) is set went away:
      * called once with the cell's value, after its last slot completed. */
     void (*on_conn_closed)(void *ctx, void *user);
+    /* TLS (security protocol SSL): every connection runs through a
+     * kq_tls_conn of this server context (borrowed; it outlives the
+     * server); NULL is plaintext. The memory bounds above hold for the
+     * plaintext after decryption; each connection's ciphertext is bounded
+     * by kq/limits.h (KQ_TLS_CONN_CIPHER_*). At most KQ_TLS_HANDSHAKES_MAX
+     * handshakes run at once (beyond: closed at accept, logged), each
+     * abandoned after tls_handshake_timeout_ms (0: KQ_TLS_HANDSHAKE_TIMEOUT_MS).
+     * The client certificate's subject maps to net_slot_tls_principal
+     * through tls_principal_rules (borrowed; NULL: DEFAULT). */
+    kq_tls_ctx *tls;
+    const kq_tls_principal_rules *tls_principal_rules;
+    uint32_t tls_handshake_timeout_ms;
 } net_server_config;
 
 /* What the server holds now, and the most it held since it started. */
@@ -64,6 +78,8 @@ typedef struct net_server_stats {
     uint32_t conns_waiting_memory; /* paused: request_bytes_max reached */
     uint32_t conns_paused_backlog; /* paused: slots or write queue full */
     uint64_t conns_closed_idle;
+    uint32_t tls_handshakes; /* TLS handshakes in progress */
+    uint64_t tls_failures;   /* connections closed for a TLS error or timeout */
 } net_server_stats;
 
 net_server *net_server_start(uv_loop_t *loop, const net_server_config *config,
@@ -111,6 +127,11 @@ typedef struct net_peer_config {
     int32_t frame_bytes_max;
     net_peer_response_fn on_response;
     void *ctx;
+    /* TLS toward the peer's listener: a client context (borrowed; it
+     * outlives the channel), NULL for plaintext. host is what the peer's
+     * certificate is verified against. The handshake counts in the
+     * requests' timeout. */
+    kq_tls_ctx *tls;
 } net_peer_config;
 
 net_peer *net_peer_create(uv_loop_t *loop, const net_peer_config *config);

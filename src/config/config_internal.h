@@ -53,4 +53,13 @@ int kq_config_parse_servers(const char *s, kq_config_endpoint *out,
 int kq_config_parse_ids(const char *s, int32_t *ids, int *count, char *why,
                         size_t whylen);
 
+/* ssl.*, listener.name.<name>.ssl.* and controller.quorum.voter.principals
+ * (config_ssl.c): whether name is one, keeping its value (0, or -1 with
+ * the reason), and the check after the whole file is read (0, or -1 with
+ * the whole "<file>[:<line>]: <key>: <reason>" line in err). */
+bool kq_config_ssl_is_key(const char *name);
+int kq_config_ssl_set(kq_config *cfg, const char *name, const char *value, int line, char *why,
+                      size_t whylen);
+int kq_config_ssl_resolve(kq_config *cfg, char *err, size_t errlen);
+
 #endif

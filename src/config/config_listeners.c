@@ -82,20 +82,22 @@ typedef struct map_ctx {
     bool mapped[KQ_CONFIG_LISTENERS_MAX];
 } map_ctx;
 
+/* Sets l->protocol, and l->sasl for SASL_PLAINTEXT and SASL_SSL. */
 static int check_protocol(kq_config_listener *l, const char *p, size_t n, char *why,
                           size_t whylen)
 {
-    bool known = false;
+    size_t found = sizeof(protocols) / sizeof(protocols[0]);
     for (size_t i = 0; i < sizeof(protocols) / sizeof(protocols[0]); i++)
-        known = known || name_eq(protocols[i], p, n);
-    if (!known)
+        if (name_eq(protocols[i], p, n))
+            found = i;
+    if (found == sizeof(protocols) / sizeof(protocols[0]))
         return lfail(why, whylen, "unknown security protocol %.*s for listener %s", (int)n, p,
                      l->name);
-    l->sasl = name_eq("SASL_PLAINTEXT", p, n);
-    if (!name_eq("PLAINTEXT", p, n) && !l->sasl)
-        return lfail(why, whylen,
-                     "listener %s: security protocol %.*s is not supported yet (only PLAINTEXT "
-                     "and SASL_PLAINTEXT)", l->name, (int)n, p);
+    _Static_assert(KQ_PROTOCOL_PLAINTEXT == 0 && KQ_PROTOCOL_SSL == 1 &&
+                       KQ_PROTOCOL_SASL_PLAINTEXT == 2 && KQ_PROTOCOL_SASL_SSL == 3,
+                   "the enum follows the protocols table");
+    l->protocol = (kq_config_protocol)found;
+    l->sasl = l->protocol == KQ_PROTOCOL_SASL_PLAINTEXT || l->protocol == KQ_PROTOCOL_SASL_SSL;
     return 0;
 }
 

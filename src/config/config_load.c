@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "config_internal.h"
+#include "kq/config_ssl.h"
 #include "kq/limits.h"
 
 /* Stands in for a value handed to the handler through cfg_ctx.side_value. */
@@ -349,6 +350,13 @@ static int cfg_handler(void *user, const char *section, const char *name,
     if (taken >= 0)
         return taken;
     const struct cfg_key_def *def = NULL;
+    char ssl_why[512];
+    if (section[0] == '\0' && kq_config_ssl_is_key(name)) { /* config_ssl.c */
+        if (kq_config_ssl_set(c->cfg, name, value, c->line, ssl_why, sizeof ssl_why) == 0)
+            return 1;
+        cfg_fail(c, c->line, name, "%s", ssl_why);
+        return 0;
+    }
     if (section[0] == '\0') {
         for (size_t i = 0; i < sizeof cfg_keys / sizeof cfg_keys[0]; i++) {
             if (strcmp(cfg_keys[i].name, name) == 0) {
@@ -664,6 +672,22 @@ static int resolve_sasl(cfg_ctx *c)
     return 0;
 }
 
+/* The voters talk to each other on a quorum listener without SASL (they
+ * prove who they are with certificates): a SASL one would refuse them. */
+static int check_sasl_quorum(cfg_ctx *c)
+{
+    const kq_config *cfg = c->cfg;
+    if (cfg->voter_count < 2)
+        return 0;
+    int l = kq_config_peer_listener(cfg);
+    if (!cfg->listeners[l].sasl)
+        return 0;
+    cfg_fail(c, c->key_line[K_LISTENERS], "listeners",
+             "listener %s carries the voters' traffic and cannot be SASL (use SSL with "
+             "ssl.client.auth=required, or name a controller listener)", cfg->listeners[l].name);
+    return -1;
+}
+
 /* Kafka's rule: a positive queued.max.request.bytes must admit one request of
  * socket.request.max.bytes. Blames the key the file set (the other is at
  * its default), queued.max.request.bytes when it set both. */
@@ -752,7 +776,9 @@ int kq_config_load_warn(const char *path, kq_config *out, char *err,
     if (c.failed)
         goto out;
     if (resolve_node_id(&c) != 0 || resolve_log_dir(&c) != 0 || resolve_listeners(&c) != 0 ||
-        resolve_sasl(&c) != 0 || resolve_voters(&c) != 0 || check_request_memory(&c) != 0)
+        resolve_sasl(&c) != 0 || resolve_voters(&c) != 0 || check_sasl_quorum(&c) != 0 ||
+        check_request_memory(&c) != 0 ||
+        kq_config_ssl_resolve(out, err, errlen) != 0)
         goto out;
     rc = 0;
 out:

@@ -7,11 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/time.h>
 #include <unistd.h>
 
 #include "committed_printer.h"
 #include "kq/assert.h"
+#include "kq/config_ssl.h"
 #include "kq/exec.h"
 #include "kq/handler.h"
 #include "kq/fs.h"
@@ -29,6 +31,13 @@ struct node {
     net_server *servers[KQ_CONFIG_LISTENERS_MAX]; /* one per listener, tag = index */
     net_peer *peers[KQ_CONFIG_VOTERS_MAX];
     int peer_count;
+    /* TLS per SSL listener, and toward peers (kq/config_ssl.h). */
+    kq_tls_ctx *tls_server[KQ_CONFIG_LISTENERS_MAX];
+    kq_tls_principal_rules *tls_rules[KQ_CONFIG_LISTENERS_MAX];
+    kq_tls_ctx *tls_client;
+    /* The listener proves voters by certificate: a controller listener on
+     * SSL with ssl.client.auth=required and voter principals configured. */
+    bool voter_proof[KQ_CONFIG_LISTENERS_MAX];
     uv_timer_t timer;
     int64_t clock_offset_ms; /* wall clock at start minus uv_now at start */
     bool flush_in_flight;
@@ -106,8 +115,11 @@ static void env_slot_conn(void *ctx, void *slot, handler_conn *out)
     uint32_t i = net_slot_listener_tag(slot);
     KQ_ASSERT(i < (uint32_t)n->config.listener_count);
     const kq_config_listener *l = &n->config.listeners[i];
+    const char *principal = net_slot_tls_principal(slot);
     *out = (handler_conn){.quorum_listener = !n->config.controller_listener_named || l->controller,
-                          .voter_id = -1,
+                          .principal = principal,
+                          .voter_proof_required = n->voter_proof[i],
+                          .voter_id = kq_config_voter_for_principal(&n->config, principal),
                           .sasl_listener = l->sasl,
                           .sasl_mechanisms = l->sasl_mechanisms,
                           .session = l->sasl ? net_slot_conn_user(slot) : NULL};
@@ -295,9 +307,34 @@ static void node_exec_config(const kq_config *c, int64_t wall_ms, exec_config *e
     node_client_endpoint(c, ec);
 }
 
+/* The contexts of every SSL listener and, when the peers' listener is SSL,
+ * the client context toward them (the load already built each once). */
+static bool node_open_tls(node *n, char *err, size_t errlen)
+{
+    const kq_config *c = &n->config;
+    for (int i = 0; i < c->listener_count; i++) {
+        if (!kq_config_listener_tls(&c->listeners[i]))
+            continue;
+        n->tls_server[i] = kq_config_tls_server(c, i, err, errlen);
+        if (!n->tls_server[i] || !(n->tls_rules[i] = kq_config_tls_rules(c, i, err, errlen)))
+            return false;
+        const char *auth = kq_config_ssl_value(c, i, KQ_SSL_CLIENT_AUTH, NULL);
+        bool quorum = !c->controller_listener_named || c->listeners[i].controller;
+        n->voter_proof[i] = quorum && c->voter_principal_count > 0 && auth &&
+                            strcasecmp(auth, "required") == 0;
+    }
+    int peer = kq_config_peer_listener(c);
+    if (c->voter_count > 1 && kq_config_listener_tls(&c->listeners[peer]) &&
+        !(n->tls_client = kq_config_tls_client(c, peer, err, errlen)))
+        return false;
+    return true;
+}
+
 static bool node_open_network(node *n, char *err, size_t errlen)
 {
     const kq_config *config = &n->config;
+    if (!node_open_tls(n, err, errlen))
+        return false;
     for (int i = 0; i < config->voter_count; i++) {
         if (config->voters[i].id == config->node_id)
             continue;
@@ -310,6 +347,7 @@ static bool node_open_network(node *n, char *err, size_t errlen)
             .frame_bytes_max = config->socket_request_max_bytes,
             .on_response = on_peer_response,
             .ctx = n,
+            .tls = n->tls_client,
         };
         n->peers[n->peer_count++] = net_peer_create(n->loop, &pc);
     }
@@ -326,12 +364,19 @@ static bool node_open_network(node *n, char *err, size_t errlen)
             .ctx = n,
             .tag = (uint32_t)i,
             .on_conn_closed = on_conn_closed,
+            .tls = n->tls_server[i],
+            .tls_principal_rules = n->tls_rules[i],
         };
         n->servers[i] = net_server_start(n->loop, &sc, err, errlen);
         if (!n->servers[i])
             return false;
-        log_line("node %d: listener %s on %s:%u%s", config->node_id, l->name,
+        log_line("node %d: listener %s on %s:%u (%s%s)%s", config->node_id, l->name,
                  l->host[0] ? l->host : "0.0.0.0", l->port,
+                 l->protocol == KQ_PROTOCOL_SSL        ? "SSL"
+                 : l->protocol == KQ_PROTOCOL_SASL_SSL ? "SASL_SSL"
+                 : l->sasl                             ? "SASL_PLAINTEXT"
+                                                       : "PLAINTEXT",
+                 n->voter_proof[i] ? ", voters proven by certificate" : "",
                  l->controller || !config->controller_listener_named ? " (quorum)" : "");
     }
     return true;

@@ -2,8 +2,7 @@
  * after quorum.retry.backoff.ms, pipeline requests and match responses by
  * correlation id, fail a request after quorum.request.timeout.ms. A peer that
  * is down, slow or sends garbage only ever costs its own channel. */
-#include "kq/limits.h"
-#include "kq/net.h"
+#include "peer_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,40 +10,6 @@
 
 #include "kq/log_line.h"
 
-#define PEER_READ_CHUNK (64 * 1024)
-
-enum peer_state { PEER_IDLE, PEER_RESOLVING, PEER_CONNECTING, PEER_CONNECTED, PEER_CLOSING, PEER_BACKOFF };
-
-typedef struct peer_request {
-    int32_t correlation_id;
-    uint8_t *data; /* size prefix + frame */
-    size_t len;
-    void *request_ctx;
-    uint64_t deadline_ms;
-    bool written;
-} peer_request;
-
-struct net_peer {
-    uv_loop_t *loop;
-    net_peer_config config;
-    char host[256];
-    enum peer_state state;
-    uv_tcp_t *tcp; /* heap: closed asynchronously */
-    uv_connect_t connect_req;
-    uv_getaddrinfo_t resolve_req;
-    uv_timer_t timer;
-    peer_request queue[PEER_QUEUE_MAX];
-    uint32_t head, tail;
-    uint8_t *rbuf;
-    size_t rlen, rcap;
-    bool destroyed;
-    bool resolving; /* resolve_req in flight */
-    int refs; /* timer, tcp handles and resolve still referencing p */
-    uint64_t connect_deadline_ms;
-    bool logged_down;
-};
-
-static void peer_disconnect(net_peer *p, const char *why);
 static void peer_write_pending(net_peer *p);
 static void peer_connect(net_peer *p);
 
@@ -63,8 +28,6 @@ static void peer_fail_all(net_peer *p)
         p->config.on_response(p->config.ctx, p, r->request_ctx, NULL, 0);
     }
 }
-
-static void peer_arm_timer(net_peer *p);
 
 static void peer_on_timer(uv_timer_t *t)
 {
@@ -87,7 +50,7 @@ static void peer_on_timer(uv_timer_t *t)
     peer_arm_timer(p);
 }
 
-static void peer_arm_timer(net_peer *p)
+void peer_arm_timer(net_peer *p)
 {
     uint64_t now = uv_now(p->loop);
     uint64_t due = UINT64_MAX;
@@ -106,6 +69,7 @@ static void peer_unref(net_peer *p)
 {
     if (--p->refs == 0 && p->destroyed) {
         free(p->rbuf);
+        free(p->tls_scratch);
         free(p);
     }
 }
@@ -122,8 +86,9 @@ static void peer_on_timer_closed(uv_handle_t *h)
     peer_unref(h->data);
 }
 
-static void peer_disconnect(net_peer *p, const char *why)
+void peer_disconnect(net_peer *p, const char *why)
 {
+    peer_tls_end(p);
     if (p->tcp) {
         uv_close((uv_handle_t *)p->tcp, peer_on_closed);
         p->tcp = NULL;
@@ -139,10 +104,8 @@ static void peer_disconnect(net_peer *p, const char *why)
     uv_timer_start(&p->timer, peer_on_timer, p->config.retry_backoff_ms, 0);
 }
 
-static void peer_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+bool peer_reserve_read(net_peer *p)
 {
-    (void)suggested;
-    net_peer *p = h->data;
     size_t want = p->rlen + PEER_READ_CHUNK;
     if (p->rlen >= 4) {
         uint32_t size = ((uint32_t)p->rbuf[0] << 24) | ((uint32_t)p->rbuf[1] << 16) |
@@ -152,25 +115,30 @@ static void peer_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
     }
     if (want > p->rcap) {
         uint8_t *n = realloc(p->rbuf, want);
-        if (!n) {
-            *buf = uv_buf_init(NULL, 0);
-            return;
-        }
+        if (!n)
+            return false;
         p->rbuf = n;
         p->rcap = want;
     }
+    return true;
+}
+
+static void peer_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+    (void)suggested;
+    net_peer *p = h->data;
+    *buf = uv_buf_init(NULL, 0);
+    if (p->tls) {
+        peer_tls_alloc(p, buf);
+        return;
+    }
+    if (!peer_reserve_read(p))
+        return;
     *buf = uv_buf_init((char *)p->rbuf + p->rlen, (unsigned)(p->rcap - p->rlen));
 }
 
-static void peer_on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
+bool peer_parse(net_peer *p)
 {
-    (void)buf;
-    net_peer *p = s->data;
-    if (n < 0) {
-        peer_disconnect(p, n == UV_EOF ? "connection closed by peer" : uv_strerror((int)n));
-        return;
-    }
-    p->rlen += (size_t)n;
     size_t pos = 0;
     while (p->rlen - pos >= 4) {
         const uint8_t *f = p->rbuf + pos;
@@ -178,7 +146,7 @@ static void peer_on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
                                  ((uint32_t)f[2] << 8) | f[3]);
         if (size < 4 || size > p->config.frame_bytes_max) {
             peer_disconnect(p, "bad response frame size");
-            return;
+            return false;
         }
         if (p->rlen - pos < (size_t)size + 4)
             break;
@@ -187,7 +155,7 @@ static void peer_on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
         if (p->head == p->tail || !peer_at(p, p->head)->written ||
             peer_at(p, p->head)->correlation_id != corr) {
             peer_disconnect(p, "response with an unexpected correlation id");
-            return;
+            return false;
         }
         peer_request *r = peer_at(p, p->head);
         p->head++;
@@ -195,14 +163,31 @@ static void peer_on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
         r->data = NULL;
         p->config.on_response(p->config.ctx, p, r->request_ctx, f + 4, (size_t)size);
         if (p->destroyed || p->state != PEER_CONNECTED)
-            return;
+            return false;
         pos += (size_t)size + 4;
     }
     if (pos > 0) {
         memmove(p->rbuf, p->rbuf + pos, p->rlen - pos);
         p->rlen -= pos;
     }
-    peer_arm_timer(p);
+    return true;
+}
+
+static void peer_on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
+{
+    (void)buf;
+    net_peer *p = s->data;
+    if (p->tls && n >= 0) {
+        peer_tls_on_read(p, n);
+        return;
+    }
+    if (n < 0) {
+        peer_disconnect(p, n == UV_EOF ? "connection closed by peer" : uv_strerror((int)n));
+        return;
+    }
+    p->rlen += (size_t)n;
+    if (peer_parse(p))
+        peer_arm_timer(p);
 }
 
 typedef struct peer_write {
@@ -217,6 +202,10 @@ static void peer_on_written(uv_write_t *req, int status)
 
 static void peer_write_pending(net_peer *p)
 {
+    if (p->tls) {
+        peer_tls_write_pending(p);
+        return;
+    }
     while (p->state == PEER_CONNECTED) {
         uv_buf_t bufs[64];
         int count = 0;
@@ -248,11 +237,15 @@ static void peer_on_connect(uv_connect_t *req, int status)
         return;
     }
     p->state = PEER_CONNECTED;
-    if (p->logged_down)
-        log_line("peer %d (%s:%u) connected", p->config.node_id, p->host, p->config.port);
-    p->logged_down = false;
+    if (!p->config.tls) { /* TLS: once the handshake is done (peer_tls.c) */
+        if (p->logged_down)
+            log_line("peer %d (%s:%u) connected", p->config.node_id, p->host, p->config.port);
+        p->logged_down = false;
+    }
     uv_tcp_nodelay(p->tcp, 1);
     uv_read_start((uv_stream_t *)p->tcp, peer_alloc, peer_on_read);
+    if (p->config.tls && !peer_tls_start(p))
+        return;
     /* Requests queued while disconnected were failed; start their clocks now. */
     uint64_t now = uv_now(p->loop);
     for (uint32_t i = p->head; i != p->tail; i++)
@@ -348,6 +341,7 @@ void net_peer_destroy(net_peer *p)
         free(r->data);
         r->data = NULL;
     }
+    peer_tls_end(p);
     if (p->tcp) {
         uv_close((uv_handle_t *)p->tcp, peer_on_closed);
         p->tcp = NULL;
@@ -380,6 +374,7 @@ bool net_peer_send(net_peer *p, int32_t correlation_id, const uint8_t *data, siz
     r->len = len + 4;
     r->request_ctx = request_ctx;
     r->written = false;
+    r->sent = 0;
     r->deadline_ms = uv_now(p->loop) + p->config.request_timeout_ms;
     if (p->state == PEER_IDLE)
         peer_connect(p);

@@ -12,8 +12,10 @@
 
 static void server_maybe_free(net_server *s)
 {
-    if (s->stopped && s->handles_open == 0 && !s->conns)
+    if (s->stopped && s->handles_open == 0 && !s->conns) {
+        free(s->tls_scratch);
         free(s);
+    }
 }
 
 static void server_on_handle_closed(uv_handle_t *h)
@@ -37,6 +39,7 @@ void conn_maybe_free(net_conn *c)
         server->conns = c->next;
     if (c->next)
         c->next->prev = c->prev;
+    conn_tls_release(c);
     free(c->rbuf);
     free(c);
     server_maybe_free(server);
@@ -57,6 +60,10 @@ void conn_close(net_conn *c, const char *why)
     c->closing = true;
     c->reading = false;
     conn_memory_unwait(c);
+    if (c->tls_handshaking) {
+        c->tls_handshaking = false;
+        c->server->tls_handshakes--;
+    }
     if (why)
         log_line("connection %s closed: %s", c->peer, why);
     uv_close((uv_handle_t *)&c->tcp, conn_on_closed);
@@ -163,6 +170,9 @@ static void server_on_connection(uv_stream_t *listener, int status)
     uv_tcp_nodelay(&c->tcp, 1);
     conn_describe_peer(c);
     conn_touch(c);
+    c->accepted_ms = c->active_ms;
+    if (s->config.tls && !conn_tls_accept(c))
+        return;
     conn_start_reading(c);
 }
 
@@ -176,6 +186,8 @@ static void server_apply_defaults(net_server_config *c)
         c->write_queue_bytes_max = KQ_CONN_WRITE_QUEUE_BYTES_MAX;
     if (c->idle_ms == 0)
         c->idle_ms = KQ_CONNECTION_IDLE_MS_DEFAULT;
+    if (c->tls_handshake_timeout_ms == 0)
+        c->tls_handshake_timeout_ms = KQ_TLS_HANDSHAKE_TIMEOUT_MS;
 }
 
 static int server_listen(net_server *s, char *err, size_t errlen)
@@ -222,10 +234,17 @@ net_server *net_server_start(uv_loop_t *loop, const net_server_config *config, c
     s->loop = loop;
     s->config = *config;
     server_apply_defaults(&s->config);
+    if (config->tls && !(s->tls_scratch = malloc(KQ_NET_READ_CHUNK_BYTES))) {
+        free(s);
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
     int rc = server_listen(s, err, errlen);
     if (rc != 0) {
-        if (rc == -1)
+        if (rc == -1) {
+            free(s->tls_scratch);
             free(s);
+        }
         return NULL;
     }
     uv_check_init(loop, &s->flush_check);
@@ -233,6 +252,7 @@ net_server *net_server_start(uv_loop_t *loop, const net_server_config *config, c
     uv_check_start(&s->flush_check, server_on_check);
     uv_idle_init(loop, &s->flush_idle);
     server_start_idle_timer(s);
+    server_tls_start(s);
     return s;
 }
 
@@ -245,11 +265,13 @@ void net_server_stop(net_server *server)
         conn_close(c, NULL);
     /* Connections whose slots are still outstanding keep server alive until
      * their last slot completes; the last one out frees it. */
-    server->handles_open = 4;
+    server->handles_open = 5;
     server->flush_check.data = server;
     server->flush_idle.data = server;
     uv_check_stop(&server->flush_check);
     uv_timer_stop(&server->idle_timer);
+    uv_timer_stop(&server->tls_timer);
+    uv_close((uv_handle_t *)&server->tls_timer, server_on_handle_closed);
     uv_close((uv_handle_t *)&server->flush_check, server_on_handle_closed);
     uv_close((uv_handle_t *)&server->flush_idle, server_on_handle_closed);
     uv_close((uv_handle_t *)&server->idle_timer, server_on_handle_closed);
@@ -269,4 +291,5 @@ void net_server_get_stats(const net_server *server, net_server_stats *out)
         out->conns_waiting_memory += c->waiting_memory;
         out->conns_paused_backlog += c->paused_backlog;
     }
+    out->tls_handshakes = server->tls_handshakes;
 }

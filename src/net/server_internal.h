@@ -18,6 +18,17 @@ struct net_slot {
     size_t len;
 };
 
+/* A gathered write of completed responses (server_write.c), or for TLS the
+ * plaintext being encrypted (server_tls.c). */
+typedef struct write_req {
+    uv_write_t req;
+    net_conn *conn;
+    int count;
+    uint64_t bytes;
+    uint8_t *owned[WRITE_BUFS_MAX];
+    size_t lens[WRITE_BUFS_MAX];
+} write_req;
+
 struct net_conn {
     uv_tcp_t tcp;
     net_server *server;
@@ -46,6 +57,17 @@ struct net_conn {
     net_conn *mem_prev, *mem_next; /* the memory wait list */
     char peer[64];
     void *user; /* net_slot_conn_user */
+    /* TLS (server_tls.c); tls NULL: plaintext. */
+    kq_tls_conn *tls;
+    bool tls_handshaking;  /* counted in the server's tls_handshakes */
+    bool tls_in_full;      /* the TLS input is full: reading waits for plaintext pulled */
+    bool tls_pump_queued;  /* pull plaintext at the next loop check */
+    uint64_t accepted_ms;
+    uint64_t tls_cipher_in_flight; /* ciphertext inside uv_writes */
+    write_req *tls_plain;  /* responses being encrypted */
+    int tls_plain_index;   /* buffer of tls_plain, and the offset in it */
+    size_t tls_plain_offset;
+    char *principal;       /* net_slot_tls_principal */
 };
 
 struct net_server {
@@ -63,6 +85,9 @@ struct net_server {
     bool memory_logged;
     bool stopped;
     int handles_open; /* after stop: own handles still closing */
+    uv_timer_t tls_timer; /* the handshake deadline sweep */
+    uint8_t *tls_scratch; /* ciphertext of one read, fed at once */
+    uint32_t tls_handshakes;
 };
 
 /* server.c */
@@ -87,8 +112,27 @@ void conn_release_buffer(net_conn *c);
 void conn_memory_unwait(net_conn *c);
 bool conn_backlog_full(const net_conn *c);
 
+/* Makes room in the read buffer for the next read (the budget permitting);
+ * false when the connection now waits for memory or is out of it. */
+bool conn_reserve_read(net_conn *c);
+void conn_queue_flush(net_conn *c);
+
+/* server_tls.c */
+/* At accept: false when the connection was refused (and is closing). */
+bool conn_tls_accept(net_conn *c);
+void conn_tls_alloc(net_conn *c, uv_buf_t *buf);
+void conn_tls_on_read(net_conn *c, ssize_t n);
+/* Pulls decrypted plaintext into the read buffer and parses it. */
+void conn_tls_pump_in(net_conn *c);
+/* Encrypts completed responses in order, within the ciphertext bound. */
+void conn_tls_flush(net_conn *c);
+void conn_tls_release(net_conn *c);
+void server_tls_start(net_server *s);
+
 /* server_write.c */
 void conn_flush(net_conn *c);
+bool conn_gather(net_conn *c, write_req **out, uv_buf_t *bufs, bool *stop_after);
+void write_req_free(write_req *wr);
 void server_on_check(uv_check_t *h);
 void server_on_idle(uv_idle_t *h);
 /* Frees the responses of slots never written (connection gone). */

@@ -122,6 +122,10 @@ static void memory_wake(net_server *s)
         if (memory_fits(s, c, c->memory_need_bytes)) {
             conn_memory_unwait(c);
             conn_update_reading(c);
+            if (c->tls) { /* its plaintext may wait inside TLS: pull it at the next check */
+                c->tls_pump_queued = true;
+                conn_queue_flush(c);
+            }
         }
         c = next;
     }
@@ -157,26 +161,37 @@ static void conn_fit_buffer(net_conn *c)
 
 /* ---- Reading. */
 
-static void conn_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+bool conn_reserve_read(net_conn *c)
 {
-    (void)suggested;
-    net_conn *c = h->data;
     size_t want = c->rcap > KQ_NET_READ_CHUNK_BYTES ? c->rcap : KQ_NET_READ_CHUNK_BYTES;
     size_t frame = conn_frame_bytes(c);
     if (frame > want)
         want = frame;
     if (want <= c->rlen)
         want = c->rlen + KQ_NET_READ_CHUNK_BYTES; /* not expected: keep reading */
-    *buf = uv_buf_init(NULL, 0);
     if (want > c->rcap) {
         size_t need = want - c->rcap;
         if (!memory_fits(c->server, c, need)) {
             memory_wait(c, need);
-            return; /* read_cb gets UV_ENOBUFS and stops reading */
+            return false;
         }
         if (!conn_set_rcap(c, want))
-            return;
+            return false;
     }
+    return true;
+}
+
+static void conn_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+    (void)suggested;
+    net_conn *c = h->data;
+    *buf = uv_buf_init(NULL, 0);
+    if (c->tls) {
+        conn_tls_alloc(c, buf);
+        return;
+    }
+    if (!conn_reserve_read(c))
+        return; /* read_cb gets UV_ENOBUFS and stops reading */
     *buf = uv_buf_init((char *)c->rbuf + c->rlen, (unsigned)(c->rcap - c->rlen));
 }
 
@@ -184,6 +199,10 @@ static void conn_on_read(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf)
 {
     (void)buf;
     net_conn *c = stream->data;
+    if (c->tls) {
+        conn_tls_on_read(c, n);
+        return;
+    }
     if (n == UV_ENOBUFS && c->waiting_memory) {
         conn_update_reading(c);
         return;
@@ -214,7 +233,7 @@ void conn_update_reading(net_conn *c)
     if (c->closing)
         return;
     bool want = !c->close_requested && !c->close_when_written && !c->paused_backlog &&
-                !c->waiting_memory;
+                !c->waiting_memory && !c->tls_in_full;
     if (want && !c->reading) {
         if (uv_read_start((uv_stream_t *)&c->tcp, conn_alloc, conn_on_read) == 0)
             c->reading = true;
@@ -279,4 +298,6 @@ void conn_resume_backlog(net_conn *c)
         return;
     c->paused_backlog = false;
     conn_parse(c);
+    if (c->tls)
+        conn_tls_pump_in(c); /* plaintext left inside TLS while paused */
 }

@@ -10,14 +10,6 @@
 #include "kq/log_line.h"
 #include "server_internal.h"
 
-typedef struct write_req {
-    uv_write_t req;
-    net_conn *conn;
-    int count;
-    uint64_t bytes;
-    uint8_t *owned[WRITE_BUFS_MAX];
-} write_req;
-
 static void write_queue_add(net_conn *c, uint64_t bytes)
 {
     net_server_stats *st = &c->server->stats;
@@ -49,7 +41,7 @@ void server_on_idle(uv_idle_t *h)
     (void)h;
 }
 
-static void conn_queue_flush(net_conn *c)
+void conn_queue_flush(net_conn *c)
 {
     if (c->flush_queued || c->closing)
         return;
@@ -59,7 +51,7 @@ static void conn_queue_flush(net_conn *c)
     uv_idle_start(&c->server->flush_idle, server_on_idle);
 }
 
-static void write_req_free(write_req *wr)
+void write_req_free(write_req *wr)
 {
     for (int i = 0; i < wr->count; i++)
         free(wr->owned[i]);
@@ -87,7 +79,7 @@ static void conn_on_written(uv_write_t *req, int status)
 /* Moves the completed slots at the head of the queue into one write request
  * (at most WRITE_BUFS_MAX buffers). Sets *stop_after when a slot asked to
  * close the connection. Returns false when out of memory. */
-static bool conn_gather(net_conn *c, write_req **out, uv_buf_t *bufs, bool *stop_after)
+bool conn_gather(net_conn *c, write_req **out, uv_buf_t *bufs, bool *stop_after)
 {
     write_req *wr = NULL;
     while (c->head != c->tail) {
@@ -99,6 +91,7 @@ static bool conn_gather(net_conn *c, write_req **out, uv_buf_t *bufs, bool *stop
                 return false;
             wr->conn = c;
             bufs[wr->count] = uv_buf_init((char *)s->data, (unsigned)s->len);
+            wr->lens[wr->count] = s->len;
             wr->owned[wr->count++] = s->data;
             wr->bytes += s->len;
             s->data = NULL;
@@ -134,6 +127,10 @@ static bool conn_write(net_conn *c, write_req *wr, uv_buf_t *bufs)
 /* Writes every completed slot at the head of the queue, in order. */
 void conn_flush(net_conn *c)
 {
+    if (c->tls) {
+        conn_tls_flush(c);
+        return;
+    }
     while (!c->closing && !c->close_when_written && c->head != c->tail) {
         write_req *wr = NULL;
         uv_buf_t bufs[WRITE_BUFS_MAX];
@@ -164,6 +161,10 @@ void server_on_check(uv_check_t *h)
         s->flush_list = c->flush_next;
         c->flush_queued = false;
         c->outstanding++; /* keep c alive across flush */
+        if (c->tls_pump_queued) {
+            c->tls_pump_queued = false;
+            conn_tls_pump_in(c);
+        }
         conn_flush(c);
         c->outstanding--;
         conn_maybe_free(c);
@@ -239,8 +240,7 @@ void **net_slot_conn_user(net_slot *slot)
 
 const char *net_slot_tls_principal(const net_slot *slot)
 {
-    (void)slot;
-    return NULL; /* no TLS listeners yet */
+    return slot->conn->principal;
 }
 
 bool net_slot_orphaned(const net_slot *slot)

@@ -6,9 +6,15 @@ field), else a v11 (no cluster id).
 
 usage: forge_fetch.py HOST:PORT REPLICA OFFSET LEADER_EPOCH [CLUSTER_ID]
 
+TLS when the environment names a CA: KQ_TLS_CA (a PEM CA file) and,
+for mutual TLS, KQ_TLS_CERT (a PEM file with the key and certificate).
+A failed TLS handshake prints "tls-refused".
+
 Only the Python standard library is used.
 """
+import os
 import socket
+import ssl
 import struct
 import sys
 
@@ -70,24 +76,44 @@ def main():
     host, port = sys.argv[1].rsplit(":", 1)
     replica, offset, epoch = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
     cluster = sys.argv[5].encode() if len(sys.argv) > 5 else None
-    with socket.create_connection((host, int(port)), timeout=10) as s:
-        if cluster is None:
-            s.sendall(fetch_v11(7, replica, offset, epoch))
-        else:
-            s.sendall(fetch_v12(7, replica, offset, epoch, cluster))
-        size = read_exact(s, 4)
-        if size is None:
-            print("closed")
+    s = socket.create_connection((host, int(port)), timeout=10)
+    if os.environ.get("KQ_TLS_CA"):
+        ctx = ssl.create_default_context(cafile=os.environ["KQ_TLS_CA"])
+        if os.environ.get("KQ_TLS_CERT"):
+            ctx.load_cert_chain(os.environ["KQ_TLS_CERT"])
+        try:
+            s = ctx.wrap_socket(s, server_hostname=host)
+            # TLS 1.3: a refused client certificate shows on the first read
+            # or write after the handshake.
+        except (ssl.SSLError, OSError):
+            print("tls-refused")
             return
-        resp = read_exact(s, struct.unpack(">i", size)[0])
-        skip = 1 if cluster is not None else 0  # response header v1: tagged fields
-        if resp is None or len(resp) < 10 + skip:
-            print("closed")
-            return
-        corr = struct.unpack(">i", resp[:4])[0]
-        _throttle, error = struct.unpack(">ih", resp[4 + skip:10 + skip])
-        assert corr == 7, corr
-        print(error)
+    try:
+        exchange(s, replica, offset, epoch, cluster)
+    except (ssl.SSLError, ConnectionError):
+        print("tls-refused" if os.environ.get("KQ_TLS_CA") else "closed")
+    finally:
+        s.close()
+
+
+def exchange(s, replica, offset, epoch, cluster):
+    if cluster is None:
+        s.sendall(fetch_v11(7, replica, offset, epoch))
+    else:
+        s.sendall(fetch_v12(7, replica, offset, epoch, cluster))
+    size = read_exact(s, 4)
+    if size is None:
+        print("closed")
+        return
+    resp = read_exact(s, struct.unpack(">i", size)[0])
+    skip = 1 if cluster is not None else 0  # response header v1: tagged fields
+    if resp is None or len(resp) < 10 + skip:
+        print("closed")
+        return
+    corr = struct.unpack(">i", resp[:4])[0]
+    _throttle, error = struct.unpack(">ih", resp[4 + skip:10 + skip])
+    assert corr == 7, corr
+    print(error)
 
 
 if __name__ == "__main__":

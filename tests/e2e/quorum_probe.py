@@ -159,6 +159,19 @@ def parse_response(payload, corr):
 
 # --- transport --------------------------------------------------------------
 
+def tls_wrap(sock, host):
+    """TLS when KQ_TLS_CA names a CA file (KQ_TLS_CERT: a PEM file with the
+    client's key and certificate, for mutual TLS); plaintext otherwise."""
+    ca = os.environ.get("KQ_TLS_CA")
+    if not ca:
+        return sock
+    import ssl
+    ctx = ssl.create_default_context(cafile=ca)
+    if os.environ.get("KQ_TLS_CERT"):
+        ctx.load_cert_chain(os.environ["KQ_TLS_CERT"])
+    return ctx.wrap_socket(sock, server_hostname=host)
+
+
 class Node:
     """One persistent connection per node, re-opened after any error."""
 
@@ -193,6 +206,7 @@ class Node:
             if self.sock is None:
                 self.sock = socket.create_connection(self.addr, timeout=self.timeout)
                 self.sock.settimeout(self.timeout)
+                self.sock = tls_wrap(self.sock, self.addr[0])
             self.corr = (self.corr + 1) & 0x7FFFFFFF
             self.sock.sendall(describe_quorum_request(self.corr))
             size = struct.unpack(">i", self.recv_exact(4))[0]

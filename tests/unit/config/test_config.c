@@ -388,9 +388,9 @@ static void test_errors_memory_keys(void **state)
 static void test_errors_listener(void **state)
 {
     (void)state;
+    /* An SSL listener needs a keystore (config_ssl.c; test_config_ssl.c). */
     expect_error("broker.id=1\nlisteners=SSL://localhost:9093\n",
-                 ":2: listeners: listener SSL: security protocol SSL is not supported yet "
-                 "(only PLAINTEXT and SASL_PLAINTEXT)");
+                 ": ssl.keystore.location: required for a TLS listener");
     expect_error("broker.id=1\nlisteners=SASL_PLAINTEXT://localhost:9093\n",
                  ":2: listeners: listener SASL_PLAINTEXT is SASL: set sasl.enabled.mechanisms "
                  "(Kafka's default, GSSAPI, is not supported)");
@@ -406,6 +406,11 @@ static void test_errors_listener(void **state)
                  "sasl.enabled.mechanisms=SCRAM-SHA-256\n",
                  ":2: listeners: a SASL listener needs sasl.credentials.file (see "
                  "kq-scram-credential)");
+    expect_error("broker.id=1\nlisteners=SASL_PLAINTEXT://localhost:9093\n"
+                 "sasl.enabled.mechanisms=PLAIN\nsasl.credentials.file=/c\n"
+                 "quorum.voters=1@localhost:9093,2@localhost:9094\n",
+                 ":2: listeners: listener SASL_PLAINTEXT carries the voters' traffic and cannot "
+                 "be SASL (use SSL with ssl.client.auth=required, or name a controller listener)");
     expect_error("broker.id=1\nlisteners=FOO://localhost:9093\n",
                  ":2: listeners: no security protocol for listener FOO (add FOO:PLAINTEXT to "
                  "listener.security.protocol.map)");
@@ -425,9 +430,9 @@ static void test_errors_listener(void **state)
                  ":3: listener.security.protocol.map: unknown security protocol TLS for "
                  "listener CONTROLLER");
     expect_error("broker.id=1\nlisteners=PLAINTEXT://:9092,CONTROLLER://:9093\n"
-                 "listener.security.protocol.map=CONTROLLER:SSL\n",
-                 ":3: listener.security.protocol.map: listener CONTROLLER: security protocol "
-                 "SSL is not supported yet (only PLAINTEXT and SASL_PLAINTEXT)");
+                 "listener.security.protocol.map=CONTROLLER:SASL_SSL\n",
+                 ":2: listeners: listener CONTROLLER is SASL: set sasl.enabled.mechanisms "
+                 "(Kafka's default, GSSAPI, is not supported)");
     expect_error("broker.id=1\nlisteners=PLAINTEXT://:9092,CONTROLLER://:9093\n"
                  "listener.security.protocol.map=CONTROLLER:PLAINTEXT\n"
                  "controller.listener.names=QUORUM\n",
