@@ -113,6 +113,7 @@ typedef struct kq_config {
     kq_config_listener listeners[KQ_CONFIG_LISTENERS_MAX];
     int listener_count;
     bool controller_listener_named; /* controller.listener.names was given */
+    int listeners_line; /* the listeners= line (0: the default), for errors */
     /* The client listener (the first one not named a controller listener,
      * else the first), for log lines. */
     char listener_host[256];

@@ -611,6 +611,7 @@ static int resolve_listeners(cfg_ctx *c)
 {
     char why[512];
     const char *listeners = c->str[K_LISTENERS] ? c->str[K_LISTENERS] : "PLAINTEXT://:9092";
+    c->cfg->listeners_line = c->key_line[K_LISTENERS];
     if (kq_config_parse_listener_set(listeners, c->str[K_PROTOCOL_MAP],
                                      c->str[K_CONTROLLER_NAMES], c->cfg, why, sizeof why) == 0) {
         if (!c->str[K_ADVERTISED] ||

@@ -227,8 +227,13 @@ static void ssl_error_line(const kq_config *cfg, int listener, const char *tls_e
         snprintf(key, sizeof key, "%.*s", (int)(sep - tls_err), tls_err);
     int k = ssl_key_of(key);
     const kq_config_ssl_entry *e = k >= 0 ? ssl_effective(cfg, listener, k) : NULL;
-    if (!e) {
-        snprintf(err, errlen, "%s: %s", cfg->path, tls_err);
+    if (!e) { /* a key not set: blame the listener that needs it */
+        if (cfg->listeners_line > 0)
+            snprintf(err, errlen, "%s:%d: %s (listener %s)", cfg->path, cfg->listeners_line,
+                     tls_err, cfg->listeners[listener].name);
+        else
+            snprintf(err, errlen, "%s: %s (listener %s)", cfg->path, tls_err,
+                     cfg->listeners[listener].name);
         return;
     }
     if (e->listener[0])

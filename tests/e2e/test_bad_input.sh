@@ -24,7 +24,7 @@ expect_config_error() {
 f="$E2E_TMP"
 expect_config_error num "$f/num.properties:3: quorum.election.timeout.ms: not a number: \"abc\"" \
     $'broker.id=1\nlog.dirs='"$f"$'/never\nquorum.election.timeout.ms=abc\n'
-expect_config_error ssl "$f/ssl.properties:2: listeners: listener protocol SSL is not supported" \
+expect_config_error ssl "$f/ssl.properties:2: ssl.keystore.location: required for a TLS listener (listener SSL)" \
     $'broker.id=1\nlisteners=SSL://localhost:19999\nlog.dirs='"$f"$'/never\n'
 expect_config_error noid "$f/noid.properties: broker.id: required" \
     $'listeners=PLAINTEXT://localhost:19999\nlog.dirs='"$f"$'/never\n'

@@ -390,7 +390,7 @@ static void test_errors_listener(void **state)
     (void)state;
     /* An SSL listener needs a keystore (config_ssl.c; test_config_ssl.c). */
     expect_error("broker.id=1\nlisteners=SSL://localhost:9093\n",
-                 ": ssl.keystore.location: required for a TLS listener");
+                 ":2: ssl.keystore.location: required for a TLS listener (listener SSL)");
     expect_error("broker.id=1\nlisteners=SASL_PLAINTEXT://localhost:9093\n",
                  ":2: listeners: listener SASL_PLAINTEXT is SASL: set sasl.enabled.mechanisms "
                  "(Kafka's default, GSSAPI, is not supported)");

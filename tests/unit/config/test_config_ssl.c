@@ -145,7 +145,7 @@ static void test_ssl_listener_and_overrides(void **state)
 static void test_bad_stores(void **state)
 {
     (void)state;
-    expect_error(BASE, ": ssl.keystore.location: ", "required");
+    expect_error(BASE, ":2: ssl.keystore.location: ", "required");
     expect_error(BASE "ssl.keystore.location=/nonexistent/ks.pem\n",
                  ":3: ssl.keystore.location: ", "No such file");
     expect_error(BASE "ssl.keystore.location=$C/mismatch.pem\n", ":3: ssl.keystore.", "match");
@@ -183,7 +183,7 @@ static void test_bad_protocols_and_values(void **state)
     expect_error("node.id=1\nlisteners=SASL_SSL://:9093\n", ":2: listeners: ",
                  "set sasl.enabled.mechanisms");
     expect_error("node.id=1\nlisteners=SASL_SSL://:9093\nsasl.enabled.mechanisms=PLAIN\n"
-                 "sasl.credentials.file=/nonexistent\n", ": ssl.keystore.location: ",
+                 "sasl.credentials.file=/nonexistent\n", ":2: ssl.keystore.location: ",
                  "required for a TLS listener");
 }
 
