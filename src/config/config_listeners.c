@@ -231,12 +231,30 @@ int kq_config_parse_principals(const char *s, kq_config_principals *out, char *w
     char buf[KQ_CONFIG_PRINCIPALS_MAX * KQ_CONFIG_PRINCIPAL_BYTES_MAX];
     if (strlen(s) >= sizeof(buf))
         return lfail(why, whylen, "list too long");
-    strcpy(buf, s);
-    for (char *p = buf; *p; p++)
-        if (*p == ';')
-            *p = ','; /* Kafka's super.users uses ';' */
+    /* Entries are separated by ';' (Kafka's super.users) or by a ',' that
+     * starts another "User:" entry: a certificate's DN holds commas. */
+    size_t o = 0;
+    for (const char *p = s; *p; p++) {
+        const char *q = p + 1;
+        while (*q == ' ')
+            q++;
+        buf[o++] = (*p == ';' || (*p == ',' && strncmp(q, "User:", 5) == 0)) ? '\x1f' : *p;
+    }
+    buf[o] = '\0';
     out->count = 0;
-    return kq_config_for_each_item(buf, principal_entry, out, why, whylen);
+    char *save = NULL;
+    for (char *e = strtok_r(buf, "\x1f", &save); e; e = strtok_r(NULL, "\x1f", &save)) {
+        size_t n = strlen(e);
+        while (n && (e[n - 1] == ' ' || e[n - 1] == '\t'))
+            e[--n] = '\0';
+        while (*e == ' ' || *e == '\t')
+            e++, n--;
+        if (n == 0)
+            return lfail(why, whylen, "empty element in list");
+        if (principal_entry(e, n, out, why, whylen) != 0)
+            return -1;
+    }
+    return 0;
 }
 
 /* ---- SASL mechanisms */

@@ -476,6 +476,21 @@ static void test_listener_set(void **state)
     assert_string_equal(cfg.sasl_credentials_file, "/etc/kq/creds");
     assert_int_equal(cfg.sasl_credentials_line, 5);
 
+    /* A certificate's DN holds commas: only ';' or a ',' before "User:" separate. */
+    rc = load_text("node.id=1\nsuper.users=User:a;User:b\nauthorizer.class.name=x\n"
+                   "acl.describe.principals=User:CN=client,OU=clients,O=kq, User:alice,User:bob\n",
+                   &cfg, err, sizeof err, NULL, 0);
+    if (rc != 0)
+        fail_msg("%s", err);
+    assert_true(cfg.authorizer_enabled);
+    assert_int_equal(cfg.super_users.count, 2);
+    assert_string_equal(cfg.super_users.names[1], "User:b");
+    assert_int_equal(cfg.acl[KQ_ACL_DESCRIBE].count, 3);
+    assert_string_equal(cfg.acl[KQ_ACL_DESCRIBE].names[0], "User:CN=client,OU=clients,O=kq");
+    assert_string_equal(cfg.acl[KQ_ACL_DESCRIBE].names[1], "User:alice");
+    expect_error("broker.id=1\nsuper.users=alice\n",
+                 ":2: super.users: principal \"alice\" is not of the form User:name");
+
     rc = load_text("node.id=1\nlisteners=PLAINTEXT://:9092\n"
                    "advertised.listeners=PLAINTEXT://public.example:19092\n",
                    &cfg, err, sizeof err, NULL, 0);
