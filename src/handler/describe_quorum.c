@@ -1,6 +1,7 @@
 /* DescribeQuorum: the leader's view of every voter and observer
  * (kafka-metadata-quorum.sh describe --status / --replication). */
 #include "handler_internal.h"
+#include "kq/log_line.h"
 #include "kq/wire_describe_quorum.h"
 #include "kq/wire_fetch.h"
 
@@ -46,6 +47,23 @@ static bool forward(handler *h, handler_request *req, int32_t leader_id)
     return true;
 }
 
+/* A relay (a follower forwarding its client's DescribeQuorum, already
+ * authorized there) is a quorum request: only a voter on a quorum listener
+ * sends one (issue 9). */
+static bool relay_allowed(handler *h, handler_request *req, bool relayed)
+{
+    if (!relayed)
+        return true;
+    handler_conn conn;
+    handler_get_conn(h, req->slot, &conn);
+    if (conn.quorum_listener && (!conn.voter_proof_required || conn.voter_id >= 0))
+        return true;
+    log_line("request from %s: a relayed DescribeQuorum from %s; refused",
+             h->svc.slot_peer(h->svc.ctx, req->slot),
+             conn.quorum_listener ? "no voter's certificate" : "a client listener");
+    return false;
+}
+
 void handle_describe_quorum(handler *h, handler_request *req, kq_reader *r)
 {
     int16_t v = req->header.api_version;
@@ -54,7 +72,9 @@ void handle_describe_quorum(handler *h, handler_request *req, kq_reader *r)
         h->svc.reply_close(h->svc.ctx, req->slot, "malformed DescribeQuorum request");
         return;
     }
-    if (!handler_authorized(h, req->slot, HANDLER_OP_DESCRIBE, "DescribeQuorum")) {
+    bool relayed = kq_slice_eq_cstr(req->header.client_id, HANDLER_FORWARD_CLIENT_ID);
+    if (!relay_allowed(h, req, relayed) ||
+        (!relayed && !handler_authorized(h, req->slot, HANDLER_OP_DESCRIBE, "DescribeQuorum"))) {
         wire_describe_quorum_response resp = {.error_code = KAFKA_CLUSTER_AUTHORIZATION_FAILED,
                                               .error_message = {NULL, -1}};
         handler_begin_response(h, &req->header);
@@ -67,8 +87,7 @@ void handle_describe_quorum(handler *h, handler_request *req, kq_reader *r)
     /* Only the leader knows every replica's progress: like a Kafka broker
      * forwarding to the active controller, a follower relays the request. */
     if (st.role != RAFT_ROLE_LEADER && st.leader_id >= 0 && st.leader_id != h->svc.node_id &&
-        !kq_slice_eq_cstr(req->header.client_id, HANDLER_FORWARD_CLIENT_ID) &&
-        forward(h, req, st.leader_id))
+        !relayed && forward(h, req, st.leader_id))
         return;
     describe_quorum_respond(h, req->slot, &req->header, &st, &body);
 }

@@ -268,6 +268,35 @@ static void test_describe_cluster_v1(void **state)
  * listener; Metadata and DescribeCluster (brokers) then send clients
  * there, node 3 (not heard from) stays at its voter endpoint, and the
  * controllers stay at the voter endpoints. */
+/* A relayed DescribeQuorum (a follower's forward) is a quorum request:
+ * refused on a client listener, answered on a controller one. */
+static void test_describe_quorum_relay_only_from_quorum(void **state)
+{
+    (void)state;
+    tn_node n;
+    tn_open_leader(&n);
+    wire_describe_quorum_partition qp = {0};
+    wire_describe_quorum_topic qt = {kq_slice_cstr(META), &qp, 1};
+    wire_describe_quorum_request req = {&qt, 1};
+    tn_slot slots[] = {{TN_CLIENT_LISTENER_ID + 1}, {1}};
+    int16_t want[] = {KAFKA_CLUSTER_AUTHORIZATION_FAILED, KAFKA_NONE};
+    for (int i = 0; i < 2; i++) {
+        kq_writer w;
+        kq_writer_init(&w, 0);
+        wire_request_header hdr = {.api_key = WIRE_API_DESCRIBE_QUORUM, .api_version = 1,
+                                   .correlation_id = 30 + i,
+                                   .client_id = kq_slice_cstr("kq-forwarded")};
+        wire_request_header_encode(&w, &hdr);
+        wire_describe_quorum_request_encode(&w, 1, &req);
+        tn_deliver(&n, &slots[i], &w);
+        wire_describe_quorum_response resp;
+        TN_DECODE(&n, &slots[i], WIRE_API_DESCRIBE_QUORUM, 1, 30 + i,
+                  wire_describe_quorum_response_decode, &resp);
+        assert_int_equal(resp.error_code, want[i]);
+    }
+    tn_close(&n);
+}
+
 static void test_peer_client_endpoints(void **state)
 {
     (void)state;
@@ -386,6 +415,7 @@ int main(void)
         cmocka_unit_test(test_describe_cluster_v1),
         cmocka_unit_test(test_describe_quorum_on_leader),
         cmocka_unit_test(test_peer_client_endpoints),
+        cmocka_unit_test(test_describe_quorum_relay_only_from_quorum),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
