@@ -144,6 +144,10 @@ typedef struct kq_config {
      * acl.produce.principals, acl.consume.principals and
      * acl.describe.principals (our keys; produce and consume imply
      * describe). Unset: everything is allowed, as in Kafka. */
+    /* Not from the file: raft-server's --throughput and --record-size (the
+     * built-in workload, as Kafka's TestRaftServer); 0: off. */
+    uint32_t workload_records_per_s;
+    uint32_t workload_record_bytes;
     bool authorizer_enabled;
     /* sasl.credentials.file (our key; Kafka keeps SCRAM credentials in its
      * metadata log): required when a listener is SASL; its line, for the

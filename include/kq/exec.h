@@ -60,6 +60,11 @@ typedef struct exec_config {
      * the README); the daemon derives it from the wall clock. */
     int64_t producer_id_base;
     const struct handler_acl *acl;       /* the authorizer (kq/handler.h); NULL: allow all */
+    /* The built-in workload (Kafka's TestRaftServer --throughput and
+     * --record-size): while leader, append this many records per second
+     * of this size; 0: off. */
+    uint32_t workload_records_per_s;
+    uint32_t workload_record_bytes;
     const struct kq_cred_store *sasl_credentials; /* kq/auth.h; NULL: no SASL */
     uint32_t raft_mutants;               /* enum raft_mutant; 0 in the daemon */
     uint32_t mutants;                    /* enum kq_mutant; 0 in the daemon */

@@ -86,6 +86,13 @@ _Static_assert(KQ_NET_READ_CHUNK_BYTES <= KQ_REQUEST_FRAME_BYTES_DEFAULT,
 #define EXEC_ENDPOINT_RETRY_MS 1000
 #define EXEC_ENDPOINT_REFRESH_MS 30000
 #define EXEC_ENDPOINT_TAG_SLOT 0x7f          /* the relay slot field of its tag */
+/* The built-in workload (--throughput, --record-size; exec_workload.c). */
+#define EXEC_WORKLOAD_RECORD_BYTES_MAX (1u << 20) /* one record's value */
+#define EXEC_WORKLOAD_BATCH_RECORDS_MAX 4096 /* records appended per batch */
+#define EXEC_WORKLOAD_BATCH_BYTES_MAX (8u << 20) /* one batch, values included */
+#define EXEC_WORKLOAD_PENDING_MAX 4096       /* batches appended, not yet committed */
+#define EXEC_WORKLOAD_REPORT_MS 5000         /* Kafka's TestRaftServer prints every 5 s */
+#define EXEC_WORKLOAD_LATENCY_MS_MAX 60000   /* the histogram's last bucket */
 /* Producer state is rebuilt at start from this much of the log's tail (whole
  * segments): restart time stays bounded; a producer silent for longer is
  * forgotten, as Kafka expires idle producer ids. */
@@ -157,6 +164,8 @@ _Static_assert(EXEC_FORWARDS_MAX <= 128, "a relay tag holds the slot in 7 bits")
 _Static_assert(EXEC_FORWARDS_MAX <= EXEC_ENDPOINT_TAG_SLOT && EXEC_ENDPOINT_TAG_SLOT < 128,
                "an endpoint request's tag names no relay slot");
 _Static_assert(EXEC_ENDPOINT_RETRY_MS < EXEC_ENDPOINT_REFRESH_MS, "retries come sooner");
+_Static_assert(EXEC_WORKLOAD_RECORD_BYTES_MAX + 64 <= EXEC_WORKLOAD_BATCH_BYTES_MAX,
+               "one record of the largest size fits a batch");
 _Static_assert(HANDLER_RESPONSE_BYTES_MAX >= (uint64_t)HANDLER_FETCH_BYTES_MAX + (1u << 20),
                "a maximal consumer Fetch answer fits one response with its headers");
 _Static_assert(HANDLER_RESPONSE_BYTES_MAX >= (uint64_t)EXEC_FETCH_MAX_BYTES + (1u << 20),

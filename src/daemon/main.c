@@ -1,11 +1,14 @@
 /* raft-server: one node of a Kafka-protocol Raft quorum. */
 #include <signal.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <uv.h>
 
 #include "kq/auth.h"
 #include "kq/config.h"
+#include "kq/limits.h"
 #include "kq/log_line.h"
 #include "node.h"
 #include "voter_check.h"
@@ -13,7 +16,8 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "Usage: raft-server [--help] [--version] <server.properties>\n"
+            "Usage: raft-server [--help] [--version] [--throughput RECORDS_PER_S]\n"
+            "                   [--record-size BYTES] [--config] <server.properties>\n"
             "\n"
             "Runs one node of a Raft quorum that speaks the Kafka wire protocol and\n"
             "replicates the topic __cluster_metadata (partition 0).\n"
@@ -27,6 +31,10 @@ static void usage(FILE *out)
             "(PLAINTEXT, SSL), Kafka's ssl.* keys and their listener.name.<name>.ssl.*\n"
             "forms, controller.quorum.voter.principals (README, \"Security\").\n"
             "\n"
+            "--throughput and --record-size (default 256) run the built-in workload of\n"
+            "Kafka's TestRaftServer: the leader appends that many records per second\n"
+            "itself and logs throughput and append-to-commit latency every 5 s.\n"
+            "\n"
             "Exit status: 0 after a clean shutdown (SIGTERM/SIGINT), 1 on a runtime\n"
             "failure (corrupt log, fsync error, port in use), 2 on a bad command line\n"
             "or configuration file.\n");
@@ -38,40 +46,84 @@ static void on_signal(uv_signal_t *s, int signum)
     node_request_shutdown(s->data);
 }
 
-int main(int argc, char **argv)
+typedef struct cli {
+    const char *path;
+    long throughput; /* records/s; 0: no workload */
+    long record_bytes;
+} cli;
+
+/* A positive number within max, or -1. */
+static long cli_number(const char *opt, const char *v, long max)
 {
-    const char *path = NULL;
+    char *end = NULL;
+    long n = v ? strtol(v, &end, 10) : -1;
+    if (!v || *v == '\0' || *end != '\0' || n < 1 || n > max) {
+        fprintf(stderr, "raft-server: %s needs a number from 1 to %ld\n", opt, max);
+        return -1;
+    }
+    return n;
+}
+
+/* 0: run; 1: done (help, version); 2: bad command line. */
+static int cli_parse(int argc, char **argv, cli *c)
+{
+    *c = (cli){.record_bytes = 256}; /* TestRaftServer's default record size */
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage(stdout);
-            return 0;
+            return 1;
         }
-        if (strcmp(argv[i], "--version") == 0 || strcmp(argv[i], "-V") == 0) {
+        if (strcmp(a, "--version") == 0 || strcmp(a, "-V") == 0) {
             printf("raft-server %s\n", KQ_VERSION);
-            return 0;
+            return 1;
         }
-        if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            fprintf(stderr, "raft-server: unknown option %s\n", argv[i]);
+        if (strcmp(a, "--throughput") == 0 || strcmp(a, "--record-size") == 0) {
+            bool t = a[2] == 't';
+            long n = cli_number(a, i + 1 < argc ? argv[i + 1] : NULL,
+                                t ? 10000000L : (long)EXEC_WORKLOAD_RECORD_BYTES_MAX);
+            if (n < 0)
+                return 2;
+            *(t ? &c->throughput : &c->record_bytes) = n;
+            i++;
+            continue;
+        }
+        if (strcmp(a, "--config") == 0 && i + 1 < argc)
+            a = argv[++i]; /* TestRaftServer's spelling */
+        else if (a[0] == '-' && a[1] != '\0') {
+            fprintf(stderr, "raft-server: unknown option %s\n", a);
             usage(stderr);
             return 2;
         }
-        if (path) {
+        if (c->path) {
             fprintf(stderr, "raft-server: more than one properties file given\n");
             usage(stderr);
             return 2;
         }
-        path = argv[i];
+        c->path = a;
     }
-    if (!path) {
+    if (!c->path) {
         usage(stderr);
         return 2;
     }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    cli args;
+    int rc = cli_parse(argc, argv, &args);
+    if (rc != 0)
+        return rc == 1 ? 0 : 2;
+    const char *path = args.path;
     static kq_config config;
     char err[1024];
     if (kq_config_load(path, &config, err, sizeof(err)) != 0) {
         fprintf(stderr, "raft-server: %s\n", err);
         return 2;
     }
+    config.workload_records_per_s = (uint32_t)args.throughput;
+    config.workload_record_bytes = (uint32_t)args.record_bytes;
     if (!voter_check(&config, err, sizeof(err))) {
         fprintf(stderr, "raft-server: %s\n", err);
         return 2;

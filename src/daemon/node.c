@@ -305,6 +305,8 @@ static void node_exec_config(const kq_config *c, int64_t wall_ms, exec_config *e
     }
     ec->voter_count = c->voter_count;
     node_client_endpoint(c, ec);
+    ec->workload_records_per_s = c->workload_records_per_s;
+    ec->workload_record_bytes = c->workload_record_bytes;
 }
 
 /* The contexts of every SSL listener and, when the peers' listener is SSL,

@@ -261,7 +261,7 @@ kq_exec *exec_create(const exec_config *config, const exec_env *env, char *err, 
         goto fail;
     }
     x->handler = exec_make_handler(x);
-    if (!x->handler) {
+    if (!x->handler || !exec_workload_create(x)) {
         snprintf(err, errlen, "out of memory");
         goto fail;
     }
@@ -283,6 +283,7 @@ void exec_destroy(kq_exec *x, bool abandon_flush)
 {
     if (!x)
         return;
+    exec_workload_destroy(x);
     handler_destroy(x->handler);
     if (x->flush_job) {
         KQ_ASSERT(abandon_flush);

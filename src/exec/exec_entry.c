@@ -40,6 +40,8 @@ void exec_on_timer(kq_exec *x)
         return;
     handler_on_tick(x->handler, exec_now(x));
     exec_ask_endpoints(x);
+    exec_workload_tick(x);
+    exec_workload_report(x);
     raft_event ev = {.type = RAFT_EVENT_TICK};
     exec_step(x, &ev);
     exec_settle(x);

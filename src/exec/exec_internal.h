@@ -62,6 +62,7 @@ struct kq_exec {
     enum raft_role last_role;
     int32_t last_epoch;
     int32_t last_leader;
+    struct exec_workload *workload; /* exec_workload.c; NULL: off */
     /* Asking the peers for their client listeners (exec_endpoints.c). */
     bool endpoint_inflight[EXEC_VOTERS_MAX];
     int64_t endpoint_due_ms[EXEC_VOTERS_MAX];
@@ -83,6 +84,15 @@ void exec_forward_response(kq_exec *x, uint64_t tag, const uint8_t *frame, size_
 bool exec_tag_is_forward(uint64_t tag);
 void exec_raft_response(kq_exec *x, int32_t node_id, uint64_t tag, const uint8_t *frame,
                         size_t len);
+
+/* exec_workload.c: the built-in workload (--throughput, --record-size) */
+typedef struct exec_workload exec_workload;
+bool exec_workload_create(kq_exec *x);
+void exec_workload_destroy(kq_exec *x);
+void exec_workload_tick(kq_exec *x);
+void exec_workload_committed(kq_exec *x, int64_t hw);
+void exec_workload_report(kq_exec *x);
+int64_t exec_workload_due(const kq_exec *x);
 
 /* exec_endpoints.c */
 void exec_ask_endpoints(kq_exec *x);

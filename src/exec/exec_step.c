@@ -140,6 +140,8 @@ static void exec_carry_out(kq_exec *x, raft_output *out)
                  " that fails its CRC; fetching it again after the backoff",
                  x->cfg.node_id, out->rejected_batch_offset);
     }
+    if (out->high_watermark_changed)
+        exec_workload_committed(x, out->high_watermark);
     if (out->high_watermark_changed && x->env.on_committed)
         x->env.on_committed(x->env.ctx, out->high_watermark);
     x->raft_wake_ms = out->wake_at_ms;
@@ -231,5 +233,8 @@ void exec_settle(kq_exec *x)
     int64_t e = exec_endpoint_due(x);
     if (e < due)
         due = e;
+    int64_t wl = exec_workload_due(x);
+    if (wl < due)
+        due = wl;
     x->env.arm_timer(x->env.ctx, due);
 }

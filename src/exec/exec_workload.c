@@ -1,0 +1,215 @@
+/* The built-in workload (issue 10), as Kafka's TestRaftServer runs one:
+ * while this node leads, it appends workload_records_per_s records of
+ * workload_record_bytes each through the same CLIENT_APPEND path, log
+ * append, flush and commit as client writes, and measures each record's
+ * latency from its append to the high watermark covering it. Every
+ * EXEC_WORKLOAD_REPORT_MS it logs Kafka's line:
+ *   Throughput (bytes/second): X, Latency (ms): P75 a P99 b P999 c
+ * A follower that becomes leader takes the workload over from its own
+ * clock; what an old leader appended and never saw committed is dropped
+ * from its figures. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec_internal.h"
+#include "kq/assert.h"
+#include "kq/kafka_errors.h"
+#include "kq/log_line.h"
+#include "kq/record.h"
+
+typedef struct wl_pending {
+    int64_t last_offset;
+    int64_t appended_ms;
+    int32_t count;
+} wl_pending;
+
+struct exec_workload {
+    uint32_t rate;          /* records per second */
+    uint32_t record_bytes;
+    int32_t epoch;          /* the leadership it runs in; -1 none */
+    int64_t started_ms;
+    uint64_t sent;          /* records appended since started_ms */
+    wl_pending pending[EXEC_WORKLOAD_PENDING_MAX];
+    int head, count;
+    int64_t window_ms;      /* start of the report window */
+    uint64_t window_bytes;  /* committed in it */
+    uint64_t hist[EXEC_WORKLOAD_LATENCY_MS_MAX + 1];
+    uint64_t hist_n;
+    uint8_t *value;         /* one record's value */
+    record *records;
+    kq_writer batch;
+};
+
+bool exec_workload_create(kq_exec *x)
+{
+    if (x->cfg.workload_records_per_s == 0)
+        return true;
+    exec_workload *w = calloc(1, sizeof(*w));
+    if (!w)
+        return false;
+    w->rate = x->cfg.workload_records_per_s;
+    w->record_bytes = x->cfg.workload_record_bytes;
+    KQ_ASSERT(w->record_bytes <= EXEC_WORKLOAD_RECORD_BYTES_MAX);
+    w->epoch = -1;
+    w->value = calloc(1, w->record_bytes ? w->record_bytes : 1);
+    w->records = calloc(EXEC_WORKLOAD_BATCH_RECORDS_MAX, sizeof(record));
+    if (!w->value || !w->records) {
+        free(w->value);
+        free(w->records);
+        free(w);
+        return false;
+    }
+    memset(w->value, 'x', w->record_bytes);
+    kq_writer_init(&w->batch, EXEC_WORKLOAD_BATCH_BYTES_MAX);
+    x->workload = w;
+    return true;
+}
+
+void exec_workload_destroy(kq_exec *x)
+{
+    exec_workload *w = x->workload;
+    if (!w)
+        return;
+    kq_writer_free(&w->batch);
+    free(w->records);
+    free(w->value);
+    free(w);
+    x->workload = NULL;
+}
+
+/* How many records of one batch fit: by count and by bytes. */
+static int64_t batch_records_max(const exec_workload *w)
+{
+    int64_t by_bytes = (int64_t)(EXEC_WORKLOAD_BATCH_BYTES_MAX / 2) / (w->record_bytes + 16);
+    if (by_bytes < 1)
+        by_bytes = 1;
+    return by_bytes < EXEC_WORKLOAD_BATCH_RECORDS_MAX ? by_bytes : EXEC_WORKLOAD_BATCH_RECORDS_MAX;
+}
+
+/* One batch of n records through CLIENT_APPEND (as exec_append, without a
+ * client to answer). Returns false if the core refused it. */
+static bool append_batch(kq_exec *x, exec_workload *w, int n, int64_t now)
+{
+    for (int i = 0; i < n; i++)
+        w->records[i] = (record){.timestamp = now, .key = {NULL, -1},
+                                 .value = {w->value, (int32_t)w->record_bytes}};
+    kq_writer_reset(&w->batch);
+    record_batch_builder_args args = {.base_offset = 0, .base_timestamp = now,
+                                      .producer_id = -1, .producer_epoch = -1,
+                                      .base_sequence = -1, .records = w->records,
+                                      .record_count = n};
+    if (!record_batch_build(&w->batch, &args))
+        return false;
+    raft_event ev = {.type = RAFT_EVENT_CLIENT_APPEND};
+    ev.append.records = w->batch.data;
+    ev.append.len = w->batch.len;
+    ev.append.offset_count = n;
+    exec_step(x, &ev);
+    if (x->failed || x->append_error != KAFKA_NONE)
+        return false;
+    wl_pending *p = &w->pending[(w->head + w->count) % EXEC_WORKLOAD_PENDING_MAX];
+    *p = (wl_pending){.last_offset = x->append_base_offset + n - 1, .appended_ms = now,
+                      .count = n};
+    w->count++;
+    return true;
+}
+
+/* Starts or stops with leadership; appends what the rate makes due. */
+void exec_workload_tick(kq_exec *x)
+{
+    exec_workload *w = x->workload;
+    if (!w || x->failed)
+        return;
+    raft_status st;
+    raft_get_status(x->raft, &st);
+    int64_t now = exec_now(x);
+    if (st.role != RAFT_ROLE_LEADER) {
+        w->epoch = -1;
+        w->count = 0; /* not ours to see committed any more */
+        return;
+    }
+    if (w->epoch != st.epoch) { /* a new leadership: a new run */
+        w->epoch = st.epoch;
+        w->started_ms = w->window_ms = now;
+        w->sent = w->window_bytes = w->hist_n = 0;
+        w->head = w->count = 0;
+        memset(w->hist, 0, sizeof(w->hist));
+        log_line("node %d: workload of %" PRIu32 " records/s of %" PRIu32 " bytes started",
+                 x->cfg.node_id, w->rate, w->record_bytes);
+    }
+    uint64_t due = (uint64_t)(now - w->started_ms) * w->rate / 1000;
+    while (due > w->sent && w->count < EXEC_WORKLOAD_PENDING_MAX) {
+        int64_t n = (int64_t)(due - w->sent);
+        if (n > batch_records_max(w))
+            n = batch_records_max(w);
+        if (!append_batch(x, w, (int)n, now))
+            break; /* not leader any more, or a full log: tried again next tick */
+        w->sent += (uint64_t)n;
+    }
+}
+
+/* Records below hw are committed: their latencies go into the window. */
+void exec_workload_committed(kq_exec *x, int64_t hw)
+{
+    exec_workload *w = x->workload;
+    if (!w)
+        return;
+    int64_t now = exec_now(x);
+    while (w->count > 0 && w->pending[w->head].last_offset < hw) {
+        const wl_pending *p = &w->pending[w->head];
+        int64_t ms = now - p->appended_ms;
+        if (ms > EXEC_WORKLOAD_LATENCY_MS_MAX)
+            ms = EXEC_WORKLOAD_LATENCY_MS_MAX;
+        w->hist[ms] += (uint64_t)p->count;
+        w->hist_n += (uint64_t)p->count;
+        w->window_bytes += (uint64_t)p->count * w->record_bytes;
+        w->head = (w->head + 1) % EXEC_WORKLOAD_PENDING_MAX;
+        w->count--;
+    }
+}
+
+static int64_t percentile_ms(const exec_workload *w, uint64_t per_mille)
+{
+    uint64_t want = (w->hist_n * per_mille + 999) / 1000, seen = 0;
+    for (int64_t ms = 0; ms <= EXEC_WORKLOAD_LATENCY_MS_MAX; ms++) {
+        seen += w->hist[ms];
+        if (seen >= want && want > 0)
+            return ms;
+    }
+    return 0;
+}
+
+/* Kafka's TestRaftServer line, every EXEC_WORKLOAD_REPORT_MS while leader. */
+void exec_workload_report(kq_exec *x)
+{
+    exec_workload *w = x->workload;
+    int64_t now = exec_now(x);
+    if (!w || w->epoch < 0 || now - w->window_ms < EXEC_WORKLOAD_REPORT_MS)
+        return;
+    int64_t elapsed_ms = now - w->window_ms;
+    log_line("Throughput (bytes/second): %" PRIu64 ", Latency (ms): P75 %" PRId64 " P99 %" PRId64
+             " P999 %" PRId64, w->window_bytes * 1000 / (uint64_t)elapsed_ms,
+             percentile_ms(w, 750), percentile_ms(w, 990), percentile_ms(w, 999));
+    memset(w->hist, 0, sizeof(w->hist));
+    w->hist_n = 0;
+    w->window_bytes = 0;
+    w->window_ms = now;
+}
+
+/* When the timer must come back: the next record due, or the report. */
+int64_t exec_workload_due(const kq_exec *x)
+{
+    const exec_workload *w = x->workload;
+    if (!w || w->epoch < 0)
+        return w ? exec_now((kq_exec *)x) + 100 : INT64_MAX; /* notice leadership soon */
+    /* The millisecond the next record falls due (rounded up), and never
+     * now or earlier: a timer due at once would run again in the same loop
+     * turn, at the same time, forever. */
+    int64_t next = w->started_ms + (int64_t)(((w->sent + 1) * 1000 + w->rate - 1) / w->rate);
+    int64_t now = exec_now((kq_exec *)x);
+    if (next <= now)
+        next = now + 1;
+    int64_t report = w->window_ms + EXEC_WORKLOAD_REPORT_MS;
+    return next < report ? next : report;
+}
