@@ -6,23 +6,32 @@
 
 #define KL_HIST_RATIO 1.01
 
-void kl_hist_reset(struct kl_hist *h)
+/* Lowest value of each log bucket, computed once: recording then costs a
+ * binary search instead of a log() and pow() per value. */
+static uint64_t log_low_us[KL_HIST_LOG_BUCKETS];
+
+static void init_log_table(void)
 {
-    memset(h, 0, sizeof(*h));
-    h->min_us = UINT64_MAX;
+    if (log_low_us[0] != 0)
+        return;
+    for (unsigned k = 0; k < KL_HIST_LOG_BUCKETS; k++)
+        log_low_us[k] = (uint64_t)ceil((double)KL_HIST_LINEAR_US * pow(KL_HIST_RATIO, k));
 }
 
 unsigned kl_hist_bucket_of(uint64_t value_us)
 {
     if (value_us < KL_HIST_LINEAR_US)
         return (unsigned)value_us;
-    double k = floor(log((double)value_us / KL_HIST_LINEAR_US) / log(KL_HIST_RATIO));
-    /* Guard against rounding just below a bucket edge. */
-    while (k > 0 && (double)KL_HIST_LINEAR_US * pow(KL_HIST_RATIO, k) > (double)value_us)
-        k -= 1;
-    if (k >= KL_HIST_LOG_BUCKETS - 1)
-        k = KL_HIST_LOG_BUCKETS - 1;
-    return KL_HIST_LINEAR_US + (unsigned)k;
+    init_log_table();
+    unsigned lo = 0, hi = KL_HIST_LOG_BUCKETS - 1; /* log_low_us[lo] <= value */
+    while (lo < hi) {
+        unsigned mid = (lo + hi + 1) / 2;
+        if (log_low_us[mid] <= value_us)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return KL_HIST_LINEAR_US + lo;
 }
 
 uint64_t kl_hist_bucket_high_us(unsigned bucket)
@@ -32,8 +41,15 @@ uint64_t kl_hist_bucket_high_us(unsigned bucket)
     unsigned k = bucket - KL_HIST_LINEAR_US;
     if (k >= KL_HIST_LOG_BUCKETS - 1)
         return UINT64_MAX;
-    double high = ceil((double)KL_HIST_LINEAR_US * pow(KL_HIST_RATIO, k + 1.0)) - 1.0;
-    return (uint64_t)high;
+    init_log_table();
+    return log_low_us[k + 1] - 1;
+}
+
+void kl_hist_reset(struct kl_hist *h)
+{
+    memset(h, 0, sizeof(*h));
+    h->min_us = UINT64_MAX;
+    init_log_table();
 }
 
 void kl_hist_record_us(struct kl_hist *h, uint64_t value_us)

@@ -4,6 +4,8 @@
 #ifndef KL_PRODUCERS_H
 #define KL_PRODUCERS_H
 
+#include <stdint.h>
+
 #include <librdkafka/rdkafka.h>
 
 #include "options.h"
@@ -16,6 +18,8 @@ struct kl_producers {
     rd_kafka_topic_t **rkt;
     int32_t partition;
     struct kl_stats *stats;
+    uint64_t dr_clock_ns;    /* delivery time of the reports being served */
+    unsigned dr_clock_uses;
 };
 
 /* Returns 0, or -1 (reason printed on stderr; nothing left open). */

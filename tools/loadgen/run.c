@@ -9,6 +9,7 @@
 #include "producers.h"
 
 #define KL_CHUNK_RECORDS 1024u           /* produce() calls between polls */
+#define KL_SEND_CLOCK_EVERY 16           /* sends per clock read (~5 us) */
 #define KL_IDLE_MAX_NS 1000000ull        /* longest sleep while paced: 1 ms */
 #define KL_PROGRESS_NS 5000000000ull     /* --progress interval: 5 s */
 #define KL_DRAIN_TIMEOUT_NS 120000000000ull
@@ -46,6 +47,7 @@ static long send_chunk(struct kl_run *r, uint64_t count, int *full_at)
 {
     long sent = 0;
     int misses = 0, n = r->prod.count;
+    uint64_t sent_ns = 0;
     while ((uint64_t)sent < count && misses < n && r->quota_left > 0) {
         int i = r->next_producer;
         r->next_producer = (i + 1) % n;
@@ -53,8 +55,10 @@ static long send_chunk(struct kl_run *r, uint64_t count, int *full_at)
             misses++;
             continue;
         }
+        if (sent % KL_SEND_CLOCK_EVERY == 0)
+            sent_ns = kl_now_ns();
         kl_payload_set_seq(&r->payload, r->next_seq);
-        enum kl_send_result res = kl_producers_send(&r->prod, i, &r->payload, kl_now_ns());
+        enum kl_send_result res = kl_producers_send(&r->prod, i, &r->payload, sent_ns);
         if (res == KL_SEND_ERROR)
             return -1;
         if (res == KL_QUEUE_FULL) {
