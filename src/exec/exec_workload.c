@@ -7,7 +7,9 @@
  *   Throughput (bytes/second): X, Latency (ms): P75 a P99 b P999 c
  * A follower that becomes leader takes the workload over from its own
  * clock; what an old leader appended and never saw committed is dropped
- * from its figures. */
+ * from its figures. Each value starts with 8 unique bytes (big-endian:
+ * 0xE0 | node id in the top byte, the leader epoch, then a sequence), so
+ * that a record stored twice can be told apart; the rest is 'x'. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,10 +38,12 @@ struct exec_workload {
     uint64_t window_bytes;  /* committed in it */
     uint64_t hist[EXEC_WORKLOAD_LATENCY_MS_MAX + 1];
     uint64_t hist_n;
-    uint8_t *value;         /* one record's value */
+    uint8_t *values;        /* one batch's values, record_bytes each */
     record *records;
     kq_writer batch;
 };
+
+static int64_t batch_records_max(const exec_workload *w);
 
 bool exec_workload_create(kq_exec *x)
 {
@@ -52,15 +56,15 @@ bool exec_workload_create(kq_exec *x)
     w->record_bytes = x->cfg.workload_record_bytes;
     KQ_ASSERT(w->record_bytes <= EXEC_WORKLOAD_RECORD_BYTES_MAX);
     w->epoch = -1;
-    w->value = calloc(1, w->record_bytes ? w->record_bytes : 1);
+    w->values = calloc((size_t)batch_records_max(w), w->record_bytes ? w->record_bytes : 1);
     w->records = calloc(EXEC_WORKLOAD_BATCH_RECORDS_MAX, sizeof(record));
-    if (!w->value || !w->records) {
-        free(w->value);
+    if (!w->values || !w->records) {
+        free(w->values);
         free(w->records);
         free(w);
         return false;
     }
-    memset(w->value, 'x', w->record_bytes);
+    memset(w->values, 'x', (size_t)batch_records_max(w) * w->record_bytes);
     kq_writer_init(&w->batch, EXEC_WORKLOAD_BATCH_BYTES_MAX);
     x->workload = w;
     return true;
@@ -73,7 +77,7 @@ void exec_workload_destroy(kq_exec *x)
         return;
     kq_writer_free(&w->batch);
     free(w->records);
-    free(w->value);
+    free(w->values);
     free(w);
     x->workload = NULL;
 }
@@ -91,9 +95,16 @@ static int64_t batch_records_max(const exec_workload *w)
  * client to answer). Returns false if the core refused it. */
 static bool append_batch(kq_exec *x, exec_workload *w, int n, int64_t now)
 {
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
+        uint8_t *v = w->values + (size_t)i * w->record_bytes;
+        uint64_t id = (uint64_t)(0xE0u | ((uint32_t)x->cfg.node_id & 0x0Fu)) << 56 |
+                      ((uint64_t)(uint32_t)w->epoch & 0xFFFFFFu) << 32 |
+                      ((w->sent + (uint64_t)i) & 0xFFFFFFFFu);
+        for (uint32_t k = 0; k < 8 && k < w->record_bytes; k++)
+            v[k] = (uint8_t)(id >> (8 * (7 - k)));
         w->records[i] = (record){.timestamp = now, .key = {NULL, -1},
-                                 .value = {w->value, (int32_t)w->record_bytes}};
+                                 .value = {v, (int32_t)w->record_bytes}};
+    }
     kq_writer_reset(&w->batch);
     record_batch_builder_args args = {.base_offset = 0, .base_timestamp = now,
                                       .producer_id = -1, .producer_epoch = -1,
