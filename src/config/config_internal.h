@@ -15,10 +15,6 @@ int kq_config_parse_bool(const char *s, bool *out, char *why, size_t whylen);
 int kq_config_parse_hostport(const char *s, size_t n, char *host,
                              size_t hostlen, uint16_t *port, char *why,
                              size_t whylen);
-/* listeners value: a comma list of NAME://host:port; the first PLAINTEXT
- * entry is used, security protocols we cannot serve are refused. */
-int kq_config_parse_listeners(const char *s, char *host, size_t hostlen,
-                              uint16_t *port, char *why, size_t whylen);
 /* Calls fn on each comma-separated, trimmed, non-empty element; an empty
  * element (",,") is refused. */
 typedef int (*kq_config_item_fn)(const char *s, size_t n, void *ctx, char *why, size_t whylen);
