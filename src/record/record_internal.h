@@ -5,7 +5,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kq/record.h"
+
 /* Computes and stores the CRC of a complete batch of size bytes. */
 void record_batch_seal_crc(uint8_t *batch, size_t size);
+
+/* Checks every record of a whole uncompressed batch (framing, offset deltas
+ * 0..count-1, nothing left over) in one pass; what record_iter accepts.
+ * The header must come from a successful record_batch_check. */
+enum record_status record_validate_plain(const uint8_t *batch, const record_batch_header *h);
 
 #endif

@@ -1,9 +1,14 @@
 /* Validation of a blob of consecutive record batches. */
 #include "kq/record.h"
+#include "record_internal.h"
 
-/* Parses every record and checks count, offset deltas and lastOffsetDelta. */
-static enum record_status validate_records(const uint8_t *batch, size_t len)
+/* Parses every record and checks count, offset deltas and lastOffsetDelta;
+ * a compressed batch is inflated first. */
+static enum record_status validate_records(const uint8_t *batch, size_t len,
+                                           const record_batch_header *h)
 {
+    if ((h->attributes & RECORD_ATTR_COMPRESSION_MASK) == RECORD_COMPRESSION_NONE)
+        return record_validate_plain(batch, h);
     record_iter it;
     enum record_status st = record_iter_open(&it, batch, len);
     int32_t n = 0;
@@ -44,7 +49,7 @@ enum record_status record_set_validate(const uint8_t *data, size_t len, bool dee
             break;
         }
         size_t size = record_batch_size(&h);
-        if (deep && (st = validate_records(data + pos, size)) != RECORD_OK)
+        if (deep && (st = validate_records(data + pos, size, &h)) != RECORD_OK)
             break;
         offsets += (int64_t)h.last_offset_delta + 1;
         if (offsets > INT32_MAX) {

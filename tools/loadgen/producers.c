@@ -1,10 +1,14 @@
 /* kq-load: librdkafka producer instances and their delivery reports. */
 #include "producers.h"
 
+#include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include "clock.h"
 
@@ -13,6 +17,9 @@ _Static_assert(sizeof(void *) >= sizeof(uint64_t), "send time travels in the msg
 /* Reports served by one rd_kafka_poll() call arrive microseconds apart, so
  * the clock is read for the first and then every KL_DR_CLOCK_EVERY-th. */
 #define KL_DR_CLOCK_EVERY 16u
+/* Producers whose reports wake a paced wait; more connections than this
+ * are still served, on the next poll. */
+#define KL_WAIT_FDS_MAX 256
 
 static void on_delivery(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque)
 {
@@ -89,6 +96,17 @@ static int open_one(struct kl_producers *p, int i, const struct kl_options *o)
         fprintf(stderr, "kq-load: cannot create producer: %s\n", err);
         return -1;
     }
+    /* Delivery reports go to the main queue; librdkafka writes to the fd
+     * when that queue becomes non-empty. */
+    p->event_fds[i] = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (p->event_fds[i] < 0) {
+        perror("kq-load: eventfd");
+        return -1;
+    }
+    rd_kafka_queue_t *q = rd_kafka_queue_get_main(p->rk[i]);
+    static const uint64_t one = 1;
+    rd_kafka_queue_io_event_enable(q, p->event_fds[i], &one, sizeof one);
+    rd_kafka_queue_destroy(q);
     p->rkt[i] = rd_kafka_topic_new(p->rk[i], o->topic, NULL);
     if (!p->rkt[i]) {
         fprintf(stderr, "kq-load: topic %s: %s\n", o->topic,
@@ -107,7 +125,10 @@ int kl_producers_open(struct kl_producers *p, const struct kl_options *o,
     p->stats = stats;
     p->rk = calloc((size_t)p->count, sizeof(*p->rk));
     p->rkt = calloc((size_t)p->count, sizeof(*p->rkt));
-    if (!p->rk || !p->rkt) {
+    p->event_fds = malloc((size_t)p->count * sizeof(*p->event_fds));
+    for (int i = 0; p->event_fds && i < p->count; i++)
+        p->event_fds[i] = -1;
+    if (!p->rk || !p->rkt || !p->event_fds) {
         fputs("kq-load: out of memory\n", stderr);
         kl_producers_close(p);
         return -1;
@@ -148,6 +169,24 @@ int kl_producers_poll(struct kl_producers *p, int wait_on, int timeout_ms)
     return served;
 }
 
+int kl_producers_wait(struct kl_producers *p, uint64_t timeout_ns)
+{
+    struct pollfd fds[KL_WAIT_FDS_MAX];
+    int n = p->count < KL_WAIT_FDS_MAX ? p->count : KL_WAIT_FDS_MAX;
+    for (int i = 0; i < n; i++)
+        fds[i] = (struct pollfd){.fd = p->event_fds[i], .events = POLLIN};
+    struct timespec ts = {(time_t)(timeout_ns / 1000000000ull),
+                          (long)(timeout_ns % 1000000000ull)};
+    if (ppoll(fds, (nfds_t)n, &ts, NULL) > 0) {
+        for (int i = 0; i < n; i++) {
+            uint64_t v;
+            if ((fds[i].revents & POLLIN) && read(fds[i].fd, &v, sizeof v) < 0)
+                continue; /* EAGAIN: drained already */
+        }
+    }
+    return kl_producers_poll(p, -1, 0);
+}
+
 long kl_producers_in_flight(const struct kl_producers *p)
 {
     long n = 0;
@@ -171,6 +210,11 @@ void kl_producers_close(struct kl_producers *p)
         if (p->rk[i])
             rd_kafka_destroy(p->rk[i]);
     }
+    for (int i = 0; p->event_fds && i < p->count; i++)
+        if (p->event_fds[i] >= 0)
+            close(p->event_fds[i]);
+    free(p->event_fds);
+    p->event_fds = NULL;
     free(p->rk);
     free(p->rkt);
     p->rk = NULL;

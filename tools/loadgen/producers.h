@@ -20,6 +20,7 @@ struct kl_producers {
     struct kl_stats *stats;
     uint64_t dr_clock_ns;    /* delivery time of the reports being served */
     unsigned dr_clock_uses;
+    int *event_fds;          /* per producer: readable when reports are queued */
 };
 
 /* Returns 0, or -1 (reason printed on stderr; nothing left open). */
@@ -35,6 +36,10 @@ enum kl_send_result kl_producers_send(struct kl_producers *p, int i,
 /* Serves delivery reports of every producer; waits up to timeout_ms on
  * producer wait_on (or none when < 0). Returns the events served. */
 int kl_producers_poll(struct kl_producers *p, int wait_on, int timeout_ms);
+/* Sleeps up to timeout_ns, waking as soon as any producer has delivery
+ * reports queued (so a paced run timestamps them on arrival, not at the
+ * next send), then serves them. Returns the events served. */
+int kl_producers_wait(struct kl_producers *p, uint64_t timeout_ns);
 /* Records produced and not yet reported, over all producers. */
 long kl_producers_in_flight(const struct kl_producers *p);
 /* Fails everything not yet delivered (reported as failed). */

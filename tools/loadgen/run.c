@@ -102,7 +102,8 @@ static void idle(struct kl_run *r, uint64_t due, int full_at, uint64_t now_ns,
         until_ns = now_ns + KL_IDLE_MAX_NS;
     if (until_ns > deadline_ns)
         until_ns = deadline_ns;
-    kl_sleep_ns(until_ns > now_ns ? until_ns - now_ns : 0);
+    if (until_ns > now_ns)
+        kl_producers_wait(&r->prod, until_ns - now_ns);
 }
 
 /* Sends at the configured rate until deadline_ns or until the quota is used

@@ -63,10 +63,36 @@ static void test_incremental_and_unaligned(void **state)
     free(buf);
 }
 
+/* Lengths around the interleaved paths' block sizes (3 x 256 and 3 x 8192
+ * bytes) at every alignment: the hardware path equals the table-driven one. */
+static void test_interleaved_lengths(void **state)
+{
+    (void)state;
+    size_t cap = 3 * 8192 * 3 + 64;
+    uint8_t *buf = malloc(cap);
+    assert_non_null(buf);
+    uint32_t seed = 99;
+    for (size_t i = 0; i < cap; i++) {
+        seed = seed * 1103515245u + 12345u;
+        buf[i] = (uint8_t)(seed >> 16);
+    }
+    static const size_t bases[] = {0, 768, 3 * 8192, 2 * 3 * 8192};
+    for (size_t b = 0; b < sizeof bases / sizeof bases[0]; b++)
+        for (size_t d = 0; d < 20; d++)
+            for (size_t off = 0; off < 8; off += 3) {
+                size_t n = bases[b] + d * 37 + (d ? 0 : 1);
+                if (n + off > cap)
+                    continue;
+                assert_int_equal(kq_crc32c(7, buf + off, n), kq_crc32c_sw(7, buf + off, n));
+            }
+    free(buf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_check_value),
+        cmocka_unit_test(test_interleaved_lengths),
         cmocka_unit_test(test_known_vectors),
         cmocka_unit_test(test_incremental_and_unaligned),
     };
