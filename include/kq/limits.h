@@ -103,6 +103,12 @@ _Static_assert(KQ_NET_READ_CHUNK_BYTES <= KQ_REQUEST_FRAME_BYTES_DEFAULT,
  * forgotten, as Kafka expires idle producer ids. */
 #define EXEC_PRODUCER_REBUILD_BYTES (1ull << 30)
 
+/* glibc malloc (src/daemon/main.c): blocks up to this size come from the
+ * heap, not from a fresh mmap per block; at most the trim threshold of free
+ * heap stays mapped. */
+#define KQ_MALLOC_MMAP_THRESHOLD_BYTES (4u << 20)
+#define KQ_MALLOC_TRIM_THRESHOLD_BYTES (16u << 20)
+
 #define STORAGE_DESCRIBE_BYTES 4352          /* a path and a position */
 
 /* ---- the handlers (src/handler) */
@@ -175,6 +181,12 @@ _Static_assert(HANDLER_RESPONSE_BYTES_MAX >= (uint64_t)HANDLER_FETCH_BYTES_MAX +
                "a maximal consumer Fetch answer fits one response with its headers");
 _Static_assert(HANDLER_RESPONSE_BYTES_MAX >= (uint64_t)EXEC_FETCH_MAX_BYTES + (1u << 20),
                "a follower's fetch answer fits one response");
+_Static_assert(EXEC_FETCH_MAX_BYTES + (1u << 20) <= KQ_MALLOC_MMAP_THRESHOLD_BYTES,
+               "a follower's fetch answer and its copies come from the heap");
+_Static_assert(KQ_MALLOC_TRIM_THRESHOLD_BYTES >= 2 * KQ_MALLOC_MMAP_THRESHOLD_BYTES,
+               "freeing one heap block never trims memory the next one needs");
+_Static_assert(KQ_MALLOC_MMAP_THRESHOLD_BYTES <= INT32_MAX && KQ_MALLOC_TRIM_THRESHOLD_BYTES <= INT32_MAX,
+               "mallopt takes an int");
 _Static_assert(EXEC_FETCH_MAX_BYTES <= KQ_CONN_WRITE_QUEUE_BYTES_MAX,
                "a follower's fetch answer never pauses the leader's connection alone");
 

@@ -1,4 +1,5 @@
 /* raft-server: one node of a Kafka-protocol Raft quorum. */
+#include <malloc.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -109,6 +110,18 @@ static int cli_parse(int argc, char **argv, cli *c)
     return 0;
 }
 
+/* Response and read buffers of up to a follower's fetch answer come from
+ * the heap and stay mapped when freed, instead of glibc mapping each one
+ * fresh (mmap above its threshold) and unmapping it on free: with 64 KB
+ * records that was 250,000 page faults in 6 s on the leader. What the heap
+ * keeps is bounded by the trim threshold. */
+static void tune_malloc(void)
+{
+    if (!mallopt(M_MMAP_THRESHOLD, (int)KQ_MALLOC_MMAP_THRESHOLD_BYTES) ||
+        !mallopt(M_TRIM_THRESHOLD, (int)KQ_MALLOC_TRIM_THRESHOLD_BYTES))
+        log_line("raft-server: mallopt refused; using glibc's default thresholds");
+}
+
 int main(int argc, char **argv)
 {
     cli args;
@@ -137,6 +150,7 @@ int main(int argc, char **argv)
     }
     signal(SIGPIPE, SIG_IGN);
     setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+    tune_malloc();
 
     uv_loop_t *loop = uv_default_loop();
     node *n = node_start(loop, &config, creds, err, sizeof(err));
