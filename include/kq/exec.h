@@ -56,6 +56,7 @@ typedef struct exec_config {
     uint32_t retry_backoff_ms;
     uint64_t random_seed;                /* the core's jitter */
     uint32_t fetch_max_bytes;            /* a follower's fetch size; 0: 1 MiB */
+    uint32_t append_linger_ms;           /* quorum.append.linger.ms (raft_config) */
     /* First producer id this incarnation may hand out (see producer ids in
      * the README); the daemon derives it from the wall clock. */
     int64_t producer_id_base;

@@ -72,6 +72,9 @@ _Static_assert(KQ_NET_READ_CHUNK_BYTES <= KQ_REQUEST_FRAME_BYTES_DEFAULT,
 #define RAFT_ACTIONS_MAX 64
 #define RAFT_PARKED_FETCH_MAX 64            /* replica fetches a leader holds */
 #define RAFT_EPOCH_CACHE_MAX 4096           /* leader epochs remembered */
+/* Largest quorum.append.linger.ms: a linger must stay well inside the
+ * fetch timeout, or followers' long polls would expire while it runs. */
+#define RAFT_APPEND_LINGER_MS_MAX 1000
 
 /* ---- the executor (src/exec) */
 #define EXEC_PRODUCERS_MAX 65536            /* idempotent producers remembered */

@@ -62,6 +62,11 @@ typedef struct raft_config {
     uint32_t retry_backoff_ms;        /* quorum.retry.backoff.ms */
     uint32_t fetch_max_wait_ms;       /* long-poll wait a follower asks for (Kafka: 500) */
     uint32_t fetch_max_bytes;         /* per follower fetch */
+    /* quorum.append.linger.ms: a leader with unflushed appends waits this
+     * long after the first of them before it starts the fsync covering
+     * them, so that one fsync covers more (0: at once). Followers never
+     * wait: the leader's high watermark waits for their flush. */
+    uint32_t append_linger_ms;
     uint64_t random_seed;
     uint32_t mutants; /* enum raft_mutant bits; 0 outside the simulator */
 } raft_config;

@@ -430,7 +430,12 @@ static int cfg_handler(void *user, const char *section, const char *name,
     case K_RETRY_BACKOFF:
         return set_u32(c, key, value, 0, &cfg->retry_backoff_ms);
     case K_APPEND_LINGER:
-        return set_u32(c, key, value, 0, &cfg->append_linger_ms);
+        if (kq_config_parse_int(value, 0, RAFT_APPEND_LINGER_MS_MAX, &x, why, sizeof why) != 0) {
+            cfg_fail(c, c->line, key, "%s", why);
+            return 0;
+        }
+        cfg->append_linger_ms = (uint32_t)x;
+        return 1;
     case K_SEGMENT_BYTES:
         if (kq_config_parse_int(value, 14, INT32_MAX, &x, why, sizeof why) != 0) {
             cfg_fail(c, c->line, key, "%s", why);

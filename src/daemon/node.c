@@ -291,6 +291,7 @@ static void node_exec_config(const kq_config *c, int64_t wall_ms, exec_config *e
         .election_backoff_max_ms = c->election_backoff_max_ms,
         .request_timeout_ms = c->request_timeout_ms,
         .retry_backoff_ms = c->retry_backoff_ms,
+        .append_linger_ms = c->append_linger_ms,
         .random_seed = (uint64_t)wall_ms ^ ((uint64_t)c->node_id << 32) ^ (uint64_t)getpid(),
         /* Producer ids: the node id (mod 2^22) in the top bits, then the
          * start time in milliseconds (40 bits) plus one per id handed out. */

@@ -150,6 +150,7 @@ static raft *exec_make_core(kq_exec *x, const raft_quorum_state *qs)
         .retry_backoff_ms = c->retry_backoff_ms,
         .fetch_max_wait_ms = EXEC_FETCH_MAX_WAIT_MS,
         .fetch_max_bytes = c->fetch_max_bytes ? c->fetch_max_bytes : EXEC_FETCH_MAX_BYTES,
+        .append_linger_ms = c->append_linger_ms,
         .random_seed = c->random_seed,
         .mutants = c->raft_mutants,
     };

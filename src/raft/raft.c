@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "kq/kafka_errors.h"
+#include "kq/limits.h"
 #include "raft_internal.h"
 
 const char *raft_role_name(enum raft_role role)
@@ -34,7 +35,8 @@ static bool config_valid(const raft_config *c)
         return false;
     if (c->election_timeout_ms == 0 || c->fetch_timeout_ms == 0 || c->request_timeout_ms == 0)
         return false;
-    if (c->fetch_max_wait_ms > INT32_MAX || c->fetch_max_bytes > INT32_MAX)
+    if (c->fetch_max_wait_ms > INT32_MAX || c->fetch_max_bytes > INT32_MAX ||
+        c->append_linger_ms > RAFT_APPEND_LINGER_MS_MAX)
         return false;
     for (int i = 0; i < c->voter_count; i++) {
         if (c->voter_ids[i] < 0)
@@ -106,6 +108,7 @@ raft *raft_create(const raft_config *config, const raft_quorum_state *qstate,
 
     r->end_offset = log ? log->end_offset : 0;
     r->flushed_offset = r->end_offset;
+    r->linger_start_ms = -1;
     if (log && log->repair_end_offset > r->end_offset) {
         r->repair_end = log->repair_end_offset;
         r->repair_epoch = log->repair_last_epoch;
@@ -193,10 +196,28 @@ static void on_flushed(raft *r, const raft_event *ev, raft_output *out)
     raft_follower_update_hw(r, out);
 }
 
+/* quorum.append.linger.ms: whether the leader should still let appends
+ * accumulate; if so it comes back when the linger is over. */
+static bool lingering(raft *r, raft_output *out)
+{
+    if (r->cfg.append_linger_ms == 0 || r->role != RAFT_ROLE_LEADER)
+        return false;
+    if (r->linger_start_ms < 0)
+        r->linger_start_ms = r->now_ms;
+    int64_t due_ms = r->linger_start_ms + (int64_t)r->cfg.append_linger_ms;
+    if (r->now_ms >= due_ms)
+        return false;
+    raft_wake(out, due_ms);
+    return true;
+}
+
 static void maybe_flush(raft *r, raft_output *out)
 {
     if (r->flush_inflight || r->flushed_offset >= r->end_offset)
         return;
+    if (lingering(r, out))
+        return;
+    r->linger_start_ms = -1;
     raft_action *a = raft_out_push(out, RAFT_ACTION_FLUSH);
     if (!a)
         return;

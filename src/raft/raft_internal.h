@@ -78,6 +78,7 @@ struct raft {
     int64_t high_watermark; /* -1 unknown */
     bool flush_inflight;
     int64_t flush_target;
+    int64_t linger_start_ms; /* leader: unflushed appends seen since; -1 none */
     /* While a flush is out, a follower's next keepalive fetch (at its flushed
      * end) is due at this time (raft_maybe_fetch). */
     int64_t flush_keepalive_at_ms;

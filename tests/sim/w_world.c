@@ -85,6 +85,10 @@ static void w_config(w_world *w)
     c->request_timeout_ms = 2000;
     c->retry_backoff_ms = 20;
     c->fetch_max_bytes = (uint32_t)sim_prng_range(&w->rng, 256, 16384);
+    /* A quarter of the worlds linger before the leader's fsync. */
+    c->append_linger_ms = sim_prng_range(&w->rng, 0, 3) == 0
+                              ? (uint32_t)sim_prng_range(&w->rng, 1, 30)
+                              : 0;
     c->raft_mutants = w->p.raft_mutants;
     c->mutants = w->p.mutants;
 }

@@ -322,6 +322,9 @@ static void test_errors_numbers(void **state)
     expect_error("broker.id=1\nquorum.retry.backoff.ms=99999999999999999999999\n",
                  ":2: quorum.retry.backoff.ms: out of range: \"99999999999999999999999\" "
                  "(must be between 0 and 2147483647)");
+    expect_error("broker.id=1\nquorum.append.linger.ms=1001\n",
+                 ":2: quorum.append.linger.ms: out of range: \"1001\" "
+                 "(must be between 0 and 1000)");
     expect_error("broker.id=-1\n",
                  ":1: broker.id: out of range: \"-1\" (must be between 0 and 2147483647)");
     expect_error("broker.id=\n", ":1: broker.id: not a number: \"\"");

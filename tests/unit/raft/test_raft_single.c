@@ -2,6 +2,7 @@
  * batch, flushes, and commits only what is flushed. */
 #include "raft_test_util.h"
 
+#include "kq/limits.h"
 #include "kq/record.h"
 
 static void test_single_voter_elects_itself(void **state)
@@ -104,11 +105,56 @@ static void test_single_voter_restart_as_leader_bumps_epoch(void **state)
     raft_destroy(r);
 }
 
+/* quorum.append.linger.ms: the leader's fsync starts only once the first
+ * unflushed append is linger_ms old, covering everything appended by then;
+ * the core asks to be woken at that time. */
+static void test_single_voter_append_linger(void **state)
+{
+    (void)state;
+    raft_config c = rt_config(1, 1);
+    c.append_linger_ms = 10;
+    raft *r = rt_create(&c, 0, -1, -1, 0, NULL, 0);
+    raft_output out;
+    rt_tick(r, 0, &out); /* elected; its LeaderChange lingers */
+    assert_int_equal(rt_count(&out, RAFT_ACTION_FLUSH), 0);
+    assert_true(out.wake_at_ms <= 10);
+
+    rt_append(r, 4, 3, &out);
+    assert_int_equal(rt_count(&out, RAFT_ACTION_FLUSH), 0);
+    rt_tick(r, 9, &out);
+    assert_int_equal(rt_count(&out, RAFT_ACTION_FLUSH), 0);
+    rt_tick(r, 10, &out);
+    assert_int_equal(rt_count(&out, RAFT_ACTION_FLUSH), 1);
+    assert_int_equal(out.actions[rt_find(&out, RAFT_ACTION_FLUSH, 0)].offset, 4);
+
+    rt_append(r, 12, 2, &out); /* a flush is out: nothing yet either way */
+    rt_flushed(r, 13, 4, &out);
+    assert_int_equal(out.high_watermark, 4);
+    assert_int_equal(rt_count(&out, RAFT_ACTION_FLUSH), 0); /* lingers from 13 */
+    rt_tick(r, 23, &out);
+    assert_int_equal(rt_count(&out, RAFT_ACTION_FLUSH), 1);
+    assert_int_equal(out.actions[rt_find(&out, RAFT_ACTION_FLUSH, 0)].offset, 6);
+    raft_destroy(r);
+}
+
+/* A linger past RAFT_APPEND_LINGER_MS_MAX is refused at creation. */
+static void test_append_linger_bounded(void **state)
+{
+    (void)state;
+    raft_config c = rt_config(1, 1);
+    c.append_linger_ms = RAFT_APPEND_LINGER_MS_MAX + 1;
+    raft_quorum_state q = {0, -1, -1};
+    raft_log_state ls = {0};
+    assert_null(raft_create(&c, &q, &ls, 0));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_single_voter_elects_itself),
         cmocka_unit_test(test_single_voter_hw_after_flush),
+        cmocka_unit_test(test_single_voter_append_linger),
+        cmocka_unit_test(test_append_linger_bounded),
         cmocka_unit_test(test_single_voter_restart_as_leader_bumps_epoch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
