@@ -134,6 +134,10 @@ void exec_conn_closed(kq_exec *x, void *session);
 void exec_on_peer_response(kq_exec *x, int32_t node_id, uint64_t tag, const uint8_t *frame,
                            size_t len);
 void exec_on_timer(kq_exec *x);
+/* Stops the built-in workload appending (the simulator, before its
+ * end-of-run convergence check); what it appended is still followed until
+ * committed. A no-op without a workload. */
+void exec_workload_stop(kq_exec *x);
 void exec_flush_done(kq_exec *x, kq_log_flush_job *job, int rc);
 /* Graceful shutdown: a leader resigns with EndQuorumEpoch; then
  * env->on_shutdown_complete. */

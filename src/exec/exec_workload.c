@@ -28,6 +28,7 @@ typedef struct wl_pending {
 
 struct exec_workload {
     uint32_t rate;          /* records per second */
+    bool stopped;           /* exec_workload_stop: appends nothing more */
     uint32_t record_bytes;
     int32_t epoch;          /* the leadership it runs in; -1 none */
     int64_t started_ms;
@@ -149,6 +150,8 @@ void exec_workload_tick(kq_exec *x)
         log_line("node %d: workload of %" PRIu32 " records/s of %" PRIu32 " bytes started",
                  x->cfg.node_id, w->rate, w->record_bytes);
     }
+    if (w->stopped)
+        return;
     uint64_t due = (uint64_t)(now - w->started_ms) * w->rate / 1000;
     while (due > w->sent && w->count < EXEC_WORKLOAD_PENDING_MAX) {
         int64_t n = (int64_t)(due - w->sent);
@@ -208,10 +211,18 @@ void exec_workload_report(kq_exec *x)
     w->window_ms = now;
 }
 
+void exec_workload_stop(kq_exec *x)
+{
+    if (x->workload)
+        x->workload->stopped = true;
+}
+
 /* When the timer must come back: the next record due, or the report. */
 int64_t exec_workload_due(const kq_exec *x)
 {
     const exec_workload *w = x->workload;
+    if (w && w->stopped)
+        return INT64_MAX;
     if (!w || w->epoch < 0)
         return w ? exec_now((kq_exec *)x) + 100 : INT64_MAX; /* notice leadership soon */
     /* The millisecond the next record falls due (rounded up), and never

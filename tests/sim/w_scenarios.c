@@ -150,6 +150,12 @@ static void heal_and_converge(w_world *w)
     clear_faults(w);
     for (int i = 0; i < w->client_n; i++)
         w_client_stop_new(w->clients[i]);
+    /* The built-in workload would keep the HW moving: stopped here and in
+     * every node started from now on. */
+    w->cfg.workload_records_per_s = 0;
+    for (int i = 0; i < w->n; i++)
+        if (w->nodes[i].running)
+            exec_workload_stop(w->nodes[i].x);
     for (int i = 0; i < w->n && !w->failed; i++) {
         if (w->nodes[i].running && w->nodes[i].shutting_down)
             w_node_crash(w, i, W_CRASH_PROCESS_KILL); /* its shutdown ends here */

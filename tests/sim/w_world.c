@@ -85,6 +85,16 @@ static void w_config(w_world *w)
     c->request_timeout_ms = 2000;
     c->retry_backoff_ms = 20;
     c->fetch_max_bytes = (uint32_t)sim_prng_range(&w->rng, 256, 16384);
+    /* A quarter of the worlds run the built-in workload beside the clients
+     * (TestRaftServer's --throughput, 8-byte values the checks can tell
+     * apart from the clients'); it stops before the final convergence. */
+    if (sim_prng_range(&w->rng, 0, 3) == 0) {
+        /* Within what the smallest fetch size (256 B) replicates per flush
+         * round trip of the simulated disks: more is a backlog that grows
+         * for ever, in the daemon as here. */
+        c->workload_records_per_s = (uint32_t)sim_prng_range(&w->rng, 10, 100);
+        c->workload_record_bytes = 8;
+    }
     /* A quarter of the worlds linger before the leader's fsync. */
     c->append_linger_ms = sim_prng_range(&w->rng, 0, 3) == 0
                               ? (uint32_t)sim_prng_range(&w->rng, 1, 30)
