@@ -81,8 +81,8 @@ typedef struct exec_env {
     void *ctx;
     const kq_fs *fs;
     int64_t (*now_ms)(void *ctx);
-    /* Optional (NULL: now_ms * 1000): a finer clock on the same time line
-     * for the latency histograms of the metrics. */
+    /* Optional (NULL: now_ms * 1000): a finer monotonic clock for the
+     * latency histograms of the metrics (only differences are used). */
     int64_t (*now_us)(void *ctx);
     /* Queues an encoded request frame (header + body) to peer node_id. tag
      * comes back with exactly one exec_on_peer_response (frame NULL when

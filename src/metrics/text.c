@@ -145,7 +145,7 @@ void kq_mtext_histogram(kq_mtext *t, const char *name, const kq_mlabel *labels, 
         if (i == h->bound_count)
             snprintf(le, sizeof le, "+Inf");
         else
-            snprintf(le, sizeof le, "%g", h->bounds[i]);
+            snprintf(le, sizeof le, "%.15g", h->bounds[i]);
         mtext_line(t, name, "_bucket", labels, label_count, le, (double)cumulative);
     }
     mtext_line(t, name, "_sum", labels, label_count, NULL, h->sum);
