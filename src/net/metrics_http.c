@@ -236,20 +236,25 @@ static void mh_on_connection(uv_stream_t *listener, int status)
     uv_timer_start(&c->timer, mh_on_timeout, KQ_METRICS_HTTP_IDLE_MS, 0);
 }
 
+/* Binds the first address host resolves to (synchronously, at start). */
 static bool mh_listen(metrics_http *s, char *err, size_t errlen)
 {
     const char *host = s->host[0] ? s->host : "0.0.0.0";
-    struct sockaddr_storage addr;
-    int rc = uv_ip4_addr(host, s->config.port, (struct sockaddr_in *)&addr);
-    if (rc != 0)
-        rc = uv_ip6_addr(host, s->config.port, (struct sockaddr_in6 *)&addr);
-    if (rc == 0)
-        rc = uv_tcp_bind(&s->listener, (const struct sockaddr *)&addr, 0);
+    char port[8];
+    snprintf(port, sizeof port, "%u", s->config.port);
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+                             .ai_flags = AI_PASSIVE};
+    uv_getaddrinfo_t req;
+    int rc = uv_getaddrinfo(s->loop, &req, NULL, host, port, &hints);
+    if (rc == 0) {
+        rc = uv_tcp_bind(&s->listener, req.addrinfo->ai_addr, 0);
+        uv_freeaddrinfo(req.addrinfo);
+    }
     if (rc == 0)
         rc = uv_listen((uv_stream_t *)&s->listener, 128, mh_on_connection);
     if (rc != 0) {
-        snprintf(err, errlen, "metrics endpoint %s:%u: %s (metrics.host must be an IP address)",
-                 host, s->config.port, uv_strerror(rc));
+        snprintf(err, errlen, "metrics endpoint %s:%u: %s", host, s->config.port,
+                 uv_strerror(rc));
         return false;
     }
     return true;
