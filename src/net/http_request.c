@@ -10,20 +10,33 @@ static bool byte_allowed(uint8_t b)
     return (b >= 0x20 && b < 0x7f) || b == '\t' || b == '\r' || b == '\n';
 }
 
+static bool bytes_allowed(const uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!byte_allowed(p[i]))
+            return false;
+    return true;
+}
+
 /* Length of the line at buf[pos] without its terminator, and where the next
- * line starts; false when no LF follows within len. A CR is allowed only
- * right before the LF. */
+ * line starts; false when no LF follows within len (*bad when what there is
+ * already cannot start a valid line). A CR is allowed only right before the
+ * LF; only the head's bytes are ever checked (a body may be anything). */
 static bool next_line(const uint8_t *buf, size_t len, size_t pos, size_t *line_len,
                       size_t *next, bool *bad)
 {
+    if (pos >= len)
+        return false; /* *bad stays false: nothing more to judge */
     const uint8_t *lf = memchr(buf + pos, '\n', len - pos);
-    if (!lf)
+    if (!lf) {
+        *bad = !bytes_allowed(buf + pos, len - pos);
         return false;
+    }
     size_t end = (size_t)(lf - buf);
     size_t n = end - pos;
     if (n > 0 && buf[end - 1] == '\r')
         n--;
-    if (memchr(buf + pos, '\r', n))
+    if (memchr(buf + pos, '\r', n) || !bytes_allowed(buf + pos, n))
         *bad = true;
     *line_len = n;
     *next = end + 1;
@@ -73,16 +86,14 @@ static bool header_ok(const uint8_t *l, size_t n)
 enum kq_http_parse kq_http_parse_request(const uint8_t *buf, size_t len, kq_http_request *out)
 {
     size_t scan = len < KQ_METRICS_HTTP_REQUEST_BYTES_MAX ? len : KQ_METRICS_HTTP_REQUEST_BYTES_MAX;
-    for (size_t i = 0; i < scan; i++)
-        if (!byte_allowed(buf[i]))
-            return KQ_HTTP_BAD;
     kq_http_request r;
     memset(&r, 0, sizeof r);
     size_t pos = 0, n = 0, next = 0;
     bool bad = false;
     for (int line = 0;; line++) {
         if (!next_line(buf, scan, pos, &n, &next, &bad))
-            return scan == KQ_METRICS_HTTP_REQUEST_BYTES_MAX ? KQ_HTTP_BAD : KQ_HTTP_INCOMPLETE;
+            return bad || scan == KQ_METRICS_HTTP_REQUEST_BYTES_MAX ? KQ_HTTP_BAD
+                                                                     : KQ_HTTP_INCOMPLETE;
         if (bad)
             return KQ_HTTP_BAD;
         if (line == 0 ? !parse_request_line(buf + pos, n, &r)
