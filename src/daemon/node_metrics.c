@@ -42,47 +42,49 @@ static void on_idle_sample(uv_timer_t *t)
     m->hr_prev_ns = hr;
 }
 
-static void write_counter(kq_mtext *t, const char *name, const char *help, const char *label,
-                          const char *const *values, const uint64_t *counts, int n)
+typedef struct traffic {
+    const char *name;
+    uint64_t received_bytes;
+    uint64_t sent_bytes;
+} traffic;
+
+/* <prefix>_received_bytes_total and <prefix>_sent_bytes_total by label. */
+static void write_traffic(kq_mtext *t, const char *prefix, const char *label, const char *whose,
+                          const traffic *io, int n)
 {
-    kq_mtext_family(t, name, "counter", help);
-    for (int i = 0; i < n; i++) {
-        kq_mlabel l = {label, values[i]};
-        kq_mtext_sample(t, name, &l, 1, (double)counts[i]);
+    char name[96], help[192];
+    for (int dir = 0; dir < 2; dir++) {
+        snprintf(name, sizeof name, "%s_%s_bytes_total", prefix, dir ? "sent" : "received");
+        snprintf(help, sizeof help, "Bytes %s %s (TLS: ciphertext)",
+                 dir ? "written to" : "read from", whose);
+        kq_mtext_family(t, name, "counter", help);
+        for (int i = 0; i < n; i++) {
+            kq_mlabel l = {label, io[i].name};
+            kq_mtext_sample(t, name, &l, 1, (double)(dir ? io[i].sent_bytes : io[i].received_bytes));
+        }
     }
 }
 
 static void write_network(node_metrics *m, kq_mtext *t)
 {
-    const char *names[KQ_CONFIG_LISTENERS_MAX > KQ_CONFIG_VOTERS_MAX ? KQ_CONFIG_LISTENERS_MAX
-                                                                      : KQ_CONFIG_VOTERS_MAX];
+    traffic io[KQ_CONFIG_LISTENERS_MAX > KQ_CONFIG_VOTERS_MAX ? KQ_CONFIG_LISTENERS_MAX
+                                                              : KQ_CONFIG_VOTERS_MAX];
     char ids[KQ_CONFIG_VOTERS_MAX][16];
-    uint64_t in[KQ_CONFIG_VOTERS_MAX + KQ_CONFIG_LISTENERS_MAX], out[sizeof in / sizeof in[0]];
-    int n = m->config->listener_count;
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < m->config->listener_count; i++) {
         net_server_stats st;
         net_server_get_stats(m->src.servers[i], &st);
-        names[i] = m->config->listeners[i].name;
-        in[i] = st.bytes_received;
-        out[i] = st.bytes_sent;
+        io[i] = (traffic){m->config->listeners[i].name, st.bytes_received, st.bytes_sent};
     }
-    write_counter(t, "kq_listener_received_bytes_total", "Bytes read from a listener's "
-                  "connections (clients and peers; TLS: ciphertext)", "listener", names, in, n);
-    write_counter(t, "kq_listener_sent_bytes_total", "Bytes written to a listener's connections",
-                  "listener", names, out, n);
-    n = m->src.peer_count;
-    for (int i = 0; i < n; i++) {
-        net_peer_stats st;
-        net_peer_get_stats(m->src.peers[i], &st);
+    write_traffic(t, "kq_listener", "listener", "a listener's connections (clients and peers)",
+                  io, m->config->listener_count);
+    for (int i = 0; i < m->src.peer_count; i++) {
+        net_peer_stats ps;
+        net_peer_get_stats(m->src.peers[i], &ps);
         snprintf(ids[i], sizeof ids[i], "%d", net_peer_node_id(m->src.peers[i]));
-        names[i] = ids[i];
-        in[i] = st.bytes_received;
-        out[i] = st.bytes_sent;
+        io[i] = (traffic){ids[i], ps.bytes_received, ps.bytes_sent};
     }
-    write_counter(t, "kq_peer_received_bytes_total", "Bytes read from the channel to a peer "
-                  "voter (answers to our requests)", "peer", names, in, n);
-    write_counter(t, "kq_peer_sent_bytes_total", "Bytes written to the channel to a peer voter",
-                  "peer", names, out, n);
+    write_traffic(t, "kq_peer", "peer", "this node's channel to a peer voter", io,
+                  m->src.peer_count);
 }
 
 static void write_process(kq_mtext *t)

@@ -71,18 +71,27 @@ static int32_t current_vote(const kq_exec *x, const raft_status *st)
 }
 
 
+/* name_avg and name_max of a latency window (ms); what: "to commit ...". */
+static void write_latency(kq_mtext *t, const char *name, const char *what, const kq_window *w,
+                          int64_t now)
+{
+    char full[64], help[192];
+    snprintf(full, sizeof full, "%s_avg", name);
+    snprintf(help, sizeof help, "The average time in milliseconds %s", what);
+    gauge(t, full, help, kq_window_avg(w, now));
+    snprintf(full, sizeof full, "%s_max", name);
+    snprintf(help, sizeof help, "The maximum time in milliseconds %s", what);
+    gauge(t, full, help, kq_window_max(w, now));
+}
+
 static void write_windows(kq_exec *x, kq_mtext *t)
 {
     const exec_metrics *m = &x->metrics;
     int64_t now = exec_now(x);
-    gauge(t, "commit_latency_avg", "The average time in milliseconds to commit an entry in the "
-          "raft log (leader, per append)", kq_window_avg(&m->commit_latency_ms, now));
-    gauge(t, "commit_latency_max", "The maximum time in milliseconds to commit an entry in the "
-          "raft log (leader, per append)", kq_window_max(&m->commit_latency_ms, now));
-    gauge(t, "election_latency_avg", "The average time in milliseconds spent on electing a new "
-          "leader", kq_window_avg(&m->election_latency_ms, now));
-    gauge(t, "election_latency_max", "The maximum time in milliseconds spent on electing a new "
-          "leader", kq_window_max(&m->election_latency_ms, now));
+    write_latency(t, "commit_latency", "to commit an entry in the raft log (leader, per append)",
+                  &m->commit_latency_ms, now);
+    write_latency(t, "election_latency", "spent on electing a new leader",
+                  &m->election_latency_ms, now);
     gauge(t, "append_records_rate", "The average number of records appended per sec as the "
           "leader of the raft quorum", kq_window_rate_per_s(&m->append_records, now));
     gauge(t, "fetch_records_rate", "The average number of records fetched from the leader of "
