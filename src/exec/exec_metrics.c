@@ -34,9 +34,11 @@ void exec_metrics_request(kq_exec *x, void *slot, const uint8_t *frame, size_t l
 {
     if (!x->env.slot_stamp || len < 2)
         return;
-    int api = (int)(int16_t)((uint16_t)frame[0] << 8 | frame[1]);
+    unsigned api = (unsigned)frame[0] << 8 | frame[1]; /* a negative int16 key: >= 0x8000 */
+    if (api >= KQ_METRICS_API_KEYS_MAX)
+        return;
     uint64_t *stamp = x->env.slot_stamp(x->env.ctx, slot);
-    if (!stamp || api < 0 || api >= KQ_METRICS_API_KEYS_MAX)
+    if (!stamp)
         return;
     *stamp = (uint64_t)(api + 1) << 48 | ((uint64_t)exec_now_us(x) & STAMP_TIME_MASK);
 }
