@@ -81,8 +81,8 @@ typedef struct net_server_stats {
     uint32_t tls_handshakes; /* TLS handshakes in progress */
     uint64_t tls_failures;   /* connections closed for a TLS error or timeout */
     /* Bytes read from and handed to the sockets (TLS: ciphertext). */
-    uint64_t bytes_received;
-    uint64_t bytes_sent;
+    uint64_t received_bytes;
+    uint64_t sent_bytes;
 } net_server_stats;
 
 net_server *net_server_start(uv_loop_t *loop, const net_server_config *config,
@@ -152,8 +152,8 @@ int32_t net_peer_node_id(const net_peer *peer);
 /* Bytes read from and handed to the channel's sockets since it was
  * created (TLS: ciphertext), over every reconnection. */
 typedef struct net_peer_stats {
-    uint64_t bytes_received;
-    uint64_t bytes_sent;
+    uint64_t received_bytes;
+    uint64_t sent_bytes;
 } net_peer_stats;
 void net_peer_get_stats(const net_peer *peer, net_peer_stats *out);
 

@@ -60,7 +60,8 @@ static void write_traffic(kq_mtext *t, const char *prefix, const char *label, co
         kq_mtext_family(t, name, "counter", help);
         for (int i = 0; i < n; i++) {
             kq_mlabel l = {label, io[i].name};
-            kq_mtext_sample(t, name, &l, 1, (double)(dir ? io[i].sent_bytes : io[i].received_bytes));
+            uint64_t n_bytes = dir ? io[i].sent_bytes : io[i].received_bytes;
+            kq_mtext_sample(t, name, &l, 1, (double)n_bytes);
         }
     }
 }
@@ -73,7 +74,7 @@ static void write_network(node_metrics *m, kq_mtext *t)
     for (int i = 0; i < m->config->listener_count; i++) {
         net_server_stats st;
         net_server_get_stats(m->src.servers[i], &st);
-        io[i] = (traffic){m->config->listeners[i].name, st.bytes_received, st.bytes_sent};
+        io[i] = (traffic){m->config->listeners[i].name, st.received_bytes, st.sent_bytes};
     }
     write_traffic(t, "kq_listener", "listener", "a listener's connections (clients and peers)",
                   io, m->config->listener_count);
@@ -81,7 +82,7 @@ static void write_network(node_metrics *m, kq_mtext *t)
         net_peer_stats ps;
         net_peer_get_stats(m->src.peers[i], &ps);
         snprintf(ids[i], sizeof ids[i], "%d", net_peer_node_id(m->src.peers[i]));
-        io[i] = (traffic){ids[i], ps.bytes_received, ps.bytes_sent};
+        io[i] = (traffic){ids[i], ps.received_bytes, ps.sent_bytes};
     }
     write_traffic(t, "kq_peer", "peer", "this node's channel to a peer voter", io,
                   m->src.peer_count);

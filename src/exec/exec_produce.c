@@ -75,8 +75,8 @@ void exec_log_append(kq_exec *x, const raft_action *a)
         return;
     }
     producer_state_record_batches(x->producers, data, a->append.len); /* recorded here only */
-    exec_metrics_log_appended(x, a->append.len,
-                              a->append.base_offset < 0 ? kq_log_end_offset(x->log) - end_before : 0);
+    int64_t fetched = a->append.base_offset < 0 ? kq_log_end_offset(x->log) - end_before : 0;
+    exec_metrics_log_appended(x, a->append.len, fetched);
 }
 
 static int exec_rebuild_batch(void *ctx, const uint8_t *batch, size_t len)

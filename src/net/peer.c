@@ -178,7 +178,7 @@ static void peer_on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
     (void)buf;
     net_peer *p = s->data;
     if (n > 0)
-        p->stats.bytes_received += (uint64_t)n;
+        p->stats.received_bytes += (uint64_t)n;
     if (p->tls && n >= 0) {
         peer_tls_on_read(p, n);
         return;
@@ -227,7 +227,7 @@ static void peer_write_pending(net_peer *p)
             return;
         }
         for (int i = 0; i < count; i++)
-            p->stats.bytes_sent += bufs[i].len;
+            p->stats.sent_bytes += bufs[i].len;
     }
 }
 

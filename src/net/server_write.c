@@ -122,7 +122,7 @@ static bool conn_write(net_conn *c, write_req *wr, uv_buf_t *bufs)
         return false;
     }
     for (int i = 0; i < wr->count; i++)
-        c->server->stats.bytes_sent += bufs[i].len;
+        c->server->stats.sent_bytes += bufs[i].len;
     return true;
 }
 

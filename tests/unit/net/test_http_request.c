@@ -47,7 +47,8 @@ static void test_bad(void **state)
     kq_http_request r;
     const char *bad[] = {
         "GARBAGE\r\n\r\n",       "get /metrics HTTP/1.1\r\n\r\n", "GET metrics HTTP/1.1\r\n\r\n",
-        "GET /m HTTP/2.0\r\n\r\n", "GET  /m HTTP/1.1\r\n\r\n",     "GET /m HTTP/1.1\r\nno colon\r\n\r\n",
+        "GET /m HTTP/2.0\r\n\r\n", "GET  /m HTTP/1.1\r\n\r\n",
+        "GET /m HTTP/1.1\r\nno colon\r\n\r\n",
         "GET /m HTTP/1.1\r\n: v\r\n\r\n", "GET /m\rx HTTP/1.1\r\n\r\n", "\r\n",
         "GETTINGTOOLONGMETHOD /m HTTP/1.1\r\n\r\n",
     };
