@@ -11,7 +11,8 @@
 #   scripts/fuzz.sh --list
 #
 # TARGET is a tests/fuzz/fuzz_<TARGET>.c (wire_request, wire_response,
-# record_batch, log_open, quorum_state, config, sasl, handler_frame). Environment:
+# record_batch, log_open, quorum_state, config, sasl, handler_frame,
+# http_request). Environment:
 # KQ_FUZZ_BUILD_DIR (default build-fuzz), KQ_BUILD_JOBS (default 2).
 set -euo pipefail
 

@@ -139,6 +139,11 @@ typedef struct kq_config {
     uint64_t queued_max_request_bytes;
     int64_t connections_max_idle_ms;  /* connections.max.idle.ms, 600000; -1 never */
     char cluster_id[64];              /* cluster.id, "kq-raft-test-cluster" */
+    /* metrics.port (our key): the Prometheus endpoint http://host:port/metrics
+     * (README "Metrics"); 0: off. metrics.host: where it binds; empty: the
+     * first listener's host. */
+    uint16_t metrics_port;
+    char metrics_host[256];
     /* authorizer.class.name set (to anything): requests are checked against
      * super.users (User:a;User:b, as Kafka writes it) and the allow-lists
      * acl.produce.principals, acl.consume.principals and

@@ -82,6 +82,9 @@ typedef struct exec_env {
     void *ctx;
     const kq_fs *fs;
     int64_t (*now_ms)(void *ctx);
+    /* Optional (NULL: now_ms * 1000): a finer monotonic clock for the
+     * latency histograms of the metrics (only differences are used). */
+    int64_t (*now_us)(void *ctx);
     /* Queues an encoded request frame (header + body) to peer node_id. tag
      * comes back with exactly one exec_on_peer_response (frame NULL when
      * the request failed). Returns false when it cannot be queued now. */
@@ -91,6 +94,9 @@ typedef struct exec_env {
     void (*reply_none)(void *ctx, void *slot);
     void (*reply_close)(void *ctx, void *slot, const char *why);
     const char *(*slot_peer)(void *ctx, void *slot);
+    /* Optional (NULL: request latency is not measured): a 64-bit cell of
+     * the slot, zero when the slot is handed out, for the executor only. */
+    uint64_t *(*slot_stamp)(void *ctx, void *slot);
     /* What the transport knows of slot's connection (kq/handler.h); NULL
      * when every connection may speak for the quorum. */
     void (*slot_conn)(void *ctx, void *slot, struct handler_conn *out);
@@ -142,6 +148,12 @@ void exec_flush_done(kq_exec *x, kq_log_flush_job *job, int rc);
 /* Graceful shutdown: a leader resigns with EndQuorumEpoch; then
  * env->on_shutdown_complete. */
 void exec_request_shutdown(kq_exec *x);
+
+/* Appends the executor's metrics in the Prometheus text format (README
+ * "Metrics"): the raft-metrics gauges, Kafka's sampled sensors and the
+ * fsync, flush-size and per-API request latency histograms. */
+struct kq_mtext;
+void exec_metrics_write(kq_exec *x, struct kq_mtext *t);
 
 /* Read-only views for the simulator's checkers and for log lines. */
 bool exec_failed(const kq_exec *x);

@@ -311,4 +311,40 @@ _Static_assert(KQ_CONFIG_PRINCIPAL_BYTES_MAX <= 5 + KQ_TLS_DN_BYTES_MAX,
 _Static_assert(KQ_TLS_PRINCIPAL_RULES_BYTES_MAX <= CFG_LINE_MAX,
                "a rules list fits one properties line");
 
+/* ---- metrics (src/metrics, src/net/metrics_http.c; README "Metrics") */
+/* Buckets of one histogram (its upper bounds, +Inf not counted). */
+#define KQ_METRICS_BUCKETS_MAX 24
+/* Samples of a windowed rate/avg/max and the length of each (Kafka's
+ * metrics.num.samples and metrics.sample.window.ms defaults). */
+#define KQ_METRICS_WINDOW_SAMPLES 2
+#define KQ_METRICS_WINDOW_MS 30000
+/* Request latency is kept per API key below this (larger keys: not kept). */
+#define KQ_METRICS_API_KEYS_MAX 128
+/* Leader appends remembered until the high watermark covers them (commit
+ * latency); while full, further appends are not sampled. */
+#define KQ_METRICS_COMMIT_PENDING_MAX 4096
+/* One label's name and value, as exposed. */
+#define KQ_METRICS_LABEL_BYTES_MAX 128
+/* The metrics HTTP server: connections at once (more are closed at
+ * accept), one request's line and headers, the idle time after which a
+ * connection is closed, and the largest body rendered (one scrape). */
+#define KQ_METRICS_HTTP_CONNS_MAX 16
+#define KQ_METRICS_HTTP_REQUEST_BYTES_MAX 4096
+#define KQ_METRICS_HTTP_IDLE_MS 5000
+#define KQ_METRICS_HTTP_METHOD_BYTES_MAX 16
+#define KQ_METRICS_RESPONSE_BYTES_MAX (512u << 10)
+
+_Static_assert(KQ_METRICS_WINDOW_SAMPLES >= 2, "a window keeps the previous sample");
+_Static_assert(KQ_METRICS_API_KEYS_MAX <= 0x7fff, "API keys are int16");
+_Static_assert(KQ_METRICS_HTTP_METHOD_BYTES_MAX < KQ_METRICS_HTTP_REQUEST_BYTES_MAX,
+               "a method fits a request");
+_Static_assert((uint64_t)KQ_METRICS_HTTP_CONNS_MAX *
+                       (KQ_METRICS_HTTP_REQUEST_BYTES_MAX + KQ_METRICS_RESPONSE_BYTES_MAX) <=
+                   (16u << 20),
+               "every metrics connection at its bounds holds at most 16 MiB");
+_Static_assert((uint64_t)KQ_METRICS_API_KEYS_MAX * (KQ_METRICS_BUCKETS_MAX + 4) * 70 +
+                       (64u << 10) <=
+                   KQ_METRICS_RESPONSE_BYTES_MAX,
+               "every API's latency histogram fits one scrape beside the other metrics");
+
 #endif

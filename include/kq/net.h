@@ -80,6 +80,9 @@ typedef struct net_server_stats {
     uint64_t conns_closed_idle;
     uint32_t tls_handshakes; /* TLS handshakes in progress */
     uint64_t tls_failures;   /* connections closed for a TLS error or timeout */
+    /* Bytes read from and handed to the sockets (TLS: ciphertext). */
+    uint64_t received_bytes;
+    uint64_t sent_bytes;
 } net_server_stats;
 
 net_server *net_server_start(uv_loop_t *loop, const net_server_config *config,
@@ -106,6 +109,9 @@ void **net_slot_conn_user(net_slot *slot);
  * to through ssl.principal.mapping.rules, or NULL: not a TLS listener, or
  * no client certificate (Kafka's User:ANONYMOUS). */
 const char *net_slot_tls_principal(const net_slot *slot);
+/* A 64-bit cell of the slot for the layers above (zero when the slot is
+ * handed out): the executor's request-latency stamp. */
+uint64_t *net_slot_stamp(net_slot *slot);
 /* True once the connection is gone (the response would be dropped). */
 bool net_slot_orphaned(const net_slot *slot);
 
@@ -143,5 +149,12 @@ void net_peer_destroy(net_peer *peer);
 bool net_peer_send(net_peer *peer, int32_t correlation_id, const uint8_t *data, size_t len,
                    void *request_ctx);
 int32_t net_peer_node_id(const net_peer *peer);
+/* Bytes read from and handed to the channel's sockets since it was
+ * created (TLS: ciphertext), over every reconnection. */
+typedef struct net_peer_stats {
+    uint64_t received_bytes;
+    uint64_t sent_bytes;
+} net_peer_stats;
+void net_peer_get_stats(const net_peer *peer, net_peer_stats *out);
 
 #endif

@@ -48,6 +48,8 @@ enum cfg_key {
     K_ACL_DESCRIBE,
     K_SASL_MECHANISMS,
     K_SASL_CREDENTIALS,
+    K_METRICS_PORT,
+    K_METRICS_HOST,
     K_COUNT
 };
 
@@ -95,6 +97,8 @@ static const struct cfg_key_def {
     {"acl.describe.principals", K_ACL_DESCRIBE},
     {"sasl.enabled.mechanisms", K_SASL_MECHANISMS},
     {"sasl.credentials.file", K_SASL_CREDENTIALS},
+    {"metrics.port", K_METRICS_PORT},
+    {"metrics.host", K_METRICS_HOST},
 };
 
 /* listener.name.<name>.sasl.enabled.mechanisms, kept until the listeners
@@ -454,6 +458,20 @@ static int cfg_handler(void *user, const char *section, const char *name,
         return set_queued_max(c, key, value);
     case K_IDLE_MAX:
         return set_idle_max(c, key, value);
+    case K_METRICS_PORT:
+        if (kq_config_parse_int(value, 1, 65535, &x, why, sizeof why) != 0) {
+            cfg_fail(c, c->line, key, "%s", why);
+            return 0;
+        }
+        cfg->metrics_port = (uint16_t)x;
+        return 1;
+    case K_METRICS_HOST:
+        if (strlen(value) >= sizeof cfg->metrics_host) {
+            cfg_fail(c, c->line, key, "must be shorter than %zu bytes", sizeof cfg->metrics_host);
+            return 0;
+        }
+        strcpy(cfg->metrics_host, value);
+        return 1;
     case K_CLUSTER_ID:
         if (value[0] == '\0' || strlen(value) >= sizeof cfg->cluster_id) {
             cfg_fail(c, c->line, key, "must be 1 to %zu characters",

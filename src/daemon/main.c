@@ -12,6 +12,7 @@
 #include "kq/limits.h"
 #include "kq/log_line.h"
 #include "node.h"
+#include "node_metrics.h"
 #include "voter_check.h"
 
 static void usage(FILE *out)
@@ -153,6 +154,7 @@ int main(int argc, char **argv)
     tune_malloc();
 
     uv_loop_t *loop = uv_default_loop();
+    node_metrics_configure_loop(loop);
     node *n = node_start(loop, &config, creds, err, sizeof(err));
     if (!n) {
         log_line("raft-server: %s", err);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "committed_printer.h"
+#include "node_metrics.h"
 #include "kq/assert.h"
 #include "kq/config_ssl.h"
 #include "kq/exec.h"
@@ -45,6 +46,7 @@ struct node {
     kq_log_flush_job *flush_job;
     int flush_rc;
     committed_printer printer;
+    node_metrics *metrics; /* NULL: metrics.port unset */
     bool shutdown_requested;
     bool stopped;
     uv_timer_t shutdown_deadline;
@@ -61,6 +63,18 @@ static int64_t env_now(void *ctx)
 {
     node *n = ctx;
     return (int64_t)uv_now(n->loop) + n->clock_offset_ms;
+}
+
+static int64_t env_now_us(void *ctx)
+{
+    (void)ctx;
+    return (int64_t)(uv_hrtime() / 1000);
+}
+
+static uint64_t *env_slot_stamp(void *ctx, void *slot)
+{
+    (void)ctx;
+    return net_slot_stamp(slot);
 }
 
 static net_peer *node_peer(node *n, int32_t id)
@@ -407,11 +421,13 @@ node *node_start(uv_loop_t *loop, const kq_config *config, const struct kq_cred_
         .ctx = n,
         .fs = kq_fs_posix(),
         .now_ms = env_now,
+        .now_us = env_now_us,
         .peer_send = env_peer_send,
         .reply = env_reply,
         .reply_none = env_reply_none,
         .reply_close = env_reply_close,
         .slot_peer = env_slot_peer,
+        .slot_stamp = env_slot_stamp,
         .slot_conn = env_slot_conn,
         .flush_start = env_flush_start,
         .arm_timer = env_arm_timer,
@@ -427,6 +443,10 @@ node *node_start(uv_loop_t *loop, const kq_config *config, const struct kq_cred_
         return NULL;
     committed_printer_init(&n->printer, config->node_id);
     if (!node_open_network(n, err, errlen))
+        return NULL;
+    node_metrics_sources ms = {.loop = loop, .exec = n->exec, .servers = n->servers,
+                               .peers = n->peers, .peer_count = n->peer_count};
+    if (!node_metrics_start(&n->config, &ms, &n->metrics, err, errlen))
         return NULL;
     log_line("node %d: listening on %s:%u, log dir %s, %d voter(s)", config->node_id,
              config->listener_host[0] ? config->listener_host : "0.0.0.0", config->listener_port,

@@ -56,18 +56,21 @@ raft_quorum_state exec_stored_qstate(const kq_exec *x)
 static void h_reply(void *ctx, void *slot, const uint8_t *d, size_t n)
 {
     kq_exec *x = ctx;
+    exec_metrics_answered(x, slot);
     if (!x->failed)
         x->env.reply(x->env.ctx, slot, d, n);
 }
 static void h_reply_none(void *ctx, void *slot)
 {
     kq_exec *x = ctx;
+    exec_metrics_answered(x, slot);
     if (!x->failed)
         x->env.reply_none(x->env.ctx, slot);
 }
 static void h_reply_close(void *ctx, void *slot, const char *why)
 {
     kq_exec *x = ctx;
+    exec_metrics_answered(x, slot);
     if (!x->failed)
         x->env.reply_close(x->env.ctx, slot, why);
 }
@@ -244,6 +247,7 @@ kq_exec *exec_create(const exec_config *config, const exec_env *env, char *err, 
     x->pid_log_max = -1;
     x->rejected_logged = -1;
     x->truncated_lower = -1;
+    exec_metrics_init(x);
     raft_quorum_state qs;
     if (!exec_open_storage(x, &qs, err, errlen))
         goto fail;

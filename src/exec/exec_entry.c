@@ -11,6 +11,7 @@ void exec_on_frame(kq_exec *x, void *slot, uint8_t *frame, size_t len)
 {
     if (x->failed)
         return;
+    exec_metrics_request(x, slot, frame, len);
     handler_decision d;
     handler_on_frame(x->handler, slot, frame, len, &d);
     switch (d.kind) {
@@ -60,6 +61,7 @@ void exec_flush_done(kq_exec *x, kq_log_flush_job *job, int rc)
         exec_fatal(x, "fsync of the log failed", strerror(-rc));
         return;
     }
+    exec_metrics_flush_done(x);
     raft_event ev = {.type = RAFT_EVENT_FLUSHED, .flushed_offset = flushed};
     exec_step(x, &ev);
     exec_settle(x);

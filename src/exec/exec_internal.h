@@ -2,6 +2,7 @@
 #ifndef KQ_EXEC_INTERNAL_H
 #define KQ_EXEC_INTERNAL_H
 
+#include "exec_metrics.h"
 #include "kq/exec.h"
 #include "kq/handler.h"
 #include "kq/producer_state.h"
@@ -66,6 +67,7 @@ struct kq_exec {
     /* Asking the peers for their client listeners (exec_endpoints.c). */
     bool endpoint_inflight[EXEC_VOTERS_MAX];
     int64_t endpoint_due_ms[EXEC_VOTERS_MAX];
+    exec_metrics metrics; /* exec_metrics.c */
 };
 
 int64_t exec_now(kq_exec *x);

@@ -67,6 +67,7 @@ void exec_log_append(kq_exec *x, const raft_action *a)
 {
     char err[512];
     uint8_t *data = (uint8_t *)a->append.records; /* request buffer, ours to rewrite */
+    int64_t end_before = kq_log_end_offset(x->log);
     int rc = kq_log_append(x->log, data, a->append.len, a->append.base_offset, a->append.epoch,
                            err, sizeof(err));
     if (rc != 0) {
@@ -74,6 +75,8 @@ void exec_log_append(kq_exec *x, const raft_action *a)
         return;
     }
     producer_state_record_batches(x->producers, data, a->append.len); /* recorded here only */
+    int64_t fetched = a->append.base_offset < 0 ? kq_log_end_offset(x->log) - end_before : 0;
+    exec_metrics_log_appended(x, a->append.len, fetched);
 }
 
 static int exec_rebuild_batch(void *ctx, const uint8_t *batch, size_t len)

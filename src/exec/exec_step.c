@@ -63,6 +63,7 @@ static void exec_start_flush(kq_exec *x)
         return;
     }
     x->flush_job = job;
+    exec_metrics_flush_started(x);
     x->env.flush_start(x->env.ctx, job);
 }
 
@@ -110,6 +111,7 @@ static void exec_log_role(kq_exec *x, const raft_output *out)
 {
     raft_status st;
     raft_get_status(x->raft, &st);
+    exec_metrics_role(x, st.role);
     if (st.role == x->last_role && st.epoch == x->last_epoch && st.leader_id == x->last_leader)
         return;
     log_line("node %d: %s in epoch %d, leader %d%s%s", x->cfg.node_id, raft_role_name(st.role),
@@ -140,8 +142,10 @@ static void exec_carry_out(kq_exec *x, raft_output *out)
                  " that fails its CRC; fetching it again after the backoff",
                  x->cfg.node_id, out->rejected_batch_offset);
     }
-    if (out->high_watermark_changed)
+    if (out->high_watermark_changed) {
+        exec_metrics_committed(x, out->high_watermark);
         exec_workload_committed(x, out->high_watermark);
+    }
     if (out->high_watermark_changed && x->env.on_committed)
         x->env.on_committed(x->env.ctx, out->high_watermark);
     x->raft_wake_ms = out->wake_at_ms;
@@ -205,6 +209,9 @@ void exec_step(kq_exec *x, raft_event *event)
         raft_status st;
         raft_get_status(x->raft, &st);
         x->append_epoch = st.epoch;
+        if (x->append_error == 0)
+            exec_metrics_leader_appended(x, x->append_base_offset + event->append.offset_count - 1,
+                                         event->append.offset_count);
     }
     raft_event ev;
     while (!x->failed && exec_next_followup(x, &ev))

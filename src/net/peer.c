@@ -177,6 +177,8 @@ static void peer_on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 {
     (void)buf;
     net_peer *p = s->data;
+    if (n > 0)
+        p->stats.received_bytes += (uint64_t)n;
     if (p->tls && n >= 0) {
         peer_tls_on_read(p, n);
         return;
@@ -224,6 +226,8 @@ static void peer_write_pending(net_peer *p)
             peer_disconnect(p, "write failed");
             return;
         }
+        for (int i = 0; i < count; i++)
+            p->stats.sent_bytes += bufs[i].len;
     }
 }
 
@@ -387,4 +391,9 @@ bool net_peer_send(net_peer *p, int32_t correlation_id, const uint8_t *data, siz
 int32_t net_peer_node_id(const net_peer *p)
 {
     return p->config.node_id;
+}
+
+void net_peer_get_stats(const net_peer *p, net_peer_stats *out)
+{
+    *out = p->stats;
 }

@@ -40,6 +40,7 @@ struct net_peer {
     bool logged_down;
     kq_tls_conn *tls;     /* while connected over TLS */
     uint8_t *tls_scratch; /* one read's ciphertext (PEER_READ_CHUNK bytes) */
+    net_peer_stats stats;
 };
 
 /* peer.c */

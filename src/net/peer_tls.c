@@ -43,6 +43,7 @@ static bool peer_tls_send(net_peer *p)
         peer_disconnect(p, "write failed");
         return false;
     }
+    p->stats.sent_bytes += got;
     return true;
 }
 

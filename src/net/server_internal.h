@@ -16,6 +16,7 @@ struct net_slot {
     bool close_after;
     uint8_t *data; /* 4-byte size prefix + response */
     size_t len;
+    uint64_t stamp; /* net_slot_stamp */
 };
 
 /* A gathered write of completed responses (server_write.c), or for TLS the

@@ -199,6 +199,8 @@ static void conn_on_read(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf)
 {
     (void)buf;
     net_conn *c = stream->data;
+    if (n > 0)
+        c->server->stats.received_bytes += (uint64_t)n;
     if (c->tls) {
         conn_tls_on_read(c, n);
         return;

@@ -85,6 +85,7 @@ static bool conn_tls_send(net_conn *c)
         conn_close(c, uv_strerror(rc));
         return false;
     }
+    c->server->stats.sent_bytes += w->len;
     return true;
 }
 

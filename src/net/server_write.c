@@ -121,6 +121,8 @@ static bool conn_write(net_conn *c, write_req *wr, uv_buf_t *bufs)
         conn_close(c, uv_strerror(rc));
         return false;
     }
+    for (int i = 0; i < wr->count; i++)
+        c->server->stats.sent_bytes += bufs[i].len;
     return true;
 }
 
@@ -226,6 +228,11 @@ void net_slot_close(net_slot *slot, const char *why)
 const char *net_slot_peer(const net_slot *slot)
 {
     return slot->conn->peer;
+}
+
+uint64_t *net_slot_stamp(net_slot *slot)
+{
+    return &slot->stamp;
 }
 
 uint32_t net_slot_listener_tag(const net_slot *slot)

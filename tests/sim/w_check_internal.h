@@ -58,4 +58,7 @@ uint64_t w_hash(const uint8_t *p, size_t n);
 int64_t w_durable_end(w_world *w, int idx);
 void w_check_flushed_durable(w_world *w);
 
+/* w_metrics.c: every live node's metrics text, at the end of the run. */
+void w_check_metrics(w_world *w, int leader, int64_t final_hw);
+
 #endif

@@ -188,6 +188,8 @@ bool w_check_final(w_world *w, int leader, int64_t final_hw)
         check_committed_prefix(w, &ref);
     if (!w->failed)
         check_acked(w, &ref);
+    if (!w->failed)
+        w_check_metrics(w, leader, final_hw);
     image_free(&ref);
     return !w->failed;
 }

@@ -605,6 +605,30 @@ static void test_value_parsers(void **state)
     assert_string_equal(why, "too many voters (max 16)");
 }
 
+/* metrics.port (1..65535; unset: off) and metrics.host. */
+static void test_metrics_keys(void **state)
+{
+    (void)state;
+    kq_config cfg;
+    char err[1024];
+    if (load_text("node.id=1\n", &cfg, err, sizeof err, NULL, 0) != 0)
+        fail_msg("%s", err);
+    assert_int_equal(cfg.metrics_port, 0);
+    assert_string_equal(cfg.metrics_host, "");
+    if (load_text("node.id=1\nmetrics.port=9100\nmetrics.host=127.0.0.1\n", &cfg, err,
+                  sizeof err, NULL, 0) != 0)
+        fail_msg("%s", err);
+    assert_int_equal(cfg.metrics_port, 9100);
+    assert_string_equal(cfg.metrics_host, "127.0.0.1");
+    kq_config bad;
+    assert_int_equal(load_text("node.id=1\nmetrics.port=0\n", &bad, err, sizeof err, NULL, 0),
+                     -1);
+    assert_non_null(strstr(err, ":2: metrics.port: "));
+    assert_int_equal(load_text("node.id=1\nmetrics.port=65536\n", &bad, err, sizeof err, NULL, 0),
+                     -1);
+    assert_non_null(strstr(err, "metrics.port"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -624,6 +648,7 @@ int main(void)
         cmocka_unit_test(test_errors_voters),
         cmocka_unit_test(test_errors_file_level),
         cmocka_unit_test(test_value_parsers),
+        cmocka_unit_test(test_metrics_keys),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     remove_props();

@@ -1,0 +1,33 @@
+/* The daemon's metrics endpoint (README "Metrics"): the HTTP server of
+ * src/net/metrics_http.c on metrics.host:metrics.port, serving the
+ * executor's metrics plus what only the daemon sees: the loop's idle ratio
+ * (Kafka's poll-idle-ratio-avg), the listeners' and peer channels' byte
+ * counters and the process's memory. */
+#ifndef KQ_DAEMON_NODE_METRICS_H
+#define KQ_DAEMON_NODE_METRICS_H
+
+#include <stdbool.h>
+#include <uv.h>
+
+#include "kq/config.h"
+#include "kq/exec.h"
+#include "kq/net.h"
+
+typedef struct node_metrics_sources {
+    uv_loop_t *loop;
+    kq_exec *exec;
+    net_server *const *servers; /* one per config listener, same order */
+    net_peer *const *peers;
+    int peer_count;
+} node_metrics_sources;
+
+typedef struct node_metrics node_metrics;
+
+/* Before uv_run: turns on libuv's idle-time accounting. */
+void node_metrics_configure_loop(uv_loop_t *loop);
+/* Off (NULL, true) without metrics.port; NULL and false with err filled
+ * when the endpoint cannot listen. */
+bool node_metrics_start(const kq_config *config, const node_metrics_sources *sources,
+                        node_metrics **out, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,57 @@
+/* What the executor measures for the metrics endpoint (README "Metrics"):
+ * fsync latency and bytes per flush, per-API request latency, Kafka's
+ * raft-metrics sensors (commit and election latency, append and fetch
+ * record rates). All state is fixed-size inside kq_exec; every hook is O(1)
+ * amortised and allocates nothing. Times come from the exec clock seam
+ * (env->now_ms; env->now_us when given), so the simulator's clock drives
+ * them there. */
+#ifndef KQ_EXEC_METRICS_H
+#define KQ_EXEC_METRICS_H
+
+#include <stdint.h>
+
+#include "kq/metrics.h"
+#include "kq/raft.h"
+
+typedef struct exec_commit_pending {
+    int64_t last_offset;
+    int64_t appended_ms;
+} exec_commit_pending;
+
+typedef struct exec_metrics {
+    kq_histogram fsync_s;
+    kq_histogram flush_batch_bytes;
+    kq_histogram request_s[KQ_METRICS_API_KEYS_MAX];
+    kq_window commit_latency_ms;
+    kq_window election_latency_ms;
+    kq_window append_records;
+    kq_window fetch_records;
+    uint64_t appended_bytes;       /* since the last flush began */
+    uint64_t flush_bytes;          /* what the flush in flight covers */
+    int64_t flush_start_us;
+    int64_t election_start_ms;     /* -1: no election running */
+    exec_commit_pending pending[KQ_METRICS_COMMIT_PENDING_MAX];
+    uint32_t pending_head;
+    uint32_t pending_count;
+} exec_metrics;
+
+struct kq_exec;
+
+void exec_metrics_init(struct kq_exec *x);
+int64_t exec_now_us(struct kq_exec *x);
+/* A request frame arrived for slot (stamped through env->slot_stamp). */
+void exec_metrics_request(struct kq_exec *x, void *slot, const uint8_t *frame, size_t len);
+/* slot was answered (a response queued, none, or a close). */
+void exec_metrics_answered(struct kq_exec *x, void *slot);
+void exec_metrics_flush_started(struct kq_exec *x);
+void exec_metrics_flush_done(struct kq_exec *x);
+/* The log took len bytes (leader or follower append); records: offsets
+ * a follower appended from a fetch (0 for a leader append). */
+void exec_metrics_log_appended(struct kq_exec *x, size_t len, int64_t fetched_records);
+/* A client append was accepted as leader: records [last_offset - n + 1,
+ * last_offset]. */
+void exec_metrics_leader_appended(struct kq_exec *x, int64_t last_offset, int32_t n);
+void exec_metrics_committed(struct kq_exec *x, int64_t high_watermark);
+void exec_metrics_role(struct kq_exec *x, enum raft_role role);
+
+#endif

@@ -1,0 +1,145 @@
+/* The executor's part of the metrics endpoint: Kafka's raft-metrics group
+ * as kafka_server_raft_metrics_* (names with dashes turned to underscores,
+ * meanings of KafkaRaftMetrics) and the kq_* histograms (README "Metrics"). */
+#include <stdio.h>
+#include <string.h>
+
+#include "exec_internal.h"
+#include "kq/wire.h"
+
+#define RAFT_PREFIX "kafka_server_raft_metrics_"
+
+static void gauge(kq_mtext *t, const char *name, const char *help, double value)
+{
+    char full[128];
+    snprintf(full, sizeof full, RAFT_PREFIX "%s", name);
+    kq_mtext_family(t, full, "gauge", help);
+    kq_mtext_sample(t, full, NULL, 0, value);
+}
+
+static bool is_voter(const kq_exec *x)
+{
+    for (int i = 0; i < x->cfg.voter_count; i++)
+        if (x->cfg.voters[i].node_id == x->cfg.node_id)
+            return true;
+    return false;
+}
+
+/* Kafka's names for the state; a resigned leader is "unattached" there. */
+static const char *state_name(const kq_exec *x, const raft_status *st)
+{
+    switch (st->role) {
+    case RAFT_ROLE_LEADER:
+        return "leader";
+    case RAFT_ROLE_CANDIDATE:
+        return "candidate";
+    case RAFT_ROLE_PROSPECTIVE:
+        return "prospective";
+    case RAFT_ROLE_VOTED:
+        return "voted";
+    case RAFT_ROLE_FOLLOWER:
+        return is_voter(x) ? "follower" : "observer";
+    case RAFT_ROLE_UNATTACHED:
+    case RAFT_ROLE_RESIGNED:
+        break;
+    }
+    return "unattached";
+}
+
+/* current-state: one series per state Kafka names, 1 for the current one. */
+static void write_state(kq_mtext *t, const char *current)
+{
+    static const char *const states[] = {"leader",   "candidate", "prospective", "voted",
+                                         "follower", "observer",  "unattached"};
+    const char *name = RAFT_PREFIX "current_state";
+    kq_mtext_family(t, name, "gauge",
+                    "The current state of this member (1 for the state it is in); states "
+                    "leader, candidate, prospective, voted, follower, observer, unattached");
+    for (size_t i = 0; i < sizeof states / sizeof states[0]; i++) {
+        kq_mlabel l = {"state", states[i]};
+        kq_mtext_sample(t, name, &l, 1, strcmp(states[i], current) == 0 ? 1 : 0);
+    }
+}
+
+static int32_t current_vote(const kq_exec *x, const raft_status *st)
+{
+    if (st->role == RAFT_ROLE_LEADER || st->role == RAFT_ROLE_CANDIDATE)
+        return x->cfg.node_id;
+    if (st->role == RAFT_ROLE_VOTED || st->role == RAFT_ROLE_PROSPECTIVE)
+        return st->voted_id;
+    return -1;
+}
+
+
+/* name_avg and name_max of a latency window (ms); what: "to commit ...". */
+static void write_latency(kq_mtext *t, const char *name, const char *what, const kq_window *w,
+                          int64_t now)
+{
+    char full[64], help[192];
+    snprintf(full, sizeof full, "%s_avg", name);
+    snprintf(help, sizeof help, "The average time in milliseconds %s", what);
+    gauge(t, full, help, kq_window_avg(w, now));
+    snprintf(full, sizeof full, "%s_max", name);
+    snprintf(help, sizeof help, "The maximum time in milliseconds %s", what);
+    gauge(t, full, help, kq_window_max(w, now));
+}
+
+static void write_windows(kq_exec *x, kq_mtext *t)
+{
+    const exec_metrics *m = &x->metrics;
+    int64_t now = exec_now(x);
+    write_latency(t, "commit_latency", "to commit an entry in the raft log (leader, per append)",
+                  &m->commit_latency_ms, now);
+    write_latency(t, "election_latency", "spent on electing a new leader",
+                  &m->election_latency_ms, now);
+    gauge(t, "append_records_rate", "The average number of records appended per sec as the "
+          "leader of the raft quorum", kq_window_rate_per_s(&m->append_records, now));
+    gauge(t, "fetch_records_rate", "The average number of records fetched from the leader of "
+          "the raft quorum per sec", kq_window_rate_per_s(&m->fetch_records, now));
+}
+
+static void write_histograms(kq_exec *x, kq_mtext *t)
+{
+    const exec_metrics *m = &x->metrics;
+    kq_mtext_family(t, "kq_log_fsync_seconds", "histogram",
+                    "Log flush jobs: from handing the job to the flush worker to its completion "
+                    "on the loop (fdatasync of the appended data)");
+    kq_mtext_histogram(t, "kq_log_fsync_seconds", NULL, 0, &m->fsync_s);
+    kq_mtext_family(t, "kq_log_flush_batch_bytes", "histogram",
+                    "Bytes appended to the log that one flush (group commit) made durable");
+    kq_mtext_histogram(t, "kq_log_flush_batch_bytes", NULL, 0, &m->flush_batch_bytes);
+    const char *name = "kq_request_latency_seconds";
+    kq_mtext_family(t, name, "histogram",
+                    "Requests per API: from the whole frame received to its response queued");
+    for (int api = 0; api < KQ_METRICS_API_KEYS_MAX; api++) {
+        if (m->request_s[api].count == 0)
+            continue;
+        kq_mlabel l = {"api", wire_api_name((int16_t)api)};
+        kq_mtext_histogram(t, name, &l, 1, &m->request_s[api]);
+    }
+}
+
+void exec_metrics_write(kq_exec *x, kq_mtext *t)
+{
+    raft_status st;
+    raft_get_status(x->raft, &st);
+    write_state(t, state_name(x, &st));
+    gauge(t, "current_leader", "The current quorum leader's id; -1 indicates unknown",
+          st.leader_id);
+    gauge(t, "current_vote", "The current voted id; -1 indicates not voted for anyone",
+          current_vote(x, &st));
+    gauge(t, "current_epoch", "The current quorum epoch", st.epoch);
+    gauge(t, "high_watermark", "The high watermark maintained on this member; -1 if it is "
+          "unknown", (double)st.high_watermark);
+    gauge(t, "log_end_offset", "The current raft log end offset", (double)st.log_end_offset);
+    raft_epoch_entry last[1];
+    int32_t end_epoch = kq_log_epochs(x->log, last, 1) == 1 ? last[0].epoch : 0;
+    gauge(t, "log_end_epoch", "The current raft log end epoch", end_epoch);
+    gauge(t, "number_of_voters", "Number of voters of the quorum", x->cfg.voter_count);
+    gauge(t, "number_of_observers", "Number of observers the leader has seen fetch (0 elsewhere)",
+          st.role == RAFT_ROLE_LEADER ? st.observer_count : 0);
+    gauge(t, "number_unknown_voter_connections", "Number of voters whose connection information "
+          "is not known (voters are configured with their endpoints: 0)", 0);
+    write_windows(x, t);
+    write_histograms(x, t);
+}
