@@ -79,6 +79,12 @@ void kq_writer_free(kq_writer *w);
 void kq_writer_reset(kq_writer *w);
 /* Ensures room for n more bytes; returns a pointer to them or NULL. */
 uint8_t *kq_writer_reserve(kq_writer *w, size_t n);
+/* Grows the buffer to hold n more bytes without writing them (a size hint
+ * that saves the doubling copies); false sets error as reserve does. */
+bool kq_writer_ensure(kq_writer *w, size_t n);
+/* Hands the buffer (len bytes written) to the caller, who frees it; the
+ * writer is left empty, as after init, with the same bound. */
+uint8_t *kq_writer_take(kq_writer *w, size_t *len);
 
 void kq_write_i8(kq_writer *w, int8_t v);
 void kq_write_i16(kq_writer *w, int16_t v);

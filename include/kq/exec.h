@@ -91,6 +91,9 @@ typedef struct exec_env {
     bool (*peer_send)(void *ctx, int32_t node_id, int32_t correlation_id, const uint8_t *frame,
                       size_t len, uint64_t tag);
     void (*reply)(void *ctx, void *slot, const uint8_t *data, size_t len);
+    /* Optional (NULL: large answers go through reply too): completes slot
+     * with a whole frame (4-byte size first) the callee owns and frees. */
+    void (*reply_take)(void *ctx, void *slot, uint8_t *frame, size_t len);
     void (*reply_none)(void *ctx, void *slot);
     void (*reply_close)(void *ctx, void *slot, const char *why);
     const char *(*slot_peer)(void *ctx, void *slot);

@@ -84,6 +84,11 @@ typedef struct handler_services {
     int64_t (*now_ms)(void *ctx);
     /* Outputs: complete a client slot exactly once. */
     void (*reply)(void *ctx, void *slot, const uint8_t *data, size_t len);
+    /* Optional (NULL: reply copies every answer): completes slot with a
+     * whole frame, its 4-byte size first, that the callee now owns (and
+     * frees). Used for answers of at least HANDLER_RESPONSE_TAKE_BYTES_MIN,
+     * so that a follower's fetch answer is not copied once more. */
+    void (*reply_take)(void *ctx, void *slot, uint8_t *frame, size_t len);
     void (*reply_none)(void *ctx, void *slot);
     void (*reply_close)(void *ctx, void *slot, const char *why);
     const char *(*slot_peer)(void *ctx, void *slot);

@@ -117,6 +117,11 @@ _Static_assert(KQ_NET_READ_CHUNK_BYTES <= KQ_REQUEST_FRAME_BYTES_DEFAULT,
 /* ---- the handlers (src/handler) */
 #define HANDLER_ARENA_BYTES_MAX (64u << 20)     /* one request's decoded form */
 #define HANDLER_RESPONSE_BYTES_MAX (256u << 20) /* one encoded response */
+/* Answers at least this large go to the transport without a copy. */
+#define HANDLER_RESPONSE_TAKE_BYTES_MIN (64u << 10)
+/* Bytes of a one-partition Fetch answer besides its records (headers,
+ * topic, partition fields, tagged fields), a size hint only. */
+#define HANDLER_FETCH_HEADER_BYTES_MAX 512u
 #define HANDLER_RAFT_PENDING_MAX 1024           /* Raft requests waiting for the core */
 #define HANDLER_PRODUCE_PENDING_MAX 65536       /* produce requests waiting per acks */
 #define HANDLER_FETCH_PARKED_MAX 1024           /* consumer long polls */

@@ -93,6 +93,9 @@ void net_server_get_stats(const net_server *server, net_server_stats *out);
 /* Sends the response bytes (header + body, without the size prefix, which
  * net adds) once all earlier slots of the connection completed. Copies data. */
 void net_slot_respond(net_slot *slot, const uint8_t *data, size_t len);
+/* The same with a whole frame (its 4-byte size first) the server now owns
+ * and frees once written: no copy. */
+void net_slot_respond_take(net_slot *slot, uint8_t *frame, size_t len);
 /* Completes the slot without a response (acks=0 produce). */
 void net_slot_skip(net_slot *slot);
 /* Completes the slot and closes the connection after earlier responses left

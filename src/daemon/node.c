@@ -106,6 +106,11 @@ static void env_reply(void *ctx, void *slot, const uint8_t *d, size_t len)
     (void)ctx;
     net_slot_respond(slot, d, len);
 }
+static void env_reply_take(void *ctx, void *slot, uint8_t *frame, size_t len)
+{
+    (void)ctx;
+    net_slot_respond_take(slot, frame, len);
+}
 static void env_reply_none(void *ctx, void *slot)
 {
     (void)ctx;
@@ -424,6 +429,7 @@ node *node_start(uv_loop_t *loop, const kq_config *config, const struct kq_cred_
         .now_us = env_now_us,
         .peer_send = env_peer_send,
         .reply = env_reply,
+        .reply_take = env_reply_take,
         .reply_none = env_reply_none,
         .reply_close = env_reply_close,
         .slot_peer = env_slot_peer,

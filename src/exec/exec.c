@@ -60,6 +60,19 @@ static void h_reply(void *ctx, void *slot, const uint8_t *d, size_t n)
     if (!x->failed)
         x->env.reply(x->env.ctx, slot, d, n);
 }
+static void h_reply_take(void *ctx, void *slot, uint8_t *frame, size_t len)
+{
+    kq_exec *x = ctx;
+    exec_metrics_answered(x, slot);
+    if (x->failed)
+        free(frame);
+    else if (x->env.reply_take)
+        x->env.reply_take(x->env.ctx, slot, frame, len);
+    else {
+        x->env.reply(x->env.ctx, slot, frame + 4, len - 4);
+        free(frame);
+    }
+}
 static void h_reply_none(void *ctx, void *slot)
 {
     kq_exec *x = ctx;
@@ -104,6 +117,7 @@ static handler *exec_make_handler(kq_exec *x)
         .mutants = x->cfg.mutants,
         .now_ms = h_now,
         .reply = h_reply,
+        .reply_take = h_reply_take,
         .reply_none = h_reply_none,
         .reply_close = h_reply_close,
         .slot_peer = h_slot_peer,

@@ -164,7 +164,7 @@ void handler_forward_answer(handler *h, void *slot, const handler_forward *f,
     wire_request_header hdr = {.api_key = f->api_key, .api_version = f->api_version,
                                .correlation_id = f->correlation_id};
     if (frame && len >= 4) {
-        kq_writer_reset(&h->out);
+        handler_reset_response(h);
         kq_write_i32(&h->out, f->correlation_id);
         kq_write_raw(&h->out, frame + 4, len - 4);
         handler_finish_response(h, slot);

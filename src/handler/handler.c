@@ -41,19 +41,38 @@ void handler_destroy(handler *h)
     free(h);
 }
 
-void handler_begin_response(handler *h, const wire_request_header *hdr)
+/* Every answer is encoded behind room for its frame size, so that a large
+ * one can be handed to the transport whole (reply_take). */
+void handler_reset_response(handler *h)
 {
     kq_writer_reset(&h->out);
+    kq_write_u32(&h->out, 0);
+}
+
+void handler_begin_response(handler *h, const wire_request_header *hdr)
+{
+    handler_reset_response(h);
     wire_response_header_encode(&h->out, hdr->api_key, hdr->api_version, hdr->correlation_id);
 }
 
 void handler_finish_response(handler *h, void *slot)
 {
-    if (h->out.error) {
+    if (h->out.error || h->out.len < 4 || h->out.len - 4 > INT32_MAX) {
         h->svc.reply_close(h->svc.ctx, slot, "response could not be encoded");
         return;
     }
-    h->svc.reply(h->svc.ctx, slot, h->out.data, h->out.len);
+    size_t body = h->out.len - 4;
+    if (!h->svc.reply_take || body < HANDLER_RESPONSE_TAKE_BYTES_MIN) {
+        h->svc.reply(h->svc.ctx, slot, h->out.data + 4, body);
+        return;
+    }
+    size_t len;
+    uint8_t *frame = kq_writer_take(&h->out, &len);
+    frame[0] = (uint8_t)(body >> 24);
+    frame[1] = (uint8_t)(body >> 16);
+    frame[2] = (uint8_t)(body >> 8);
+    frame[3] = (uint8_t)body;
+    h->svc.reply_take(h->svc.ctx, slot, frame, len);
 }
 
 const handler_endpoint *handler_endpoint_of(const handler *h, int32_t node_id)

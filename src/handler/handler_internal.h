@@ -126,6 +126,8 @@ const handler_endpoint *handler_broker_endpoint(const handler *h, int i);
 void handler_note_read_failure(handler *h, int64_t offset, int rc);
 
 /* Starts a response: resets the writer and writes the response header. */
+/* Empties h->out, keeping room for the frame size in front. */
+void handler_reset_response(handler *h);
 void handler_begin_response(handler *h, const wire_request_header *hdr);
 void handler_finish_response(handler *h, void *slot);
 

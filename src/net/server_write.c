@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kq/assert.h"
 #include "kq/log_line.h"
 #include "server_internal.h"
 
@@ -203,6 +204,22 @@ void net_slot_respond(net_slot *slot, const uint8_t *data, size_t len)
         } else {
             slot->close_after = true;
         }
+    }
+    slot_complete(slot);
+}
+
+void net_slot_respond_take(net_slot *slot, uint8_t *frame, size_t len)
+{
+    net_conn *c = slot->conn;
+    KQ_ASSERT(len >= 4 && len - 4 <= INT32_MAX);
+    KQ_ASSERT(((uint32_t)frame[0] << 24 | (uint32_t)frame[1] << 16 | (uint32_t)frame[2] << 8 |
+               frame[3]) == len - 4);
+    if (c->closing) {
+        free(frame);
+    } else {
+        slot->data = frame;
+        slot->len = len;
+        write_queue_add(c, slot->len);
     }
     slot_complete(slot);
 }

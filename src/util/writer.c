@@ -28,6 +28,26 @@ void kq_writer_reset(kq_writer *w)
     w->error = false;
 }
 
+bool kq_writer_ensure(kq_writer *w, size_t n)
+{
+    if (n == 0)
+        return !w->error;
+    if (!kq_writer_reserve(w, n))
+        return false;
+    w->len -= n;
+    return true;
+}
+
+uint8_t *kq_writer_take(kq_writer *w, size_t *len)
+{
+    uint8_t *d = w->data;
+    *len = w->len;
+    w->data = NULL;
+    w->len = 0;
+    w->cap = 0;
+    return d;
+}
+
 uint8_t *kq_writer_reserve(kq_writer *w, size_t n)
 {
     if (w->error)

@@ -483,9 +483,37 @@ static void test_slice_helpers(void **state)
     assert_false(kq_slice_eq_cstr(s, ""));
 }
 
+/* ensure grows without writing; take hands the buffer over and leaves the
+ * writer empty but usable, with its bound. */
+static void test_writer_ensure_and_take(void **state)
+{
+    (void)state;
+    kq_writer w;
+    kq_writer_init(&w, 1000);
+    assert_true(kq_writer_ensure(&w, 0));
+    assert_true(kq_writer_ensure(&w, 600));
+    assert_int_equal(w.len, 0);
+    assert_true(w.cap >= 600);
+    kq_write_u32(&w, 0xdeadbeef);
+    size_t len = 0;
+    uint8_t *d = kq_writer_take(&w, &len);
+    assert_non_null(d);
+    assert_int_equal(len, 4);
+    assert_int_equal(d[0], 0xde);
+    free(d);
+    assert_null(w.data);
+    assert_int_equal(w.len, 0);
+    kq_write_u32(&w, 1); /* usable again */
+    assert_int_equal(w.len, 4);
+    assert_false(kq_writer_ensure(&w, 997)); /* past the bound: error */
+    assert_true(w.error);
+    kq_writer_free(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_writer_ensure_and_take),
         cmocka_unit_test(test_fixed_width_roundtrip),
         cmocka_unit_test(test_uvarint_edges),
         cmocka_unit_test(test_zigzag_varint_varlong),
