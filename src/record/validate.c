@@ -13,6 +13,11 @@ static inline bool leb(const uint8_t **pp, const uint8_t *end, int max_bytes, in
                        uint64_t *out)
 {
     const uint8_t *p = *pp;
+    if (p != end && *p < 0x80) { /* one byte: most lengths and deltas */
+        *out = *p;
+        *pp = p + 1;
+        return true;
+    }
     uint64_t v = 0;
     for (int i = 0; i < max_bytes; i++) {
         if (p == end)
