@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Single node, the native load generator (build/kq-load, tools/loadgen):
-# 20000 x 100 B records through two idempotent producer instances with
+# 20000 x 100 B records through two idempotent producer instances (each on
+# its own driver thread, --threads 2) with
 # acks=-1, then a paced run (2000 records/s for 3 s, with a warm-up second
 # and --json). Every run must exit 0, the paced one must come close to its
 # rate, and kcat must read back at least as many records as were
@@ -17,9 +18,10 @@ write_props "$E2E_TMP/s1.properties" 1 "$port" "$E2E_TMP/data1"
 start_server s1 "$E2E_TMP/s1.properties" "$port"
 wait_leader 30 "$port" > /dev/null || fail "no leader elected within 30s"
 
-log "kq-load --records 20000 --record-size 100 --acks -1 --idempotent --connections 2"
+log "kq-load --records 20000 --record-size 100 --acks -1 --idempotent --connections 2 --threads 2"
 timeout 60 "$LOADGEN" --bootstrap "localhost:$port" --records 20000 --record-size 100 \
-    --acks -1 --idempotent --connections 2 > "$E2E_TMP/run1.out" 2> "$E2E_TMP/run1.err"
+    --acks -1 --idempotent --connections 2 --threads 2 \
+    > "$E2E_TMP/run1.out" 2> "$E2E_TMP/run1.err"
 rc=$?
 cat "$E2E_TMP/run1.out" >&2
 [[ $rc -eq 0 ]] || fail "kq-load (fixed count) exited $rc: $(tail -n 3 "$E2E_TMP/run1.err")"

@@ -124,6 +124,27 @@ static void test_pacer(void **state)
     assert_true(kl_pacer_due(&p, 5) == UINT64_MAX);
 }
 
+/* --threads: two histograms merged read as one that saw every value. */
+static void test_merge(void **state)
+{
+    (void)state;
+    static struct kl_hist a, b, both;
+    kl_hist_reset(&a);
+    kl_hist_reset(&b);
+    kl_hist_reset(&both);
+    for (uint64_t v = 1; v <= 1000; v++) {
+        kl_hist_record_us(v % 2 ? &a : &b, v * 37);
+        kl_hist_record_us(&both, v * 37);
+    }
+    kl_hist_merge(&a, &b);
+    assert_int_equal(a.total_count, both.total_count);
+    assert_int_equal(a.sum_us, both.sum_us);
+    assert_int_equal(a.min_us, both.min_us);
+    assert_int_equal(a.max_us, both.max_us);
+    for (double pct = 1; pct <= 100; pct += 7.5)
+        assert_int_equal(kl_hist_percentile_us(&a, pct), kl_hist_percentile_us(&both, pct));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -135,6 +156,7 @@ int main(void)
         cmocka_unit_test(test_overflow_clamps),
         cmocka_unit_test(test_payload_seq),
         cmocka_unit_test(test_pacer),
+        cmocka_unit_test(test_merge),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

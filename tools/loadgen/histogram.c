@@ -52,6 +52,18 @@ void kl_hist_reset(struct kl_hist *h)
     init_log_table();
 }
 
+void kl_hist_merge(struct kl_hist *dst, const struct kl_hist *src)
+{
+    for (unsigned i = 0; i < KL_HIST_BUCKETS; i++)
+        dst->counts[i] += src->counts[i];
+    dst->total_count += src->total_count;
+    dst->sum_us += src->sum_us;
+    if (src->min_us < dst->min_us)
+        dst->min_us = src->min_us;
+    if (src->max_us > dst->max_us)
+        dst->max_us = src->max_us;
+}
+
 void kl_hist_record_us(struct kl_hist *h, uint64_t value_us)
 {
     h->counts[kl_hist_bucket_of(value_us)]++;

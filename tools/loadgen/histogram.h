@@ -21,6 +21,8 @@ struct kl_hist {
 };
 
 void kl_hist_reset(struct kl_hist *h);
+/* Adds src's values into dst. */
+void kl_hist_merge(struct kl_hist *dst, const struct kl_hist *src);
 void kl_hist_record_us(struct kl_hist *h, uint64_t value_us);
 /* The value at percentile (0..100]: the highest value of the bucket holding
  * that rank, clamped to [min, max]; 0 when the histogram is empty. */

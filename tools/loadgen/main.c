@@ -9,8 +9,8 @@
 
 #include "options.h"
 #include "report.h"
-#include "run.h"
 #include "stats.h"
+#include "threads.h"
 
 /* Exit status for the figures: 0, or 1 with the reason on stderr. */
 static int verdict(const struct kl_options *o, const struct kl_stats *s,
@@ -43,7 +43,7 @@ int main(int argc, char **argv)
     kl_stats_init(stats);
     struct kl_summary sum = {0};
     int reportable = 0;
-    int rc = kl_run(&o, stats, &sum, &reportable);
+    int rc = kl_run_threads(&o, stats, &sum, &reportable);
     int status = 1;
     if (reportable) {
         kl_report_final(stdout, &o, stats, &sum);

@@ -8,7 +8,7 @@
 
 enum {
     OPT_BOOTSTRAP = 256, OPT_TOPIC, OPT_PARTITION, OPT_RECORDS, OPT_SECONDS,
-    OPT_RECORD_SIZE, OPT_RATE, OPT_CONNECTIONS, OPT_ACKS, OPT_IDEMPOTENT,
+    OPT_RECORD_SIZE, OPT_RATE, OPT_CONNECTIONS, OPT_THREADS, OPT_ACKS, OPT_IDEMPOTENT,
     OPT_KEY_SIZE, OPT_COMPRESSION, OPT_LINGER, OPT_BATCH, OPT_WARMUP, OPT_JSON,
     OPT_PROGRESS, OPT_HELP
 };
@@ -22,6 +22,7 @@ static const struct option long_opts[] = {
     {"record-size", required_argument, NULL, OPT_RECORD_SIZE},
     {"rate", required_argument, NULL, OPT_RATE},
     {"connections", required_argument, NULL, OPT_CONNECTIONS},
+    {"threads", required_argument, NULL, OPT_THREADS},
     {"acks", required_argument, NULL, OPT_ACKS},
     {"idempotent", no_argument, NULL, OPT_IDEMPOTENT},
     {"key-size", required_argument, NULL, OPT_KEY_SIZE},
@@ -39,13 +40,16 @@ void kl_options_usage(FILE *out)
 {
     fputs("usage: kq-load --bootstrap HOST:PORT[,...] [--topic __cluster_metadata]\n"
           "         [--partition 0] [--records N | --seconds S] [--record-size BYTES]\n"
-          "         [--rate RECORDS_PER_S|-1] [--connections C] [--acks -1|1|0]\n"
+          "         [--rate RECORDS_PER_S|-1] [--connections C] [--threads T]\n"
+          "         [--acks -1|1|0]\n"
           "         [--idempotent] [--key-size BYTES]\n"
           "         [--compression none|gzip|snappy|lz4|zstd] [--linger-ms MS]\n"
           "         [--batch-size BYTES] [--warmup-seconds S] [-X key=value ...]\n"
           "         [--progress] [--json]\n"
           "Defaults: --records 100000 --record-size 100 --rate -1 --connections 1\n"
-          "--acks -1; other producer settings are librdkafka's defaults.\n",
+          "--acks -1 --threads 1; other producer settings are librdkafka's defaults.\n"
+          "--threads T splits the connections (at least T), the records and the\n"
+          "rate over T driver threads; figures are for all of them together.\n",
           out);
 }
 
@@ -69,6 +73,7 @@ static void set_defaults(struct kl_options *o)
     o->record_bytes = 100;
     o->rate_per_s = -1;
     o->connections = 1;
+    o->threads = 1;
     o->acks = -1;
     o->linger_ms = -1;
     o->batch_bytes = -1;
@@ -92,6 +97,12 @@ static int validate(struct kl_options *o, bool records_given)
     }
     if (o->rate_per_s < 0)
         o->rate_per_s = -1;
+    if (o->threads > o->connections)
+        o->connections = o->threads; /* every thread drives at least one */
+    if (o->threads > 1 && o->progress) {
+        fputs("kq-load: --progress needs --threads 1\n", stderr);
+        return -1;
+    }
     return 0;
 }
 
@@ -127,6 +138,7 @@ static int apply(struct kl_options *o, int c, const char *arg, bool *records_giv
     case OPT_RECORD_SIZE: if (parse_num(name, arg, 0, 1e9, &v)) return -1; o->record_bytes = (size_t)v; break;
     case OPT_RATE: if (parse_num(name, arg, -1, 1e12, &v)) return -1; o->rate_per_s = v; break;
     case OPT_CONNECTIONS: if (parse_num(name, arg, 1, 1024, &v)) return -1; o->connections = (int)v; break;
+    case OPT_THREADS: if (parse_num(name, arg, 1, KL_THREADS_MAX, &v)) return -1; o->threads = (int)v; break;
     case OPT_ACKS: if (parse_num(name, arg, -1, 1, &v)) return -1; o->acks = (int)v; break;
     case OPT_KEY_SIZE: if (parse_num(name, arg, 0, 1e6, &v)) return -1; o->key_bytes = (size_t)v; break;
     case OPT_LINGER: if (parse_num(name, arg, 0, 9e5, &v)) return -1; o->linger_ms = (int)v; break;

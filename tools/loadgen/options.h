@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #define KL_MAX_EXTRA_PROPS 64
+#define KL_THREADS_MAX 64 /* --threads: driver threads, each with its producers */
 
 struct kl_options {
     const char *bootstrap;
@@ -17,7 +18,9 @@ struct kl_options {
     double seconds;          /* 0 when --records is used */
     size_t record_bytes;
     double rate_per_s;       /* < 0: unlimited */
-    int connections;
+    int connections;         /* producer instances, over all threads */
+    int threads;             /* driver threads sharing them (1 default) */
+    uint64_t first_seq;      /* a thread's first value sequence number */
     int acks;                /* -1, 0 or 1 */
     bool idempotent;
     size_t key_bytes;

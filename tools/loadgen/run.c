@@ -188,7 +188,7 @@ static int run_phases(struct kl_run *r, struct kl_summary *sum)
 int kl_run(const struct kl_options *o, struct kl_stats *stats, struct kl_summary *sum,
            int *reportable)
 {
-    struct kl_run r = {.o = o, .stats = stats};
+    struct kl_run r = {.o = o, .stats = stats, .next_seq = o->first_seq};
     *reportable = 0;
     if (kl_payload_init(&r.payload, o->record_bytes, o->key_bytes) != 0) {
         fputs("kq-load: out of memory\n", stderr);

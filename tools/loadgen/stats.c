@@ -65,3 +65,24 @@ void kl_stats_reset_interval(struct kl_stats *s)
     memset(&s->interval, 0, sizeof(s->interval));
     kl_hist_reset(&s->interval_latency);
 }
+
+static void add_counts(struct kl_counts *dst, const struct kl_counts *src)
+{
+    dst->sent += src->sent;
+    dst->acked += src->acked;
+    dst->failed += src->failed;
+}
+
+void kl_stats_merge(struct kl_stats *dst, const struct kl_stats *src)
+{
+    if (src->measure_start_ns < dst->measure_start_ns)
+        dst->measure_start_ns = src->measure_start_ns;
+    add_counts(&dst->warmup, &src->warmup);
+    add_counts(&dst->measured, &src->measured);
+    add_counts(&dst->interval, &src->interval);
+    if (src->last_delivery_ns > dst->last_delivery_ns)
+        dst->last_delivery_ns = src->last_delivery_ns;
+    dst->errors_shown += src->errors_shown;
+    kl_hist_merge(&dst->latency, &src->latency);
+    kl_hist_merge(&dst->interval_latency, &src->interval_latency);
+}

@@ -38,5 +38,7 @@ void kl_stats_on_sent(struct kl_stats *s, uint64_t sent_ns);
 void kl_stats_on_delivery(struct kl_stats *s, uint64_t sent_ns, uint64_t now_ns, int err,
                           const char *errstr);
 void kl_stats_reset_interval(struct kl_stats *s);
+/* Adds src (another thread's stats) into dst. */
+void kl_stats_merge(struct kl_stats *dst, const struct kl_stats *src);
 
 #endif
