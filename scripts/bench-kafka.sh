@@ -40,62 +40,7 @@ done
 [[ "$base" =~ ^[0-9]+$ ]] || { echo "bench-kafka: --port must be a number" >&2; exit 1; }
 min_isr=$((nodes / 2 + 1))
 
-# --- fetch the broker (once) -------------------------------------------------
-fetch_broker() {
-    local cache="$root/.cache/kafka-broker"
-    local lib="$cache/lib"
-    local stamp="$cache/.fetched-$kafka_version"
-    if [[ -f "$stamp" && -d "$lib" ]]; then
-        echo "$lib"
-        return 0
-    fi
-    local tool
-    for tool in java mvn; do
-        if ! command -v "$tool" >/dev/null 2>&1; then
-            echo "bench-kafka: '$tool' not found; install it with:" >&2
-            echo "  apt-get install -y default-jre-headless maven" >&2
-            return 1
-        fi
-    done
-    mkdir -p "$cache"
-    cat > "$cache/pom.xml" <<POM
-<?xml version="1.0" encoding="UTF-8"?>
-<project xmlns="http://maven.apache.org/POM/4.0.0"
-         xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"
-         xsi:schemaLocation="http://maven.apache.org/POM/4.0.0 http://maven.apache.org/xsd/maven-4.0.0.xsd">
-  <modelVersion>4.0.0</modelVersion>
-  <groupId>kq.local</groupId>
-  <artifactId>kafka-broker-classpath</artifactId>
-  <version>1</version>
-  <packaging>pom</packaging>
-  <dependencies>
-    <dependency>
-      <groupId>org.apache.kafka</groupId>
-      <artifactId>kafka_2.13</artifactId>
-      <version>$kafka_version</version>
-    </dependency>
-    <!-- The broker logs through slf4j and ships no binding. -->
-    <dependency>
-      <groupId>org.slf4j</groupId>
-      <artifactId>slf4j-simple</artifactId>
-      <version>1.7.36</version>
-    </dependency>
-  </dependencies>
-</project>
-POM
-    rm -rf "$cache/lib.tmp"
-    mkdir -p "$cache/lib.tmp"
-    echo "bench-kafka: fetching org.apache.kafka:kafka_2.13:$kafka_version and dependencies..." >&2
-    mvn -B -q -Dstyle.color=never -f "$cache/pom.xml" -Dmaven.repo.local="$cache/m2" \
-        dependency:copy-dependencies -DincludeScope=runtime \
-        -DoutputDirectory="$cache/lib.tmp" >&2
-    rm -rf "$lib"
-    mv "$cache/lib.tmp" "$lib"
-    touch "$stamp"
-    echo "$lib"
-}
-
-lib="$(fetch_broker)"
+lib="$(KQ_KAFKA_BROKER_VERSION=$kafka_version "$root/scripts/fetch-kafka-broker.sh")"
 "$root/scripts/fetch-kafka-tools.sh" > /dev/null
 
 port_open() {

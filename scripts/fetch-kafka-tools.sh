@@ -3,11 +3,14 @@
 # ProducerPerformance, MetadataQuorumCommand, ConsoleConsumer) and their
 # runtime dependencies with Maven into .cache/kafka-tools/lib. Does nothing
 # when they are already there. Prints the lib directory on success.
+# KQ_KAFKA_TOOLS_VERSION picks another release (default 4.0.0, what the tests
+# use); a non-default one lives in .cache/kafka-tools-<version>/lib.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 kafka_version="${KQ_KAFKA_TOOLS_VERSION:-4.0.0}"
 cache="$root/.cache/kafka-tools"
+[[ "$kafka_version" == 4.0.0 ]] || cache="$root/.cache/kafka-tools-$kafka_version"
 lib="$cache/lib"
 stamp="$cache/.fetched-$kafka_version"
 
