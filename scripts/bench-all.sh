@@ -8,7 +8,8 @@
 #     workload (--throughput/--record-size) at the same offered load,
 # each driven by Kafka's producer-perf-test (Java, default JIT,
 # config/producer.properties: acks=all, linger.ms=1) and by the native
-# generator build/kq-load (librdkafka defaults, acks=-1). Before measuring,
+# generator build/kq-load (librdkafka defaults but linger.ms=0, acks=-1;
+# KQ_BENCH_LINGER_MS). Before measuring,
 # a leader is elected and every follower is caught up; each (client, size)
 # cell starts with a warm-up run per system, then ours run i and Kafka run
 # i alternate, so a ratio is taken within one run pair. The disk's own
@@ -19,7 +20,7 @@
 #                        [--sizes "10 100 1024 65536"] [--rates "max 1000 20000 half"]
 #                        [--out DIR] [--port BASE]
 #
-# Defaults (about 45-60 min on 2 cores): 3 runs of 4 s per cell, nodes 1 3 5,
+# Defaults (about 50-60 min on 2 cores): 3 runs of 3 s per cell, nodes 1 3 5,
 # all four sizes, unlimited rate ("max"), 1,000/s, 20,000/s and 50% of each
 # system's own unlimited median ("half"); workload runs of 30 s at 5,000
 # records/s x 256 B. --quick (under 5 min): nodes 1 3, sizes 10 1024, rates
@@ -54,7 +55,7 @@ if ((quick)); then
     : "${runs:=1}" "${secs:=2}" "${nodes_list:=1 3}" "${sizes:=10 1024}" "${rates:=max 1000}"
     wl_secs=15 wl_nodes="1"
 else
-    : "${runs:=3}" "${secs:=4}" "${nodes_list:=1 3 5}" "${sizes:=10 100 1024 65536}"
+    : "${runs:=3}" "${secs:=3}" "${nodes_list:=1 3 5}" "${sizes:=10 100 1024 65536}"
     : "${rates:=max 1000 20000 half}"
     wl_secs=30 wl_nodes="1 3"
 fi

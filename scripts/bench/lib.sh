@@ -278,7 +278,7 @@ client_run() {
     else
         /usr/bin/time -o "$tmp/time.out" -f '%U %S %e' \
             "$root/build/kq-load" --bootstrap "$bs" --topic "$topic" --seconds "$secs" \
-            --record-size "$size" --rate "$rate" --acks -1 --json > "$out" 2> "$out.err" &
+            --record-size "$size" --rate "$rate" --acks -1 --linger-ms "${KQ_BENCH_LINGER_MS:-0}" --json > "$out" 2> "$out.err" &
     fi
     client_pid=$!
     wait "$client_pid" || rc=$?
