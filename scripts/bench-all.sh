@@ -8,8 +8,9 @@
 #     workload (--throughput/--record-size) at the same offered load,
 # each driven by Kafka's producer-perf-test (Java, default JIT,
 # config/producer.properties: acks=all, linger.ms=1) and by the native
-# generator build/kq-load (librdkafka defaults but linger.ms=0, acks=-1;
-# KQ_BENCH_LINGER_MS). Before measuring,
+# generator build/kq-load (librdkafka defaults but linger.ms=0 and at most
+# 5 requests in flight, the Java client's default; acks=-1; KQ_BENCH_LINGER_MS,
+# KQ_BENCH_INFLIGHT). Before measuring,
 # a leader is elected and every follower is caught up; each (client, size)
 # cell starts with a warm-up run per system, then ours run i and Kafka run
 # i alternate, so a ratio is taken within one run pair. The disk's own
@@ -34,7 +35,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cmdline="scripts/bench-all.sh"
 (($# == 0)) || cmdline+="$(printf ' %q' "$@")"
 quick=0 runs="" secs="" nodes_list="" systems="ours kafka trs" clients="native perf"
-sizes="" rates="" out="$root/bench/results" base=47000
+sizes="" rates="" out="$root/bench/results" base=24000
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --quick) quick=1; shift ;;
@@ -131,6 +132,14 @@ if ((${#cell_systems[@]} > 0)); then
     for n in $nodes_list; do
         has "$systems" ours && { say "ours: $n voter(s)"; start_ours "$n" "$base"; }
         has "$systems" kafka && { say "kafka $KAFKA_VERSION: $n broker(s)"; start_kafka "$n" $((base + 100)); }
+        # Warm the servers up (JIT, page cache, connections) before the first
+        # cell: kq-load at the unlimited rate, 1 KB, for 3 x the run length.
+        for sys in "${cell_systems[@]}"; do
+            client_run native "$([[ $sys == ours ]] && echo "$ours_bootstrap" || echo "$kafka_bootstrap")" \
+                "$([[ $sys == ours ]] && echo __cluster_metadata || echo bench)" 1024 -1 $((3 * secs)) 0 \
+                "${ours_pids[@]}" "${kafka_pids[@]}" || die "$sys warm-up failed"
+            say "  $sys n=$n server warm-up: $r_rps rec/s"
+        done
         for client in $clients; do
             for size in $sizes; do
                 declare -A maxr=()
