@@ -9,8 +9,8 @@
 # each driven by Kafka's producer-perf-test (Java, default JIT,
 # config/producer.properties: acks=all, linger.ms=1) and by the native
 # generator build/kq-load (librdkafka defaults but linger.ms=0 and at most
-# 5 requests in flight, the Java client's default; acks=-1; KQ_BENCH_LINGER_MS,
-# KQ_BENCH_INFLIGHT). Before measuring,
+# 5 requests in flight and a 32 MB send buffer, the Java client's defaults;
+# acks=-1; KQ_BENCH_LINGER_MS, KQ_BENCH_INFLIGHT, KQ_BENCH_QUEUE_KB). Before measuring,
 # a leader is elected and every follower is caught up; each (client, size)
 # cell starts with a warm-up run per system, then ours run i and Kafka run
 # i alternate, so a ratio is taken within one run pair. The disk's own
@@ -61,6 +61,7 @@ else
     wl_secs=30 wl_nodes="1 3"
 fi
 wl_rate="${KQ_BENCH_WL_RATE:-5000}" wl_size="${KQ_BENCH_WL_SIZE:-256}"
+wl_secs="${KQ_BENCH_WL_SECS:-$wl_secs}" wl_nodes="${KQ_BENCH_WL_NODES:-$wl_nodes}"
 has() { [[ " $1 " == *" $2 "* ]]; }
 
 tmp="$(mktemp -d /tmp/kq-bench-all.XXXXXX)"
@@ -69,10 +70,15 @@ csv="$tmp/latest.csv"
 source "$root/scripts/bench/lib.sh"
 # shellcheck source=scripts/bench/workload.sh
 source "$root/scripts/bench/workload.sh"
+done=0
 on_exit() {
     local rc=$?
     trap - EXIT INT TERM
     bench_cleanup
+    # An interrupted or failed run leaves what it measured for report.py.
+    if ((done == 0)) && [[ -s "$csv" ]]; then
+        mkdir -p "$out" && cp "$csv" "$out/partial.csv" && say "partial results in $out/partial.csv"
+    fi
     rm -rf "$tmp"
     exit "$rc"
 }
@@ -182,9 +188,11 @@ if ((${#cell_systems[@]} > 0)); then
                         for sys in "${cell_systems[@]}"; do
                             rate=$label
                             [[ "$label" == half ]] && rate="$(awk -v m="${maxr[$sys]}" 'BEGIN { r = int(m / 2); if (r < 1) r = 1; print r }')"
-                            # At a fixed rate the run lasts secs at that rate,
-                            # or longer if the system cannot keep up.
-                            one_run "$sys" "$n" "$client" "$size" "$label" "$rate" "$r" "$(perf_records "$rate")"
+                            # perf-test: secs worth of records at that rate, or
+                            # at the system's own maximum if that is lower (a
+                            # system that cannot keep up runs saturated, secs long).
+                            one_run "$sys" "$n" "$client" "$size" "$label" "$rate" "$r" \
+                                "$(perf_records "$(awk -v a="$rate" -v b="${maxr[$sys]}" 'BEGIN { print (a < b) ? a : b }')")"
                         done
                     done
                 done
@@ -206,6 +214,8 @@ if has "$systems" trs; then
     done
 fi
 say "measured in $((SECONDS - started)) s"
+done=1
+rm -f "$out/partial.csv"
 
 mkdir -p "$out"
 cp "$csv" "$out/latest.csv"

@@ -168,7 +168,8 @@ def main():
               "(DescribeQuorum) before each run. Both run at the same time, idle while the other is "
               "measured, so that run i of ours and of Kafka are measured back to back.\n")
     md.append(f"Clients (the same on both sides): **kq-load** (native, librdkafka defaults but linger.ms=0 and "
-              "max.in.flight.requests.per.connection=5 as the Java client's default, acks=-1, "
+              "max.in.flight.requests.per.connection=5 and queue.buffering.max.kbytes=32768, the Java "
+              "client's defaults, acks=-1, "
               f"one connection, `--seconds {a.secs}`) and **perf-test** (Kafka {a.kafka} "
               "producer-perf-test, default tiered JIT, `config/producer.properties`: acks=all, "
               f"linger.ms=1; as many records as {a.secs} s at the system's own rate). Each (nodes, "
@@ -269,7 +270,9 @@ def main():
                   "measured after the first 5 s report) and report latency from append to commit. "
                   "The figures are each leader's last 5 s line (Kafka's: its metrics' current rate "
                   "and percentiles; ours: the last 5 s window, whole ms). TestRaftServer runs "
-                  f"from the Kafka {a.kafka} broker classpath, -Xmx1G, one JVM per voter.\n")
+                  f"from the Kafka {a.kafka} broker classpath, -Xmx1G, one JVM per voter. Kafka's "
+                  "current rate divides by at least its 30 s metric window, so in runs shorter than "
+                  "about 35 s its bytes/s reads low even when it keeps up; compare the latencies.\n")
         md.append("| voters | offered | system | bytes/s (min–max) | p75 ms | p99 ms | p99.9 ms | "
                   "server CPU % | max RSS MB | ours p99 / TRS p75 |")
         md.append("|---|---|---|---|---|---|---|---|---|---|")
@@ -293,6 +296,25 @@ def main():
                           f"{num(med(col(runs, 'server_cpu_pct')))} | "
                           f"{num(rssk / 1024, 1) if rssk else '—'} | {ratio} |")
         md.append("\n(The workload CSV rows keep p75 in the p50_ms column.)\n")
+
+    # --- rss ------------------------------------------------------------------
+    if rss:
+        md.append("## Memory\n")
+        md.append("VmHWM (peak resident set) of every server process, MB, read from /proc/PID/status "
+                  "at the end of that system's runs for the node count (\"ours-workload\": the "
+                  "built-in workload runs; TRS: TestRaftServer).\n")
+        md.append("| system | nodes | VmHWM per node, MB |")
+        md.append("|---|---|---|")
+        byk = defaultdict(list)
+        for sysname, nodes, node, kb in rss:
+            byk[(sysname, nodes)].append((node, kb))
+        for (sysname, nodes), v in sorted(byk.items()):
+            # several runs of the workload: the largest per node
+            per = defaultdict(int)
+            for node, kb in v:
+                per[node] = max(per[node], kb)
+            md.append(f"| {sysname} | {nodes} | " + ", ".join(f"{per[k] / 1024:.1f}" for k in sorted(per)) + " |")
+        md.append("")
 
     # --- targets --------------------------------------------------------------
     md.append("## Targets\n")
@@ -366,59 +388,81 @@ def main():
     md.append("![throughput and latency](latest.png)\n")
     md.append(f"Raw results: [latest.csv](latest.csv) (one row per run).\n")
     open(os.path.join(a.out, "latest.md"), "w").write("\n".join(md))
-    plot(a.out, plot_tp, plot_lat)
+    plot_wl = []
+    for key in sorted(wcells):
+        n, size, rate = key
+        c = wcells[key]
+        vals = []
+        for sysname in ("ours", "trs"):
+            rs = list(c.get(sysname, {}).values())
+            vals += [med(col(rs, "p50_ms")) or 0, med(col(rs, "p99_ms")) or 0]
+        plot_wl.append((f"{n} voter(s) {rate}/s x {size} B", vals))
+    plot(a.out, plot_tp, plot_lat, plot_wl)
 
 
-def plot(out, tp, latc):
-    dat = os.path.join(out, ".plot-tp.dat")
-    dl = os.path.join(out, ".plot-lat.dat")
+def plot(out, tp, latc, wlc):
+    files = []
 
     def mm(xs):
         xs = [x for x in xs if x is not None]
         return (statistics.median(xs), min(xs), max(xs)) if xs else (0, 0, 0)
 
-    with open(dat, "w") as fh:
-        for label, o, k in tp:
-            om, ol, oh = mm(o)
-            km, kl, kh = mm(k)
-            fh.write(f'"{label}" {om} {ol} {oh} {km} {kl} {kh}\n')
-    with open(dl, "w") as fh:
-        for label, o5, op, k5, kp in latc:
-            fh.write(f'"{label}" {mm(o5)[0]} {mm(op)[0]} {mm(k5)[0]} {mm(kp)[0]}\n')
-    n_tp, n_lat = max(len(tp), 1), max(len(latc), 1)
-    width = max(1400, 40 * max(n_tp, n_lat))
-    gp = f"""
-set terminal pngcairo size {width},1100 font "sans,10"
-set output "{os.path.join(out, 'latest.png')}"
-set multiplot layout 2,1
-set style data histogram
-set style fill solid 0.8 border -1
-set boxwidth 0.9
-set xtics rotate by -45 scale 0 noenhanced
-set logscale y
-set grid ytics
-set key top right
-set title "Unlimited rate: records/s, median of runs with min-max (log scale)"
+    def datafile(name, lines):
+        path = os.path.join(out, name)
+        with open(path, "w") as fh:
+            fh.write("\n".join(lines) + "\n")
+        files.append(path)
+        return path
+
+    panels = []
+    if tp:
+        d = datafile(".plot-tp.dat", [f'"{l}" ' + " ".join(str(v) for v in mm(o) + mm(k)) for l, o, k in tp])
+        panels.append(f"""set title "Unlimited rate: records/s, median of runs with min-max (log scale)"
 set ylabel "records/s"
 set style histogram errorbars gap 2 lw 1
-plot "{dat}" using 2:3:4:xtic(1) title "ours" lc rgb "#1f77b4", \\
+plot "{d}" using 2:3:4:xtic(1) title "ours" lc rgb "#1f77b4", \\
      "" using 5:6:7 title "Kafka" lc rgb "#ff7f0e"
-set title "Fixed rates: latency p50 and p99, ms, medians (log scale)"
+""")
+    if latc:
+        d = datafile(".plot-lat.dat", [f'"{l}" {mm(a)[0]} {mm(b)[0]} {mm(c)[0]} {mm(e)[0]}'
+                                       for l, a, b, c, e in latc])
+        panels.append(f"""set title "Fixed rates: client latency p50 and p99, ms, medians (log scale)"
 set ylabel "ms"
 set style histogram clustered gap 2
-plot "{dl}" using 2:xtic(1) title "ours p50" lc rgb "#aec7e8", \\
+plot "{d}" using 2:xtic(1) title "ours p50" lc rgb "#aec7e8", \\
      "" using 3 title "ours p99" lc rgb "#1f77b4", \\
      "" using 4 title "Kafka p50" lc rgb "#ffbb78", \\
      "" using 5 title "Kafka p99" lc rgb "#ff7f0e"
-unset multiplot
-"""
-    if not latc:
-        gp = gp.replace('set title "Fixed rates', 'exit #').split("exit #")[0] + "unset multiplot\n"
+""")
+    if wlc:
+        d = datafile(".plot-wl.dat", [f'"{l}" ' + " ".join(str(max(v, 0.1)) for v in vals) for l, vals in wlc])
+        panels.append(f"""set title "Built-in workload against TestRaftServer: append-to-commit latency, ms (log scale)"
+set ylabel "ms"
+set style histogram clustered gap 2
+plot "{d}" using 2:xtic(1) title "ours p75" lc rgb "#aec7e8", \\
+     "" using 3 title "ours p99" lc rgb "#1f77b4", \\
+     "" using 4 title "TestRaftServer p75" lc rgb "#98df8a", \\
+     "" using 5 title "TestRaftServer p99" lc rgb "#2ca02c"
+""")
+    if not panels:
+        return
+    width = max(1400, 40 * max(len(tp), len(latc), 1))
+    gp = f"""set terminal pngcairo size {width},{450 * len(panels) + 100} font "sans,10"
+set output "{os.path.join(out, 'latest.png')}"
+set multiplot layout {len(panels)},1
+set style data histogram
+set style fill solid 0.8 border -1
+set boxwidth 0.9
+set xtics rotate by -30 scale 0 noenhanced
+set logscale y
+set grid ytics
+set key outside right top
+""" + "".join(panels) + "unset multiplot\n"
     r = subprocess.run(["gnuplot"], input=gp, text=True, capture_output=True)
+    for p in files:
+        os.remove(p)
     if r.returncode != 0:
         sys.exit("gnuplot failed: " + r.stderr[-500:])
-    for p in (dat, dl):
-        os.remove(p)
 
 
 if __name__ == "__main__":
