@@ -13,7 +13,7 @@ QPROBE="$root/tests/e2e/quorum_probe.py"
 HZ="$(getconf CLK_TCK)"
 KAFKA_VERSION="${KQ_BENCH_KAFKA_VERSION:-4.4.0}"
 
-say() { echo "bench-all: $*" >&2; }
+say() { echo "${bench_name:-bench-all}: $*" >&2; }
 die() {
     say "$*"
     local f
@@ -26,6 +26,17 @@ die() {
 }
 
 port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# wait_listen <pid> <port> <label> <tenths of a second>: until <port> accepts.
+wait_listen() {
+    local t
+    for ((t = 0; ; t++)); do
+        kill -0 "$1" 2>/dev/null || die "$3 exited during start-up"
+        port_in_use "$2" && return 0
+        ((t < $4)) || die "$3 does not listen on $2 within $(($4 / 10)) s"
+        sleep 0.1
+    done
+}
 
 # stop_pids <pid...>: SIGTERM, up to 15 s, then SIGKILL.
 stop_pids() {
@@ -112,12 +123,7 @@ start_ours() {
         ours_pids+=($!)
     done
     for ((i = 1; i <= nodes; i++)); do
-        for ((t = 0; ; t++)); do
-            kill -0 "${ours_pids[i - 1]}" 2>/dev/null || die "ours n$i exited during start-up"
-            port_in_use $((base + i - 1)) && break
-            ((t < 300)) || die "ours n$i does not listen within 30 s"
-            sleep 0.1
-        done
+        wait_listen "${ours_pids[i - 1]}" $((base + i - 1)) "ours n$i" 300
     done
     if [[ "${OURS_LEADER_ONLY:-0}" == 1 ]]; then
         for ((t = 0; ; t++)); do
@@ -141,9 +147,9 @@ ours_wait_synced() {
 
 kafka_lib() { KQ_KAFKA_BROKER_VERSION=$KAFKA_VERSION "$root/scripts/fetch-kafka-broker.sh"; }
 
-# Kafka's Java tools of the same release, C1+C2 JIT.
+# Kafka's admin tools of the same release (C1 only: they start faster).
 ktool() {
-    KQ_KAFKA_TOOLS_VERSION=$KAFKA_VERSION KQ_TOOLS_FULL_JIT=1 KAFKA_HEAP_OPTS=-Xmx256M \
+    KQ_KAFKA_TOOLS_VERSION=$KAFKA_VERSION KAFKA_HEAP_OPTS=-Xmx256M \
         KQ_TOOLS_LOG_LEVEL=error "$root/bin/kafka-run-class.sh" "$@"
 }
 
@@ -209,12 +215,7 @@ EOF
         kafka_pids+=($!)
     done
     for ((i = 1; i <= nodes; i++)); do
-        for ((t = 0; ; t++)); do
-            kill -0 "${kafka_pids[i - 1]}" 2>/dev/null || die "kafka broker $i exited"
-            port_in_use $((base + i - 1)) && break
-            ((t < 900)) || die "kafka broker $i does not listen within 90 s"
-            sleep 0.1
-        done
+        wait_listen "${kafka_pids[i - 1]}" $((base + i - 1)) "kafka broker $i" 900
     done
     for ((t = 0; ; t++)); do
         ktool org.apache.kafka.tools.TopicCommand --bootstrap-server "$kafka_bootstrap" \

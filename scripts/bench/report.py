@@ -102,6 +102,14 @@ def share(limits, nodes):
     return best if nodes == 1 else best / nodes
 
 
+def wl_ratios(c):
+    """Per run index: our workload's p99 over TestRaftServer's p75 (kept in
+    the p50_ms column of the workload rows)."""
+    return [f(c["ours"][i]["p99_ms"]) / f(c["trs"][i]["p50_ms"])
+            for i in sorted(set(c.get("ours", {})) & set(c.get("trs", {})))
+            if f(c["trs"][i]["p50_ms"])]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--csv", required=True)
@@ -285,9 +293,7 @@ def main():
                     continue
                 ratio = ""
                 if sysname == "ours":
-                    rs = [f(c["ours"][i]["p99_ms"]) / f(c["trs"][i]["p50_ms"])
-                          for i in sorted(set(c.get("ours", {})) & set(c.get("trs", {})))
-                          if f(c["trs"][i]["p50_ms"])]
+                    rs = wl_ratios(c)
                     ratio = f"{med(rs):.2f}" if rs else ""
                 rssk = maxrss.get(("ours-workload" if sysname == "ours" else "trs", n))
                 md.append(f"| {n} | {rate:,}/s × {size} B | {SYS_NAME[sysname]} | "
@@ -374,8 +380,7 @@ def main():
     for key in sorted(wcells):
         n, size, rate = key
         c = wcells[key]
-        rs = [f(c["ours"][i]["p99_ms"]) / f(c["trs"][i]["p50_ms"])
-              for i in sorted(set(c.get("ours", {})) & set(c.get("trs", {}))) if f(c["trs"][i]["p50_ms"])]
+        rs = wl_ratios(c)
         op = med([f(r["p99_ms"]) for r in c.get("ours", {}).values()])
         tp = med([f(r["p50_ms"]) for r in c.get("trs", {}).values()])
         if op is None or tp is None:
