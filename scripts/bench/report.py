@@ -405,6 +405,14 @@ def main():
     plot(a.out, plot_tp, plot_lat, plot_wl)
 
 
+def four_bars(title, datafile, titles, colours):
+    """A gnuplot panel of clustered bars from columns 2-5 of datafile, in ms."""
+    uses = [f'"{datafile}" using 2:xtic(1)'] + ['"" using %d' % c for c in (3, 4, 5)]
+    series = [f'{u} title "{t}" lc rgb "{c}"' for u, t, c in zip(uses, titles, colours)]
+    return (f'set title "{title}"\nset ylabel "ms"\nset style histogram clustered gap 2\n'
+            "plot " + ", \\\n     ".join(series) + "\n")
+
+
 def plot(out, tp, latc, wlc):
     files = []
 
@@ -431,24 +439,15 @@ plot "{d}" using 2:3:4:xtic(1) title "ours" lc rgb "#1f77b4", \\
     if latc:
         d = datafile(".plot-lat.dat", [f'"{l}" {mm(a)[0]} {mm(b)[0]} {mm(c)[0]} {mm(e)[0]}'
                                        for l, a, b, c, e in latc])
-        panels.append(f"""set title "Fixed rates: client latency p50 and p99, ms, medians (log scale)"
-set ylabel "ms"
-set style histogram clustered gap 2
-plot "{d}" using 2:xtic(1) title "ours p50" lc rgb "#aec7e8", \\
-     "" using 3 title "ours p99" lc rgb "#1f77b4", \\
-     "" using 4 title "Kafka p50" lc rgb "#ffbb78", \\
-     "" using 5 title "Kafka p99" lc rgb "#ff7f0e"
-""")
+        panels.append(four_bars("Fixed rates: client latency p50 and p99, ms, medians (log scale)", d,
+                                ("ours p50", "ours p99", "Kafka p50", "Kafka p99"),
+                                ("#aec7e8", "#1f77b4", "#ffbb78", "#ff7f0e")))
     if wlc:
         d = datafile(".plot-wl.dat", [f'"{l}" ' + " ".join(str(max(v, 0.1)) for v in vals) for l, vals in wlc])
-        panels.append(f"""set title "Built-in workload against TestRaftServer: append-to-commit latency, ms (log scale)"
-set ylabel "ms"
-set style histogram clustered gap 2
-plot "{d}" using 2:xtic(1) title "ours p75" lc rgb "#aec7e8", \\
-     "" using 3 title "ours p99" lc rgb "#1f77b4", \\
-     "" using 4 title "TestRaftServer p75" lc rgb "#98df8a", \\
-     "" using 5 title "TestRaftServer p99" lc rgb "#2ca02c"
-""")
+        panels.append(four_bars("Built-in workload against TestRaftServer: append-to-commit latency, "
+                                "ms (log scale)", d,
+                                ("ours p75", "ours p99", "TestRaftServer p75", "TestRaftServer p99"),
+                                ("#aec7e8", "#1f77b4", "#98df8a", "#2ca02c")))
     if not panels:
         return
     width = max(1400, 40 * max(len(tp), len(latc), 1))
