@@ -11,8 +11,11 @@
 # Defaults: 1 node, 500000 records of 100 bytes, acks=all, base port 41092.
 # KRaft combined mode (broker+controller per JVM, -Xmx1G each); broker i
 # listens on BASE+i-1, its controller on BASE+100+i-1. Topic `bench`,
-# 1 partition, replication factor = nodes. The broker and its dependencies
-# are fetched with Maven into .cache/kafka-broker/lib on first use.
+# 1 partition, replication factor = nodes, every replica in the ISR and
+# every metadata-quorum voter at lag 0 before the run (start_kafka in
+# scripts/bench/lib.sh, shared with scripts/bench-all.sh). The broker and
+# its dependencies are fetched with Maven into .cache/kafka-broker/lib on
+# first use (KQ_KAFKA_BROKER_VERSION picks another release).
 # Prints a header (stderr) and the tool's final line (stdout).
 set -euo pipefail
 
@@ -32,7 +35,7 @@ while [[ $# -gt 0 ]]; do
         --acks) acks="$2"; shift 2 ;;
         --idempotent) props="$root/config/producer-idempotent.properties"; shift ;;
         --port) base="$2"; shift 2 ;;
-        -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
         *) echo "bench-kafka: unknown argument $1" >&2; exit 1 ;;
     esac
 done
@@ -40,224 +43,25 @@ done
 [[ "$base" =~ ^[0-9]+$ ]] || { echo "bench-kafka: --port must be a number" >&2; exit 1; }
 min_isr=$((nodes / 2 + 1))
 
-# --- fetch the broker (once) -------------------------------------------------
-fetch_broker() {
-    local cache="$root/.cache/kafka-broker"
-    local lib="$cache/lib"
-    local stamp="$cache/.fetched-$kafka_version"
-    if [[ -f "$stamp" && -d "$lib" ]]; then
-        echo "$lib"
-        return 0
-    fi
-    local tool
-    for tool in java mvn; do
-        if ! command -v "$tool" >/dev/null 2>&1; then
-            echo "bench-kafka: '$tool' not found; install it with:" >&2
-            echo "  apt-get install -y default-jre-headless maven" >&2
-            return 1
-        fi
-    done
-    mkdir -p "$cache"
-    cat > "$cache/pom.xml" <<POM
-<?xml version="1.0" encoding="UTF-8"?>
-<project xmlns="http://maven.apache.org/POM/4.0.0"
-         xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"
-         xsi:schemaLocation="http://maven.apache.org/POM/4.0.0 http://maven.apache.org/xsd/maven-4.0.0.xsd">
-  <modelVersion>4.0.0</modelVersion>
-  <groupId>kq.local</groupId>
-  <artifactId>kafka-broker-classpath</artifactId>
-  <version>1</version>
-  <packaging>pom</packaging>
-  <dependencies>
-    <dependency>
-      <groupId>org.apache.kafka</groupId>
-      <artifactId>kafka_2.13</artifactId>
-      <version>$kafka_version</version>
-    </dependency>
-    <!-- The broker logs through slf4j and ships no binding. -->
-    <dependency>
-      <groupId>org.slf4j</groupId>
-      <artifactId>slf4j-simple</artifactId>
-      <version>1.7.36</version>
-    </dependency>
-  </dependencies>
-</project>
-POM
-    rm -rf "$cache/lib.tmp"
-    mkdir -p "$cache/lib.tmp"
-    echo "bench-kafka: fetching org.apache.kafka:kafka_2.13:$kafka_version and dependencies..." >&2
-    mvn -B -q -Dstyle.color=never -f "$cache/pom.xml" -Dmaven.repo.local="$cache/m2" \
-        dependency:copy-dependencies -DincludeScope=runtime \
-        -DoutputDirectory="$cache/lib.tmp" >&2
-    rm -rf "$lib"
-    mv "$cache/lib.tmp" "$lib"
-    touch "$stamp"
-    echo "$lib"
-}
-
-lib="$(fetch_broker)"
-"$root/scripts/fetch-kafka-tools.sh" > /dev/null
-
-port_open() {
-    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
-}
-
-# Our tools wrapper (bin/kafka-run-class.sh) runs TopicCommand from the tools
-# classpath; quiet and small.
-topics() {
-    KAFKA_HEAP_OPTS=-Xmx256M KQ_TOOLS_LOG_LEVEL=error \
-        "$root/bin/kafka-run-class.sh" org.apache.kafka.tools.TopicCommand "$@"
-}
-
 tmp="$(mktemp -d /tmp/kq-bench-kafka.XXXXXX)"
-pids=()
-cleanup() {
-    local p t
-    for p in "${pids[@]}"; do
-        kill "$p" 2>/dev/null || true
-    done
-    # A broker's controlled shutdown can stall without a quorum; bound it.
-    for ((t = 0; t < 150; t++)); do
-        local alive=0
-        for p in "${pids[@]}"; do
-            kill -0 "$p" 2>/dev/null && alive=1
-        done
-        ((alive == 0)) && break
-        sleep 0.1
-    done
-    for p in "${pids[@]}"; do
-        kill -9 "$p" 2>/dev/null || true
-        wait "$p" 2>/dev/null || true
-    done
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
+csv=/dev/null
+bench_name=bench-kafka
+KQ_BENCH_KAFKA_VERSION=$kafka_version
+# shellcheck source=scripts/bench/lib.sh
+source "$root/scripts/bench/lib.sh"
+trap 'bench_cleanup; rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
-
-voters=""
-bootstrap=""
-for ((i = 1; i <= nodes; i++)); do
-    voters+="${voters:+,}$i@localhost:$((base + 100 + i - 1))"
-    bootstrap+="${bootstrap:+,}localhost:$((base + i - 1))"
-done
-for ((i = 1; i <= nodes; i++)); do
-    for port in $((base + i - 1)) $((base + 100 + i - 1)); do
-        if port_open "$port"; then
-            echo "bench-kafka: port $port is in use (choose another with --port)" >&2
-            exit 1
-        fi
-    done
-done
-
-java_opts=(-Xms1G -Xmx1G -XX:+UseG1GC -XX:MaxGCPauseMillis=20
-    -XX:InitiatingHeapOccupancyPercent=35 -XX:+ExplicitGCInvokesConcurrent
-    -Djava.awt.headless=true
-    -Dorg.slf4j.simpleLogger.defaultLogLevel="${KQ_KAFKA_LOG_LEVEL:-warn}"
-    -Dorg.slf4j.simpleLogger.logFile=System.err)
-
-cluster_id="$(java -Dorg.slf4j.simpleLogger.defaultLogLevel=error -cp "$lib/*" \
-    kafka.tools.StorageTool random-uuid 2>/dev/null | tail -n 1)"
-[[ -n "$cluster_id" ]] || { echo "bench-kafka: could not make a cluster id" >&2; exit 1; }
-
-for ((i = 1; i <= nodes; i++)); do
-    port=$((base + i - 1))
-    cport=$((base + 100 + i - 1))
-    cat > "$tmp/n$i.properties" <<EOF
-process.roles=broker,controller
-node.id=$i
-listeners=PLAINTEXT://localhost:$port,CONTROLLER://localhost:$cport
-advertised.listeners=PLAINTEXT://localhost:$port
-listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
-inter.broker.listener.name=PLAINTEXT
-controller.listener.names=CONTROLLER
-controller.quorum.voters=$voters
-log.dirs=$tmp/data$i
-num.partitions=1
-default.replication.factor=$nodes
-min.insync.replicas=$min_isr
-unclean.leader.election.enable=false
-auto.create.topics.enable=false
-# Equal durability: fsync every append before it can be acknowledged.
-log.flush.interval.messages=1
-offsets.topic.replication.factor=$nodes
-transaction.state.log.replication.factor=$nodes
-transaction.state.log.min.isr=$min_isr
-share.coordinator.state.topic.replication.factor=$nodes
-share.coordinator.state.topic.min.isr=$min_isr
-group.initial.rebalance.delay.ms=0
-num.network.threads=3
-num.io.threads=8
-EOF
-    java -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "$lib/*" \
-        kafka.tools.StorageTool format --cluster-id "$cluster_id" \
-        --config "$tmp/n$i.properties" --ignore-formatted \
-        > "$tmp/format$i.log" 2>&1 ||
-        { echo "bench-kafka: storage format failed:" >&2; cat "$tmp/format$i.log" >&2; exit 1; }
-done
-for ((i = 1; i <= nodes; i++)); do
-    java "${java_opts[@]}" -cp "$lib/*" kafka.Kafka "$tmp/n$i.properties" \
-        > "$tmp/n$i.log" 2>&1 &
-    pids+=($!)
-done
-
-fail() {
-    echo "bench-kafka: $1" >&2
-    for ((i = 1; i <= nodes; i++)); do
-        echo "--- broker $i log (tail) ---" >&2
-        tail -n 20 "$tmp/n$i.log" >&2 || true
-    done
-    exit 1
-}
-
-for ((i = 1; i <= nodes; i++)); do
-    port=$((base + i - 1))
-    for ((t = 0; t < 600; t++)); do
-        port_open "$port" && break
-        kill -0 "${pids[i - 1]}" 2>/dev/null || fail "broker $i exited"
-        sleep 0.1
-    done
-    port_open "$port" || fail "broker $i did not listen on $port within 60 s"
-done
-
-# Create the topic once the brokers have registered (retry, bounded).
-created=0
-for ((t = 0; t < 20; t++)); do
-    if topics --bootstrap-server "$bootstrap" --create --if-not-exists --topic bench \
-        --partitions 1 --replication-factor "$nodes" \
-        --config min.insync.replicas="$min_isr" \
-        --config flush.messages=1 \
-        --config unclean.leader.election.enable=false \
-        > "$tmp/create.log" 2>&1; then
-        created=1
-        break
-    fi
-    sleep 1
-done
-((created)) || { cat "$tmp/create.log" >&2; fail "could not create topic bench"; }
-
-# Wait until every replica is in sync, so the run starts from a full ISR.
-insync=0
-for ((t = 0; t < 30; t++)); do
-    desc="$(topics --bootstrap-server "$bootstrap" --describe --topic bench 2>/dev/null || true)"
-    isr="$(sed -n 's/.*Isr: \([0-9,]*\).*/\1/p' <<< "$desc" | head -n 1)"
-    if [[ -n "$isr" ]] && (($(tr ',' '\n' <<< "$isr" | wc -l) == nodes)) &&
-        grep -q 'Leader: [0-9]' <<< "$desc"; then
-        insync=1
-        break
-    fi
-    sleep 1
-done
-((insync)) || fail "topic bench did not reach $nodes in-sync replicas within 30 s"
+"$root/scripts/fetch-kafka-tools.sh" > /dev/null
+start_kafka "$nodes" "$base"
 
 echo "bench-kafka: Apache Kafka $kafka_version, $nodes node(s) KRaft combined," \
     "rf=$nodes min.insync.replicas=$min_isr flush.messages=1;" \
     "$records records of $size bytes, acks=$acks, $(basename "$props")" >&2
-echo "bench-kafka: topic $(grep -o 'Configs: .*' <<< "$desc" | head -n 1)" >&2
 # No pipefail-abort on the perf tool: print what it produced, then its status.
 set +o pipefail
 "$root/bin/kafka-producer-perf-test.sh" --topic bench \
     --num-records "$records" --throughput -1 --record-size "$size" \
     --producer.config "$props" \
-    --producer-props acks="$acks" bootstrap.servers="$bootstrap" |
+    --producer-props acks="$acks" bootstrap.servers="$kafka_bootstrap" |
     tail -n 1
 exit "${PIPESTATUS[0]}"
