@@ -10,7 +10,9 @@
 # config/producer.properties: acks=all, linger.ms=1) and by the native
 # generator build/kq-load (librdkafka defaults but linger.ms=0 and at most
 # 5 requests in flight and a 32 MB send buffer, the Java client's defaults;
-# acks=-1; KQ_BENCH_LINGER_MS, KQ_BENCH_INFLIGHT, KQ_BENCH_QUEUE_KB). Before measuring,
+# two driver threads with one connection each, so that the generator is not
+# the limit at 10 B; acks=-1; KQ_BENCH_LINGER_MS, KQ_BENCH_INFLIGHT,
+# KQ_BENCH_QUEUE_KB, KQ_BENCH_THREADS). Before measuring,
 # a leader is elected and every follower is caught up; each (client, size)
 # cell starts with a warm-up run per system, then ours run i and Kafka run
 # i alternate, so a ratio is taken within one run pair. The disk's own

@@ -280,6 +280,7 @@ client_run() {
         /usr/bin/time -o "$tmp/time.out" -f '%U %S %e' \
             "$root/build/kq-load" --bootstrap "$bs" --topic "$topic" --seconds "$secs" \
             --record-size "$size" --rate "$rate" --acks -1 --linger-ms "${KQ_BENCH_LINGER_MS:-0}" \
+            --threads "${KQ_BENCH_THREADS:-2}" \
             -X max.in.flight.requests.per.connection="${KQ_BENCH_INFLIGHT:-5}" \
             -X queue.buffering.max.kbytes="${KQ_BENCH_QUEUE_KB:-32768}" --json > "$out" 2> "$out.err" &
     fi
