@@ -203,6 +203,7 @@ transaction.state.log.min.isr=$min_isr
 share.coordinator.state.topic.replication.factor=$nodes
 share.coordinator.state.topic.min.isr=$min_isr
 group.initial.rebalance.delay.ms=0
+log.retention.check.interval.ms=5000
 EOF
         java -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "$lib/*" \
             kafka.tools.StorageTool format --cluster-id "$cid" \
@@ -222,6 +223,7 @@ EOF
             --create --if-not-exists --topic bench --partitions 1 \
             --replication-factor "$nodes" --config min.insync.replicas="$min_isr" \
             --config flush.messages=1 --config unclean.leader.election.enable=false \
+            --config retention.bytes=2147483648 --config segment.bytes=268435456 \
             > "$dir/create.log" 2>&1 && break
         ((t < 30)) || die "kafka: cannot create topic bench: $(tail -n 3 "$dir/create.log")"
         sleep 1
