@@ -33,36 +33,14 @@ done
 "$root/scripts/fetch-kafka-tools.sh" > /dev/null
 
 tmp="$(mktemp -d /tmp/kq-bench-loadgen.XXXXXX)"
-pids=()
-cleanup() {
-    local p
-    for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-    for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-voters="" bootstrap=""
-for ((i = 1; i <= nodes; i++)); do
-    voters+="${voters:+,}$i@localhost:$((base + i - 1))"
-    bootstrap+="${bootstrap:+,}localhost:$((base + i - 1))"
-done
-for ((i = 1; i <= nodes; i++)); do
-    port=$((base + i - 1))
-    if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-        echo "bench-loadgen: port $port is in use (choose another with --port)" >&2
-        exit 1
-    fi
-    printf 'broker.id=%s\nlisteners=PLAINTEXT://localhost:%s\nquorum.voters=%s\nlog.dirs=%s\nverbose=false\n' \
-        "$i" "$port" "$voters" "$tmp/data$i" > "$tmp/n$i.properties"
-    "$root/build/raft-server" "$tmp/n$i.properties" > "$tmp/n$i.log" 2>&1 &
-    pids+=($!)
-done
-sync_all() {
-    /usr/bin/python3 "$root/tests/e2e/quorum_probe.py" --wait-synced 120 ${bootstrap//,/ } > /dev/null
-}
-sleep 1
-sync_all
+csv="$tmp/unused.csv"
+bench_name=bench-loadgen
+# shellcheck source=scripts/bench/lib.sh
+source "$root/scripts/bench/lib.sh"
+trap 'bench_cleanup; rm -rf "$tmp"' EXIT
+start_ours "$nodes" "$base"
+bootstrap="$ours_bootstrap"
+sync_all() { ours_wait_synced; }
 
 for size in $sizes; do
     records=$rec_large

@@ -119,8 +119,8 @@ _Static_assert(KQ_NET_READ_CHUNK_BYTES <= KQ_REQUEST_FRAME_BYTES_DEFAULT,
 #define HANDLER_RESPONSE_BYTES_MAX (256u << 20) /* one encoded response */
 /* Answers at least this large go to the transport without a copy. */
 #define HANDLER_RESPONSE_TAKE_BYTES_MIN (64u << 10)
-/* Bytes of a one-partition Fetch answer besides its records (headers,
- * topic, partition fields, tagged fields), a size hint only. */
+/* Bytes of a Fetch answer besides its records (headers, topics, partition
+ * fields, tagged fields), a size hint only: more partitions just grow it. */
 #define HANDLER_FETCH_HEADER_BYTES_MAX 512u
 #define HANDLER_RAFT_PENDING_MAX 1024           /* Raft requests waiting for the core */
 #define HANDLER_PRODUCE_PENDING_MAX 65536       /* produce requests waiting per acks */

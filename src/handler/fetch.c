@@ -178,6 +178,7 @@ void handle_fetch(handler *h, handler_request *req, kq_reader *r, uint8_t *frame
         .session_id = 0,
     };
     handler_begin_response(h, &req->header);
+    handler_size_answer(h, h->records.len);
     wire_fetch_response_encode(&h->out, v, &resp);
     handler_finish_response(h, req->slot);
 }

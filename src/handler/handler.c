@@ -55,6 +55,12 @@ void handler_begin_response(handler *h, const wire_request_header *hdr)
     wire_response_header_encode(&h->out, hdr->api_key, hdr->api_version, hdr->correlation_id);
 }
 
+void handler_size_answer(handler *h, size_t records_bytes)
+{
+    if (records_bytes > 0)
+        (void)kq_writer_ensure(&h->out, records_bytes + HANDLER_FETCH_HEADER_BYTES_MAX);
+}
+
 void handler_finish_response(handler *h, void *slot)
 {
     if (h->out.error || h->out.len < 4 || h->out.len - 4 > INT32_MAX) {

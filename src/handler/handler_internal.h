@@ -129,6 +129,10 @@ void handler_note_read_failure(handler *h, int64_t offset, int rc);
 /* Empties h->out, keeping room for the frame size in front. */
 void handler_reset_response(handler *h);
 void handler_begin_response(handler *h, const wire_request_header *hdr);
+/* After begin: grows h->out once for an answer carrying records_bytes of
+ * records (a size hint: h->out starts empty after a large answer was handed
+ * over whole, and would otherwise grow by doubling, copying as it goes). */
+void handler_size_answer(handler *h, size_t records_bytes);
 void handler_finish_response(handler *h, void *slot);
 
 void handle_api_versions(handler *h, handler_request *req, kq_reader *r);

@@ -277,9 +277,8 @@ static void encode_fetch_response(handler *h, const raft_pending *p, const raft_
         size_t max = fr->read_max_bytes > 0 ? (size_t)fr->read_max_bytes : 1;
         ssize_t n = kq_log_read(h->svc.log, fr->read_offset, fr->read_end_offset, max,
                                 &h->records);
-        /* The answer is copied once, into a buffer of the right size. */
         if (n > 0)
-            (void)kq_writer_ensure(&h->out, (size_t)n + HANDLER_FETCH_HEADER_BYTES_MAX);
+            handler_size_answer(h, (size_t)n);
         if (n < 0) {
             /* Flushed data that cannot be read: the executor stops the node
              * (fail-stop, issue 8) rather than answering STORAGE_ERROR while

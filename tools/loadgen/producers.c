@@ -180,8 +180,9 @@ int kl_producers_wait(struct kl_producers *p, uint64_t timeout_ns)
     if (ppoll(fds, (nfds_t)n, &ts, NULL) > 0) {
         for (int i = 0; i < n; i++) {
             uint64_t v;
+            /* Reset the eventfd; EAGAIN only means it was reset already. */
             if ((fds[i].revents & POLLIN) && read(fds[i].fd, &v, sizeof v) < 0)
-                continue; /* EAGAIN: drained already */
+                v = 0;
         }
     }
     return kl_producers_poll(p, -1, 0);
