@@ -97,6 +97,16 @@ typedef struct raft_log_state {
      * helps elect a leader lacking data it held. 0: no repair. */
     int64_t repair_end_offset;
     int32_t repair_last_epoch;
+    /* Snapshots (KIP-630). The log starts at start_offset (0: from the
+     * beginning); when it is above 0 there is a snapshot ending exactly
+     * there (Kafka's SnapshotAtLogStart), start_snapshot, whose epoch is
+     * the epoch before the first batch. latest_snapshot is the newest
+     * snapshot (end_offset -1: none), what a follower below the log start
+     * is sent. Zero-initialised callers mean "no snapshot" only when both
+     * end offsets are set to -1 or start_offset is 0. */
+    int64_t start_offset;
+    raft_snapshot_id start_snapshot;
+    raft_snapshot_id latest_snapshot;
 } raft_log_state;
 
 /* ---- Messages (our own structs; handler/raft_rpc.c maps them to the wire) */
@@ -110,7 +120,16 @@ enum raft_msg_type {
     RAFT_MSG_END_EPOCH_RESPONSE,
     RAFT_MSG_FETCH_REQUEST,
     RAFT_MSG_FETCH_RESPONSE,
+    RAFT_MSG_FETCH_SNAPSHOT_REQUEST,  /* KIP-630 FetchSnapshot (API 59) */
+    RAFT_MSG_FETCH_SNAPSHOT_RESPONSE,
 };
+
+/* A snapshot (KIP-630): the state of the log below end_offset; epoch is
+ * the epoch of the batch at end_offset - 1. end_offset -1: none. */
+typedef struct raft_snapshot_id {
+    int64_t end_offset;
+    int32_t epoch;
+} raft_snapshot_id;
 
 typedef struct raft_vote_request {
     int32_t candidate_epoch;
@@ -179,7 +198,38 @@ typedef struct raft_fetch_response {
     int32_t read_max_bytes;
     const uint8_t *records;
     size_t records_len;
+    /* Set (end_offset >= 0) when the fetcher must fetch this snapshot
+     * instead (its offset is below the leader's log start, or its last
+     * epoch diverges below it): KafkaRaftClient's SnapshotId. */
+    raft_snapshot_id snapshot_id;
 } raft_fetch_response;
+
+typedef struct raft_fetch_snapshot_request {
+    int32_t replica_id;
+    int32_t current_leader_epoch;
+    raft_snapshot_id snapshot_id;
+    int64_t position;  /* byte offset in the snapshot file */
+    int32_t max_bytes;
+} raft_fetch_snapshot_request;
+
+typedef struct raft_fetch_snapshot_response {
+    int16_t error;
+    int16_t partition_error;
+    int32_t leader_id;
+    int32_t leader_epoch;
+    raft_snapshot_id snapshot_id;
+    /* Outbound (from a leader): whoever sends it reads the snapshot file
+     * from position, at most read_max_bytes, and fills size, bytes and
+     * bytes_len, or sets partition_error to SNAPSHOT_NOT_FOUND (no such
+     * file) or POSITION_OUT_OF_RANGE (position beyond its size).
+     * Inbound (to a follower): size is the whole file's, bytes the chunk
+     * that starts at position. */
+    int64_t size;
+    int64_t position;
+    int32_t read_max_bytes;
+    const uint8_t *bytes;
+    size_t bytes_len;
+} raft_fetch_snapshot_response;
 
 typedef struct raft_msg {
     enum raft_msg_type type;
@@ -198,6 +248,8 @@ typedef struct raft_msg {
         raft_epoch_response end_epoch_response;
         raft_fetch_request fetch_request;
         raft_fetch_response fetch_response;
+        raft_fetch_snapshot_request fetch_snapshot_request;
+        raft_fetch_snapshot_response fetch_snapshot_response;
     } u;
 } raft_msg;
 
@@ -214,6 +266,14 @@ enum raft_event_type {
      * start of the batch holding the offset asked: a peer's DivergingEpoch
      * end inside one of our batches, as Kafka truncates). */
     RAFT_EVENT_LOG_TRUNCATED,
+    /* The node's snapshots or log start changed (a snapshot was made
+     * durable, retention advanced the log start): snapshots.start_offset,
+     * start_snapshot and latest_snapshot as in raft_log_state. */
+    RAFT_EVENT_SNAPSHOTS,
+    /* The outcome of a SNAPSHOT_INSTALL: ok, and then the log is empty and
+     * starts at snapshot_id.end_offset (everything durable); or not ok
+     * (the file failed validation and was dropped): fetch again. */
+    RAFT_EVENT_SNAPSHOT_INSTALLED,
 };
 
 typedef struct raft_event {
@@ -227,6 +287,15 @@ typedef struct raft_event {
         size_t len;
         int32_t offset_count; /* total offsets the batches take (sum of lastOffsetDelta+1) */
     } append;
+    struct {                 /* SNAPSHOTS */
+        int64_t start_offset;
+        raft_snapshot_id start_snapshot;
+        raft_snapshot_id latest_snapshot;
+    } snapshots;
+    struct {                 /* SNAPSHOT_INSTALLED */
+        bool ok;
+        raft_snapshot_id snapshot_id;
+    } installed;
 } raft_event;
 
 /* ---- Actions */
@@ -237,6 +306,15 @@ enum raft_action_type {
     RAFT_ACTION_APPEND,           /* append batches */
     RAFT_ACTION_FLUSH,            /* start an fsync covering everything appended so far */
     RAFT_ACTION_SEND,             /* send msg (a request, or a response by token) */
+    /* Follower fetching a snapshot (KIP-630): write chunk bytes at position
+     * of the snapshot's .part file (position 0 starts a new one). */
+    RAFT_ACTION_SNAPSHOT_WRITE,
+    /* The .part file is complete: validate it, make it durable, replace the
+     * log (and producer state) by it, then report SNAPSHOT_INSTALLED. Never
+     * emitted by a leader (Kafka's LeaderNeverLoadSnapshot), never while a
+     * flush is out. */
+    RAFT_ACTION_SNAPSHOT_INSTALL,
+    RAFT_ACTION_SNAPSHOT_ABORT,   /* drop the .part file of snapshot_id */
 };
 
 typedef struct raft_action {
@@ -253,6 +331,12 @@ typedef struct raft_action {
         int32_t epoch;
     } append;
     raft_msg msg; /* SEND */
+    struct {      /* SNAPSHOT_WRITE / INSTALL / ABORT */
+        raft_snapshot_id id;
+        int64_t position;
+        const uint8_t *bytes; /* borrowed: valid until the next raft_step */
+        size_t len;
+    } snapshot;
 } raft_action;
 
 typedef struct raft_output {
@@ -290,6 +374,9 @@ typedef struct raft_status {
     int64_t log_end_offset;
     int64_t flushed_offset;
     int64_t repair_end_offset; /* > flushed_offset while repairing, else 0 */
+    int64_t log_start_offset;
+    raft_snapshot_id latest_snapshot; /* end_offset -1: none */
+    bool fetching_snapshot;    /* a follower transferring a snapshot */
     /* Leader only: every voter (itself included) and observer it has seen. */
     raft_replica_status voters[RAFT_VOTERS_MAX];
     int voter_count;
