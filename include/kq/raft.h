@@ -78,6 +78,13 @@ typedef struct raft_quorum_state {
     int32_t leader_id;
 } raft_quorum_state;
 
+/* A snapshot (KIP-630): the state of the log below end_offset; epoch is
+ * the epoch of the batch at end_offset - 1. end_offset -1: none. */
+typedef struct raft_snapshot_id {
+    int64_t end_offset;
+    int32_t epoch;
+} raft_snapshot_id;
+
 typedef struct raft_epoch_entry {
     int32_t epoch;
     int64_t start_offset;
@@ -124,12 +131,6 @@ enum raft_msg_type {
     RAFT_MSG_FETCH_SNAPSHOT_RESPONSE,
 };
 
-/* A snapshot (KIP-630): the state of the log below end_offset; epoch is
- * the epoch of the batch at end_offset - 1. end_offset -1: none. */
-typedef struct raft_snapshot_id {
-    int64_t end_offset;
-    int32_t epoch;
-} raft_snapshot_id;
 
 typedef struct raft_vote_request {
     int32_t candidate_epoch;
