@@ -57,6 +57,13 @@ typedef struct exec_config {
     uint64_t random_seed;                /* the core's jitter */
     uint32_t fetch_max_bytes;            /* a follower's fetch size; 0: 1 MiB */
     uint32_t append_linger_ms;           /* quorum.append.linger.ms (raft_config) */
+    /* Snapshots and retention (KIP-630, README "Snapshots and retention").
+     * 0 in a field means Kafka's default (limits.h EXEC_SNAPSHOT_*). */
+    uint64_t snapshot_bytes_between;     /* metadata.log.max.record.bytes.between.snapshots */
+    uint64_t snapshot_interval_ms;       /* metadata.log.max.snapshot.interval.ms; UINT64_MAX: never */
+    int64_t retention_bytes;             /* metadata.max.retention.bytes; -1: unlimited */
+    int64_t retention_ms;                /* metadata.max.retention.ms; -1: unlimited */
+    uint32_t fetch_snapshot_max_bytes;   /* controller.quorum.fetch.snapshot.max.bytes */
     /* First producer id this incarnation may hand out (see producer ids in
      * the README); the daemon derives it from the wall clock. */
     int64_t producer_id_base;
@@ -106,6 +113,11 @@ typedef struct exec_env {
     /* Runs kq_log_flush_run(job) somewhere; then, on the loop thread, the
      * env calls exec_flush_done(x, job, rc) exactly once. */
     void (*flush_start)(void *ctx, kq_log_flush_job *job);
+    /* Runs exec_snapshot_job_run(job) somewhere (it writes and fsyncs one
+     * snapshot file, touching only the job); then, on the loop thread, the
+     * env calls exec_snapshot_done(x, job, rc) exactly once. NULL: run at
+     * once on the loop. */
+    void (*snapshot_start)(void *ctx, struct exec_snapshot_job *job);
     /* Calls exec_on_timer no later than due_ms (re-arming replaces). */
     void (*arm_timer)(void *ctx, int64_t due_ms);
     /* The node must stop (never retried). The daemon exits; the simulator
@@ -148,6 +160,10 @@ void exec_on_timer(kq_exec *x);
  * committed. A no-op without a workload. */
 void exec_workload_stop(kq_exec *x);
 void exec_flush_done(kq_exec *x, kq_log_flush_job *job, int rc);
+/* A snapshot job (env->snapshot_start): run on any thread, done on the loop. */
+struct exec_snapshot_job;
+int exec_snapshot_job_run(struct exec_snapshot_job *job);
+void exec_snapshot_done(kq_exec *x, struct exec_snapshot_job *job, int rc);
 /* Graceful shutdown: a leader resigns with EndQuorumEpoch; then
  * env->on_shutdown_complete. */
 void exec_request_shutdown(kq_exec *x);

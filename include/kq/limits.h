@@ -72,6 +72,10 @@ _Static_assert(KQ_NET_READ_CHUNK_BYTES <= KQ_REQUEST_FRAME_BYTES_DEFAULT,
 #define RAFT_ACTIONS_MAX 64
 #define RAFT_PARKED_FETCH_MAX 64            /* replica fetches a leader holds */
 #define RAFT_EPOCH_CACHE_MAX 4096           /* leader epochs remembered */
+/* A snapshot file (KIP-630): larger ones are refused on read and transfer. */
+#ifndef KQ_SNAPSHOT_BYTES_MAX
+#define KQ_SNAPSHOT_BYTES_MAX (64u << 20)
+#endif
 /* Largest quorum.append.linger.ms: a linger must stay well inside the
  * fetch timeout, or followers' long polls would expire while it runs. */
 #define RAFT_APPEND_LINGER_MS_MAX 1000
@@ -105,6 +109,19 @@ _Static_assert(KQ_NET_READ_CHUNK_BYTES <= KQ_REQUEST_FRAME_BYTES_DEFAULT,
  * segments): restart time stays bounded; a producer silent for longer is
  * forgotten, as Kafka expires idle producer ids. */
 #define EXEC_PRODUCER_REBUILD_BYTES (1ull << 30)
+/* Snapshots and retention: Kafka's defaults for the KRaft metadata log. */
+#define EXEC_SNAPSHOT_BYTES_BETWEEN_DEFAULT (20ull << 20)   /* 20 MiB */
+#define EXEC_SNAPSHOT_INTERVAL_MS_DEFAULT 3600000ull         /* 1 h */
+#define EXEC_RETENTION_BYTES_DEFAULT (100ll << 20)           /* 100 MiB */
+#define EXEC_RETENTION_MS_DEFAULT 604800000ll                /* 7 days */
+#define EXEC_FETCH_SNAPSHOT_MAX_BYTES_DEFAULT (1u << 20)
+/* Snapshot files a node keeps (the one at the log start, the newest and
+ * steps between for retention), and how long a leader keeps an older one
+ * after a follower last read from it. */
+#define EXEC_SNAPSHOTS_MAX 16
+#define EXEC_SNAPSHOT_SERVED_KEEP_MS 30000
+_Static_assert(EXEC_FETCH_SNAPSHOT_MAX_BYTES_DEFAULT <= KQ_SNAPSHOT_BYTES_MAX,
+               "one chunk fits in a snapshot");
 
 /* glibc malloc (src/daemon/main.c): blocks up to this size come from the
  * heap, not from a fresh mmap per block; at most the trim threshold of free

@@ -62,6 +62,9 @@ typedef struct raft_config {
     uint32_t retry_backoff_ms;        /* quorum.retry.backoff.ms */
     uint32_t fetch_max_wait_ms;       /* long-poll wait a follower asks for (Kafka: 500) */
     uint32_t fetch_max_bytes;         /* per follower fetch */
+    /* controller.quorum.fetch.snapshot.max.bytes: one FetchSnapshot chunk
+     * (asked by a follower, granted at most by a leader); 0: 1 MiB. */
+    uint32_t fetch_snapshot_max_bytes;
     /* quorum.append.linger.ms: a leader with unflushed appends waits this
      * long after the first of them before it starts the fsync covering
      * them, so that one fsync covers more (0: at once). Followers never

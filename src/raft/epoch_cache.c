@@ -33,7 +33,7 @@ void raft_ec_truncate(raft_epoch_cache *ec, int64_t offset)
 
 int32_t raft_ec_last_epoch(const raft_epoch_cache *ec)
 {
-    return ec->count > 0 ? ec->entries[ec->count - 1].epoch : 0;
+    return ec->count > 0 ? ec->entries[ec->count - 1].epoch : ec->base_epoch;
 }
 
 int32_t raft_ec_epoch_of(const raft_epoch_cache *ec, int64_t offset)
@@ -41,7 +41,7 @@ int32_t raft_ec_epoch_of(const raft_epoch_cache *ec, int64_t offset)
     for (int i = ec->count - 1; i >= 0; i--)
         if (ec->entries[i].start_offset <= offset)
             return ec->entries[i].epoch;
-    return 0;
+    return ec->base_epoch;
 }
 
 void raft_ec_end_for(const raft_epoch_cache *ec, int32_t epoch, int64_t log_end,
@@ -53,6 +53,11 @@ void raft_ec_end_for(const raft_epoch_cache *ec, int32_t epoch, int64_t log_end,
             *end_offset = i + 1 < ec->count ? ec->entries[i + 1].start_offset : log_end;
             return;
         }
+    }
+    if (ec->base_epoch > 0 && ec->base_epoch <= epoch) { /* below the first entry */
+        *found_epoch = ec->base_epoch;
+        *end_offset = ec->count > 0 ? ec->entries[0].start_offset : log_end;
+        return;
     }
     *found_epoch = 0;
     *end_offset = 0;

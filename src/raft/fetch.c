@@ -29,6 +29,7 @@ static raft_msg response_to(const raft *r, int32_t to, uint64_t token)
     f->diverging_end_offset = -1;
     f->read_offset = -1;
     f->read_end_offset = -1;
+    f->snapshot_id = (raft_snapshot_id){.end_offset = -1, .epoch = -1};
     return m;
 }
 
@@ -123,6 +124,14 @@ void raft_on_fetch_request(raft *r, const raft_msg *m, raft_output *out)
         err = KAFKA_INVALID_REQUEST;
     if (err != KAFKA_NONE) {
         f->partition_error = err;
+        raft_out_send(out, &resp);
+        return;
+    }
+    if (raft_fetch_needs_snapshot(r, req->fetch_offset, req->last_fetched_epoch)) {
+        raft_peer *p = raft_voter(r, req->replica_id);
+        if (p)
+            p->last_fetch_ms = r->now_ms; /* in contact, far behind */
+        f->snapshot_id = r->latest_snapshot;
         raft_out_send(out, &resp);
         return;
     }

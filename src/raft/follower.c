@@ -65,6 +65,11 @@ void raft_maybe_fetch(raft *r, raft_output *out)
     raft_peer *p = pick_target(r);
     if (!p || !raft_can_request(r, p, out))
         return;
+    if (r->fs_active) {
+        if (!r->fs_installing && r->role == RAFT_ROLE_FOLLOWER)
+            raft_snapshot_request(r, out, p);
+        return;
+    }
     int64_t pos = raft_fetch_position(r);
     raft_msg m = {.type = RAFT_MSG_FETCH_REQUEST};
     m.u.fetch_request = (raft_fetch_request){
@@ -229,6 +234,18 @@ void raft_on_fetch_response(raft *r, const raft_msg *m, raft_output *out)
     if (err != KAFKA_NONE || !from_leader) {
         raft_request_done(r, p, RAFT_MSG_FETCH_RESPONSE);
         p->out.retry_at_ms = r->now_ms + r->cfg.retry_backoff_ms;
+        return;
+    }
+    if (f->snapshot_id.end_offset >= 0) { /* KIP-630: take the leader's snapshot */
+        if (!raft_snapshot_answer_valid(&req, &f->snapshot_id))
+            return; /* a copy of an earlier answer */
+        raft_request_done(r, p, RAFT_MSG_FETCH_RESPONSE);
+        r->fetch_deadline_ms = r->now_ms + raft_fetch_timeout(r);
+        r->leader_contact_ms = r->now_ms;
+        if (raft_snapshot_can_begin(r, &req, &f->snapshot_id))
+            raft_snapshot_begin(r, out, &f->snapshot_id);
+        else
+            p->out.retry_at_ms = r->now_ms + r->cfg.retry_backoff_ms;
         return;
     }
     if (!answers_fetch(r, &req, f))

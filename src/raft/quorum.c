@@ -85,6 +85,8 @@ static void transition(raft *r, raft_output *out, enum raft_role role, int32_t e
                    nq.leader_id != r->q.leader_id;
     if (nq.epoch != r->q.epoch || nq.leader_id != r->q.leader_id)
         r->leader_contact_ms = -1;
+    if (nq.epoch != r->q.epoch || nq.leader_id != r->q.leader_id || role != RAFT_ROLE_FOLLOWER)
+        raft_snapshot_drop(r, out); /* a transfer is from one leader in one epoch */
     r->q = nq;
     r->role = role;
     if (changed || r->qstate_pending) {

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kq/assert.h"
 #include "kq/kafka_errors.h"
 #include "kq/limits.h"
 #include "raft_internal.h"
@@ -82,7 +83,9 @@ raft *raft_create(const raft_config *config, const raft_quorum_state *qstate,
 {
     if (!config || !config_valid(config))
         return NULL;
-    if (log && (log->end_offset < 0 || log->epoch_count < 0 ||
+    if (log && (log->end_offset < 0 || log->epoch_count < 0 || log->start_offset < 0 ||
+                log->start_offset > log->end_offset ||
+                (log->start_offset > 0 && log->start_snapshot.end_offset != log->start_offset) ||
                 log->epoch_count > RAFT_EPOCH_CACHE_MAX ||
                 (log->epoch_count > 0 && !log->epochs)))
         return NULL;
@@ -122,6 +125,17 @@ raft *raft_create(const raft_config *config, const raft_quorum_state *qstate,
         if (log->epochs[i].start_offset <= r->end_offset && log->epochs[i].epoch >= 0)
             raft_ec_append(&r->ec, log->epochs[i].epoch, log->epochs[i].start_offset);
     raft_ec_truncate(&r->ec, r->end_offset + 1);
+    r->latest_snapshot = (raft_snapshot_id){.end_offset = -1, .epoch = -1};
+    r->start_snapshot = r->latest_snapshot;
+    if (log && log->start_offset > 0) {
+        r->log_start = log->start_offset;
+        r->start_snapshot = log->start_snapshot;
+        r->ec.base_epoch = log->start_snapshot.epoch;
+    }
+    if (log && log->latest_snapshot.end_offset > 0)
+        r->latest_snapshot = log->latest_snapshot;
+    if (r->cfg.fetch_snapshot_max_bytes == 0)
+        r->cfg.fetch_snapshot_max_bytes = 1u << 20;
 
     r->q = qstate ? *qstate : (raft_quorum_state){.epoch = 0, .voted_id = -1, .leader_id = -1};
     if (r->q.epoch < 0)
@@ -163,6 +177,7 @@ void raft_truncate(raft *r, raft_output *out, int64_t offset)
 {
     if (offset < 0 || offset >= r->end_offset)
         return;
+    KQ_ASSERT(offset >= r->log_start); /* never below the snapshot at the log start */
     raft_action *a = raft_out_push(out, RAFT_ACTION_TRUNCATE);
     if (!a)
         return;
@@ -238,6 +253,8 @@ static void on_receive(raft *r, const raft_msg *m, raft_output *out)
     case RAFT_MSG_END_EPOCH_RESPONSE: raft_on_end_epoch_response(r, m, out); break;
     case RAFT_MSG_FETCH_REQUEST: raft_on_fetch_request(r, m, out); break;
     case RAFT_MSG_FETCH_RESPONSE: raft_on_fetch_response(r, m, out); break;
+    case RAFT_MSG_FETCH_SNAPSHOT_REQUEST: raft_on_fetch_snapshot_request(r, m, out); break;
+    case RAFT_MSG_FETCH_SNAPSHOT_RESPONSE: raft_on_fetch_snapshot_response(r, m, out); break;
     }
 }
 
@@ -287,6 +304,8 @@ void raft_step(raft *r, const raft_event *ev, raft_output *out)
     case RAFT_EVENT_CLIENT_APPEND: raft_on_client_append(r, ev, out); break;
     case RAFT_EVENT_SHUTDOWN: raft_on_shutdown(r, out); break;
     case RAFT_EVENT_LOG_TRUNCATED: raft_note_end(r, ev->log_end_offset); break;
+    case RAFT_EVENT_SNAPSHOTS: raft_on_snapshots(r, ev); break;
+    case RAFT_EVENT_SNAPSHOT_INSTALLED: raft_on_snapshot_installed(r, ev, out); break;
     }
 
     /* Run the current role's timers until the role settles (a single voter
@@ -332,6 +351,9 @@ void raft_get_status(const raft *r, raft_status *s)
     s->log_end_offset = r->end_offset;
     s->flushed_offset = r->flushed_offset;
     s->repair_end_offset = raft_repairing(r) ? r->repair_end : 0;
+    s->log_start_offset = r->log_start;
+    s->latest_snapshot = r->latest_snapshot;
+    s->fetching_snapshot = r->fs_active;
     if (r->role != RAFT_ROLE_LEADER)
         return;
     for (int i = 0; i < r->voter_count; i++) {

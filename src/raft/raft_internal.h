@@ -60,6 +60,9 @@ typedef struct raft_parked_fetch {
 typedef struct raft_epoch_cache {
     raft_epoch_entry *entries; /* RAFT_EPOCH_CACHE_MAX, allocated at create */
     int count;
+    /* The epoch of everything below the first entry: the epoch of the
+     * snapshot at the log start (0 without one). */
+    int32_t base_epoch;
 } raft_epoch_cache;
 
 struct raft {
@@ -83,6 +86,16 @@ struct raft {
      * end) is due at this time (raft_maybe_fetch). */
     int64_t flush_keepalive_at_ms;
     raft_epoch_cache ec;
+    /* KIP-630: the log start, the snapshot ending there and the newest. */
+    int64_t log_start;
+    raft_snapshot_id start_snapshot;
+    raft_snapshot_id latest_snapshot;
+    /* A follower's snapshot transfer (snapshot.c). */
+    bool fs_active;
+    bool fs_installing; /* INSTALL emitted, INSTALLED not yet seen */
+    raft_snapshot_id fs_id;
+    int64_t fs_position;
+    int64_t fs_size;    /* -1 until the first chunk */
 
     raft_peer voters[RAFT_VOTERS_MAX];
     int voter_count;
@@ -239,6 +252,22 @@ void raft_on_fetch_response(raft *r, const raft_msg *m, raft_output *out);
 void raft_on_begin_epoch_request(raft *r, const raft_msg *m, raft_output *out);
 void raft_on_end_epoch_request(raft *r, const raft_msg *m, raft_output *out);
 void raft_follower_update_hw(raft *r, raft_output *out);
+
+/* snapshot.c */
+/* Kafka's validateOffsetAndEpoch: the fetcher must take the latest snapshot. */
+bool raft_fetch_needs_snapshot(const raft *r, int64_t fetch_offset, int32_t last_epoch);
+void raft_on_fetch_snapshot_request(raft *r, const raft_msg *m, raft_output *out);
+void raft_on_fetch_snapshot_response(raft *r, const raft_msg *m, raft_output *out);
+bool raft_snapshot_answer_valid(const raft_outbound *req,
+                                const raft_snapshot_id *id);
+/* Not while a flush is out, and never below the high watermark. */
+bool raft_snapshot_can_begin(const raft *r, const raft_outbound *req, const raft_snapshot_id *id);
+void raft_snapshot_begin(raft *r, raft_output *out, const raft_snapshot_id *id);
+/* Drops a transfer in progress (ABORT), e.g. when the leader changes. */
+void raft_snapshot_drop(raft *r, raft_output *out);
+bool raft_snapshot_request(raft *r, raft_output *out, raft_peer *p);
+void raft_on_snapshot_installed(raft *r, const raft_event *ev, raft_output *out);
+void raft_on_snapshots(raft *r, const raft_event *ev);
 
 /* raft.c */
 void raft_set_hw(raft *r, raft_output *out, int64_t hw);
