@@ -120,6 +120,7 @@ _Static_assert(KQ_NET_READ_CHUNK_BYTES <= KQ_REQUEST_FRAME_BYTES_DEFAULT,
  * after a follower last read from it. */
 #define EXEC_SNAPSHOTS_MAX 16
 #define EXEC_SNAPSHOT_SERVED_KEEP_MS 30000
+#define EXEC_RETENTION_CHECK_MS 1000 /* how often time-based retention is checked */
 _Static_assert(EXEC_FETCH_SNAPSHOT_MAX_BYTES_DEFAULT <= KQ_SNAPSHOT_BYTES_MAX,
                "one chunk fits in a snapshot");
 

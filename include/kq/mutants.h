@@ -23,6 +23,10 @@ enum kq_mutant {
     /* handler: Raft RPCs and replica Fetch are taken on any listener, from
      * any client naming a voter (issue 9's forged replica_id) */
     KQ_MUTANT_QUORUM_ANY_LISTENER = 1u << 7,
+    /* executor: retention may use a snapshot before its file is durable */
+    KQ_MUTANT_DELETE_BEFORE_SNAPSHOT_DURABLE = 1u << 8,
+    /* executor: a snapshot is written at the log end, above the high watermark */
+    KQ_MUTANT_SNAPSHOT_ABOVE_HW = 1u << 9,
 };
 
 #endif

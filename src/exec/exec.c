@@ -147,6 +147,7 @@ static raft *exec_make_core(kq_exec *x, const raft_quorum_state *qs)
         .epochs = epochs,
         .epoch_count = kq_log_epochs(x->log, epochs, RAFT_EPOCH_CACHE_MAX),
     };
+    exec_snapshots_log_state(x, &ls);
     if (x->repair_end > 0) {
         ls.repair_end_offset = x->repair_end;
         ls.repair_last_epoch = x->repair_epoch;
@@ -167,6 +168,9 @@ static raft *exec_make_core(kq_exec *x, const raft_quorum_state *qs)
         .retry_backoff_ms = c->retry_backoff_ms,
         .fetch_max_wait_ms = EXEC_FETCH_MAX_WAIT_MS,
         .fetch_max_bytes = c->fetch_max_bytes ? c->fetch_max_bytes : EXEC_FETCH_MAX_BYTES,
+        .fetch_snapshot_max_bytes = c->fetch_snapshot_max_bytes
+                                        ? c->fetch_snapshot_max_bytes
+                                        : EXEC_FETCH_SNAPSHOT_MAX_BYTES_DEFAULT,
         .append_linger_ms = c->append_linger_ms,
         .random_seed = c->random_seed,
         .mutants = c->raft_mutants,
@@ -263,7 +267,7 @@ kq_exec *exec_create(const exec_config *config, const exec_env *env, char *err, 
     x->truncated_lower = -1;
     exec_metrics_init(x);
     raft_quorum_state qs;
-    if (!exec_open_storage(x, &qs, err, errlen))
+    if (!exec_open_storage(x, &qs, err, errlen) || !exec_snapshots_open(x, err, errlen))
         goto fail;
     x->producers = producer_state_create(EXEC_PRODUCERS_MAX);
     if (!x->producers) {
@@ -309,6 +313,7 @@ void exec_destroy(kq_exec *x, bool abandon_flush)
         kq_log_flush_end(x->log, x->flush_job); /* frees the job; the log closes next */
         x->flush_job = NULL;
     }
+    exec_snapshots_close(x, abandon_flush);
     if (x->log && abandon_flush)
         kq_log_abandon(x->log); /* a crash: nothing more reaches the disk */
     else if (x->log)

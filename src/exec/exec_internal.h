@@ -8,6 +8,38 @@
 #include "kq/producer_state.h"
 
 
+/* A snapshot file this node holds, durable (exec_snapshot.c). */
+typedef struct exec_snapshot_file {
+    raft_snapshot_id id;
+    int64_t timestamp_ms; /* its header's LastContainedLogTimestamp */
+    int64_t served_ms;    /* a follower last read from it (-1 never) */
+} exec_snapshot_file;
+
+/* Snapshots and retention (KIP-630). A snapshot is taken in two steps: when
+ * one is due, the producer state at the log end is encoded at once (the
+ * candidate: the state at exactly that offset); once the high watermark and
+ * the flushed offset cover that offset, a job writes and fsyncs the file;
+ * once it is durable it is published (the core told, retention run). */
+typedef struct exec_snapshots {
+    exec_snapshot_file files[EXEC_SNAPSHOTS_MAX]; /* ascending, durable */
+    int count;
+    uint64_t bytes_since;  /* appended since the last candidate */
+    int64_t last_taken_ms; /* when the last candidate was taken */
+    bool cand;
+    raft_snapshot_id cand_id;
+    int64_t cand_timestamp_ms;
+    kq_writer cand_bytes;
+    struct exec_snapshot_job *job; /* handed to env->snapshot_start, not done */
+    int64_t retention_due_ms;
+    /* Largest producer id per node prefix known below the latest snapshot. */
+    struct { int32_t node_prefix; int64_t max_id; } pid_max[KQ_SNAPSHOT_PID_NODES_MAX];
+    int pid_max_count;
+    bool tell_pending;     /* a SNAPSHOTS event to step after the output */
+    bool installed;        /* a SNAPSHOT_INSTALL ran: report it */
+    bool install_ok;
+    raft_snapshot_id install_id;
+} exec_snapshots;
+
 /* A client request relayed to the leader (DescribeQuorum), waiting. */
 typedef struct exec_relay {
     bool in_use;
@@ -68,6 +100,7 @@ struct kq_exec {
     bool endpoint_inflight[EXEC_VOTERS_MAX];
     int64_t endpoint_due_ms[EXEC_VOTERS_MAX];
     exec_metrics metrics; /* exec_metrics.c */
+    exec_snapshots snap;  /* exec_snapshot.c */
 };
 
 int64_t exec_now(kq_exec *x);
@@ -113,5 +146,38 @@ void exec_append(kq_exec *x, const handler_append *a);
 /* The core's APPEND action: the log, then producer state. */
 void exec_log_append(kq_exec *x, const raft_action *a);
 void exec_rebuild_producers(kq_exec *x);
+
+/* exec_snapshot.c */
+bool exec_snapshots_open(kq_exec *x, char *err, size_t errlen);
+void exec_snapshots_close(kq_exec *x, bool abandon);
+void exec_snapshot_job_free(struct exec_snapshot_job *job);
+struct kq_snapshot_meta;
+/* The producer-id maxima of a loaded snapshot. */
+void exec_snapshot_take_meta(kq_exec *x, const struct kq_snapshot_meta *m);
+/* What the core needs to know at create. */
+void exec_snapshots_log_state(const kq_exec *x, raft_log_state *ls);
+/* Loads the latest snapshot's producer state into x->producers and
+ * returns its end offset (where the rebuild scan starts), or -1 when there
+ * is none to start from. */
+int64_t exec_snapshot_load_producers(kq_exec *x);
+void exec_snapshot_appended(kq_exec *x, size_t bytes);
+void exec_snapshot_truncated(kq_exec *x, int64_t offset);
+/* After every entry point: take a candidate when one is due, start its job
+ * once covered, run retention when due. */
+void exec_snapshot_settle(kq_exec *x);
+int64_t exec_snapshot_due(const kq_exec *x);
+void exec_snapshot_publish(kq_exec *x, raft_snapshot_id id, int64_t timestamp_ms);
+void exec_snapshot_tell_core(kq_exec *x);
+/* exec_retention.c */
+void exec_retention_run(kq_exec *x);
+void exec_snapshot_forget(kq_exec *x, int i);
+/* exec_snapshot_transfer.c: the follower's actions and the leader's reads */
+void exec_snapshot_action(kq_exec *x, const raft_action *a);
+bool exec_snapshot_followup(kq_exec *x, raft_event *ev);
+/* Fills a FetchSnapshot answer's chunk; returns the Kafka error. */
+/* Answers a FetchSnapshot the core emitted (token set), with its chunk. */
+void exec_snapshot_answer(kq_exec *x, const raft_msg *msg);
+int16_t exec_snapshot_read_chunk(kq_exec *x, const raft_fetch_snapshot_response *f,
+                                 kq_writer *out, int64_t *size);
 
 #endif

@@ -44,6 +44,10 @@ static void exec_send_failed(kq_exec *x, const raft_msg *msg)
 
 void exec_send(kq_exec *x, const raft_msg *msg)
 {
+    if (msg->token != 0 && msg->type == RAFT_MSG_FETCH_SNAPSHOT_RESPONSE) {
+        exec_snapshot_answer(x, msg);
+        return;
+    }
     if (msg->token != 0) {
         handler_send_raft_response(x->handler, msg);
         return;

@@ -75,6 +75,7 @@ void exec_log_append(kq_exec *x, const raft_action *a)
         return;
     }
     producer_state_record_batches(x->producers, data, a->append.len); /* recorded here only */
+    exec_snapshot_appended(x, a->append.len);
     int64_t fetched = a->append.base_offset < 0 ? kq_log_end_offset(x->log) - end_before : 0;
     exec_metrics_log_appended(x, a->append.len, fetched);
 }
@@ -92,10 +93,21 @@ static int exec_rebuild_batch(void *ctx, const uint8_t *batch, size_t len)
     return 0;
 }
 
+/* From the latest snapshot and the log after it (bounded by the snapshot
+ * interval); a log without one: its last EXEC_PRODUCER_REBUILD_BYTES. */
 void exec_rebuild_producers(kq_exec *x)
 {
     producer_state_clear(x->producers);
-    int64_t from = kq_log_tail_start(x->log, EXEC_PRODUCER_REBUILD_BYTES);
+    int64_t from = exec_snapshot_load_producers(x);
+    if (x->failed)
+        return;
+    if (from < 0)
+        from = kq_log_tail_start(x->log, EXEC_PRODUCER_REBUILD_BYTES);
+    if (from >= kq_log_end_offset(x->log)) {
+        x->rebuild_next = from;
+        x->rebuild_rc = 0;
+        return;
+    }
     x->rebuild_next = from;
     int rc = kq_log_scan(x->log, from, exec_rebuild_batch, x);
     x->rebuild_rc = rc;

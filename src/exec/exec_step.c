@@ -43,6 +43,7 @@ static void exec_truncate(kq_exec *x, int64_t offset)
         return;
     }
     log_line("node %d: truncated the log to offset %" PRId64, x->cfg.node_id, offset);
+    exec_snapshot_truncated(x, offset);
     exec_rebuild_producers(x);
     if (x->env.on_truncated && !x->failed)
         x->env.on_truncated(x->env.ctx, offset);
@@ -84,6 +85,11 @@ static void exec_action(kq_exec *x, const raft_action *a)
         break;
     case RAFT_ACTION_SEND:
         exec_send(x, &a->msg);
+        break;
+    case RAFT_ACTION_SNAPSHOT_WRITE:
+    case RAFT_ACTION_SNAPSHOT_INSTALL:
+    case RAFT_ACTION_SNAPSHOT_ABORT:
+        exec_snapshot_action(x, a);
         break;
     }
 }
@@ -171,6 +177,8 @@ static void exec_step_one(kq_exec *x, raft_event *event)
 static bool exec_next_followup(kq_exec *x, raft_event *ev)
 {
     memset(ev, 0, sizeof(*ev));
+    if (exec_snapshot_followup(x, ev))
+        return true;
     if (x->truncated_lower >= 0) {
         ev->type = RAFT_EVENT_LOG_TRUNCATED;
         ev->log_end_offset = x->truncated_lower;
@@ -233,6 +241,9 @@ void exec_settle(kq_exec *x)
     handler_on_progress(x->handler);
     if (!exec_reads_ok(x))
         return;
+    exec_snapshot_settle(x);
+    if (x->failed)
+        return;
     int64_t due = x->raft_wake_ms;
     int64_t h = handler_next_deadline(x->handler);
     if (h < due)
@@ -243,5 +254,8 @@ void exec_settle(kq_exec *x)
     int64_t wl = exec_workload_due(x);
     if (wl < due)
         due = wl;
+    int64_t sn = exec_snapshot_due(x);
+    if (sn < due)
+        due = sn;
     x->env.arm_timer(x->env.ctx, due);
 }

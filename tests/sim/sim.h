@@ -29,6 +29,8 @@ enum w_ev {
     W_EV_REQ_TIMEOUT,    /* the requester gives up (arg: request id) */
     W_EV_CLIENT,         /* a client acts (node = client index) */
     W_EV_RESUME,         /* a paused node is stepped again */
+    W_EV_SNAP_RUN,       /* node's snapshot job writes its file (gen = incarnation) */
+    W_EV_SNAP_DONE,      /* ... and completes */
 };
 
 /* A frame in flight: a request to node `to` or its answer back. */
@@ -85,6 +87,9 @@ typedef struct w_node {
     kq_log_flush_job *job;
     bool job_synced;
     int job_rc;
+    struct exec_snapshot_job *snap_job; /* handed out by the executor, not done */
+    bool snap_ran;
+    int snap_rc;
     uint64_t timer_gen;
     int64_t timer_due;
     w_slot **slots;   /* delivered, unanswered */

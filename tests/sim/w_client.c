@@ -747,6 +747,14 @@ static void wc_on_fetch(w_world *w, w_client *c, const wc_inflight *f, const uin
         c->known_epoch = -1;
         return;
     case KAFKA_OFFSET_OUT_OF_RANGE:
+        /* Retention moved the log start past us: reset to the earliest
+         * offset, as auto.offset.reset=earliest does. */
+        if (f->fetch_offset == c->fetch_offset && pd->log_start_offset > c->fetch_offset) {
+            w_trace(w, "client %d: offset %lld is below the log start %lld: reset", c->idx,
+                    (long long)c->fetch_offset, (long long)pd->log_start_offset);
+            c->fetch_offset = pd->log_start_offset;
+        }
+        return;
     case KAFKA_KAFKA_STORAGE_ERROR:
     case KAFKA_LEADER_NOT_AVAILABLE:
         return;

@@ -106,6 +106,24 @@ static void env_flush_start(void *ctx, kq_log_flush_job *job)
     w_schedule(w, done, W_EV_FLUSH_DONE, n->idx, n->inc, 0, NULL);
 }
 
+/* A snapshot job writes its file at some point while it is out (a crash
+ * before that leaves no file, after it a durable one nobody published). */
+static void env_snapshot_start(void *ctx, struct exec_snapshot_job *job)
+{
+    w_world *w;
+    w_node *n = env_node(ctx, &w);
+    KQ_ASSERT(!n->snap_job);
+    n->snap_job = job;
+    n->snap_ran = false;
+    n->snap_rc = 0;
+    int64_t done = w->now + flush_latency_ms(w, n);
+    int64_t run = sim_prng_range(&w->rng, w->now, done);
+    w_trace(w, "node %d snapshot job: runs at %lld, done at %lld", n->id, (long long)run,
+            (long long)done);
+    w_schedule(w, run, W_EV_SNAP_RUN, n->idx, n->inc, 0, NULL);
+    w_schedule(w, done, W_EV_SNAP_DONE, n->idx, n->inc, 0, NULL);
+}
+
 static void env_arm_timer(void *ctx, int64_t due_ms)
 {
     w_world *w;
@@ -169,6 +187,7 @@ static exec_env node_env(w_node *n)
         .slot_peer = env_slot_peer,
         .slot_conn = env_slot_conn,
         .flush_start = env_flush_start,
+        .snapshot_start = env_snapshot_start,
         .arm_timer = env_arm_timer,
         .fatal = env_fatal,
         .crash_before_action = env_crash_before_action,
@@ -238,9 +257,10 @@ void w_node_crash(w_world *w, int idx, enum w_crash kind)
     n->last_flushed = kq_log_flushed_offset(exec_log(n->x));
     w_trace(w, "node %d %s (flushed %lld)", n->id,
             kind == W_CRASH_POWER_LOSS ? "loses power" : "is killed", (long long)n->last_flushed);
-    exec_destroy(n->x, true);
+    exec_destroy(n->x, true); /* frees a snapshot job still out */
     n->x = NULL;
     n->job = NULL;
+    n->snap_job = NULL;
     n->running = false;
     n->paused = false;
     n->crash_pending = false;
@@ -328,6 +348,20 @@ void w_node_on_event(w_world *w, const sim_event *ev)
     case W_EV_RESUME:
         if (ev->gen == n->inc)
             n->paused = false;
+        break;
+    case W_EV_SNAP_RUN:
+        if (ev->gen == n->inc && n->snap_job && !n->snap_ran) {
+            n->snap_rc = exec_snapshot_job_run(n->snap_job);
+            n->snap_ran = true;
+        }
+        break;
+    case W_EV_SNAP_DONE:
+        if (ev->gen == n->inc && n->snap_job) {
+            KQ_ASSERT(n->snap_ran);
+            struct exec_snapshot_job *job = n->snap_job;
+            n->snap_job = NULL;
+            exec_snapshot_done(n->x, job, n->snap_rc);
+        }
         break;
     default:
         break;

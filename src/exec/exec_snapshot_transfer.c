@@ -1,0 +1,172 @@
+/* FetchSnapshot (KIP-630) in the executor. A follower carries out the
+ * core's SNAPSHOT_WRITE (a chunk into the .part file), SNAPSHOT_ABORT (drop
+ * it) and SNAPSHOT_INSTALL: the whole file is validated and decoded before
+ * anything changes, made durable and renamed, then the log is reset to
+ * start at its end and the producer state replaced; SNAPSHOT_INSTALLED
+ * follows. A leader answers FetchSnapshot with a chunk read from the file. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec_internal.h"
+#include "kq/assert.h"
+#include "kq/kafka_errors.h"
+#include "kq/log_line.h"
+#include "kq/snapshot_file.h"
+#include "kq/snapshot_state.h"
+
+static void report(kq_exec *x, raft_snapshot_id id, bool ok)
+{
+    x->snap.installed = true;
+    x->snap.install_ok = ok;
+    x->snap.install_id = id;
+}
+
+/* The .part decoded into a fresh table; NULL (and the .part dropped) when
+ * it fails validation. */
+static producer_state *decode_part(kq_exec *x, raft_snapshot_id id, kq_snapshot_meta *meta)
+{
+    uint8_t *data = NULL;
+    size_t len = 0;
+    int rc = kq_snapshot_part_read_all(x->env.fs, x->log_dir, id, &data, &len,
+                                       KQ_SNAPSHOT_BYTES_MAX);
+    if (rc < 0 && rc != -EFBIG) {
+        exec_fatal(x, "cannot read a fetched snapshot", strerror(-rc));
+        return NULL;
+    }
+    producer_state *ps = producer_state_create(EXEC_PRODUCERS_MAX);
+    if (!ps) {
+        free(data);
+        exec_fatal(x, "cannot install a snapshot", "out of memory");
+        return NULL;
+    }
+    char err[256] = "too large";
+    if (rc < 0 || kq_snapshot_decode(data, len, id, ps, meta, err, sizeof(err)) != 0) {
+        log_line("node %d: fetched snapshot %" PRId64 "-%d is invalid (%s); dropped, fetching "
+                 "again", x->cfg.node_id, id.end_offset, id.epoch, err);
+        producer_state_destroy(ps);
+        ps = NULL;
+        kq_snapshot_part_abort(x->env.fs, x->log_dir, id);
+    }
+    free(data);
+    return ps;
+}
+
+static void install(kq_exec *x, raft_snapshot_id id)
+{
+    KQ_ASSERT(x->flush_job == NULL); /* the core installs only with no flush out */
+    kq_snapshot_meta meta;
+    producer_state *ps = decode_part(x, id, &meta);
+    if (!ps) {
+        if (!x->failed)
+            report(x, id, false);
+        return;
+    }
+    char err[512];
+    int64_t old_end = kq_log_end_offset(x->log);
+    if (kq_snapshot_part_commit(x->env.fs, x->log_dir, id, err, sizeof(err)) != 0 ||
+        kq_log_reset(x->log, id.end_offset, err, sizeof(err)) != 0) {
+        producer_state_destroy(ps);
+        exec_fatal(x, "cannot install a snapshot", err);
+        return;
+    }
+    producer_state_destroy(x->producers);
+    x->producers = ps;
+    exec_snapshot_take_meta(x, &meta);
+    x->snap.cand = false; /* the state of the log it replaced */
+    x->snap.bytes_since = 0;
+    while (x->snap.count > 0 && !x->failed) /* all below the new log start */
+        exec_snapshot_forget(x, 0);
+    log_line("node %d: installed snapshot %020" PRId64 "-%010d from the leader; the log (end "
+             "%" PRId64 ") now starts there", x->cfg.node_id, id.end_offset, id.epoch, old_end);
+    if (x->failed)
+        return;
+    exec_snapshot_publish(x, id, meta.last_contained_timestamp_ms);
+    report(x, id, true);
+}
+
+void exec_snapshot_action(kq_exec *x, const raft_action *a)
+{
+    char err[512];
+    raft_snapshot_id id = a->snapshot.id;
+    switch (a->type) {
+    case RAFT_ACTION_SNAPSHOT_WRITE:
+        if (kq_snapshot_part_write(x->env.fs, x->log_dir, id, a->snapshot.position,
+                                   a->snapshot.bytes, a->snapshot.len, err, sizeof(err)) != 0)
+            exec_fatal(x, "cannot write a fetched snapshot", err);
+        break;
+    case RAFT_ACTION_SNAPSHOT_ABORT:
+        kq_snapshot_part_abort(x->env.fs, x->log_dir, id);
+        break;
+    case RAFT_ACTION_SNAPSHOT_INSTALL:
+        install(x, id);
+        break;
+    default:
+        KQ_ASSERT(false);
+    }
+}
+
+bool exec_snapshot_followup(kq_exec *x, raft_event *ev)
+{
+    if (x->snap.installed) {
+        x->snap.installed = false;
+        ev->type = RAFT_EVENT_SNAPSHOT_INSTALLED;
+        ev->installed.ok = x->snap.install_ok;
+        ev->installed.snapshot_id = x->snap.install_id;
+        return true;
+    }
+    if (x->snap.tell_pending) {
+        x->snap.tell_pending = false;
+        raft_log_state ls = {0};
+        exec_snapshots_log_state(x, &ls);
+        ev->type = RAFT_EVENT_SNAPSHOTS;
+        ev->snapshots.start_offset = ls.start_offset;
+        ev->snapshots.start_snapshot = ls.start_snapshot;
+        ev->snapshots.latest_snapshot = ls.latest_snapshot;
+        return true;
+    }
+    return false;
+}
+
+int16_t exec_snapshot_read_chunk(kq_exec *x, const raft_fetch_snapshot_response *f,
+                                 kq_writer *out, int64_t *size)
+{
+    *size = kq_snapshot_size(x->env.fs, x->log_dir, f->snapshot_id);
+    if (*size == -ENOENT)
+        return KAFKA_SNAPSHOT_NOT_FOUND;
+    ssize_t n = *size < 0 ? (ssize_t)*size
+                          : kq_snapshot_read(x->env.fs, x->log_dir, f->snapshot_id, f->position,
+                                             (size_t)f->read_max_bytes, out);
+    if (n == -ENOENT)
+        return KAFKA_SNAPSHOT_NOT_FOUND;
+    if (n == -ERANGE)
+        return KAFKA_POSITION_OUT_OF_RANGE;
+    if (n < 0) {
+        exec_fatal(x, "cannot read a snapshot", strerror((int)-n));
+        return KAFKA_UNKNOWN_SERVER_ERROR;
+    }
+    for (int i = 0; i < x->snap.count; i++)
+        if (x->snap.files[i].id.end_offset == f->snapshot_id.end_offset)
+            x->snap.files[i].served_ms = exec_now(x);
+    return KAFKA_NONE;
+}
+
+void exec_snapshot_answer(kq_exec *x, const raft_msg *msg)
+{
+    raft_msg m = *msg;
+    raft_fetch_snapshot_response *f = &m.u.fetch_snapshot_response;
+    kq_writer chunk;
+    kq_writer_init(&chunk, KQ_SNAPSHOT_BYTES_MAX);
+    int64_t size = -1;
+    if (f->partition_error == KAFKA_NONE && f->error == KAFKA_NONE)
+        f->partition_error = exec_snapshot_read_chunk(x, f, &chunk, &size);
+    if (!x->failed) {
+        f->size = size;
+        f->bytes = chunk.data;
+        f->bytes_len = f->partition_error == KAFKA_NONE ? chunk.len : 0;
+        handler_send_raft_response(x->handler, &m);
+    }
+    kq_writer_free(&chunk);
+}
