@@ -132,7 +132,24 @@ typedef struct kq_config {
     uint32_t request_timeout_ms;      /* quorum.request.timeout.ms, 2000 */
     uint32_t retry_backoff_ms;        /* quorum.retry.backoff.ms, 20 */
     uint32_t append_linger_ms;        /* quorum.append.linger.ms, 0 */
-    uint64_t segment_bytes;           /* log.segment.bytes, 1 GiB, min 14 */
+    /* log.segment.bytes or metadata.log.segment.bytes (which wins), 1 GiB,
+     * min 14 (Kafka's metadata log: 8 MiB; small segments serve tests of
+     * retention) */
+    uint64_t segment_bytes;
+    /* Snapshots and retention (README "Snapshots and retention"), Kafka's
+     * KRaft names and defaults (limits.h EXEC_SNAPSHOT_*, EXEC_RETENTION_*):
+     * metadata.log.max.record.bytes.between.snapshots, 20 MiB, min 1 */
+    uint64_t snapshot_bytes_between;
+    /* metadata.log.max.snapshot.interval.ms, 1 h; 0: no time-based snapshots */
+    uint64_t snapshot_interval_ms;
+    /* metadata.max.retention.bytes (alias log.retention.bytes), 100 MiB;
+     * -1: unlimited */
+    int64_t retention_bytes;
+    /* metadata.max.retention.ms (aliases log.retention.ms, .minutes, .hours,
+     * in that order of precedence), 7 days; -1: unlimited */
+    int64_t retention_ms;
+    /* controller.quorum.fetch.snapshot.max.bytes, 1 MiB, 1 .. KQ_SNAPSHOT_BYTES_MAX */
+    uint32_t fetch_snapshot_max_bytes;
     int32_t socket_request_max_bytes; /* socket.request.max.bytes, 100 MiB */
     /* queued.max.request.bytes, 256 MiB (Kafka: -1, unbounded; refused
      * here), at least socket.request.max.bytes */

@@ -81,6 +81,7 @@ typedef struct exec_config {
 struct handler_conn; /* kq/handler.h */
 struct handler_acl;
 struct kq_cred_store;
+struct exec_snapshot_job; /* below */
 
 /* Seams. Every callback gets ctx first. Slots are opaque client request
  * handles of the transport: each is completed exactly once by reply,

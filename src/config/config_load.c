@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "config_internal.h"
+#include "kq/assert.h"
 #include "kq/config_ssl.h"
 #include "kq/limits.h"
 
@@ -34,6 +35,16 @@ enum cfg_key {
     K_RETRY_BACKOFF,
     K_APPEND_LINGER,
     K_SEGMENT_BYTES,
+    K_META_SEGMENT_BYTES,
+    K_SNAPSHOT_BYTES,
+    K_SNAPSHOT_INTERVAL,
+    K_RETENTION_BYTES,
+    K_LOG_RETENTION_BYTES,
+    K_RETENTION_MS,
+    K_LOG_RETENTION_MS,
+    K_LOG_RETENTION_MINUTES,
+    K_LOG_RETENTION_HOURS,
+    K_FETCH_SNAPSHOT_MAX,
     K_SOCKET_MAX,
     K_QUEUED_MAX,
     K_IDLE_MAX,
@@ -83,6 +94,16 @@ static const struct cfg_key_def {
     {"quorum.append.linger.ms", K_APPEND_LINGER},
     {"controller.quorum.append.linger.ms", K_APPEND_LINGER},
     {"log.segment.bytes", K_SEGMENT_BYTES},
+    {"metadata.log.segment.bytes", K_META_SEGMENT_BYTES},
+    {"metadata.log.max.record.bytes.between.snapshots", K_SNAPSHOT_BYTES},
+    {"metadata.log.max.snapshot.interval.ms", K_SNAPSHOT_INTERVAL},
+    {"metadata.max.retention.bytes", K_RETENTION_BYTES},
+    {"log.retention.bytes", K_LOG_RETENTION_BYTES},
+    {"metadata.max.retention.ms", K_RETENTION_MS},
+    {"log.retention.ms", K_LOG_RETENTION_MS},
+    {"log.retention.minutes", K_LOG_RETENTION_MINUTES},
+    {"log.retention.hours", K_LOG_RETENTION_HOURS},
+    {"controller.quorum.fetch.snapshot.max.bytes", K_FETCH_SNAPSHOT_MAX},
     {"socket.request.max.bytes", K_SOCKET_MAX},
     {"queued.max.request.bytes", K_QUEUED_MAX},
     {"connections.max.idle.ms", K_IDLE_MAX},
@@ -127,6 +148,7 @@ typedef struct cfg_ctx {
     char *str[K_COUNT];            /* raw values checked after parsing */
     listener_override sasl_overrides[KQ_CONFIG_LISTENERS_MAX];
     int sasl_override_count;
+    int rank[K_COUNT]; /* per value (num_keys' .value): the rank that set it */
 } cfg_ctx;
 
 static void cfg_fail(cfg_ctx *c, int line, const char *key, const char *fmt,
@@ -296,6 +318,78 @@ static int set_idle_max(cfg_ctx *c, const char *key, const char *v)
     return 1;
 }
 
+/* Numeric keys of the segments, snapshots and retention. Spellings of one
+ * value share .value; the one of the highest rank wins wherever it is in
+ * the file (Kafka: metadata.* over log.*, log.retention.ms over .minutes
+ * over .hours). scale turns minutes and hours into ms (-1 stays -1). */
+static const struct num_key_def {
+    enum cfg_key key;
+    enum cfg_key value;
+    int rank;
+    int64_t min, max, scale;
+} num_keys[] = {
+    {K_SEGMENT_BYTES, K_SEGMENT_BYTES, 1, 14, INT32_MAX, 1},
+    {K_META_SEGMENT_BYTES, K_SEGMENT_BYTES, 2, 14, INT32_MAX, 1},
+    {K_SNAPSHOT_BYTES, K_SNAPSHOT_BYTES, 1, 1, INT64_MAX, 1},
+    {K_SNAPSHOT_INTERVAL, K_SNAPSHOT_INTERVAL, 1, 0, INT64_MAX, 1},
+    {K_LOG_RETENTION_BYTES, K_RETENTION_BYTES, 1, -1, INT64_MAX, 1},
+    {K_RETENTION_BYTES, K_RETENTION_BYTES, 2, -1, INT64_MAX, 1},
+    {K_LOG_RETENTION_HOURS, K_RETENTION_MS, 1, -1, INT32_MAX, 3600000},
+    {K_LOG_RETENTION_MINUTES, K_RETENTION_MS, 2, -1, INT32_MAX, 60000},
+    {K_LOG_RETENTION_MS, K_RETENTION_MS, 3, -1, INT64_MAX, 1},
+    {K_RETENTION_MS, K_RETENTION_MS, 4, -1, INT64_MAX, 1},
+    {K_FETCH_SNAPSHOT_MAX, K_FETCH_SNAPSHOT_MAX, 1, 1, KQ_SNAPSHOT_BYTES_MAX, 1},
+};
+
+static void store_num(kq_config *cfg, enum cfg_key value, int64_t x)
+{
+    switch (value) {
+    case K_SEGMENT_BYTES:
+        cfg->segment_bytes = (uint64_t)x;
+        break;
+    case K_SNAPSHOT_BYTES:
+        cfg->snapshot_bytes_between = (uint64_t)x;
+        break;
+    case K_SNAPSHOT_INTERVAL:
+        cfg->snapshot_interval_ms = (uint64_t)x;
+        break;
+    case K_RETENTION_BYTES:
+        cfg->retention_bytes = x;
+        break;
+    case K_RETENTION_MS:
+        cfg->retention_ms = x;
+        break;
+    case K_FETCH_SNAPSHOT_MAX:
+        cfg->fetch_snapshot_max_bytes = (uint32_t)x;
+        break;
+    default:
+        KQ_ASSERT(!"a value of num_keys");
+    }
+}
+
+/* 1 when k is one of num_keys (stored unless outranked), 0 on an error,
+ * -1 when it is not one. */
+static int set_num(cfg_ctx *c, enum cfg_key k, const char *key, const char *v)
+{
+    const struct num_key_def *d = NULL;
+    for (size_t i = 0; i < sizeof num_keys / sizeof num_keys[0]; i++)
+        if (num_keys[i].key == k)
+            d = &num_keys[i];
+    if (!d)
+        return -1;
+    int64_t x;
+    char why[256];
+    if (kq_config_parse_int(v, d->min, d->max, &x, why, sizeof why) != 0) {
+        cfg_fail(c, c->line, key, "%s", why);
+        return 0;
+    }
+    if (d->rank < c->rank[d->value])
+        return 1; /* a spelling of higher precedence set it */
+    c->rank[d->value] = d->rank;
+    store_num(c->cfg, d->value, x < 0 ? -1 : x * d->scale);
+    return 1;
+}
+
 static int set_principals(cfg_ctx *c, const char *key, const char *v, kq_config_principals *out)
 {
     char why[512];
@@ -441,12 +535,17 @@ static int cfg_handler(void *user, const char *section, const char *name,
         cfg->append_linger_ms = (uint32_t)x;
         return 1;
     case K_SEGMENT_BYTES:
-        if (kq_config_parse_int(value, 14, INT32_MAX, &x, why, sizeof why) != 0) {
-            cfg_fail(c, c->line, key, "%s", why);
-            return 0;
-        }
-        cfg->segment_bytes = (uint64_t)x;
-        return 1;
+    case K_META_SEGMENT_BYTES:
+    case K_SNAPSHOT_BYTES:
+    case K_SNAPSHOT_INTERVAL:
+    case K_RETENTION_BYTES:
+    case K_LOG_RETENTION_BYTES:
+    case K_RETENTION_MS:
+    case K_LOG_RETENTION_MS:
+    case K_LOG_RETENTION_MINUTES:
+    case K_LOG_RETENTION_HOURS:
+    case K_FETCH_SNAPSHOT_MAX:
+        return set_num(c, k, key, value);
     case K_SOCKET_MAX:
         if (kq_config_parse_int(value, 1, INT32_MAX, &x, why, sizeof why) != 0) {
             cfg_fail(c, c->line, key, "%s", why);
@@ -748,6 +847,11 @@ void kq_config_defaults(kq_config *out)
     out->retry_backoff_ms = 20;
     out->append_linger_ms = 0;
     out->segment_bytes = 1073741824u;
+    out->snapshot_bytes_between = EXEC_SNAPSHOT_BYTES_BETWEEN_DEFAULT;
+    out->snapshot_interval_ms = EXEC_SNAPSHOT_INTERVAL_MS_DEFAULT;
+    out->retention_bytes = EXEC_RETENTION_BYTES_DEFAULT;
+    out->retention_ms = EXEC_RETENTION_MS_DEFAULT;
+    out->fetch_snapshot_max_bytes = EXEC_FETCH_SNAPSHOT_MAX_BYTES_DEFAULT;
     out->socket_request_max_bytes = KQ_REQUEST_FRAME_BYTES_DEFAULT;
     out->queued_max_request_bytes = KQ_QUEUED_REQUEST_BYTES_DEFAULT;
     out->connections_max_idle_ms = KQ_CONNECTION_IDLE_MS_DEFAULT;

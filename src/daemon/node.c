@@ -45,6 +45,11 @@ struct node {
     uv_work_t flush_work;
     kq_log_flush_job *flush_job;
     int flush_rc;
+    /* The snapshot job on the thread pool (NULL: none), and what its worker
+     * signals when it is done (node_close waits for it). */
+    struct node_snapshot_work *snapshot;
+    uv_mutex_t snapshot_mutex;
+    uv_cond_t snapshot_cond;
     committed_printer printer;
     node_metrics *metrics; /* NULL: metrics.port unset */
     bool shutdown_requested;
@@ -173,6 +178,80 @@ static void env_flush_start(void *ctx, kq_log_flush_job *job)
     n->flush_in_flight = true;
     n->flush_work.data = n;
     uv_queue_work(n->loop, &n->flush_work, flush_work, flush_done);
+}
+
+/* One snapshot job on the thread pool. Allocated per job: node_close may
+ * hand a finished job to the executor before libuv delivers its after-work
+ * callback, and the next job must not reuse a request libuv still holds. */
+typedef struct node_snapshot_work {
+    uv_work_t work;
+    node *n;
+    struct exec_snapshot_job *job;
+    int rc;
+    bool finished;  /* the worker returned (under n->snapshot_mutex) */
+    bool delivered; /* exec_snapshot_done was called */
+} node_snapshot_work;
+
+static void snapshot_work(uv_work_t *w)
+{
+    node_snapshot_work *s = w->data;
+    int rc = exec_snapshot_job_run(s->job);
+    uv_mutex_lock(&s->n->snapshot_mutex);
+    s->rc = rc;
+    s->finished = true;
+    uv_cond_broadcast(&s->n->snapshot_cond);
+    uv_mutex_unlock(&s->n->snapshot_mutex);
+}
+
+/* On the loop thread, once the worker finished: exactly once per job. */
+static void snapshot_deliver(node_snapshot_work *s)
+{
+    node *n = s->n;
+    s->delivered = true;
+    if (n->snapshot == s)
+        n->snapshot = NULL;
+    exec_snapshot_done(n->exec, s->job, s->rc);
+}
+
+static void snapshot_after(uv_work_t *w, int status)
+{
+    node_snapshot_work *s = w->data;
+    (void)status; /* never cancelled */
+    if (!s->delivered)
+        snapshot_deliver(s);
+    free(s);
+}
+
+static void env_snapshot_start(void *ctx, struct exec_snapshot_job *job)
+{
+    node *n = ctx;
+    KQ_ASSERT(!n->snapshot);
+    node_snapshot_work *s = calloc(1, sizeof *s);
+    if (!s) {
+        /* As without the seam: written here, on the loop. */
+        exec_snapshot_done(n->exec, job, exec_snapshot_job_run(job));
+        return;
+    }
+    *s = (node_snapshot_work){.n = n, .job = job};
+    s->work.data = s;
+    n->snapshot = s;
+    uv_queue_work(n->loop, &s->work, snapshot_work, snapshot_after);
+}
+
+/* After the loop stopped: waits for the snapshot being written and hands it
+ * to the executor (again for one it starts then), so no worker touches a
+ * job or half a file when the executor closes. Its after-work callback never
+ * runs (the loop is not run again); the request stays referenced by it. */
+static void node_finish_snapshot(node *n)
+{
+    while (n->snapshot) {
+        node_snapshot_work *s = n->snapshot;
+        uv_mutex_lock(&n->snapshot_mutex);
+        while (!s->finished)
+            uv_cond_wait(&n->snapshot_cond, &n->snapshot_mutex);
+        uv_mutex_unlock(&n->snapshot_mutex);
+        snapshot_deliver(s);
+    }
 }
 
 static void on_timer(uv_timer_t *t)
@@ -311,6 +390,14 @@ static void node_exec_config(const kq_config *c, int64_t wall_ms, exec_config *e
         .request_timeout_ms = c->request_timeout_ms,
         .retry_backoff_ms = c->retry_backoff_ms,
         .append_linger_ms = c->append_linger_ms,
+        /* Explicit values (0 in exec_config means the default). Kafka's
+         * interval 0 (no time-based snapshots) is never; a retention of 0
+         * is 1 (whole segments go either way). */
+        .snapshot_bytes_between = c->snapshot_bytes_between,
+        .snapshot_interval_ms = c->snapshot_interval_ms ? c->snapshot_interval_ms : UINT64_MAX,
+        .retention_bytes = c->retention_bytes ? c->retention_bytes : 1,
+        .retention_ms = c->retention_ms ? c->retention_ms : 1,
+        .fetch_snapshot_max_bytes = c->fetch_snapshot_max_bytes,
         .random_seed = (uint64_t)wall_ms ^ ((uint64_t)c->node_id << 32) ^ (uint64_t)getpid(),
         /* Producer ids: the node id (mod 2^22) in the top bits, then the
          * start time in milliseconds (40 bits) plus one per id handed out. */
@@ -414,6 +501,10 @@ node *node_start(uv_loop_t *loop, const kq_config *config, const struct kq_cred_
     }
     n->loop = loop;
     n->config = *config;
+    if (uv_mutex_init(&n->snapshot_mutex) != 0 || uv_cond_init(&n->snapshot_cond) != 0) {
+        snprintf(err, errlen, "cannot create a mutex");
+        return NULL;
+    }
     uv_update_time(loop);
     int64_t wall = wall_clock_ms();
     n->clock_offset_ms = wall - (int64_t)uv_now(loop);
@@ -436,6 +527,7 @@ node *node_start(uv_loop_t *loop, const kq_config *config, const struct kq_cred_
         .slot_stamp = env_slot_stamp,
         .slot_conn = env_slot_conn,
         .flush_start = env_flush_start,
+        .snapshot_start = env_snapshot_start,
         .arm_timer = env_arm_timer,
         .fatal = env_fatal,
         .on_committed = env_on_committed,
@@ -463,7 +555,10 @@ node *node_start(uv_loop_t *loop, const kq_config *config, const struct kq_cred_
 
 void node_close(node *n)
 {
-    if (!n || n->flush_in_flight)
+    if (!n)
+        return;
+    node_finish_snapshot(n);
+    if (n->flush_in_flight)
         return; /* a worker still uses the log; the OS closes it */
     exec_destroy(n->exec, false);
     n->exec = NULL;
