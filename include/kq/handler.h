@@ -160,6 +160,16 @@ void handler_producer_id_result(handler *h, int16_t error, int64_t producer_id);
 void handler_send_raft_response(handler *h, const raft_msg *msg);
 bool handler_encode_raft_request(handler *h, const raft_msg *msg, int32_t correlation_id,
                                  uint8_t **data, size_t *len, int16_t *api_version);
+/* A FETCH_SNAPSHOT_RESPONSE of the core (token != 0) answered with the chunk
+ * the executor read from the snapshot file, as Fetch answers carry the
+ * records read from the log: chunk/len the bytes read at the message's
+ * position (copied; len <= INT32_MAX), size the whole file's size.
+ * read_error (KAFKA_SNAPSHOT_NOT_FOUND for -ENOENT, KAFKA_POSITION_OUT_OF_RANGE
+ * for -ERANGE, KAFKA_NONE when the read worked) becomes the partition error
+ * when the core set none, and then no bytes are sent. handler_send_raft_response
+ * given such a message sends the msg's own bytes, bytes_len and size. */
+void handler_send_fetch_snapshot_response(handler *h, const raft_msg *msg, const uint8_t *chunk,
+                                          size_t len, int64_t size, int16_t read_error);
 /* Decodes a peer's response frame to a request encoded above into a RECEIVE
  * msg. Returns false on a malformed frame. */
 bool handler_decode_raft_response(handler *h, enum raft_msg_type request_type,

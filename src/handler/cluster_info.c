@@ -10,11 +10,33 @@
 #include "kq/wire_metadata.h"
 
 
+/* The advertised table as this connection's listener offers it: a client
+ * listener leaves out FetchSnapshot, which only a controller listener
+ * serves (Kafka's "listeners": ["controller"]; issue 9's rule refuses it
+ * elsewhere, as the other Raft RPCs). */
+static const wire_api_range *listener_apis(handler *h, void *slot, int *count)
+{
+    const wire_api_range *all = wire_advertised_apis(count);
+    handler_conn conn;
+    handler_get_conn(h, slot, &conn);
+    if (conn.quorum_listener)
+        return all;
+    wire_api_range *keep = kq_arena_alloc(&h->arena, sizeof *keep * (size_t)*count);
+    if (!keep)
+        return all;
+    int n = 0;
+    for (int i = 0; i < *count; i++)
+        if (all[i].api_key != WIRE_API_FETCH_SNAPSHOT)
+            keep[n++] = all[i];
+    *count = n;
+    return keep;
+}
+
 void handle_api_versions(handler *h, handler_request *req, kq_reader *r)
 {
     wire_request_header hdr = req->header;
     wire_api_versions_response resp = {0};
-    resp.api_keys = wire_advertised_apis(&resp.api_key_count);
+    resp.api_keys = listener_apis(h, req->slot, &resp.api_key_count);
     if (!wire_api_accepted(WIRE_API_API_VERSIONS, hdr.api_version)) {
         /* KIP-511: answer an unknown version at v0 with UNSUPPORTED_VERSION and
          * our table, without parsing the body; the client retries lower. */

@@ -166,6 +166,9 @@ static void dispatch_frame(handler *h, void *slot, uint8_t *frame, size_t len)
     case WIRE_API_END_QUORUM_EPOCH:
         handle_raft_request(h, &req, &r);
         break;
+    case WIRE_API_FETCH_SNAPSHOT:
+        handle_fetch_snapshot(h, &req, &r);
+        break;
     case WIRE_API_DESCRIBE_QUORUM:
         handle_describe_quorum(h, &req, &r);
         break;

@@ -159,6 +159,31 @@ int64_t fetch_parked_next_deadline(const handler *h);
 
 /* Registers a Raft request waiting for the core; returns its token (never 0). */
 uint64_t raft_pending_add(handler *h, handler_request *req, bool fetch_topic_by_id);
+/* The waiting request of token, now released (NULL: stale or answered). */
+raft_pending *raft_pending_take(handler *h, uint64_t token);
+
+/* raft_rpc.c, shared with fetch_snapshot.c. Answers a Raft request at once
+ * with a top-level error. */
+void reply_raft_error(handler *h, handler_request *req, int16_t error);
+/* Issue 9's rules (quorum listener, voter certificate; our cluster id):
+ * false when refused, the request then answered with the error. */
+bool quorum_request_allowed(handler *h, handler_request *req, int32_t claimed_id);
+bool cluster_id_checked(handler *h, handler_request *req, kq_slice id);
+/* Hands msg (from a peer's request) to the core: HANDLER_RAFT_RECEIVE. */
+void step_request(handler *h, handler_request *req, raft_msg *msg, bool by_id);
+
+/* fetch_snapshot.c: FetchSnapshot (KIP-630) <-> raft_msg. */
+void handle_fetch_snapshot(handler *h, handler_request *req, kq_reader *r);
+/* Encodes the answer to p (h->out already holds the response header). */
+void fetch_snapshot_encode_response(handler *h, const raft_pending *p, const raft_msg *msg,
+                                    const uint8_t *chunk, size_t len, int64_t size,
+                                    int16_t read_error);
+/* Sets hdr's key and version, writes header and body of the core's request. */
+void fetch_snapshot_encode_request(handler *h, const raft_msg *msg, wire_request_header *hdr,
+                                   kq_writer *w);
+/* The body of a peer's answer (after its header) into a RECEIVE msg. */
+bool fetch_snapshot_decode_response(kq_reader *r, int16_t version, kq_arena *arena,
+                                    raft_msg *out);
 
 /* Endpoint of node id (NULL if unknown). */
 const handler_endpoint *handler_endpoint_of(const handler *h, int32_t node_id);

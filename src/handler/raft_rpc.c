@@ -1,6 +1,7 @@
 /* Maps the Raft RPCs between the wire (Vote, BeginQuorumEpoch,
  * EndQuorumEpoch, replica Fetch) and the core's own raft_msg structs, both
- * for requests peers send us and for requests we send them. */
+ * for requests peers send us and for requests we send them (FetchSnapshot's
+ * own mapping is in fetch_snapshot.c; the dispatch by type is here). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "kq/wire_begin_quorum_epoch.h"
 #include "kq/wire_end_quorum_epoch.h"
 #include "kq/wire_fetch.h"
+#include "kq/wire_fetch_snapshot.h"
 #include "kq/wire_vote.h"
 
 #define RAFT_VOTE_VERSION 2 /* v2 carries PreVote (KIP-996) */
@@ -36,7 +38,7 @@ uint64_t raft_pending_add(handler *h, handler_request *req, bool fetch_topic_by_
     return 0;
 }
 
-static raft_pending *raft_pending_take(handler *h, uint64_t token)
+raft_pending *raft_pending_take(handler *h, uint64_t token)
 {
     uint32_t i = (uint32_t)(token & 0xffff);
     if (i == 0 || i > HANDLER_RAFT_PENDING_MAX)
@@ -56,7 +58,7 @@ static bool cluster_id_matches(const handler *h, kq_slice id)
 }
 
 /* Answers a Raft request directly (without the core) with a top-level error. */
-static void reply_raft_error(handler *h, handler_request *req, int16_t error)
+void reply_raft_error(handler *h, handler_request *req, int16_t error)
 {
     handler_begin_response(h, &req->header);
     int16_t v = req->header.api_version;
@@ -81,6 +83,11 @@ static void reply_raft_error(handler *h, handler_request *req, int16_t error)
         wire_fetch_response_encode(&h->out, v, &resp);
         break;
     }
+    case WIRE_API_FETCH_SNAPSHOT: {
+        wire_fetch_snapshot_response resp = {.error_code = error};
+        wire_fetch_snapshot_response_encode(&h->out, v, &resp);
+        break;
+    }
     default:
         break;
     }
@@ -91,7 +98,7 @@ static void reply_raft_error(handler *h, handler_request *req, int16_t error)
  * client naming a voter (a Fetch with replica_id 2, a Vote from
  * "candidate 3") would count as that voter. Refused before the core sees
  * it, with Kafka's error for an unauthorised cluster action. */
-static bool quorum_request_allowed(handler *h, handler_request *req, int32_t claimed_id)
+bool quorum_request_allowed(handler *h, handler_request *req, int32_t claimed_id)
 {
     handler_conn conn;
     handler_get_conn(h, req->slot, &conn);
@@ -114,7 +121,7 @@ static bool quorum_request_allowed(handler *h, handler_request *req, int32_t cla
     return false;
 }
 
-static bool cluster_id_checked(handler *h, handler_request *req, kq_slice id)
+bool cluster_id_checked(handler *h, handler_request *req, kq_slice id)
 {
     if (cluster_id_matches(h, id))
         return true;
@@ -126,7 +133,7 @@ static bool cluster_id_checked(handler *h, handler_request *req, kq_slice id)
     return false;
 }
 
-static void step_request(handler *h, handler_request *req, raft_msg *msg, bool by_id)
+void step_request(handler *h, handler_request *req, raft_msg *msg, bool by_id)
 {
     msg->token = raft_pending_add(h, req, by_id);
     if (msg->token == 0) {
@@ -299,6 +306,8 @@ static void encode_fetch_response(handler *h, const raft_pending *p, const raft_
         .diverging_epoch = {fr->diverging_epoch, fr->diverging_end_offset},
         .has_current_leader = true,
         .current_leader = {fr->leader_id, fr->leader_epoch},
+        .has_snapshot_id = fr->snapshot_id.end_offset >= 0,
+        .snapshot_id = {fr->snapshot_id.end_offset, fr->snapshot_id.epoch},
         .aborted_transaction_count = -1,
         .preferred_read_replica = -1,
         .records = records,
@@ -354,6 +363,12 @@ void handler_send_raft_response(handler *h, const raft_msg *msg)
     case RAFT_MSG_FETCH_RESPONSE:
         encode_fetch_response(h, p, msg);
         break;
+    case RAFT_MSG_FETCH_SNAPSHOT_RESPONSE: {
+        /* The chunk in the message itself (an executor that filled it). */
+        const raft_fetch_snapshot_response *m = &msg->u.fetch_snapshot_response;
+        fetch_snapshot_encode_response(h, p, msg, m->bytes, m->bytes_len, m->size, KAFKA_NONE);
+        break;
+    }
     default:
         h->svc.reply_close(h->svc.ctx, p->slot, "internal error: unexpected response type");
         return;
@@ -455,6 +470,9 @@ bool handler_encode_raft_request(handler *h, const raft_msg *msg, int32_t correl
         wire_fetch_request_encode(&w, hdr.api_version, &req);
         break;
     }
+    case RAFT_MSG_FETCH_SNAPSHOT_REQUEST:
+        fetch_snapshot_encode_request(h, msg, &hdr, &w);
+        break;
     default:
         kq_writer_free(&w);
         return false;
@@ -481,6 +499,7 @@ bool handler_decode_raft_response(handler *h, enum raft_msg_type request_type,
     case RAFT_MSG_BEGIN_EPOCH_REQUEST: key = WIRE_API_BEGIN_QUORUM_EPOCH; break;
     case RAFT_MSG_END_EPOCH_REQUEST: key = WIRE_API_END_QUORUM_EPOCH; break;
     case RAFT_MSG_FETCH_REQUEST: key = WIRE_API_FETCH; break;
+    case RAFT_MSG_FETCH_SNAPSHOT_REQUEST: key = WIRE_API_FETCH_SNAPSHOT; break;
     default: return false;
     }
     int32_t corr;
@@ -559,6 +578,7 @@ bool handler_decode_raft_response(handler *h, enum raft_msg_type request_type,
         m->leader_epoch = -1;
         m->diverging_epoch = -1;
         m->diverging_end_offset = -1;
+        m->snapshot_id = (raft_snapshot_id){-1, -1};
         if (b.response_count == 1 && b.responses[0].partition_count == 1) {
             const wire_fetch_partition_data *p = &b.responses[0].partitions[0];
             m->partition_error = p->error_code;
@@ -571,6 +591,9 @@ bool handler_decode_raft_response(handler *h, enum raft_msg_type request_type,
                 m->diverging_epoch = p->diverging_epoch.epoch;
                 m->diverging_end_offset = p->diverging_epoch.end_offset;
             }
+            if (p->has_snapshot_id)
+                m->snapshot_id = (raft_snapshot_id){p->snapshot_id.end_offset,
+                                                    p->snapshot_id.epoch};
             if (p->records.len > 0) {
                 m->records = p->records.ptr;
                 m->records_len = (size_t)p->records.len;
@@ -580,6 +603,8 @@ bool handler_decode_raft_response(handler *h, enum raft_msg_type request_type,
         }
         return true;
     }
+    case RAFT_MSG_FETCH_SNAPSHOT_REQUEST:
+        return fetch_snapshot_decode_response(&r, api_version, &h->arena, out);
     default:
         return false;
     }

@@ -28,6 +28,7 @@ static const struct api_info api_infos[] = {
     {WIRE_API_END_QUORUM_EPOCH, 1, "EndQuorumEpoch"},
     {WIRE_API_DESCRIBE_QUORUM, 0, "DescribeQuorum"},
     {WIRE_API_DESCRIBE_CLUSTER, 0, "DescribeCluster"},
+    {WIRE_API_FETCH_SNAPSHOT, 0, "FetchSnapshot"},
     {WIRE_API_SASL_HANDSHAKE, API_NEVER_FLEXIBLE, "SaslHandshake"},
     {WIRE_API_SASL_AUTHENTICATE, 2, "SaslAuthenticate"},
 };
@@ -51,6 +52,8 @@ static const wire_api_range advertised[] = {
     {WIRE_API_DESCRIBE_CLUSTER, 0, 1},
     {WIRE_API_SASL_HANDSHAKE, 0, 1},
     {WIRE_API_SASL_AUTHENTICATE, 0, 2},
+    /* Last, so that the fuzz seeds' API selectors of the others stay put. */
+    {WIRE_API_FETCH_SNAPSHOT, 0, 1},
 };
 
 #define WIRE_PRODUCE_MIN_ACCEPTED 3

@@ -54,6 +54,7 @@ static const struct golden_api goldens[] = {
     G(WIRE_API_END_QUORUM_EPOCH, end_quorum_epoch),
     G(WIRE_API_DESCRIBE_QUORUM, describe_quorum),
     G(WIRE_API_DESCRIBE_CLUSTER, describe_cluster),
+    G(WIRE_API_FETCH_SNAPSHOT, fetch_snapshot),
 };
 
 static const struct golden_api *golden_of(int16_t key)

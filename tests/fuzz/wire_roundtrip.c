@@ -11,6 +11,7 @@
 #include "kq/wire_describe_quorum.h"
 #include "kq/wire_end_quorum_epoch.h"
 #include "kq/wire_fetch.h"
+#include "kq/wire_fetch_snapshot.h"
 #include "kq/wire_find_coordinator.h"
 #include "kq/wire_init_producer_id.h"
 #include "kq/wire_list_offsets.h"
@@ -46,6 +47,7 @@ API_CODECS(describe_cluster)
 API_CODECS(describe_quorum)
 API_CODECS(end_quorum_epoch)
 API_CODECS(fetch)
+API_CODECS(fetch_snapshot)
 API_CODECS(find_coordinator)
 API_CODECS(init_producer_id)
 API_CODECS(list_offsets)
@@ -77,6 +79,7 @@ static const struct api_codec codecs[] = {
     ENTRY(WIRE_API_DESCRIBE_CLUSTER, describe_cluster),
     ENTRY(WIRE_API_SASL_HANDSHAKE, sasl_handshake),
     ENTRY(WIRE_API_SASL_AUTHENTICATE, sasl_authenticate),
+    ENTRY(WIRE_API_FETCH_SNAPSHOT, fetch_snapshot),
 };
 
 static codec_fn find_codec(int16_t key, bool response)

@@ -47,6 +47,7 @@ APIS = [
     ("EndQuorumEpoch", "end_quorum_epoch", range(0, 2)),
     ("DescribeQuorum", "describe_quorum", range(0, 3)),
     ("DescribeCluster", "describe_cluster", range(0, 2)),
+    ("FetchSnapshot", "fetch_snapshot", range(0, 2)),
 ]
 
 NODE_ENDPOINT = {"NodeId": 1, "Host": "h1", "Port": 9092, "Rack": "r1"}
@@ -202,6 +203,21 @@ SAMPLES = {
         "ClusterId": "c1", "ControllerId": 1,
         "Brokers": [{"BrokerId": 1, "Host": "h1", "Port": 9092, "Rack": "r1"}],
         "ClusterAuthorizedOperations": 9,
+    },
+    "FetchSnapshotRequest": {
+        "ClusterId": "c1", "ReplicaId": 2, "MaxBytes": 4096,
+        "Topics": [{"Name": TOPIC, "Partitions": [{
+            "Partition": 0, "CurrentLeaderEpoch": 7,
+            "SnapshotId": {"EndOffset": 900, "Epoch": 5}, "Position": 1024,
+            "ReplicaDirectoryId": U2}]}],
+    },
+    "FetchSnapshotResponse": {
+        "ThrottleTimeMs": 7, "ErrorCode": 0,
+        "Topics": [{"Name": TOPIC, "Partitions": [{
+            "Index": 0, "ErrorCode": 0, "SnapshotId": {"EndOffset": 900, "Epoch": 5},
+            "CurrentLeader": {"LeaderId": 1, "LeaderEpoch": 7},
+            "Size": 5000, "Position": 1024, "UnalignedRecords": RECORDS}]}],
+        "NodeEndpoints": [RAFT_NODE_ENDPOINT],
     },
 }
 

@@ -15,6 +15,7 @@
 #include "golden_all_versions.h"
 #include "kq/wire_api_versions.h"
 #include "kq/wire_begin_quorum_epoch.h"
+#include "kq/wire_fetch_snapshot.h"
 #include "kq/wire_describe_cluster.h"
 #include "kq/wire_describe_quorum.h"
 #include "kq/wire_end_quorum_epoch.h"
@@ -64,6 +65,8 @@ HARNESS_CODEC(wire_describe_quorum_request, wire_describe_quorum_request);
 HARNESS_CODEC(wire_describe_quorum_response, wire_describe_quorum_response);
 HARNESS_CODEC(wire_describe_cluster_request, wire_describe_cluster_request);
 HARNESS_CODEC(wire_describe_cluster_response, wire_describe_cluster_response);
+HARNESS_CODEC(wire_fetch_snapshot_request, wire_fetch_snapshot_request);
+HARNESS_CODEC(wire_fetch_snapshot_response, wire_fetch_snapshot_response);
 
 typedef void (*golden_check_fn)(const void *got, int16_t v);
 
@@ -716,6 +719,57 @@ static void test_describe_cluster(void **state)
         check_describe_cluster_response);
 }
 
+/* ---- FetchSnapshot 0-1 ---- */
+
+static void check_fetch_snapshot_request(const void *p, int16_t v)
+{
+    const wire_fetch_snapshot_request *q = p;
+    assert_str(q->cluster_id, "c1");
+    assert_int_equal(q->replica_id, 2);
+    assert_int_equal(q->max_bytes, 4096);
+    assert_int_equal(q->topic_count, 1);
+    assert_str(q->topics[0].name, TOPIC);
+    const wire_fetch_snapshot_partition *sp = &q->topics[0].partitions[0];
+    assert_int_equal(sp->current_leader_epoch, 7);
+    assert_int_equal(sp->snapshot_id.end_offset, 900);
+    assert_int_equal(sp->snapshot_id.epoch, 5);
+    assert_int_equal(sp->position, 1024);
+    harness_assert_uuid_eq(sp->replica_directory_id, v >= 1 ? u2 : zero_uuid);
+}
+
+static void check_fetch_snapshot_response(const void *p, int16_t v)
+{
+    const wire_fetch_snapshot_response *r = p;
+    assert_int_equal(r->throttle_time_ms, 7);
+    assert_str(r->topics[0].name, TOPIC);
+    const wire_fetch_snapshot_partition_data *d = &r->topics[0].partitions[0];
+    assert_int_equal(d->snapshot_id.end_offset, 900);
+    assert_int_equal(d->snapshot_id.epoch, 5);
+    assert_true(d->has_current_leader);
+    assert_int_equal(d->current_leader.leader_id, 1);
+    assert_int_equal(d->current_leader.leader_epoch, 7);
+    assert_int_equal(d->size, 5000);
+    assert_int_equal(d->position, 1024);
+    harness_assert_slice_eq(d->unaligned_records, records);
+    assert_int_equal(r->node_endpoint_count, v >= 1 ? 1 : 0);
+    if (v >= 1)
+        assert_int_equal(r->node_endpoints[0].port, 9093);
+}
+
+static void test_fetch_snapshot(void **state)
+{
+    (void)state;
+    wire_fetch_snapshot_partition sp = {0, 7, {900, 5}, 1024, u2};
+    wire_fetch_snapshot_topic st = {S(TOPIC), &sp, 1};
+    wire_fetch_snapshot_request q = {S("c1"), 2, 4096, &st, 1};
+    wire_fetch_snapshot_partition_data d = {0, 0, {900, 5}, true, {1, 7}, 5000, 1024, records};
+    wire_fetch_snapshot_topic_response rt = {S(TOPIC), &d, 1};
+    wire_raft_node_endpoint ne = {1, S("h1"), 9093};
+    wire_fetch_snapshot_response r = {7, 0, &rt, 1, &ne, 1};
+    RUN(fetch_snapshot, request, 0, 1, &q, check_fetch_snapshot_request);
+    RUN(fetch_snapshot, response, 0, 1, &r, check_fetch_snapshot_response);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -725,6 +779,7 @@ int main(void)
         cmocka_unit_test(test_fetch),           cmocka_unit_test(test_vote),
         cmocka_unit_test(test_begin_quorum_epoch), cmocka_unit_test(test_end_quorum_epoch),
         cmocka_unit_test(test_describe_quorum), cmocka_unit_test(test_describe_cluster),
+        cmocka_unit_test(test_fetch_snapshot),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -197,12 +197,13 @@ static void test_advertised_and_accepted(void **state)
     (void)state;
     int n = 0;
     const wire_api_range *apis = wire_advertised_apis(&n);
-    assert_int_equal(n, 14);
+    assert_int_equal(n, 15);
     struct {
         int16_t key, min, max;
     } expect[] = {
         {0, 0, 12}, {1, 4, 17}, {2, 0, 10}, {3, 0, 12}, {10, 0, 0}, {18, 0, 4}, {22, 0, 5},
         {52, 0, 2}, {53, 0, 1}, {54, 0, 1}, {55, 0, 2}, {60, 0, 1}, {17, 0, 1}, {36, 0, 2},
+        {59, 0, 1},
     };
     for (size_t i = 0; i < sizeof expect / sizeof expect[0]; i++) {
         bool found = false;
