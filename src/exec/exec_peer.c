@@ -79,6 +79,7 @@ static void exec_note_peer_error(kq_exec *x, int32_t node_id, const raft_msg *m)
     case RAFT_MSG_BEGIN_EPOCH_RESPONSE: err = m->u.begin_epoch_response.error; break;
     case RAFT_MSG_END_EPOCH_RESPONSE: err = m->u.end_epoch_response.error; break;
     case RAFT_MSG_FETCH_RESPONSE: err = m->u.fetch_response.error; break;
+    case RAFT_MSG_FETCH_SNAPSHOT_RESPONSE: err = m->u.fetch_snapshot_response.error; break;
     default: break;
     }
     int i = exec_voter_index(x, node_id);
@@ -90,7 +91,8 @@ static void exec_note_peer_error(kq_exec *x, int32_t node_id, const raft_msg *m)
     x->peer_error_logged_ms[i] = now;
     static const char *const names[] = {"", "Vote", "Vote", "BeginQuorumEpoch",
                                         "BeginQuorumEpoch", "EndQuorumEpoch",
-                                        "EndQuorumEpoch", "Fetch", "Fetch"};
+                                        "EndQuorumEpoch", "Fetch", "Fetch",
+                                        "FetchSnapshot", "FetchSnapshot"};
     log_line("node %d: peer %d answers our %s with Kafka error %d; check its configuration "
              "(cluster.id, voters, version)", x->cfg.node_id, node_id,
              m->type < sizeof(names) / sizeof(names[0]) ? names[m->type] : "request", err);
