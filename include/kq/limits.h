@@ -146,6 +146,13 @@ _Static_assert(KQ_NET_READ_CHUNK_BYTES <= KQ_REQUEST_FRAME_BYTES_DEFAULT,
 #define KQ_LOG_RECOVERY_POINT_SYNC_JOBS 64
 #define RECOVER_SCAN_CHUNK_BYTES (1u << 20)  /* read at a time by recovery */
 #define RECOVER_RESYNC_BYTES_MAX (64u << 20) /* a repair looks this far past damage */
+/* The largest KIP-630 snapshot file written, received or read (src/storage/
+ * snapshot_file.c refuses larger ones with -EFBIG). */
+#define KQ_SNAPSHOT_BYTES_MAX (64u << 20)
+/* Bytes read or written per call while copying a snapshot file. */
+#define KQ_SNAPSHOT_IO_CHUNK_BYTES (1u << 20)
+/* The log-start-offset-checkpoint is at most this long (one entry). */
+#define STORAGE_START_CHECKPOINT_BYTES_MAX 256
 
 /* ---- files and inputs bounded when read */
 #define CFG_LINE_MAX 16384                /* one properties line */

@@ -23,6 +23,10 @@ enum kq_mutant {
     /* handler: Raft RPCs and replica Fetch are taken on any listener, from
      * any client naming a voter (issue 9's forged replica_id) */
     KQ_MUTANT_QUORUM_ANY_LISTENER = 1u << 7,
+    /* executor: log segments are deleted (log start advanced) before the
+     * snapshot covering them is durable (implemented by the executor;
+     * storage never reads this bit) */
+    KQ_MUTANT_DELETE_BEFORE_SNAPSHOT_DURABLE = 1u << 8,
 };
 
 #endif
