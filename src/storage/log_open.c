@@ -375,11 +375,16 @@ static int recover(storage_recovery *rc)
     int found = storage_rp_load(log, rc->err, rc->errlen);
     if (found < 0)
         return found;
+    if ((r = storage_recover_start_prepare(rc, found)) < 0)
+        return r;
     r = found ? storage_recover_rp(rc) : recover_legacy(rc);
     if (r == 0)
         r = finish(rc);
     if (r == 0 && log->seg_count == 0)
-        r = storage_segment_create(log, found ? log->rp.start : 0, rc->err, rc->errlen);
+        r = storage_segment_create(log, rc->has_start ? rc->start : found ? log->rp.start : 0,
+                                   rc->err, rc->errlen);
+    if (r == 0)
+        r = storage_recover_start_settle(rc);
     return r;
 }
 
