@@ -447,6 +447,7 @@ kq_log *kq_log_open_with(const kq_log_options *options, char *errbuf, size_t err
         .log = log, .err = errbuf, .errlen = errlen, .note = note, .notelen = sizeof note};
     rc = recover(&r);
     free(r.bases);
+    free(r.below);
     /* Creations and deletions by recovery (and by a crashed run) must be
      * durable before the flushed offset is claimed. */
     if (rc == 0 && !(log->mutants & KQ_MUTANT_SKIP_OPEN_FSYNC) &&

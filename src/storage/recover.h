@@ -22,6 +22,8 @@ typedef struct storage_recovery {
                            * recovery point: synced when recovery ends */
     bool has_start;       /* log-start-offset-checkpoint read: start holds L */
     int64_t start;
+    int64_t *below;       /* segment files wholly below L: deleted once */
+    size_t below_n;       /* recovery accepted the rest */
     bool cut;             /* truncate the last segment of log->segs at cut_pos; */
     uint64_t cut_pos;     /* the files bases[log->seg_count..n) are deleted */
 } storage_recovery;
@@ -34,8 +36,8 @@ int storage_recover_rp(storage_recovery *rc);
  * 0 or -errno with err filled (log_open.c). */
 int storage_recover_open_segment(storage_recovery *rc, size_t i, storage_segment *seg);
 /* Before recovery (recover_start.c): reads log-start-offset-checkpoint,
- * deletes the segment files wholly below L (a crash while
- * kq_log_advance_start deleted them) and reconciles the recovery point
+ * sets aside the segment files wholly below L (a crash while
+ * kq_log_advance_start deleted them; settle deletes them) and reconciles the recovery point
  * loaded (found) with the first file left. 0, -EUCLEAN or -errno. */
 int storage_recover_start_prepare(storage_recovery *rc, bool found);
 /* After recovery: sets the log start; a log holding nothing at or above L

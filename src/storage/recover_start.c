@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "recover.h"
@@ -17,24 +18,40 @@ static void add_note(storage_recovery *rc, const char *fmt, int64_t a, int64_t b
         snprintf(rc->note + len, rc->notelen - len, fmt, len ? "; " : "", a, b);
 }
 
-/* Deletes the segment files [0, k) of rc->bases and drops them. */
-static int delete_first_files(storage_recovery *rc, size_t k)
+/* Moves the segment files [0, k) of rc->bases to rc->below. */
+static int set_aside(storage_recovery *rc, size_t k)
+{
+    rc->below = malloc(k * sizeof *rc->below);
+    if (!rc->below) {
+        storage_errf(rc->err, rc->errlen, "out of memory");
+        return -ENOMEM;
+    }
+    memcpy(rc->below, rc->bases, k * sizeof *rc->below);
+    rc->below_n = k;
+    memmove(rc->bases, rc->bases + k, (rc->n - k) * sizeof *rc->bases);
+    rc->n -= k;
+    return 0;
+}
+
+/* Deletes the files set aside (the directory is fsync'd by open). */
+static int delete_below(storage_recovery *rc)
 {
     kq_log *log = rc->log;
     char path[STORAGE_PATH_MAX];
-    for (size_t i = 0; i < k; i++) {
-        if (storage_segment_path(log, rc->bases[i], ".log", path, sizeof path) < 0)
+    for (size_t i = 0; i < rc->below_n; i++) {
+        if (storage_segment_path(log, rc->below[i], ".log", path, sizeof path) < 0)
             return -ENAMETOOLONG;
         int r = log->fs->unlink(log->fs->ctx, path);
         if (r < 0 && r != -ENOENT) {
             storage_errf(rc->err, rc->errlen, "cannot delete %s: %s", path, strerror(-r));
             return r;
         }
-        if (storage_segment_path(log, rc->bases[i], ".index", path, sizeof path) == 0)
+        if (storage_segment_path(log, rc->below[i], ".index", path, sizeof path) == 0)
             log->fs->unlink(log->fs->ctx, path);
     }
-    memmove(rc->bases, rc->bases + k, (rc->n - k) * sizeof *rc->bases);
-    rc->n -= k;
+    if (rc->below_n)
+        add_note(rc, "%sdeleted %" PRId64 " segment(s) below the log start %" PRId64,
+                 (int64_t)rc->below_n, rc->start);
     return 0;
 }
 
@@ -73,12 +90,8 @@ int storage_recover_start_prepare(storage_recovery *rc, bool found)
     size_t k = 0; /* files wholly below L; never the last one */
     while (k + 1 < rc->n && rc->bases[k + 1] <= rc->start)
         k++;
-    if (k > 0) {
-        if ((r = delete_first_files(rc, k)) < 0)
-            return r;
-        add_note(rc, "%sdeleted %" PRId64 " segment(s) below the log start %" PRId64,
-                 (int64_t)k, rc->start);
-    }
+    if (k > 0 && (r = set_aside(rc, k)) < 0)
+        return r;
     if (found)
         reconcile_rp(rc);
     return 0;
@@ -112,7 +125,9 @@ int storage_recover_start_settle(storage_recovery *rc)
     if (!rc->has_start)
         return 0; /* a log from before the file: L is the first base */
     if (end < l || (end == first && first != l)) {
-        int r = empty_at_start(rc);
+        int r = delete_below(rc);
+        if (r == 0)
+            r = empty_at_start(rc);
         if (r == 0)
             log->start_offset = l;
         return r;
@@ -130,5 +145,5 @@ int storage_recover_start_settle(storage_recovery *rc)
         return -EUCLEAN;
     }
     log->start_offset = l;
-    return 0;
+    return delete_below(rc);
 }
