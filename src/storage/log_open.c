@@ -88,7 +88,8 @@ static void remove_leftovers(kq_log *log, const listing *l)
 {
     char path[STORAGE_PATH_MAX];
     for (size_t i = 0; i < l->index_count; i++) {
-        if (bsearch(&l->indexes[i], l->logs, l->log_count, sizeof *l->logs, storage_cmp_i64))
+        if (l->log_count &&
+            bsearch(&l->indexes[i], l->logs, l->log_count, sizeof *l->logs, storage_cmp_i64))
             continue;
         if (storage_segment_path(log, l->indexes[i], ".index", path, sizeof path) == 0)
             log->fs->unlink(log->fs->ctx, path);
