@@ -346,7 +346,7 @@ static void test_reset_crashes(void **state)
 
 static void make_dirs(const kq_fs *t)
 {
-    const char *dirs[] = {"/node", "/node/data", "/node/data/" KQ_LOG_PARTITION_DIR};
+    const char *dirs[] = {"/node", "/node/data", ("/node/data/" KQ_LOG_PARTITION_DIR)};
     const char *parents[] = {"/", "/node", "/node/data"};
     for (int i = 0; i < 3; i++) {
         assert_int_equal(t->mkdir(t->ctx, dirs[i]), 0);
