@@ -72,10 +72,9 @@ _Static_assert(KQ_NET_READ_CHUNK_BYTES <= KQ_REQUEST_FRAME_BYTES_DEFAULT,
 #define RAFT_ACTIONS_MAX 64
 #define RAFT_PARKED_FETCH_MAX 64            /* replica fetches a leader holds */
 #define RAFT_EPOCH_CACHE_MAX 4096           /* leader epochs remembered */
-/* A snapshot file (KIP-630): larger ones are refused on read and transfer. */
-#ifndef KQ_SNAPSHOT_BYTES_MAX
+/* The largest KIP-630 snapshot file written, received or read (src/storage/
+ * snapshot_file.c refuses larger ones with -EFBIG). */
 #define KQ_SNAPSHOT_BYTES_MAX (64u << 20)
-#endif
 /* Largest quorum.append.linger.ms: a linger must stay well inside the
  * fetch timeout, or followers' long polls would expire while it runs. */
 #define RAFT_APPEND_LINGER_MS_MAX 1000
@@ -164,6 +163,10 @@ _Static_assert(EXEC_FETCH_SNAPSHOT_MAX_BYTES_DEFAULT <= KQ_SNAPSHOT_BYTES_MAX,
 #define KQ_LOG_RECOVERY_POINT_SYNC_JOBS 64
 #define RECOVER_SCAN_CHUNK_BYTES (1u << 20)  /* read at a time by recovery */
 #define RECOVER_RESYNC_BYTES_MAX (64u << 20) /* a repair looks this far past damage */
+/* Bytes read or written per call while copying a snapshot file. */
+#define KQ_SNAPSHOT_IO_CHUNK_BYTES (1u << 20)
+/* The log-start-offset-checkpoint is at most this long (one entry). */
+#define STORAGE_START_CHECKPOINT_BYTES_MAX 256
 
 /* ---- files and inputs bounded when read */
 #define CFG_LINE_MAX 16384                /* one properties line */

@@ -1,7 +1,8 @@
 /* The on-disk log of __cluster_metadata-0 in Kafka's own layout: segments
  * named %020d.log with a %020d.index offset index, a leader-epoch-checkpoint
  * file, all under <log_dir>/__cluster_metadata-0/, plus our own
- * recovery-point-offset-checkpoint there. See src/storage/FORMAT.md.
+ * recovery-point-offset-checkpoint and log-start-offset-checkpoint there.
+ * Snapshot files beside them: kq/snapshot_file.h. See src/storage/FORMAT.md.
  *
  * Threading: every function runs on one (event-loop) thread, except
  * kq_log_flush_run, which may run on a worker thread while appends and reads
@@ -73,7 +74,11 @@ bool kq_log_repair(const kq_log *log, int64_t *end_offset, int32_t *last_epoch);
  * job must not be pending. */
 void kq_log_abandon(kq_log *log);
 
-int64_t kq_log_start_offset(const kq_log *log);   /* base offset of the first segment */
+/* The log start offset L: the first offset the log serves (reads below it
+ * are -ERANGE). Persisted in log-start-offset-checkpoint; without that file
+ * (a log that never advanced) it is the first segment's base. Always a
+ * batch boundary (or the end); the first segment's base is <= L. */
+int64_t kq_log_start_offset(const kq_log *log);
 int64_t kq_log_end_offset(const kq_log *log);     /* next offset to be written */
 int64_t kq_log_flushed_offset(const kq_log *log); /* everything below is durable */
 /* The offset last written to the recovery-point file: never above the
@@ -83,6 +88,36 @@ int64_t kq_log_flushed_offset(const kq_log *log); /* everything below is durable
  * loss finds may lag further (see KQ_LOG_RECOVERY_POINT_SYNC_JOBS). */
 int64_t kq_log_recovery_point(const kq_log *log);
 int kq_log_segment_count(const kq_log *log);
+/* Total bytes of all segment files (whole batches, those below L too). */
+uint64_t kq_log_size_bytes(const kq_log *log);
+
+/* Retention after a snapshot ending at offset is durable: raises the log
+ * start to offset, which must be > the start, <= the flushed offset and a
+ * batch boundary (or the end); else -EINVAL, log unchanged. Crash order:
+ * log-start-offset-checkpoint replaced (tmp, fdatasync, rename, fsync dir);
+ * then, if segments lie wholly below offset, a recovery-point record (at
+ * the flushed offset) naming the first segment left is written and
+ * fdatasync'd; then those segments' .log and .index are unlinked (never
+ * the active one) and the directory fsync'd. A crash at any point opens
+ * with start == offset (or the old start, before the checkpoint rename).
+ * May run while a flush job is out. Other errors are I/O failures: the
+ * log fails (refuses appends) and the node must stop. */
+int kq_log_advance_start(kq_log *log, int64_t offset, char *errbuf, size_t errlen);
+
+/* A follower installing a snapshot ending at offset (>= 0; above, at or
+ * below the old end, even below the old start): afterwards the log is
+ * empty, starts and ends at offset, with an empty epoch cache, recovery
+ * point and flushed offset at offset, everything durable. No flush job may
+ * be outstanding (-EBUSY). Crash order: (1) the old log is truncated to
+ * its first segment's base (recovery point lowered first, later segments
+ * deleted, the first emptied and fdatasync'd; epoch checkpoint emptied);
+ * (2) log-start-offset-checkpoint := offset; (3) the empty segment is
+ * replaced by one named offset (delete, fsync dir, create, fsync dir);
+ * (4) the recovery point := offset, fdatasync'd. After a crash, open
+ * gives the old log or a prefix of it (during 1), the empty log at the
+ * old start (after 1), or the empty log at offset (after 2): never a log
+ * with an old batch at or above offset. I/O errors fail the log. */
+int kq_log_reset(kq_log *log, int64_t offset, char *errbuf, size_t errlen);
 
 /* Appends one or more whole v2 batches with one write syscall.
  * base_offset >= 0 (leader): each batch's BaseOffset is rewritten in data,
@@ -148,8 +183,8 @@ int64_t kq_log_flush_job_offset(const kq_log_flush_job *job);
 ssize_t kq_log_read(kq_log *log, int64_t offset, int64_t end_offset, size_t max_bytes,
                     kq_writer *out);
 
-/* The base offset of the batch holding offset, or -1 (outside the log, or
- * unreadable). */
+/* The base offset of the batch holding offset, or -1 (outside the log:
+ * below the log start or at/after the end; or unreadable). */
 int64_t kq_log_batch_start(kq_log *log, int64_t offset);
 
 /* Names the file and position of the batch at offset, for a refusal or a
@@ -158,12 +193,12 @@ int64_t kq_log_batch_start(kq_log *log, int64_t offset);
 int kq_log_describe(kq_log *log, int64_t offset, char *buf, size_t len);
 
 /* The base offset of the latest segment from which the log's tail holds at
- * least `bytes` (the log start if it is smaller): where a bounded rebuild of
- * state from the log begins. */
+ * least `bytes` (the log start if it is smaller, or if that segment begins
+ * below it): where a bounded rebuild of state from the log begins. */
 int64_t kq_log_tail_start(const kq_log *log, uint64_t bytes);
 
 /* Calls fn(ctx, batch, len) for every whole batch from the one containing
- * `from` to the end of the log, each verified as by kq_log_read. fn returns
+ * `from` (the log start when from is below it) to the end of the log, each verified as by kq_log_read. fn returns
  * 0 to continue; any other value stops the scan and is returned. -EBADMSG on
  * a batch failing verification, another negative errno on a read error. */
 int kq_log_scan(kq_log *log, int64_t from,

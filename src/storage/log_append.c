@@ -5,12 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kq/assert.h"
 #include "kq/record.h"
 #include "storage_internal.h"
 
 int64_t kq_log_start_offset(const kq_log *log)
 {
-    return log->segs[0].base_offset;
+    return log->start_offset;
 }
 
 int64_t kq_log_end_offset(const kq_log *log)
@@ -235,7 +236,7 @@ static int64_t boundary_from(const kq_fs *fs, storage_segment *seg, int64_t offs
 
 /* File position of the batch starting at offset in seg, or -EINVAL if
  * offset is not a batch boundary. */
-static int64_t boundary_position(const kq_fs *fs, storage_segment *seg, int64_t offset)
+int64_t storage_boundary_position(const kq_fs *fs, storage_segment *seg, int64_t offset)
 {
     if (offset == seg->end_offset)
         return (int64_t)seg->size;
@@ -246,15 +247,17 @@ static int64_t boundary_position(const kq_fs *fs, storage_segment *seg, int64_t 
     return pos;
 }
 
-static void delete_segment_files(kq_log *log, storage_segment *seg)
+int storage_segment_delete_files(kq_log *log, storage_segment *seg)
 {
     char path[STORAGE_PATH_MAX];
     int64_t base = seg->base_offset;
+    int rc = 0;
     storage_segment_release(log->fs, seg);
     if (storage_segment_path(log, base, ".log", path, sizeof path) == 0)
-        log->fs->unlink(log->fs->ctx, path);
+        rc = log->fs->unlink(log->fs->ctx, path);
     if (storage_segment_path(log, base, ".index", path, sizeof path) == 0)
         log->fs->unlink(log->fs->ctx, path);
+    return rc == -ENOENT ? 0 : rc;
 }
 
 /* Forgets the in-memory index entries of batches at or past pos. */
@@ -347,8 +350,14 @@ int kq_log_truncate(kq_log *log, int64_t offset, char *errbuf, size_t errlen)
                      kq_log_start_offset(log), end);
         return -EINVAL;
     }
+    return storage_truncate_to(log, offset, errbuf, errlen);
+}
+
+int storage_truncate_to(kq_log *log, int64_t offset, char *errbuf, size_t errlen)
+{
     storage_segment *seg = storage_segment_find(log, offset);
-    int64_t pos = boundary_position(log->fs, seg, offset);
+    KQ_ASSERT(seg != NULL);
+    int64_t pos = storage_boundary_position(log->fs, seg, offset);
     if (pos < 0) {
         storage_errf(errbuf, errlen, "truncate to %" PRId64 ": %s", offset,
                      pos == -EINVAL ? "not a batch boundary" : "read error");
@@ -360,7 +369,7 @@ int kq_log_truncate(kq_log *log, int64_t offset, char *errbuf, size_t errlen)
         return rc;
     size_t keep = (size_t)(seg - log->segs) + 1;
     while (log->seg_count > keep)
-        delete_segment_files(log, &log->segs[--log->seg_count]);
+        storage_segment_delete_files(log, &log->segs[--log->seg_count]);
     cut_segment_state(seg, (uint64_t)pos, offset);
     rc = cut_segment_files(log, seg, (uint64_t)pos);
     if (rc < 0) {

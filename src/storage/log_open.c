@@ -88,7 +88,8 @@ static void remove_leftovers(kq_log *log, const listing *l)
 {
     char path[STORAGE_PATH_MAX];
     for (size_t i = 0; i < l->index_count; i++) {
-        if (bsearch(&l->indexes[i], l->logs, l->log_count, sizeof *l->logs, storage_cmp_i64))
+        if (l->log_count &&
+            bsearch(&l->indexes[i], l->logs, l->log_count, sizeof *l->logs, storage_cmp_i64))
             continue;
         if (storage_segment_path(log, l->indexes[i], ".index", path, sizeof path) == 0)
             log->fs->unlink(log->fs->ctx, path);
@@ -375,11 +376,16 @@ static int recover(storage_recovery *rc)
     int found = storage_rp_load(log, rc->err, rc->errlen);
     if (found < 0)
         return found;
+    if ((r = storage_recover_start_prepare(rc, found)) < 0)
+        return r;
     r = found ? storage_recover_rp(rc) : recover_legacy(rc);
     if (r == 0)
         r = finish(rc);
     if (r == 0 && log->seg_count == 0)
-        r = storage_segment_create(log, found ? log->rp.start : 0, rc->err, rc->errlen);
+        r = storage_segment_create(log, rc->has_start ? rc->start : found ? log->rp.start : 0,
+                                   rc->err, rc->errlen);
+    if (r == 0)
+        r = storage_recover_start_settle(rc);
     return r;
 }
 
@@ -442,6 +448,7 @@ kq_log *kq_log_open_with(const kq_log_options *options, char *errbuf, size_t err
         .log = log, .err = errbuf, .errlen = errlen, .note = note, .notelen = sizeof note};
     rc = recover(&r);
     free(r.bases);
+    free(r.below);
     /* Creations and deletions by recovery (and by a crashed run) must be
      * durable before the flushed offset is claimed. */
     if (rc == 0 && !(log->mutants & KQ_MUTANT_SKIP_OPEN_FSYNC) &&

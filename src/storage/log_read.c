@@ -180,7 +180,8 @@ int64_t kq_log_tail_start(const kq_log *log, uint64_t bytes)
     for (size_t i = log->seg_count; i-- > 0;) {
         total += log->segs[i].size;
         if (total >= bytes)
-            return log->segs[i].base_offset;
+            return log->segs[i].base_offset > log->start_offset ? log->segs[i].base_offset
+                                                                : log->start_offset;
     }
     return kq_log_start_offset(log);
 }

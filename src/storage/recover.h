@@ -20,6 +20,10 @@ typedef struct storage_recovery {
     size_t n;
     size_t first_scanned; /* log->segs from this index on were read past the
                            * recovery point: synced when recovery ends */
+    bool has_start;       /* log-start-offset-checkpoint read: start holds L */
+    int64_t start;
+    int64_t *below;       /* segment files wholly below L: deleted once */
+    size_t below_n;       /* recovery accepted the rest */
     bool cut;             /* truncate the last segment of log->segs at cut_pos; */
     uint64_t cut_pos;     /* the files bases[log->seg_count..n) are deleted */
 } storage_recovery;
@@ -31,6 +35,15 @@ int storage_recover_rp(storage_recovery *rc);
 /* Opens segment file i of rc->bases read-write as a fresh storage_segment.
  * 0 or -errno with err filled (log_open.c). */
 int storage_recover_open_segment(storage_recovery *rc, size_t i, storage_segment *seg);
+/* Before recovery (recover_start.c): reads log-start-offset-checkpoint,
+ * sets aside the segment files wholly below L (a crash while
+ * kq_log_advance_start deleted them; settle deletes them) and reconciles the recovery point
+ * loaded (found) with the first file left. 0, -EUCLEAN or -errno. */
+int storage_recover_start_prepare(storage_recovery *rc, bool found);
+/* After recovery: sets the log start; a log holding nothing at or above L
+ * becomes the empty log at L. 0, -EUCLEAN (L no batch boundary, or below
+ * the first segment of a non-empty log) or -errno. */
+int storage_recover_start_settle(storage_recovery *rc);
 /* qsort/bsearch order of int64_t. */
 int storage_cmp_i64(const void *a, const void *b);
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "kq/assert.h"
 #include "kq/buf.h"
 #include "storage_internal.h"
 
@@ -178,9 +179,15 @@ int storage_rp_load(kq_log *log, char *errbuf, size_t errlen)
 
 int storage_rp_write(kq_log *log, int64_t offset, storage_loc loc)
 {
+    /* The end of a segment deleted by kq_log_advance_start (a location
+     * taken before it) is the start of the first one now. */
+    if (loc.segment < storage_first_base(log)) {
+        KQ_ASSERT(offset == storage_first_base(log));
+        loc = (storage_loc){storage_first_base(log), 0};
+    }
     storage_rp v = {.seq = log->rp.seq + 1,
                     .offset = offset,
-                    .start = kq_log_start_offset(log),
+                    .start = storage_first_base(log),
                     .loc = loc};
     char slot[STORAGE_RP_SLOT_BYTES];
     slot_render(&v, slot);
@@ -241,12 +248,12 @@ static int rp_create(kq_log *log, storage_rp v, char *errbuf, size_t errlen)
 int storage_rp_init(kq_log *log, char *errbuf, size_t errlen)
 {
     storage_rp want = {.offset = kq_log_end_offset(log),
-                       .start = kq_log_start_offset(log),
+                       .start = storage_first_base(log),
                        .loc = storage_loc_end(log)};
     if (log->rp_fd < 0)
         return rp_create(log, want, errbuf, errlen);
     int rc = 0;
-    if (log->rp.offset != want.offset || log->rp.start != want.start ||
+    if (log->rp_stale || log->rp.offset != want.offset || log->rp.start != want.start ||
         log->rp.loc.segment != want.loc.segment || log->rp.loc.position != want.loc.position)
         rc = storage_rp_write(log, want.offset, want.loc);
     /* Synced even when unchanged: a killed process may have left the

@@ -69,6 +69,10 @@ struct kq_log {
     storage_segment *segs;
     size_t seg_count;
     size_t seg_cap;
+    /* The log start offset L (log-start-offset-checkpoint, FORMAT.md): the
+     * first offset the log serves, a batch boundary of segs[0] (or its end);
+     * segs[0].base_offset <= start_offset <= the end offset. */
+    int64_t start_offset;
     int64_t flushed_offset;
     storage_loc flushed_loc;    /* where the batches below flushed_offset end */
     int64_t trunc_floor;        /* lowest truncation point while a job is out */
@@ -86,7 +90,14 @@ struct kq_log {
     bool rp_unsynced;  /* written since its last fdatasync */
     unsigned rp_jobs;  /* flush jobs begun since its last fdatasync */
     bool rp_roll;      /* a roll since its last fdatasync */
+    bool rp_stale;     /* recovery: the file's record names deleted segments */
 };
+
+/* The base offset of the first segment file (<= the log start offset). */
+static inline int64_t storage_first_base(const kq_log *log)
+{
+    return log->segs[0].base_offset;
+}
 
 static inline storage_segment *storage_active(kq_log *log)
 {
@@ -150,6 +161,25 @@ int storage_segment_note_batch(storage_segment *seg, uint64_t pos, uint64_t size
 storage_loc storage_loc_at(const kq_log *log, const storage_segment *seg, uint64_t position);
 /* The same for the end of the log. */
 storage_loc storage_loc_end(const kq_log *log);
+
+/* File position of the batch starting at offset in seg (its size when offset
+ * is seg's end), -EINVAL if offset is no batch boundary, -EIO (log_append.c). */
+int64_t storage_boundary_position(const kq_fs *fs, storage_segment *seg, int64_t offset);
+/* kq_log_truncate without the log-start bound: offset may be any batch
+ * boundary from the first segment's base on (kq_log_reset cuts to it). */
+int storage_truncate_to(kq_log *log, int64_t offset, char *errbuf, size_t errlen);
+/* Closes and unlinks seg's .log and .index (no directory sync). 0 or the
+ * unlink error of the .log (-ENOENT ignored). */
+int storage_segment_delete_files(kq_log *log, storage_segment *seg);
+
+/* ---- log start offset (log_start.c) */
+#define STORAGE_START_CHECKPOINT "log-start-offset-checkpoint"
+/* Reads the checkpoint: 1 with *offset, 0 if there is none, -EUCLEAN
+ * (malformed; errbuf names the file and the reason) or -errno. */
+int storage_start_load(const kq_log *log, int64_t *offset, char *errbuf, size_t errlen);
+/* Replaces the checkpoint with offset atomically (tmp, fdatasync, rename,
+ * fsync dir). 0 or -errno with errbuf filled. */
+int storage_start_write(const kq_log *log, int64_t offset, char *errbuf, size_t errlen);
 
 /* ---- epoch cache (epoch_cache.c) */
 /* Records that epoch starts at offset if it is newer than the latest.

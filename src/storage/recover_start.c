@@ -1,0 +1,149 @@
+/* Recovery of the log start offset L (FORMAT.md, "Log start offset",
+ * "Recovery"): before the segments are recovered, the files wholly below L
+ * are deleted and the recovery point is reconciled with the first file
+ * left; afterwards L is checked against the recovered log, and a log
+ * holding nothing at or above L becomes the empty log at L. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "recover.h"
+
+static void add_note(storage_recovery *rc, const char *fmt, int64_t a, int64_t b)
+{
+    size_t len = strlen(rc->note);
+    if (len < rc->notelen)
+        snprintf(rc->note + len, rc->notelen - len, fmt, len ? "; " : "", a, b);
+}
+
+/* Moves the segment files [0, k) of rc->bases to rc->below. */
+static int set_aside(storage_recovery *rc, size_t k)
+{
+    rc->below = malloc(k * sizeof *rc->below);
+    if (!rc->below) {
+        storage_errf(rc->err, rc->errlen, "out of memory");
+        return -ENOMEM;
+    }
+    memcpy(rc->below, rc->bases, k * sizeof *rc->below);
+    rc->below_n = k;
+    memmove(rc->bases, rc->bases + k, (rc->n - k) * sizeof *rc->bases);
+    rc->n -= k;
+    return 0;
+}
+
+/* Deletes the files set aside (the directory is fsync'd by open). */
+static int delete_below(storage_recovery *rc)
+{
+    kq_log *log = rc->log;
+    char path[STORAGE_PATH_MAX];
+    for (size_t i = 0; i < rc->below_n; i++) {
+        if (storage_segment_path(log, rc->below[i], ".log", path, sizeof path) < 0)
+            return -ENAMETOOLONG;
+        int r = log->fs->unlink(log->fs->ctx, path);
+        if (r < 0 && r != -ENOENT) {
+            storage_errf(rc->err, rc->errlen, "cannot delete %s: %s", path, strerror(-r));
+            return r;
+        }
+        if (storage_segment_path(log, rc->below[i], ".index", path, sizeof path) == 0)
+            log->fs->unlink(log->fs->ctx, path);
+    }
+    if (rc->below_n)
+        add_note(rc, "%sdeleted %" PRId64 " segment(s) below the log start %" PRId64,
+                 (int64_t)rc->below_n, rc->start);
+    return 0;
+}
+
+/* The recovery point describes the files left: a record written before
+ * kq_log_advance_start or kq_log_reset deleted segments names a first
+ * segment (and maybe a location) that is gone. */
+static void reconcile_rp(storage_recovery *rc)
+{
+    kq_log *log = rc->log;
+    storage_rp *rp = &log->rp;
+    int64_t first = rc->n ? rc->bases[0] : rc->start;
+    if (rp->start == first)
+        return;
+    bool fresh = rp->offset == rp->start; /* claims nothing durable */
+    if (!fresh && !(rp->start < first && first <= rc->start))
+        return; /* the layout check refuses */
+    if (!fresh && rc->n && rp->loc.segment >= first) {
+        rp->start = first; /* its location is still there */
+    } else if (fresh || rp->offset <= rc->start) {
+        rp->offset = rp->start = first; /* what it named lies below L */
+        rp->loc = (storage_loc){first, 0};
+    } else {
+        return;
+    }
+    log->rp_stale = true;
+}
+
+int storage_recover_start_prepare(storage_recovery *rc, bool found)
+{
+    int r = storage_start_load(rc->log, &rc->start, rc->err, rc->errlen);
+    if (r < 0)
+        return r;
+    rc->has_start = r == 1;
+    if (!rc->has_start)
+        return 0;
+    size_t k = 0; /* files wholly below L; never the last one */
+    while (k + 1 < rc->n && rc->bases[k + 1] <= rc->start)
+        k++;
+    if (k > 0 && (r = set_aside(rc, k)) < 0)
+        return r;
+    if (found)
+        reconcile_rp(rc);
+    return 0;
+}
+
+/* Nothing at or above L survived: every segment goes, the empty log at L. */
+static int empty_at_start(storage_recovery *rc)
+{
+    kq_log *log = rc->log;
+    int64_t end = kq_log_end_offset(log);
+    while (log->seg_count > 0) {
+        int r = storage_segment_delete_files(log, &log->segs[--log->seg_count]);
+        if (r < 0) {
+            storage_errf(rc->err, rc->errlen, "cannot delete a segment in %s: %s", log->dir,
+                         strerror(-r));
+            return r;
+        }
+    }
+    log->epoch_count = 0;
+    if (end != rc->start)
+        add_note(rc, "%sthe log ended at %" PRId64 ", below its start %" PRId64
+                 ": empty from there", end, rc->start);
+    return storage_segment_create(log, rc->start, rc->err, rc->errlen);
+}
+
+int storage_recover_start_settle(storage_recovery *rc)
+{
+    kq_log *log = rc->log;
+    int64_t first = storage_first_base(log), end = kq_log_end_offset(log), l = rc->start;
+    log->start_offset = first;
+    if (!rc->has_start)
+        return 0; /* a log from before the file: L is the first base */
+    if (end < l || (end == first && first != l)) {
+        int r = delete_below(rc);
+        if (r == 0)
+            r = empty_at_start(rc);
+        if (r == 0)
+            log->start_offset = l;
+        return r;
+    }
+    const char *why = NULL;
+    if (l < first)
+        why = "lies below the first segment";
+    else if (l < end && storage_boundary_position(log->fs, storage_segment_find(log, l), l) < 0)
+        why = "is not a batch boundary";
+    if (why) {
+        storage_errf(rc->err, rc->errlen,
+                     "corrupt log %s: the log start %" PRId64 " of " STORAGE_START_CHECKPOINT
+                     " %s (the log holds %" PRId64 "..%" PRId64 "); refusing to open",
+                     log->dir, l, why, first, end);
+        return -EUCLEAN;
+    }
+    log->start_offset = l;
+    return delete_below(rc);
+}
