@@ -226,7 +226,9 @@ int kq_snapshot_decode(const uint8_t *data, size_t len, raft_snapshot_id expect,
     free(d.pids);
     if (rc && ps)
         producer_state_clear(ps);
-    if (rc == 0)
-        d.meta->id = expect;
+    if (rc == 0) {
+        d.meta->id.end_offset = expect.end_offset;
+        d.meta->id.epoch = expect.epoch;
+    }
     return rc;
 }
