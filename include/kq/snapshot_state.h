@@ -64,7 +64,8 @@ int kq_snapshot_encode(const producer_state *ps, const kq_snapshot_meta *meta, k
  * holds (producer_state_capacity). On success ps (NULL: validate only) is
  * cleared and holds exactly the file's producers in their order, and meta
  * (NULL: not returned) has id = expect. On failure ps is cleared and meta
- * is unspecified. err may be NULL. */
+ * is unspecified. err may be NULL. -EINVAL (nothing read) if expect has a
+ * negative end offset or epoch; -ENOMEM if memory runs out. */
 int kq_snapshot_decode(const uint8_t *data, size_t len, raft_snapshot_id expect,
                        producer_state *ps, kq_snapshot_meta *meta, char *err, size_t errlen);
 

@@ -222,6 +222,11 @@ int kq_snapshot_decode(const uint8_t *data, size_t len, raft_snapshot_id expect,
         err[0] = '\0';
     if (ps)
         producer_state_clear(ps);
+    if (expect.end_offset < 0 || expect.epoch < 0) {
+        (void)fail(&d, 0, "expected snapshot id %" PRId64 "-%" PRId32 " is negative",
+                   expect.end_offset, expect.epoch);
+        return -EINVAL;
+    }
     int rc = decode_all(&d);
     free(d.pids);
     if (rc && ps)

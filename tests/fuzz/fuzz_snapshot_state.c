@@ -2,7 +2,8 @@
  * holds flags (bit 0: seal every batch's CRC first, so that changes get past
  * the CRC; bits 1-2: the table's capacity, 1, 4, 64 or 65536), bytes 1..4
  * the expected epoch and 5..12 the expected end offset (big-endian), the
- * rest is the file. Properties: a refusal is -EBADMSG with a message naming
+ * rest is the file. Properties: a refusal is -EBADMSG (-EINVAL for a
+ * negative expected id) with a message naming
  * a byte position; validation alone (no table) accepts whatever a load
  * accepts; an accepted file re-encodes to a file that decodes to the same
  * table (same LRU order) and meta, and re-encoding that gives the same
@@ -140,7 +141,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     kq_snapshot_meta meta;
     char err[ERR_BYTES];
     int rc = kq_snapshot_decode(file, len, id, ps, &meta, err, sizeof err);
-    FUZZ_CHECK(rc == 0 || rc == -EBADMSG, "0 or -EBADMSG");
+    bool id_ok = id.end_offset >= 0 && id.epoch >= 0;
+    FUZZ_CHECK(rc == (id_ok ? rc : -EINVAL), "a negative expected id is -EINVAL");
+    FUZZ_CHECK(rc == 0 || rc == -EBADMSG || rc == -EINVAL, "0, -EBADMSG or -EINVAL");
     FUZZ_CHECK(rc == 0 || strncmp(err, "snapshot byte ", 14) == 0, "a refusal names a position");
     FUZZ_CHECK(rc == 0 || producer_state_count(ps) == 0, "a refused load leaves the table empty");
     int rc_validate = kq_snapshot_decode(file, len, id, NULL, NULL, err, sizeof err);

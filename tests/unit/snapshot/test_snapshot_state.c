@@ -258,6 +258,9 @@ static void test_expected_id(void **state)
     assert_int_equal(kq_snapshot_decode(w.data, w.len, lower, ps, NULL, err, sizeof err),
                      -EBADMSG);
     assert_non_null(strstr(err, "end offset"));
+    raft_snapshot_id negative = { -1, m.id.epoch };
+    assert_int_equal(kq_snapshot_decode(w.data, w.len, negative, NULL, NULL, err, sizeof err),
+                     -EINVAL);
     kq_writer_free(&w);
     producer_state_destroy(ps);
 }
