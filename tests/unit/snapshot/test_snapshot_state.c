@@ -428,21 +428,25 @@ static void test_encode_refusals(void **state)
 }
 
 /* KQ_SNAPSHOT_SAMPLE_DIR=/tmp/x: writes 00000000000000001234-0000000007.checkpoint
- * there (three producers, two voters) for kafka-dump-log.sh. */
+ * there (three producers, three voters) for kafka-dump-log.sh; with
+ * KQ_SNAPSHOT_SAMPLE_PRODUCERS=n, n producers (end offset raised to fit). */
 static void test_write_sample(void **state)
 {
     (void)state;
     const char *dir = getenv("KQ_SNAPSHOT_SAMPLE_DIR");
     if (!dir)
         skip();
-    producer_state *ps = producer_state_create(8);
-    fill(ps, 3);
+    const char *count = getenv("KQ_SNAPSHOT_SAMPLE_PRODUCERS");
+    uint32_t n = count ? (uint32_t)strtoul(count, NULL, 10) : 3;
+    producer_state *ps = producer_state_create(n);
+    fill(ps, n);
     kq_snapshot_meta m;
-    sample_meta(&m, 1234, 7);
+    sample_meta(&m, (int64_t)n * 100 + 100 > 1234 ? (int64_t)n * 100 + 100 : 1234, 7);
     kq_writer w;
     encode(ps, &m, &w);
     char path[4096];
-    snprintf(path, sizeof path, "%s/00000000000000001234-0000000007.checkpoint", dir);
+    snprintf(path, sizeof path, "%s/%020lld-%010d.checkpoint", dir, (long long)m.id.end_offset,
+             (int)m.id.epoch);
     FILE *f = fopen(path, "wb");
     assert_non_null(f);
     assert_int_equal(fwrite(w.data, 1, w.len, f), w.len);
