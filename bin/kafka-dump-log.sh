@@ -5,7 +5,7 @@
 #   bin/kafka-dump-log.sh --files DIR/00000000000000001234-0000000007.checkpoint
 #   bin/kafka-dump-log.sh --deep-iteration --print-data-log --files X.checkpoint
 # KQ_KAFKA_BROKER_VERSION picks the release (default 4.0.0). Up to 4.0 the
-# tool is kafka.tools.DumpLogSegments in the broker jar; later releases have
+# tool is kafka.tools.DumpLogSegments in the broker jar; later ones (4.4.0) have
 # org.apache.kafka.tools.DumpLogSegments in kafka-tools, then fetched by
 # scripts/fetch-kafka-tools.sh for the same version. Environment as for
 # bin/kafka-run-class.sh (KAFKA_HEAP_OPTS, KAFKA_OPTS, KQ_TOOLS_LOG_LEVEL).
