@@ -373,4 +373,22 @@ _Static_assert((uint64_t)KQ_METRICS_API_KEYS_MAX * (KQ_METRICS_BUCKETS_MAX + 4) 
                    KQ_METRICS_RESPONSE_BYTES_MAX,
                "every API's latency histogram fits one scrape beside the other metrics");
 
+/* ---- snapshots (src/snapshot, include/kq/snapshot_state.h) */
+/* One batch of a snapshot file: records are packed up to this size. */
+#define KQ_SNAPSHOT_BATCH_BYTES_MAX (1u << 20)
+/* Node prefixes whose largest producer id a snapshot records. */
+#define KQ_SNAPSHOT_PID_NODES_MAX 64
+/* Upper bound of one snapshot data record (framing, key and value). */
+#define KQ_SNAPSHOT_RECORD_BYTES_MAX (32 + 8 + 12 * KQ_SNAPSHOT_PID_NODES_MAX)
+
+_Static_assert(KQ_SNAPSHOT_BATCH_BYTES_MAX <= RECORD_BATCH_BYTES_MAX,
+               "a snapshot batch is a record batch");
+_Static_assert(KQ_SNAPSHOT_RECORD_BYTES_MAX >= 32 + 4 + 4 * RAFT_VOTERS_MAX &&
+                   KQ_SNAPSHOT_RECORD_BYTES_MAX >= 32 + 16 + 24 * 5,
+               "the voters and a producer record (5 cached batches) fit the record bound");
+_Static_assert(61 + KQ_SNAPSHOT_RECORD_BYTES_MAX <= KQ_SNAPSHOT_BATCH_BYTES_MAX,
+               "a batch header and the largest record fit one snapshot batch");
+_Static_assert(KQ_SNAPSHOT_PID_NODES_MAX >= RAFT_VOTERS_MAX + RAFT_OBSERVERS_MAX,
+               "every voter's and observer's producer-id prefix fits");
+
 #endif

@@ -49,6 +49,32 @@ uint32_t producer_state_count(const producer_state *ps);
 bool producer_state_get(const producer_state *ps, int64_t pid, int16_t *epoch,
                         int32_t *last_seq, int64_t *last_offset);
 
+/* One cached batch of a producer (its sequence and offset ranges). */
+typedef struct producer_batch_view {
+    int32_t first_seq;
+    int32_t last_seq;
+    int64_t first_offset;
+    int64_t last_offset;
+} producer_batch_view;
+
+/* Capacity given at creation (after the 0 -> 1 rule). */
+uint32_t producer_state_capacity(const producer_state *ps);
+/* Visits every known producer, least recently recorded first, with its
+ * cached batches oldest first (count 1..PRODUCER_STATE_BATCHES). A non-zero
+ * return of fn stops the walk and is returned; 0 after a full walk. fn must
+ * not modify ps. */
+typedef int (*producer_state_visit_fn)(void *ctx, int64_t pid, int16_t epoch,
+                                       const producer_batch_view *batches, int count);
+int producer_state_foreach(const producer_state *ps, producer_state_visit_fn fn, void *ctx);
+/* Inserts pid as the most recently recorded producer with these cached
+ * batches (oldest first), evicting the least recent one if the table is
+ * full: restoring what producer_state_foreach visited, in its order,
+ * rebuilds the same table. 0; -EINVAL if pid < 0, count is outside
+ * 1..PRODUCER_STATE_BATCHES or batches is NULL; -EEXIST if pid is known
+ * (nothing changed). */
+int producer_state_restore(producer_state *ps, int64_t pid, int16_t epoch,
+                           const producer_batch_view *batches, int count);
+
 /* seq + n with Kafka's wrap from INT32_MAX to 0; -1 if seq or n is negative. */
 int32_t producer_sequence_add(int32_t seq, int32_t n);
 /* The Produce error for a verdict (DUPLICATE and APPEND are KAFKA_NONE). */

@@ -1,5 +1,6 @@
 /* Producer id table: chained hash over a fixed pool of entries, with an LRU
  * list for eviction. Everything is allocated at creation. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,12 +9,7 @@
 
 #define NIL UINT32_MAX
 
-typedef struct producer_batch {
-    int32_t first_seq;
-    int32_t last_seq;
-    int64_t first_offset;
-    int64_t last_offset;
-} producer_batch;
+typedef producer_batch_view producer_batch;
 
 typedef struct producer_entry {
     int64_t pid;
@@ -275,4 +271,38 @@ enum kafka_error producer_verdict_error(enum producer_verdict v)
         return KAFKA_INVALID_PRODUCER_EPOCH;
     }
     return KAFKA_UNKNOWN_SERVER_ERROR;
+}
+
+uint32_t producer_state_capacity(const producer_state *ps)
+{
+    return ps->capacity;
+}
+
+int producer_state_foreach(const producer_state *ps, producer_state_visit_fn fn, void *ctx)
+{
+    for (uint32_t i = ps->lru_tail; i != NIL; i = ps->entries[i].lru_prev) {
+        const producer_entry *e = &ps->entries[i];
+        producer_batch_view batches[PRODUCER_STATE_BATCHES];
+        for (int k = 0; k < e->batch_count; k++)
+            batches[k] = e->batches[(e->batch_head + k) % PRODUCER_STATE_BATCHES];
+        int rc = fn(ctx, e->pid, e->epoch, batches, e->batch_count);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+int producer_state_restore(producer_state *ps, int64_t pid, int16_t epoch,
+                           const producer_batch_view *batches, int count)
+{
+    if (pid < 0 || count < 1 || count > PRODUCER_STATE_BATCHES || !batches)
+        return -EINVAL;
+    if (find(ps, pid, NULL))
+        return -EEXIST;
+    producer_entry *e = &ps->entries[take_entry(ps, pid)];
+    e->epoch = epoch;
+    e->batch_count = (uint8_t)count;
+    e->batch_head = 0;
+    memcpy(e->batches, batches, sizeof(*batches) * (size_t)count);
+    return 0;
 }

@@ -1,7 +1,7 @@
 /* Writes the binary seed inputs of tests/fuzz/corpus/ (wire bodies from the
  * golden bytes of tests/unit/wire, record batches in every codec, crafted
  * log directories, and log directories written by the real log with their
- * recovery point). The text seeds (quorum-state, config) are committed as
+ * recovery point, snapshot files). The text seeds (quorum-state, config) are committed as
  * written by hand. Not a test: run it after a format change,
  *   build-fuzz-gcc/tests/fuzz/fuzz_gen_seeds tests/fuzz/corpus
  * and commit what changed. */
@@ -16,7 +16,9 @@
 #include "../unit/wire/golden_all_versions.h"
 #include "fuzz.h"
 #include "kq/log.h"
+#include "kq/producer_state.h"
 #include "kq/record.h"
+#include "kq/snapshot_state.h"
 #include "kq/wire.h"
 
 #define SEED_BYTES_MAX (1u << 20)
@@ -431,6 +433,63 @@ static void real_log_seeds(void)
     fuzz_clear_dir(dir);
 }
 
+/* ---- snapshot files ----------------------------------------------------- */
+
+/* flags byte, epoch (4), end offset (8), then the file. */
+static void put_snapshot(const char *name, uint8_t flags, const kq_snapshot_meta *m,
+                         const uint8_t *file, size_t len)
+{
+    static uint8_t buf[SEED_BYTES_MAX];
+    if (len + 13 > sizeof buf)
+        exit(1);
+    buf[0] = flags;
+    for (int i = 0; i < 4; i++)
+        buf[1 + i] = (uint8_t)((uint32_t)m->id.epoch >> (24 - 8 * i));
+    for (int i = 0; i < 8; i++)
+        buf[5 + i] = (uint8_t)((uint64_t)m->id.end_offset >> (56 - 8 * i));
+    memcpy(buf + 13, file, len);
+    put("snapshot_state", name, buf, len + 13);
+}
+
+static void snapshot_seeds(void)
+{
+    kq_snapshot_meta m;
+    memset(&m, 0, sizeof(m));
+    m.id.end_offset = 1234;
+    m.id.epoch = 7;
+    m.last_contained_timestamp_ms = 1764600000000LL;
+    m.voter_count = 3;
+    for (int i = 0; i < 3; i++)
+        m.voter_ids[i] = i + 1;
+    m.pid_max_count = 2;
+    m.pid_max[0].node_prefix = 1;
+    m.pid_max[0].max_id = 1001;
+    m.pid_max[1].node_prefix = 3;
+    m.pid_max[1].max_id = 3000000000017LL;
+    producer_state *ps = producer_state_create(64);
+    kq_writer w;
+    kq_writer_init(&w, 0);
+    if (!ps || kq_snapshot_encode(ps, &m, &w) != 0)
+        exit(1);
+    put_snapshot("empty-table", 2, &m, w.data, w.len);
+    for (int i = 0; i < 6; i++)
+        for (int k = 0; k <= i; k++)
+            producer_state_record(ps, 4000 + i, (int16_t)i, 10 * k, 10 * k + 9,
+                                  100 * i + 10 * k, 100 * i + 10 * k + 9);
+    producer_state_record(ps, 4001, 1, 20, 29, 900, 909);
+    kq_writer_reset(&w);
+    if (kq_snapshot_encode(ps, &m, &w) != 0)
+        exit(1);
+    put_snapshot("six-producers", 4, &m, w.data, w.len);
+    put_snapshot("six-producers-table-1", 0, &m, w.data, w.len);
+    put_snapshot("six-producers-sealed", 5, &m, w.data, w.len);
+    put_snapshot("six-producers-truncated", 4, &m, w.data, w.len - 20);
+    m.id.epoch = 8;
+    put_snapshot("six-producers-other-epoch", 4, &m, w.data, w.len);
+    kq_writer_free(&w);
+    producer_state_destroy(ps);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -443,5 +502,6 @@ int main(int argc, char **argv)
     record_seeds();
     log_seeds();
     real_log_seeds();
+    snapshot_seeds();
     return 0;
 }

@@ -1,0 +1,72 @@
+/* The replicated state as a KIP-630 snapshot file (Kafka's format, read by
+ * kafka-dump-log.sh): record batches v2 at offsets 0, 1, ... with every
+ * PartitionLeaderEpoch the snapshot's epoch; first a control batch holding
+ * one SnapshotHeaderRecord (control type 3), last a control batch holding
+ * one SnapshotFooterRecord (type 4), uncompressed data batches of our own
+ * records between them (keys "kq.voters", "kq.producer-id-max",
+ * "kq.producer"; layouts in src/storage/FORMAT.md, "Snapshot content").
+ * Pure functions of their arguments (no globals): callable from any thread,
+ * on distinct objects. */
+#ifndef KQ_SNAPSHOT_STATE_H
+#define KQ_SNAPSHOT_STATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kq/buf.h"
+#include "kq/limits.h"
+#include "kq/producer_state.h"
+#include "kq/raft.h"
+
+enum {
+    KQ_SNAPSHOT_CONTROL_HEADER = 3, /* SnapshotHeaderRecord */
+    KQ_SNAPSHOT_CONTROL_FOOTER = 4, /* SnapshotFooterRecord */
+};
+
+typedef struct kq_snapshot_pid_max {
+    int32_t node_prefix; /* >= 0, distinct within a snapshot */
+    int64_t max_id;      /* largest producer id of that prefix in the log, >= 0 */
+} kq_snapshot_pid_max;
+
+typedef struct kq_snapshot_meta {
+    raft_snapshot_id id;                 /* end offset and epoch */
+    int64_t last_contained_timestamp_ms; /* the header record's */
+    int32_t voter_ids[RAFT_VOTERS_MAX];  /* >= 0, distinct */
+    int voter_count;                     /* 1..RAFT_VOTERS_MAX */
+    kq_snapshot_pid_max pid_max[KQ_SNAPSHOT_PID_NODES_MAX];
+    int pid_max_count;                   /* 0..KQ_SNAPSHOT_PID_NODES_MAX */
+} kq_snapshot_meta;
+
+/* Appends the whole file to out: the header, the voters, the producer-id
+ * maxima, then every producer of ps (NULL: none) least recently recorded
+ * first, records packed into batches of at most KQ_SNAPSHOT_BATCH_BYTES_MAX,
+ * every record and batch timestamped last_contained_timestamp_ms, then the
+ * footer. 0; -EINVAL if meta breaks a rule above or a producer could not be
+ * decoded back (pid < 0, a negative sequence or offset, a batch's offsets
+ * reversed or at or above meta->id.end_offset), id.epoch < 0 or
+ * id.end_offset < 0; -ENOMEM if out fails (out is then left with its error
+ * set). On an error out->len is back where it was unless out failed. */
+int kq_snapshot_encode(const producer_state *ps, const kq_snapshot_meta *meta, kq_writer *out);
+
+/* Validates a whole file (data, len) and loads it. Refused (-EBADMSG, err
+ * names the byte position of the batch or record and the reason): a batch
+ * that is not whole, magic not 2, a bad CRC, a base offset other than the
+ * next expected one (0 first), a PartitionLeaderEpoch other than
+ * expect.epoch, RecordsCount not LastOffsetDelta + 1 or a record's offset
+ * delta not its index; a first batch that is not a control batch with one
+ * SnapshotHeaderRecord of version 0, a last one that is not a control
+ * batch with one SnapshotFooterRecord of version 0, bytes after the footer,
+ * any other control batch; a data record with an unknown key (a newer
+ * writer's content is not silently dropped), a value that does not parse
+ * exactly (version 0) or breaks the rules of kq_snapshot_meta and
+ * kq_snapshot_encode, no "kq.voters" or more than one, more than one
+ * "kq.producer-id-max", a producer id twice, or more producers than ps
+ * holds (producer_state_capacity). On success ps (NULL: validate only) is
+ * cleared and holds exactly the file's producers in their order, and meta
+ * (NULL: not returned) has id = expect. On failure ps is cleared and meta
+ * is unspecified. err may be NULL. -EINVAL (nothing read) if expect has a
+ * negative end offset or epoch; -ENOMEM if memory runs out. */
+int kq_snapshot_decode(const uint8_t *data, size_t len, raft_snapshot_id expect,
+                       producer_state *ps, kq_snapshot_meta *meta, char *err, size_t errlen);
+
+#endif

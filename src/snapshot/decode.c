@@ -1,0 +1,239 @@
+/* kq_snapshot_decode: checks every batch of a snapshot file and loads its
+ * records (the rules are listed in include/kq/snapshot_state.h). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "snapshot_internal.h"
+
+typedef struct decoder {
+    const uint8_t *data;
+    size_t len;
+    raft_snapshot_id expect;
+    producer_state *ps;
+    kq_snapshot_meta *meta;
+    int64_t next_offset;
+    int voters_seen;
+    int pid_max_seen;
+    uint32_t producers;
+    int64_t *pids; /* ps NULL: every producer id, checked for repeats at the end */
+    char *err;
+    size_t errlen;
+} decoder;
+
+static int fail(decoder *d, size_t pos, const char *fmt, ...)
+{
+    if (d->err && d->errlen > 0) {
+        int n = snprintf(d->err, d->errlen, "snapshot byte %zu: ", pos);
+        if (n >= 0 && (size_t)n < d->errlen) {
+            va_list ap;
+            va_start(ap, fmt);
+            vsnprintf(d->err + n, d->errlen - (size_t)n, fmt, ap);
+            va_end(ap);
+        }
+    }
+    return -EBADMSG;
+}
+
+static int load_producer(decoder *d, size_t pos, kq_slice value)
+{
+    snap_producer p;
+    const char *why = snap_read_producer(value, d->expect.end_offset, &p);
+    if (why)
+        return fail(d, pos, "%s record: %s", SNAP_KEY_PRODUCER, why);
+    if (d->ps) {
+        if (d->producers >= producer_state_capacity(d->ps))
+            return fail(d, pos, "more producers than the table holds (%" PRIu32 ")",
+                        producer_state_capacity(d->ps));
+        if (producer_state_restore(d->ps, p.pid, p.epoch, p.batches, p.count) != 0)
+            return fail(d, pos, "producer id %" PRId64 " listed twice", p.pid);
+    } else {
+        /* At most one per 16 bytes of file: the array is bounded by len. */
+        if (!d->pids) {
+            d->pids = malloc(sizeof(*d->pids) * (d->len / 16 + 1));
+            if (!d->pids)
+                return -ENOMEM;
+        }
+        d->pids[d->producers] = p.pid;
+    }
+    d->producers++;
+    return 0;
+}
+
+static int load_record(decoder *d, size_t pos, const record *rec)
+{
+    enum snap_key key = snap_key_of(rec->key);
+    const char *why = NULL;
+    switch (key) {
+    case SNAP_VOTERS:
+        if (d->voters_seen++)
+            return fail(d, pos, "a second %s record", SNAP_KEY_VOTERS);
+        why = snap_read_voters(rec->value, d->meta);
+        break;
+    case SNAP_PID_MAX:
+        if (d->pid_max_seen++)
+            return fail(d, pos, "a second %s record", SNAP_KEY_PID_MAX);
+        why = snap_read_pid_max(rec->value, d->meta);
+        break;
+    case SNAP_PRODUCER:
+        return load_producer(d, pos, rec->value);
+    case SNAP_UNKNOWN:
+        return fail(d, pos, "data record with an unknown key");
+    }
+    return why ? fail(d, pos, "%s record: %s", snap_key_name(key), why) : 0;
+}
+
+/* The control record of a control batch: the header (first batch only) or
+ * the footer (last batch only). */
+static int load_control(decoder *d, size_t pos, size_t end, int64_t index, const record *rec)
+{
+    int type = record_control_type(rec->key);
+    const char *why;
+    if (index == 0) {
+        if (type != KQ_SNAPSHOT_CONTROL_HEADER)
+            return fail(d, pos, "first batch is not a SnapshotHeaderRecord");
+        why = snap_read_header(rec->value, &d->meta->last_contained_timestamp_ms);
+    } else {
+        if (type != KQ_SNAPSHOT_CONTROL_FOOTER)
+            return fail(d, pos, "control batch other than the header and the footer");
+        if (end != d->len)
+            return fail(d, end, "bytes after the SnapshotFooterRecord batch");
+        why = snap_read_footer(rec->value);
+    }
+    return why ? fail(d, pos, "%s", why) : 0;
+}
+
+static int check_header(decoder *d, size_t pos, record_batch_header *h, int64_t index)
+{
+    enum record_status st = record_batch_check(d->data + pos, d->len - pos, h);
+    if (st != RECORD_OK)
+        return fail(d, pos, "batch %" PRId64 ": %s", index, record_status_name(st));
+    if (h->base_offset != d->next_offset)
+        return fail(d, pos, "batch base offset %" PRId64 ", expected %" PRId64,
+                    h->base_offset, d->next_offset);
+    if (h->partition_leader_epoch != d->expect.epoch)
+        return fail(d, pos, "batch leader epoch %" PRId32 ", expected %" PRId32,
+                    h->partition_leader_epoch, d->expect.epoch);
+    if (h->record_count < 1 || (int64_t)h->last_offset_delta + 1 != h->record_count)
+        return fail(d, pos, "RecordsCount %" PRId32 " with LastOffsetDelta %" PRId32,
+                    h->record_count, h->last_offset_delta);
+    if (index == 0 && !record_batch_is_control(h))
+        return fail(d, pos, "first batch is not a control batch");
+    if (record_batch_is_control(h) && h->record_count != 1)
+        return fail(d, pos, "control batch with %" PRId32 " records", h->record_count);
+    return 0;
+}
+
+/* Position of the next record for messages: exact when uncompressed. */
+static size_t record_pos(const record_iter *it, size_t pos)
+{
+    int codec = it->header.attributes & RECORD_ATTR_COMPRESSION_MASK;
+    return codec == RECORD_COMPRESSION_NONE ? pos + RECORD_BATCH_HEADER_BYTES + it->reader.pos
+                                            : pos;
+}
+
+static int load_batch(decoder *d, size_t pos, int64_t index, size_t *end, bool *footer)
+{
+    record_batch_header h;
+    int rc = check_header(d, pos, &h, index);
+    if (rc)
+        return rc;
+    *end = pos + record_batch_size(&h);
+    *footer = record_batch_is_control(&h) && index > 0;
+    record_iter it;
+    record rec;
+    enum record_status st = record_iter_open(&it, d->data + pos, d->len - pos);
+    for (int32_t i = 0; st == RECORD_OK && rc == 0; i++) {
+        size_t rpos = record_pos(&it, pos);
+        if (!record_iter_next(&it, &rec)) {
+            if (it.status != RECORD_OK)
+                rc = fail(d, rpos, "record %" PRId32 ": %s", i, record_status_name(it.status));
+            break;
+        }
+        if (rec.offset != h.base_offset + i)
+            rc = fail(d, rpos, "record %" PRId32 ": offset delta is not its index", i);
+        else if (record_batch_is_control(&h))
+            rc = load_control(d, pos, *end, index, &rec);
+        else
+            rc = load_record(d, rpos, &rec);
+    }
+    if (st != RECORD_OK)
+        rc = fail(d, pos, "batch %" PRId64 ": %s", index, record_status_name(st));
+    record_iter_close(&it);
+    d->next_offset += h.record_count;
+    return rc;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int finish(decoder *d)
+{
+    if (!d->voters_seen)
+        return fail(d, d->len, "no %s record", SNAP_KEY_VOTERS);
+    if (d->pids && d->producers > 1) {
+        qsort(d->pids, d->producers, sizeof(*d->pids), cmp_i64);
+        for (uint32_t i = 1; i < d->producers; i++)
+            if (d->pids[i] == d->pids[i - 1])
+                return fail(d, d->len, "producer id %" PRId64 " listed twice", d->pids[i]);
+    }
+    return 0;
+}
+
+static int decode_all(decoder *d)
+{
+    if (d->len == 0)
+        return fail(d, 0, "empty file");
+    size_t pos = 0;
+    bool footer = false;
+    for (int64_t index = 0; !footer; index++) {
+        if (pos >= d->len)
+            return fail(d, pos, "no SnapshotFooterRecord batch (file ends)");
+        size_t end = pos;
+        int rc = load_batch(d, pos, index, &end, &footer);
+        if (rc)
+            return rc;
+        pos = end;
+    }
+    return finish(d);
+}
+
+int kq_snapshot_decode(const uint8_t *data, size_t len, raft_snapshot_id expect,
+                       producer_state *ps, kq_snapshot_meta *meta, char *err, size_t errlen)
+{
+    kq_snapshot_meta local;
+    decoder d;
+    memset(&d, 0, sizeof(d));
+    d.data = data;
+    d.len = data ? len : 0;
+    d.expect = expect;
+    d.ps = ps;
+    d.meta = meta ? meta : &local;
+    d.err = err;
+    d.errlen = errlen;
+    memset(d.meta, 0, sizeof(*d.meta));
+    if (err && errlen)
+        err[0] = '\0';
+    if (ps)
+        producer_state_clear(ps);
+    if (expect.end_offset < 0 || expect.epoch < 0) {
+        (void)fail(&d, 0, "expected snapshot id %" PRId64 "-%" PRId32 " is negative",
+                   expect.end_offset, expect.epoch);
+        return -EINVAL;
+    }
+    int rc = decode_all(&d);
+    free(d.pids);
+    if (rc && ps)
+        producer_state_clear(ps);
+    if (rc == 0) {
+        d.meta->id.end_offset = expect.end_offset;
+        d.meta->id.epoch = expect.epoch;
+    }
+    return rc;
+}

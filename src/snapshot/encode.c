@@ -1,0 +1,178 @@
+/* kq_snapshot_encode: the header batch, data batches packed up to
+ * KQ_SNAPSHOT_BATCH_BYTES_MAX (voters, producer-id maxima, producers least
+ * recent first), the footer batch. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "snapshot_internal.h"
+
+/* Bytes a record adds to a batch beyond its key and value, at most: the
+ * length, attributes, deltas, key and value lengths and header count. */
+#define PACK_RECORD_OVERHEAD_BYTES 16
+
+typedef struct pending {
+    enum snap_key key;
+    size_t value_off;
+    size_t value_len;
+} pending;
+
+typedef struct packer {
+    kq_writer *out;
+    int64_t next_offset;
+    int32_t epoch;
+    int64_t ts;
+    int64_t end_offset;
+    kq_writer values; /* the pending records' values, back to back */
+    pending *recs;
+    record *built;
+    int count;
+    int cap;
+    size_t bytes; /* the pending records' bound */
+    int rc;       /* first error */
+} packer;
+
+static int flush(packer *p)
+{
+    if (p->count == 0 || p->rc)
+        return p->rc;
+    for (int i = 0; i < p->count; i++) {
+        const char *key = snap_key_name(p->recs[i].key);
+        record *r = &p->built[i];
+        memset(r, 0, sizeof(*r));
+        r->timestamp = p->ts;
+        r->key = (kq_slice){ (const uint8_t *)key, (int32_t)strlen(key) };
+        r->value = (kq_slice){ p->values.data + p->recs[i].value_off,
+                               (int32_t)p->recs[i].value_len };
+    }
+    record_batch_builder_args args = {
+        .base_offset = p->next_offset,
+        .partition_leader_epoch = p->epoch,
+        .attributes = 0,
+        .base_timestamp = p->ts,
+        .producer_id = -1,
+        .producer_epoch = -1,
+        .base_sequence = -1,
+        .records = p->built,
+        .record_count = p->count,
+    };
+    if (!record_batch_build(p->out, &args))
+        return p->rc = p->out->error ? -ENOMEM : -EINVAL;
+    p->next_offset += p->count;
+    p->count = 0;
+    p->bytes = 0;
+    kq_writer_reset(&p->values);
+    return 0;
+}
+
+static bool grow(packer *p)
+{
+    int cap = p->cap ? 2 * p->cap : 256;
+    pending *recs = realloc(p->recs, sizeof(*recs) * (size_t)cap);
+    if (recs)
+        p->recs = recs;
+    record *built = realloc(p->built, sizeof(*built) * (size_t)cap);
+    if (built)
+        p->built = built;
+    if (!recs || !built)
+        return false;
+    p->cap = cap;
+    return true;
+}
+
+/* Adds the record whose value is values[value_off..]: a new batch first if
+ * it would take this one past the bound. */
+static int add(packer *p, enum snap_key key, size_t value_off)
+{
+    if (p->values.error)
+        return p->rc = -ENOMEM;
+    size_t value_len = p->values.len - value_off;
+    size_t need = strlen(snap_key_name(key)) + value_len + PACK_RECORD_OVERHEAD_BYTES;
+    if (p->count > 0 &&
+        p->bytes + need > KQ_SNAPSHOT_BATCH_BYTES_MAX - RECORD_BATCH_HEADER_BYTES) {
+        /* The new value moves to the front of the emptied buffer. */
+        uint8_t tmp[KQ_SNAPSHOT_RECORD_BYTES_MAX];
+        if (value_len > sizeof(tmp))
+            return p->rc = -EINVAL;
+        memcpy(tmp, p->values.data + value_off, value_len);
+        p->values.len = value_off;
+        if (flush(p))
+            return p->rc;
+        value_off = 0;
+        kq_write_raw(&p->values, tmp, value_len);
+        if (p->values.error)
+            return p->rc = -ENOMEM;
+    }
+    if (p->count == p->cap && !grow(p))
+        return p->rc = -ENOMEM;
+    p->recs[p->count++] = (pending){ key, value_off, value_len };
+    p->bytes += need;
+    return 0;
+}
+
+static int add_producer(void *ctx, int64_t pid, int16_t epoch, const producer_batch_view *b,
+                        int count)
+{
+    packer *p = ctx;
+    snap_producer sp = { .pid = pid, .epoch = epoch, .count = count };
+    if (count < 1 || count > PRODUCER_STATE_BATCHES)
+        return p->rc = -EINVAL;
+    memcpy(sp.batches, b, sizeof(*b) * (size_t)count);
+    if (snap_producer_invalid(&sp, p->end_offset))
+        return p->rc = -EINVAL;
+    size_t off = p->values.len;
+    snap_write_producer(&p->values, &sp);
+    return add(p, SNAP_PRODUCER, off);
+}
+
+static int meta_valid(const kq_snapshot_meta *m)
+{
+    if (m->id.end_offset < 0 || m->id.epoch < 0 ||
+        snap_voters_invalid(m->voter_ids, m->voter_count) ||
+        snap_pid_max_invalid(m->pid_max, m->pid_max_count))
+        return -EINVAL;
+    return 0;
+}
+
+static int encode_body(packer *p, const producer_state *ps, const kq_snapshot_meta *meta)
+{
+    if (!snap_build_header(p->out, p->epoch, p->ts))
+        return p->out->error ? -ENOMEM : -EINVAL;
+    p->next_offset = 1;
+    size_t off = p->values.len;
+    snap_write_voters(&p->values, meta);
+    if (add(p, SNAP_VOTERS, off))
+        return p->rc;
+    off = p->values.len;
+    snap_write_pid_max(&p->values, meta);
+    if (add(p, SNAP_PID_MAX, off))
+        return p->rc;
+    if (ps && producer_state_foreach(ps, add_producer, p))
+        return p->rc ? p->rc : -EINVAL;
+    if (flush(p))
+        return p->rc;
+    if (!snap_build_footer(p->out, p->next_offset, p->epoch, p->ts))
+        return p->out->error ? -ENOMEM : -EINVAL;
+    return 0;
+}
+
+int kq_snapshot_encode(const producer_state *ps, const kq_snapshot_meta *meta, kq_writer *out)
+{
+    if (!meta || !out || out->error || meta_valid(meta))
+        return out && out->error ? -ENOMEM : -EINVAL;
+    packer p;
+    memset(&p, 0, sizeof(p));
+    p.out = out;
+    p.epoch = meta->id.epoch;
+    p.ts = meta->last_contained_timestamp_ms;
+    p.end_offset = meta->id.end_offset;
+    kq_writer_init(&p.values, 0);
+    size_t start = out->len;
+    int rc = encode_body(&p, ps, meta);
+    kq_writer_free(&p.values);
+    free(p.recs);
+    free(p.built);
+    if (rc && !out->error)
+        out->len = start;
+    return rc ? (out->error ? -ENOMEM : rc) : 0;
+}

@@ -1,0 +1,48 @@
+/* Shared pieces of src/snapshot: the data record keys, the codec of their
+ * values (content.c), the header and footer control batches (control.c). */
+#ifndef KQ_SNAPSHOT_INTERNAL_H
+#define KQ_SNAPSHOT_INTERNAL_H
+
+#include <stdbool.h>
+
+#include "kq/record.h"
+#include "kq/snapshot_state.h"
+
+#define SNAP_KEY_VOTERS "kq.voters"
+#define SNAP_KEY_PID_MAX "kq.producer-id-max"
+#define SNAP_KEY_PRODUCER "kq.producer"
+#define SNAP_VALUE_VERSION 0  /* the leading int16 of every value */
+#define SNAP_CONTROL_VERSION 0 /* SnapshotHeaderRecord / FooterRecord Version */
+
+enum snap_key { SNAP_VOTERS, SNAP_PID_MAX, SNAP_PRODUCER, SNAP_UNKNOWN };
+enum snap_key snap_key_of(kq_slice key);
+const char *snap_key_name(enum snap_key k);
+
+typedef struct snap_producer {
+    int64_t pid;
+    int16_t epoch;
+    int count;
+    producer_batch_view batches[PRODUCER_STATE_BATCHES];
+} snap_producer;
+
+/* NULL if valid, else the rule broken. */
+const char *snap_voters_invalid(const int32_t *ids, int count);
+const char *snap_pid_max_invalid(const kq_snapshot_pid_max *p, int count);
+const char *snap_producer_invalid(const snap_producer *p, int64_t end_offset);
+
+void snap_write_voters(kq_writer *w, const kq_snapshot_meta *m);
+void snap_write_pid_max(kq_writer *w, const kq_snapshot_meta *m);
+void snap_write_producer(kq_writer *w, const snap_producer *p);
+/* Parse a whole value; NULL on success, else the reason. */
+const char *snap_read_voters(kq_slice v, kq_snapshot_meta *m);
+const char *snap_read_pid_max(kq_slice v, kq_snapshot_meta *m);
+const char *snap_read_producer(kq_slice v, int64_t end_offset, snap_producer *p);
+
+/* Appends a control batch of one SnapshotHeaderRecord / FooterRecord. */
+bool snap_build_header(kq_writer *out, int32_t epoch, int64_t timestamp_ms);
+bool snap_build_footer(kq_writer *out, int64_t offset, int32_t epoch, int64_t timestamp_ms);
+/* Parse a control record's value; NULL on success, else the reason. */
+const char *snap_read_header(kq_slice value, int64_t *timestamp_ms);
+const char *snap_read_footer(kq_slice value);
+
+#endif
