@@ -102,6 +102,8 @@ uint64_t kq_log_size_bytes(const kq_log *log);
  * with start == offset (or the old start, before the checkpoint rename).
  * May run while a flush job is out. Other errors are I/O failures: the
  * log fails (refuses appends) and the node must stop. */
+/* Bytes of the segments that kq_log_advance_start(offset) would delete. */
+uint64_t kq_log_bytes_below(const kq_log *log, int64_t offset);
 int kq_log_advance_start(kq_log *log, int64_t offset, char *errbuf, size_t errlen);
 
 /* A follower installing a snapshot ending at offset (>= 0; above, at or

@@ -6,6 +6,7 @@
 #include "kq/exec.h"
 #include "kq/handler.h"
 #include "kq/producer_state.h"
+#include "kq/snapshot_state.h"
 
 
 /* A snapshot file this node holds, durable (exec_snapshot.c). */
@@ -32,7 +33,7 @@ typedef struct exec_snapshots {
     struct exec_snapshot_job *job; /* handed to env->snapshot_start, not done */
     int64_t retention_due_ms;
     /* Largest producer id per node prefix known below the latest snapshot. */
-    struct { int32_t node_prefix; int64_t max_id; } pid_max[KQ_SNAPSHOT_PID_NODES_MAX];
+    kq_snapshot_pid_max pid_max[KQ_SNAPSHOT_PID_NODES_MAX];
     int pid_max_count;
     bool tell_pending;     /* a SNAPSHOTS event to step after the output */
     bool installed;        /* a SNAPSHOT_INSTALL ran: report it */

@@ -87,16 +87,17 @@ static void note_pid(exec_snapshots *s, int64_t pid)
         }
     }
     if (s->pid_max_count < KQ_SNAPSHOT_PID_NODES_MAX)
-        s->pid_max[s->pid_max_count++] = (typeof(s->pid_max[0])){prefix, pid};
+        s->pid_max[s->pid_max_count++] = (kq_snapshot_pid_max){prefix, pid};
 }
 
-static void note_producer(void *ctx, int64_t pid, int16_t epoch,
-                          const producer_batch_view *batches, int count)
+static int note_producer(void *ctx, int64_t pid, int16_t epoch,
+                         const producer_batch_view *batches, int count)
 {
     (void)epoch;
     (void)batches;
     (void)count;
     note_pid(ctx, pid);
+    return 0;
 }
 
 static void fill_meta(kq_exec *x, kq_snapshot_meta *m, raft_snapshot_id id, int64_t ts)

@@ -89,6 +89,16 @@ uint64_t kq_log_size_bytes(const kq_log *log)
     return total;
 }
 
+uint64_t kq_log_bytes_below(const kq_log *log, int64_t offset)
+{
+    uint64_t total = 0;
+    /* A segment lies wholly below offset when the next one starts at or
+     * below it; the active (last) segment never does. */
+    for (size_t i = 0; i + 1 < log->seg_count && log->segs[i + 1].base_offset <= offset; i++)
+        total += log->segs[i].size;
+    return total;
+}
+
 /* Whether offset may become the log start: above it, flushed, a boundary. */
 static int check_advance(kq_log *log, int64_t offset, char *errbuf, size_t errlen)
 {
