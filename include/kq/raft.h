@@ -202,7 +202,7 @@ typedef struct raft_fetch_response {
     int32_t read_max_bytes;
     const uint8_t *records;
     size_t records_len;
-    /* Set (end_offset >= 0) when the fetcher must fetch this snapshot
+    /* Set (end_offset > 0) when the fetcher must fetch this snapshot
      * instead (its offset is below the leader's log start, or its last
      * epoch diverges below it): KafkaRaftClient's SnapshotId. */
     raft_snapshot_id snapshot_id;

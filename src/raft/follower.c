@@ -236,7 +236,7 @@ void raft_on_fetch_response(raft *r, const raft_msg *m, raft_output *out)
         p->out.retry_at_ms = r->now_ms + r->cfg.retry_backoff_ms;
         return;
     }
-    if (f->snapshot_id.end_offset >= 0) { /* KIP-630: take the leader's snapshot */
+    if (f->snapshot_id.end_offset > 0) { /* KIP-630: take the leader's snapshot */
         if (!raft_snapshot_answer_valid(&req, &f->snapshot_id))
             return; /* a copy of an earlier answer */
         raft_request_done(r, p, RAFT_MSG_FETCH_RESPONSE);
