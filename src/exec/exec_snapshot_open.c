@@ -43,6 +43,13 @@ void exec_snapshot_publish(kq_exec *x, raft_snapshot_id id, int64_t timestamp_ms
 {
     if (find(x, id.end_offset) >= 0)
         return;
+    if (x->snap.count > 0 && id.end_offset < x->snap.files[x->snap.count - 1].id.end_offset) {
+        /* Written while an install moved the log start past it: useless. */
+        int rc = kq_snapshot_delete(x->env.fs, x->log_dir, id);
+        if (rc < 0 && rc != -ENOENT)
+            exec_fatal(x, "cannot delete a snapshot", strerror(-rc));
+        return;
+    }
     if (x->snap.count == EXEC_SNAPSHOTS_MAX) {
         /* Keep the one at the log start and the newest: drop the oldest
          * step between them. */

@@ -74,6 +74,7 @@ void w_check_destroy(struct w_check *c)
     for (int i = 0; i < SIM_NODES_MAX; i++)
         free(c->votes[i]);
     free(c->committed);
+    free(c->committed_vals);
     free(c->acked);
     free(c->consumed);
     free(c->pids);
@@ -184,6 +185,29 @@ typedef struct commit_scan {
     int64_t next; /* end of the last batch wholly below hw */
 } commit_scan;
 
+static void record_values(struct w_check *c, const uint8_t *b, size_t len)
+{
+    record_iter it;
+    if (record_iter_open(&it, b, len) != RECORD_OK)
+        return; /* the final check reads it again and fails */
+    record rec;
+    while (record_iter_next(&it, &rec)) {
+        if (rec.value.len != 8)
+            continue;
+        uint64_t v = 0;
+        for (int i = 0; i < 8; i++)
+            v = v << 8 | rec.value.ptr[i];
+        if (c->committed_val_n == c->committed_val_cap) {
+            c->committed_val_cap = c->committed_val_cap ? c->committed_val_cap * 2 : 1024;
+            c->committed_vals = realloc(c->committed_vals,
+                                        c->committed_val_cap * sizeof(*c->committed_vals));
+            KQ_ASSERT(c->committed_vals);
+        }
+        c->committed_vals[c->committed_val_n++] = (w_consumed){rec.offset, v};
+    }
+    record_iter_close(&it);
+}
+
 /* Adds the batches between the committed end and the new HW to the record,
  * or compares them with it. */
 static int commit_batch(void *ctx, const uint8_t *b, size_t len)
@@ -218,6 +242,8 @@ static int commit_batch(void *ctx, const uint8_t *b, size_t len)
     }
     c->committed[c->committed_n++] =
         (w_batch){.base = h.base_offset, .last = record_batch_last_offset(&h), .hash = hash};
+    if (!record_batch_is_control(&h))
+        record_values(c, b, len);
     if (record_batch_last_offset(&h) + 1 > c->committed_end)
         c->committed_end = record_batch_last_offset(&h) + 1;
     return 0;

@@ -39,6 +39,10 @@ struct w_check {
     size_t votes_cap[SIM_NODES_MAX];
     w_batch *committed;         /* committed batches, ascending */
     size_t committed_n, committed_cap;
+    /* The 8-byte record values of the committed batches, as recorded
+     * (retention may delete them from every log before the end). */
+    w_consumed *committed_vals;
+    size_t committed_val_n, committed_val_cap;
     int64_t committed_end;
     w_acked *acked;             /* acks=-1 successes, in the order answered */
     size_t acked_n, acked_cap;

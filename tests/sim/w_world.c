@@ -103,9 +103,10 @@ static void w_config(w_world *w)
      * nodes fall below the log start and catch up through FetchSnapshot in
      * small chunks, so transfers are cut at every chunk. */
     if (sim_prng_range(&w->rng, 0, 1) == 0) {
-        c->snapshot_bytes_between = (uint64_t)sim_prng_range(&w->rng, 1024, 16384);
+        c->segment_bytes = (uint64_t)sim_prng_range(&w->rng, 512, 4096);
+        c->snapshot_bytes_between = (uint64_t)sim_prng_range(&w->rng, 256, 4096);
         c->snapshot_interval_ms = (uint64_t)sim_prng_range(&w->rng, 200, 5000);
-        c->retention_bytes = sim_prng_range(&w->rng, 4096, 65536);
+        c->retention_bytes = sim_prng_range(&w->rng, 1024, 8192);
         c->retention_ms = sim_prng_range(&w->rng, 0, 1) ? sim_prng_range(&w->rng, 500, 10000) : -1;
         c->fetch_snapshot_max_bytes = (uint32_t)sim_prng_range(&w->rng, 64, 4096);
     } else {
