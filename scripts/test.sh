@@ -141,6 +141,8 @@ if want sim && ((asan_ok)); then
         sim_mutant storage-ignore-trunc-floor flushed-is-durable
         sim_mutant follower-hw-unverified committed-data
         sim_mutant quorum-any-listener majority-durable
+        sim_mutant snapshot-above-hw snapshot-below-hw
+        sim_mutant delete-before-snapshot-durable snapshot-at-log-start
     else
         echo "scripts/simulate.sh not present: simulator not run"
     fi

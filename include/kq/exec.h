@@ -132,6 +132,8 @@ typedef struct exec_env {
     void (*on_committed)(void *ctx, int64_t high_watermark);
     void (*on_truncated)(void *ctx, int64_t end_offset);
     void (*on_shutdown_complete)(void *ctx);
+    /* A snapshot's file is about to be written (its state is fixed). */
+    void (*on_snapshot)(void *ctx, raft_snapshot_id id);
 } exec_env;
 
 typedef struct kq_exec kq_exec;

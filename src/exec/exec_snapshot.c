@@ -174,6 +174,8 @@ static void start_job(kq_exec *x)
     job->data = kq_writer_take(&x->snap.cand_bytes, &job->len);
     x->snap.cand = false;
     x->snap.job = job;
+    if (x->env.on_snapshot)
+        x->env.on_snapshot(x->env.ctx, job->id);
     if (x->cfg.mutants & KQ_MUTANT_DELETE_BEFORE_SNAPSHOT_DURABLE)
         exec_snapshot_publish(x, job->id, job->timestamp_ms); /* the bug: before it is durable */
     if (!x->env.snapshot_start) {

@@ -33,6 +33,8 @@ static const mutant_name mutants[] = {
     {"recovery-truncates-corruption", 0, KQ_MUTANT_RECOVERY_TRUNCATES_CORRUPTION},
     {"fsync-error-continue", 0, KQ_MUTANT_FSYNC_ERROR_CONTINUE},
     {"quorum-any-listener", 0, KQ_MUTANT_QUORUM_ANY_LISTENER},
+    {"snapshot-above-hw", 0, KQ_MUTANT_SNAPSHOT_ABOVE_HW},
+    {"delete-before-snapshot-durable", 0, KQ_MUTANT_DELETE_BEFORE_SNAPSHOT_DURABLE},
 };
 #define MUTANT_COUNT (sizeof(mutants) / sizeof(mutants[0]))
 

@@ -19,7 +19,8 @@ const char *const w_check_names[W_CHECK_COUNT] = {
     "single-leader",       "monotonic-epoch",   "monotonic-hw",        "one-vote-per-epoch",
     "fetch-within-durable", "majority-durable", "committed-data",      "no-truncate-committed",
     "acked-durable",       "recovered-durable", "consumer-committed",  "producer-id-unique",
-    "silent-after-fatal",  "flushed-is-durable", "liveness",          "scenario",            "final",
+    "silent-after-fatal",  "flushed-is-durable", "snapshot-at-log-start", "snapshot-below-hw",
+    "leader-never-loads-snapshot", "log-start-monotonic", "liveness",          "scenario",            "final",
 };
 
 int w_check_find(const char *name)
@@ -141,6 +142,13 @@ void w_check_after_event(w_world *w)
                 w_inv_fail(w, W_INV_MONOTONIC_EPOCH, "node %d epoch %d after %d",
                            w->nodes[i].id, st.epoch, c->node_epoch[i]);
             c->node_epoch[i] = st.epoch;
+        }
+        if (w_check_on(w, W_INV_LOG_START)) {
+            if (st.log_start_offset < c->log_start[i])
+                w_inv_fail(w, W_INV_LOG_START, "node %d's log start went from %lld to %lld",
+                           w->nodes[i].id, (long long)c->log_start[i],
+                           (long long)st.log_start_offset);
+            c->log_start[i] = st.log_start_offset;
         }
         if (st.role != RAFT_ROLE_LEADER)
             continue;
@@ -329,8 +337,39 @@ static int truncate_batch(void *ctx, const uint8_t *b, size_t len)
     return 0;
 }
 
+void w_check_on_refusal(w_world *w, int idx, const char *err)
+{
+    if (w_check_on(w, W_INV_SNAPSHOT_AT_LOG_START) && strstr(err, "SnapshotAtLogStart"))
+        w_inv_fail(w, W_INV_SNAPSHOT_AT_LOG_START, "node %d: %s", idx + 1, err);
+}
+
+void w_check_on_snapshot(w_world *w, int idx, raft_snapshot_id id)
+{
+    raft_status st;
+    if (!w_node_status(w, idx, &st) || !w_check_on(w, W_INV_SNAPSHOT_BELOW_HW))
+        return;
+    if (id.end_offset > st.high_watermark)
+        w_inv_fail(w, W_INV_SNAPSHOT_BELOW_HW, "node %d writes snapshot %lld above its HW %lld",
+                   idx + 1, (long long)id.end_offset, (long long)st.high_watermark);
+}
+
+void w_check_on_out_of_range(w_world *w, int client, int64_t offset, int64_t log_start,
+                             int64_t high_watermark)
+{
+    if (w_check_on(w, W_INV_LOG_START) && log_start >= 0 && offset >= log_start &&
+        offset <= high_watermark)
+        w_inv_fail(w, W_INV_LOG_START, "client %d refused offset %lld inside the log [%lld, %lld]",
+                   client, (long long)offset, (long long)log_start, (long long)high_watermark);
+}
+
 void w_check_before_action(w_world *w, int node, const raft_action *a)
 {
+    if (a->type == RAFT_ACTION_SNAPSHOT_INSTALL && w_check_on(w, W_INV_LEADER_NO_SNAPSHOT)) {
+        raft_status st;
+        if (w_node_status(w, node, &st) && st.role == RAFT_ROLE_LEADER)
+            w_inv_fail(w, W_INV_LEADER_NO_SNAPSHOT, "leader %d installs snapshot %lld", node + 1,
+                       (long long)a->snapshot.id.end_offset);
+    }
     if (a->type != RAFT_ACTION_TRUNCATE || w->failed)
         return;
     if (!w_check_on(w, W_INV_NO_TRUNCATE_COMMITTED) || a->offset >= w->check->committed_end)

@@ -27,6 +27,11 @@ enum w_check_id {
     W_INV_PRODUCER_ID_UNIQUE,  /* InitProducerId never hands out an id twice */
     W_INV_SILENT_AFTER_FATAL,  /* a node that failed answers nothing more */
     W_INV_FLUSHED_DURABLE,     /* storage's flushed offset never exceeds what the disk keeps */
+    /* KIP-630 (issue 11) */
+    W_INV_SNAPSHOT_AT_LOG_START, /* a log starting above 0 has a durable snapshot ending there */
+    W_INV_SNAPSHOT_BELOW_HW,   /* a snapshot is written only at or below the node's HW */
+    W_INV_LEADER_NO_SNAPSHOT,  /* a leader never loads a snapshot (LeaderNeverLoadSnapshot) */
+    W_INV_LOG_START,           /* a node's log start never drops; a consumer is refused only below it */
     W_INV_PER_EVENT_COUNT,
     /* end of run */
     W_CHECK_LIVENESS = W_INV_PER_EVENT_COUNT, /* leader, commit, catch-up within 60 s */
@@ -62,6 +67,14 @@ void w_check_on_peer_answer(w_world *w, int node, const w_req *req, const uint8_
  * crash; the recovered log ends at end_after. */
 void w_check_on_restart(w_world *w, int idx, int64_t flushed_before, int64_t end_after,
                         const raft_quorum_state *stored);
+/* Node idx refused to start (err: why). */
+void w_check_on_refusal(w_world *w, int idx, const char *err);
+/* Node idx is about to write snapshot id (its state is fixed). */
+void w_check_on_snapshot(w_world *w, int idx, raft_snapshot_id id);
+/* A consumer was refused OFFSET_OUT_OF_RANGE at offset by a node that
+ * reported log_start and high_watermark. */
+void w_check_on_out_of_range(w_world *w, int client, int64_t offset, int64_t log_start,
+                             int64_t high_watermark);
 /* A node that failed (fatal) tried to answer. */
 void w_check_on_reply_after_fatal(w_world *w, int idx);
 

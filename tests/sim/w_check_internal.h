@@ -48,6 +48,7 @@ struct w_check {
     size_t acked_n, acked_cap;
     w_consumed *consumed;
     size_t consumed_n, consumed_cap;
+    int64_t log_start[SIM_NODES_MAX]; /* each node's log start, last seen */
     int64_t *pids;              /* producer ids handed out */
     size_t pid_n, pid_cap;
 };

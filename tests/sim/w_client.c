@@ -747,6 +747,8 @@ static void wc_on_fetch(w_world *w, w_client *c, const wc_inflight *f, const uin
         c->known_epoch = -1;
         return;
     case KAFKA_OFFSET_OUT_OF_RANGE:
+        w_check_on_out_of_range(w, c->idx, f->fetch_offset, pd->log_start_offset,
+                                pd->high_watermark);
         /* Retention moved the log start past us: reset to the earliest
          * offset, as auto.offset.reset=earliest does. */
         if (f->fetch_offset == c->fetch_offset && pd->log_start_offset > c->fetch_offset) {

@@ -167,6 +167,13 @@ static void env_on_committed(void *ctx, int64_t hw)
     w_check_on_committed(w, n->idx, hw);
 }
 
+static void env_on_snapshot(void *ctx, raft_snapshot_id id)
+{
+    w_world *w;
+    w_node *n = env_node(ctx, &w);
+    w_check_on_snapshot(w, n->idx, id);
+}
+
 static void env_on_shutdown_complete(void *ctx)
 {
     w_world *w;
@@ -193,6 +200,7 @@ static exec_env node_env(w_node *n)
         .crash_before_action = env_crash_before_action,
         .on_committed = env_on_committed,
         .on_shutdown_complete = env_on_shutdown_complete,
+        .on_snapshot = env_on_snapshot,
     };
 }
 
@@ -228,6 +236,7 @@ bool w_node_start(w_world *w, int idx)
     if (!n->x) {
         n->refused = true;
         w_trace(w, "node %d refuses to start: %s", n->id, err);
+        w_check_on_refusal(w, idx, err);
         return false;
     }
     n->refused = false;
