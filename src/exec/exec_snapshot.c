@@ -232,7 +232,12 @@ int64_t exec_snapshot_due(const kq_exec *x)
 {
     int64_t due = x->snap.retention_due_ms;
     uint64_t iv = interval_ms(x);
-    if (!x->snap.cand && iv != UINT64_MAX) {
+    /* Only while a candidate could be taken: a due time that passed with
+     * nothing to take would wake the loop at once, for ever. */
+    int64_t end = kq_log_end_offset(x->log);
+    bool takeable = !x->snap.cand && !x->snap.job && end > latest(x).end_offset &&
+                    end > kq_log_start_offset(x->log);
+    if (takeable && iv != UINT64_MAX) {
         int64_t t = x->snap.last_taken_ms + (int64_t)iv;
         if (t < due)
             due = t;

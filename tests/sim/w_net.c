@@ -112,6 +112,9 @@ bool w_net_peer_send(w_world *w, int from, int32_t to_id, int32_t corr, const ui
     w_req t = {.from = from, .from_inc = w->nodes[from].inc, .to = to, .tag = tag,
                .api_key = h.api_key, .api_version = h.api_version, .correlation_id = corr};
     uint64_t id = req_new(w, &t);
+    if (getenv("SIM_TRACE_PEER"))
+        w_trace(w, "peer req %llu: node %d -> %d api %d", (unsigned long long)id, from + 1, to + 1,
+                h.api_key);
     w_check_on_peer_request(w, from, frame, len, &w->reqs[id % w->req_cap]);
     deliver_request(w, id, &w->reqs[id % w->req_cap], frame, len);
     w_schedule(w, w->now + w->cfg.request_timeout_ms, W_EV_REQ_TIMEOUT, from, 0, (int64_t)id,
@@ -139,6 +142,8 @@ static void complete(w_world *w, uint64_t id, const uint8_t *frame, size_t len)
     if (!r || r->done)
         return; /* late: the sender already gave up (or got a duplicate's answer) */
     r->done = true;
+    if (getenv("SIM_TRACE_PEER") && !r->from_client)
+        w_trace(w, "peer req %llu done (%s)", (unsigned long long)id, frame ? "answer" : "failed");
     if (r->from_client) {
         w_client_on_response(w, r->from, r->client_ref, frame, len);
         return;
