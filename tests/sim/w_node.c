@@ -116,8 +116,11 @@ static void env_snapshot_start(void *ctx, struct exec_snapshot_job *job)
     n->snap_job = job;
     n->snap_ran = false;
     n->snap_rc = 0;
-    int64_t done = w->now + flush_latency_ms(w, n);
-    int64_t run = sim_prng_range(&w->rng, w->now, done);
+    /* A file write, its fsync, a rename and a directory fsync: slower than
+     * a flush, and more often in the tail. */
+    int64_t done = w->now + flush_latency_ms(w, n) +
+                   (sim_prng_below(&w->rng, 10) == 0 ? sim_prng_range(&w->rng, 100, 1000) : 0);
+    int64_t run = sim_prng_range(&w->rng, w->now + (done - w->now) / 2, done);
     w_trace(w, "node %d snapshot job: runs at %lld, done at %lld", n->id, (long long)run,
             (long long)done);
     w_schedule(w, run, W_EV_SNAP_RUN, n->idx, n->inc, 0, NULL);
