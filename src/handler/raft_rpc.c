@@ -2,6 +2,7 @@
  * EndQuorumEpoch, replica Fetch) and the core's own raft_msg structs, both
  * for requests peers send us and for requests we send them (FetchSnapshot's
  * own mapping is in fetch_snapshot.c; the dispatch by type is here). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -286,7 +287,12 @@ static void encode_fetch_response(handler *h, const raft_pending *p, const raft_
                                 &h->records);
         if (n > 0)
             handler_size_answer(h, (size_t)n);
-        if (n < 0) {
+        if (n == -ERANGE) {
+            /* Retention moved the log start past it after the core chose
+             * (the core hears of it right after): the fetcher retries and
+             * is then sent the snapshot. */
+            partition_error = KAFKA_OFFSET_OUT_OF_RANGE;
+        } else if (n < 0) {
             /* Flushed data that cannot be read: the executor stops the node
              * (fail-stop, issue 8) rather than answering STORAGE_ERROR while
              * check-quorum keeps counting the fetches. */
