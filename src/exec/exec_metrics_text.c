@@ -119,6 +119,25 @@ static void write_histograms(kq_exec *x, kq_mtext *t)
     }
 }
 
+static void kq_gauge(kq_mtext *t, const char *name, const char *help, double value)
+{
+    kq_mtext_family(t, name, "gauge", help);
+    kq_mtext_sample(t, name, NULL, 0, value);
+}
+
+/* The bounded log (issue 11): what retention keeps and the snapshots. */
+static void write_storage(kq_exec *x, kq_mtext *t)
+{
+    kq_gauge(t, "kq_log_start_offset", "The log start offset (retention moves it to a snapshot)",
+             (double)kq_log_start_offset(x->log));
+    kq_gauge(t, "kq_log_size_bytes", "Bytes of the log's segment files",
+             (double)kq_log_size_bytes(x->log));
+    kq_gauge(t, "kq_log_segments", "Segment files of the log", kq_log_segment_count(x->log));
+    kq_gauge(t, "kq_snapshots", "Snapshot files this node holds", x->snap.count);
+    kq_gauge(t, "kq_snapshot_latest_end_offset", "End offset of the newest snapshot; -1 none",
+             x->snap.count ? (double)x->snap.files[x->snap.count - 1].id.end_offset : -1.0);
+}
+
 void exec_metrics_write(kq_exec *x, kq_mtext *t)
 {
     raft_status st;
@@ -142,4 +161,5 @@ void exec_metrics_write(kq_exec *x, kq_mtext *t)
           "is not known (voters are configured with their endpoints: 0)", 0);
     write_windows(x, t);
     write_histograms(x, t);
+    write_storage(x, t);
 }
