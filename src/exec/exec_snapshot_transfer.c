@@ -77,8 +77,15 @@ static void install(kq_exec *x, raft_snapshot_id id)
     exec_snapshot_take_meta(x, &meta);
     x->snap.cand = false; /* the state of the log it replaced */
     x->snap.bytes_since = 0;
-    while (x->snap.count > 0 && !x->failed) /* all below the new log start */
-        exec_snapshot_forget(x, 0);
+    /* Every older one lies below the new log start. One of our own with
+     * the same end (which the core's rules exclude) shares the file name
+     * just committed: keep it out of the deletions. */
+    for (int i = 0; i < x->snap.count && !x->failed;) {
+        if (x->snap.files[i].id.end_offset == id.end_offset)
+            x->snap.files[i] = x->snap.files[--x->snap.count];
+        else
+            exec_snapshot_forget(x, i);
+    }
     log_line("node %d: installed snapshot %020" PRId64 "-%010d from the leader; the log (end "
              "%" PRId64 ") now starts there", x->cfg.node_id, id.end_offset, id.epoch, old_end);
     if (x->failed)
