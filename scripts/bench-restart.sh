@@ -75,7 +75,9 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 commit="$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
-dirty="$(git -C "$root" status --porcelain --untracked-files=no 2>/dev/null | grep -q . && echo '+dirty' || true)"
+# +dirty: the sources differ from that commit (the binary may too)
+dirty="$(git -C "$root" status --porcelain --untracked-files=no -- src tools CMakeLists.txt 2>/dev/null |
+    grep -q . && echo '+dirty' || true)"
 started="$(date -u '+%Y-%m-%d %H:%M UTC')"
 port_in_use "$port" && die "port $port is in use (--port)"
 
@@ -148,7 +150,7 @@ show_dir() {
 # table row.
 rows=()
 restarts() {
-    local dir=$1 label=$2 hist=$3 hook=${4:-} i out api=() prod=() line
+    local dir=$1 label=$2 hist=$3 hook=${4:-} i out api=() prod=() cpu=() rd=() line
     show_dir "$dir"
     for ((i = 1; i <= runs; i++)); do
         [[ -n "$hook" ]] && "$hook" "$dir"
@@ -167,11 +169,14 @@ restarts() {
         line="$(grep '^pid=' "$out")"
         api+=("$(sed -n 's/.* api_ms=\([0-9.]*\).*/\1/p' <<< "$line")")
         prod+=("$(sed -n 's/.* produce_ms=\([0-9.]*\).*/\1/p' <<< "$line")")
-        printf '  restart %d (page cache dropped: %s): first ApiVersions answer %s ms, first acked produce %s ms, %s\n' \
-            "$i" "$drop_state" "${api[-1]}" "${prod[-1]}" "$(grep '^stop_ms=' "$out" | sed 's/stop_ms=/stop took /; s/ rc=/ ms, exit /')"
+        cpu+=("$(sed -n 's/.* cpu_ms=\([-0-9.]*\).*/\1/p' <<< "$line")")
+        rd+=("$(sed -n 's/.* read_mb=\([-0-9.]*\).*/\1/p' <<< "$line")")
+        printf '  restart %d (page cache dropped: %s): first ApiVersions answer %s ms, first acked produce %s ms; server by then: %s ms CPU, %s MB read from storage; %s\n' \
+            "$i" "$drop_state" "${api[-1]}" "${prod[-1]}" "${cpu[-1]}" "${rd[-1]}" \
+            "$(grep '^stop_ms=' "$out" | sed 's/stop_ms=/stop took /; s/ rc=/ ms, exit /')"
         grep '^log' "$out" | grep -v 'listener PLAINTEXT' | sed 's/^/    /'
     done
-    rows+=("| $label | $hist | $(numfmt --to=iec --suffix=B "$retained_bytes") ($retained_bytes) | $(stat3 "${api[@]}") | $(stat3 "${prod[@]}") | $started, $commit$dirty |")
+    rows+=("| $label | $hist | $(numfmt --to=iec --suffix=B "$retained_bytes") ($retained_bytes) | $(stat3 "${api[@]}") | $(stat3 "${prod[@]}") | $(median "${cpu[@]}") ms, $(median "${rd[@]}") MB | $started, $commit$dirty |")
 }
 
 # median [min–max] of the arguments.
@@ -197,7 +202,7 @@ for c in $cases; do
         config "$d"
         write_history "$d" "$(recs "$((small_mb * 1000000))")"
         restarts "$d" "small (defaults: 1 GiB segments, 100 MiB retention)" "$small_mb MB"
-        rm -rf "$d"
+        ((keep)) || rm -rf "$d"
         ;;
     large)
         echo
@@ -206,7 +211,7 @@ for c in $cases; do
         config "$d" log.segment.bytes=16777216
         write_history "$d" "$(recs "$((large_gb * 1000000000))")"
         restarts "$d" "large (16 MiB segments, 100 MiB retention)" "$large_gb GB"
-        rm -rf "$d"
+        ((keep)) || rm -rf "$d"
         ;;
     scan)
         n="$scan_gb"
@@ -225,7 +230,7 @@ for c in $cases; do
         restarts "$d" "whole-log scan (no retention, recovery point deleted)" "$n GB" drop_rp
         echo "-- with the recovery point (snapshots exist: producer state from the latest + the log after it)"
         restarts "$d" "same log, recovery point present" "$n GB"
-        rm -rf "$d"
+        ((keep)) || rm -rf "$d"
         ;;
     *) die "unknown case $c" ;;
     esac
@@ -236,6 +241,6 @@ echo "Restart = exec of build/raft-server to (a) the first ApiVersions v0 answer
 echo "acked one-record Produce (acks=-1) on localhost:$port, polled every ~5 ms; page cache dropped"
 echo "before each restart: $drop_state. $runs restarts per row, median [min–max]."
 echo
-echo "| case | history written | retained on disk | restart to first answer (ms) | restart to leader + produce (ms) | date, commit |"
-echo "|---|---|---|---|---|---|"
+echo "| case | history written | retained on disk | restart to first answer (ms) | restart to leader + produce (ms) | server CPU, storage reads by then (median) | date, commit |"
+echo "|---|---|---|---|---|---|---|"
 printf '%s\n' "${rows[@]}"

@@ -8,11 +8,12 @@ Starts SERVER ARGS (stdout+stderr to FILE), then polls localhost:P every
 one-record Produce v3 (acks=-1) to __cluster_metadata-0 every ~5 ms until one
 is acknowledged with error 0. Prints one line of key=value pairs:
 
-  pid=N api_ms=X produce_ms=Y exec_wall=T
+  pid=N api_ms=X produce_ms=Y exec_wall=T cpu_ms=C read_mb=R
 
 where X and Y are milliseconds from just before the exec (monotonic clock),
 and T is the wall-clock time of the exec (seconds, for the server's log
-stamps). The probe then holds the server until it gets SIGTERM, passes it
+stamps); C and R are the server's CPU time and storage reads up to then
+(/proc/PID/stat, /proc/PID/io). The probe then holds the server until it gets SIGTERM, passes it
 on, waits for the server's exit and prints stop_ms=... rc=....
 """
 import argparse
@@ -116,6 +117,26 @@ def produce_error(resp):
     return -999
 
 
+def usage(pid):
+    """CPU time (user+system, ms) and bytes read from storage (MB) of the
+    server so far, from /proc."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        cpu = (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        cpu = -1
+    read = -1
+    try:
+        with open("/proc/%d/io" % pid) as f:
+            for line in f:
+                if line.startswith("read_bytes:"):
+                    read = int(line.split()[1]) / 1e6
+    except OSError:
+        pass
+    return cpu, read
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--port", type=int, required=True)
@@ -172,7 +193,9 @@ def main():
                 s = None
         time.sleep(POLL)
     s.close()
-    print("pid=%d api_ms=%.1f produce_ms=%.1f exec_wall=%.3f" % (p.pid, api_ms, produce_ms, wall), flush=True)
+    cpu_ms, read_mb = usage(p.pid)
+    print("pid=%d api_ms=%.1f produce_ms=%.1f exec_wall=%.3f cpu_ms=%.0f read_mb=%.1f"
+          % (p.pid, api_ms, produce_ms, wall, cpu_ms, read_mb), flush=True)
     # Hold the server until we are told to stop: SIGTERM (or SIGINT) to us
     # is passed on as SIGTERM, and we wait for the server's exit.
     while not stop and p.poll() is None:
