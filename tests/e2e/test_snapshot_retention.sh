@@ -7,7 +7,7 @@
 #     stays bounded, and every log-start-offset-checkpoint advances;
 #  2. a follower killed while the load goes on, restarted once the leader's
 #     log start is past its log end, installs the leader's snapshot
-#     (FetchSnapshot, 4 KiB chunks), byte-identical to the leader's file,
+#     (FetchSnapshot in 256-byte chunks), byte-identical to the leader's file,
 #     with its log start at the snapshot's end, and catches up;
 #  3. an idempotent batch acknowledged before all that (offset O, now below
 #     every log start) is re-sent byte for byte to that follower once it
@@ -45,7 +45,7 @@ quorum_config "$base" 3 "log.segment.bytes=$SEG" \
     "metadata.log.max.snapshot.interval.ms=1000" \
     "metadata.max.retention.bytes=$RET" \
     "metadata.max.retention.ms=3600000" \
-    "controller.quorum.fetch.snapshot.max.bytes=4096"
+    "controller.quorum.fetch.snapshot.max.bytes=256"
 quorum_start 1 2 3
 read -r leader epoch _ < <(wait_probe_leader 60) || fail "no leader within 60s"
 log "leader $leader (epoch $epoch)"
