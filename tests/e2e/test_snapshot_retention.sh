@@ -3,8 +3,10 @@
 # a snapshot every 512 KiB (or second) and metadata.max.retention.bytes
 # 2 MiB, under kq-load at ~5 MB/s (1000 B records) in three phases:
 #  1. every node's data directory (du -sb, sampled each second) stays under
-#     retention + 4 segments + the snapshot files, the .log segment count
-#     stays bounded, and every log-start-offset-checkpoint advances;
+#     retention + the bytes between snapshots + the producer's batches in
+#     flight + 4 segments + 16 snapshot files, the .log segment and snapshot
+#     counts stay bounded, and every log-start-offset-checkpoint advances
+#     (past the marker batch of 3.);
 #  2. a follower killed while the load goes on, restarted once the leader's
 #     log start is past its log end, installs the leader's snapshot
 #     (FetchSnapshot in 256-byte chunks), byte-identical to the leader's file,
