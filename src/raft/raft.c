@@ -177,7 +177,10 @@ void raft_truncate(raft *r, raft_output *out, int64_t offset)
 {
     if (offset < 0 || offset >= r->end_offset)
         return;
-    KQ_ASSERT(offset >= r->log_start); /* never below the snapshot at the log start */
+    /* Below the log start would cut what a snapshot covers: committed data,
+     * which only a broken quorum (the vote-no-log-check mutant) asks for.
+     * Storage refuses it and the executor stops the node (fail-stop), after
+     * the simulator's no-truncate-committed check saw the action. */
     raft_action *a = raft_out_push(out, RAFT_ACTION_TRUNCATE);
     if (!a)
         return;
