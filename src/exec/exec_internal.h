@@ -137,7 +137,8 @@ void exec_endpoint_response(kq_exec *x, int32_t node_id, uint64_t tag, const uin
                             size_t len);
 int64_t exec_endpoint_due(const kq_exec *x);
 
-/* exec_producer_ids.c */
+/* exec_producer_ids.c: an id is the node id (mod 2^22) above these bits. */
+#define EXEC_PRODUCER_ID_NODE_BITS 40
 bool exec_producer_ids_open(kq_exec *x, char *err, size_t errlen);
 void exec_init_producer_id(kq_exec *x);
 bool exec_producer_id_is_ours(const kq_exec *x, int64_t producer_id);

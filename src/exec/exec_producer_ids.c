@@ -12,7 +12,6 @@
 #include "kq/mutants.h"
 #include "kq/producer_id_file.h"
 
-#define EXEC_PRODUCER_ID_NODE_BITS 40
 _Static_assert(EXEC_PRODUCER_ID_BLOCK < (INT64_C(1) << EXEC_PRODUCER_ID_NODE_BITS),
                "a block fits in one node's id range");
 

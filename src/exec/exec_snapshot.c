@@ -78,7 +78,7 @@ static void note_pid(exec_snapshots *s, int64_t pid)
 {
     if (pid < 0)
         return;
-    int32_t prefix = (int32_t)(pid >> 40);
+    int32_t prefix = (int32_t)(pid >> EXEC_PRODUCER_ID_NODE_BITS);
     for (int i = 0; i < s->pid_max_count; i++) {
         if (s->pid_max[i].node_prefix == prefix) {
             if (pid > s->pid_max[i].max_id)
