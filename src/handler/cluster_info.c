@@ -111,7 +111,10 @@ void handle_metadata(handler *h, handler_request *req, kq_reader *r)
             t->error_code = KAFKA_NONE;
             t->name = kq_slice_cstr(WIRE_METADATA_TOPIC_NAME);
             t->topic_id = WIRE_METADATA_TOPIC_ID;
-            t->is_internal = true;
+            /* Not internal (issue 12): clients leave internal topics out of
+             * what they produce to or subscribe by pattern, and Kafka's own
+             * internal set is __consumer_offsets and __transaction_state. */
+            t->is_internal = false;
             t->partitions = &partition;
             t->partition_count = 1;
         } else {

@@ -97,7 +97,7 @@ static void assert_metadata_topic(const wire_metadata_topic *t, int16_t v, int32
 {
     assert_int_equal(t->error_code, KAFKA_NONE);
     assert_true(kq_slice_eq_cstr(t->name, META));
-    assert_int_equal(t->is_internal, v >= 1); /* absent from v0 */
+    assert_false(t->is_internal); /* issue 12: every client produces to it */
     assert_int_equal(t->partition_count, 1);
     assert_int_equal(t->partitions[0].error_code, KAFKA_NONE);
     assert_int_equal(t->partitions[0].partition_index, 0);
