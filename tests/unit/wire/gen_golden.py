@@ -48,6 +48,13 @@ APIS = [
     ("DescribeQuorum", "describe_quorum", range(0, 3)),
     ("DescribeCluster", "describe_cluster", range(0, 2)),
     ("FetchSnapshot", "fetch_snapshot", range(0, 2)),
+    # The group APIs' arrays were appended to the committed header (the
+    # definitions now also define Produce v12, so a full regeneration would
+    # change the Produce v12 arrays, which are the v11 layout).
+    ("JoinGroup", "join_group", range(0, 10)),
+    ("SyncGroup", "sync_group", range(0, 6)),
+    ("Heartbeat", "heartbeat", range(0, 5)),
+    ("LeaveGroup", "leave_group", range(0, 6)),
 ]
 
 NODE_ENDPOINT = {"NodeId": 1, "Host": "h1", "Port": 9092, "Rack": "r1"}
@@ -218,6 +225,40 @@ SAMPLES = {
             "CurrentLeader": {"LeaderId": 1, "LeaderEpoch": 7},
             "Size": 5000, "Position": 1024, "UnalignedRecords": RECORDS}]}],
         "NodeEndpoints": [RAFT_NODE_ENDPOINT],
+    },
+    "JoinGroupRequest": {
+        "GroupId": "g1", "SessionTimeoutMs": 45000, "RebalanceTimeoutMs": 300000,
+        "MemberId": "m1", "GroupInstanceId": "i1", "ProtocolType": "consumer",
+        "Protocols": [{"Name": "range", "Metadata": RECORDS},
+                      {"Name": "rr", "Metadata": b""}],
+        "Reason": "why",
+    },
+    "JoinGroupResponse": {
+        "ThrottleTimeMs": 7, "ErrorCode": 0, "GenerationId": 3, "ProtocolType": "consumer",
+        "ProtocolName": "range", "Leader": "m1", "SkipAssignment": True, "MemberId": "m2",
+        "Members": [{"MemberId": "m1", "GroupInstanceId": "i1", "Metadata": RECORDS},
+                    {"MemberId": "m2", "Metadata": b""}],
+    },
+    "SyncGroupRequest": {
+        "GroupId": "g1", "GenerationId": 3, "MemberId": "m1", "GroupInstanceId": "i1",
+        "ProtocolType": "consumer", "ProtocolName": "range",
+        "Assignments": [{"MemberId": "m1", "Assignment": RECORDS},
+                        {"MemberId": "m2", "Assignment": b""}],
+    },
+    "SyncGroupResponse": {"ThrottleTimeMs": 7, "ErrorCode": 0, "ProtocolType": "consumer",
+                          "ProtocolName": "range", "Assignment": RECORDS},
+    "HeartbeatRequest": {"GroupId": "g1", "GenerationId": 3, "MemberId": "m1",
+                         "GroupInstanceId": "i1"},
+    "HeartbeatResponse": {"ThrottleTimeMs": 7, "ErrorCode": 27},
+    "LeaveGroupRequest": {
+        "GroupId": "g1", "MemberId": "m1",
+        "Members": [{"MemberId": "m1", "GroupInstanceId": "i1", "Reason": "bye"},
+                    {"MemberId": "m2"}],
+    },
+    "LeaveGroupResponse": {
+        "ThrottleTimeMs": 7, "ErrorCode": 0,
+        "Members": [{"MemberId": "m1", "GroupInstanceId": "i1", "ErrorCode": 0},
+                    {"MemberId": "m2", "GroupInstanceId": None, "ErrorCode": 25}],
     },
 }
 

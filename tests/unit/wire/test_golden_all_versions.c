@@ -26,6 +26,10 @@
 #include "kq/wire_metadata.h"
 #include "kq/wire_produce.h"
 #include "kq/wire_vote.h"
+#include "kq/wire_heartbeat.h"
+#include "kq/wire_join_group.h"
+#include "kq/wire_leave_group.h"
+#include "kq/wire_sync_group.h"
 
 #define TOPIC "__cluster_metadata"
 #define S(x) harness_str(x)
@@ -67,6 +71,14 @@ HARNESS_CODEC(wire_describe_cluster_request, wire_describe_cluster_request);
 HARNESS_CODEC(wire_describe_cluster_response, wire_describe_cluster_response);
 HARNESS_CODEC(wire_fetch_snapshot_request, wire_fetch_snapshot_request);
 HARNESS_CODEC(wire_fetch_snapshot_response, wire_fetch_snapshot_response);
+HARNESS_CODEC(wire_join_group_request, wire_join_group_request);
+HARNESS_CODEC(wire_join_group_response, wire_join_group_response);
+HARNESS_CODEC(wire_sync_group_request, wire_sync_group_request);
+HARNESS_CODEC(wire_sync_group_response, wire_sync_group_response);
+HARNESS_CODEC(wire_heartbeat_request, wire_heartbeat_request);
+HARNESS_CODEC(wire_heartbeat_response, wire_heartbeat_response);
+HARNESS_CODEC(wire_leave_group_request, wire_leave_group_request);
+HARNESS_CODEC(wire_leave_group_response, wire_leave_group_response);
 
 typedef void (*golden_check_fn)(const void *got, int16_t v);
 
@@ -770,6 +782,153 @@ static void test_fetch_snapshot(void **state)
     RUN(fetch_snapshot, response, 0, 1, &r, check_fetch_snapshot_response);
 }
 
+/* ---- JoinGroup 0-9, SyncGroup 0-5, Heartbeat 0-4, LeaveGroup 0-5 ---- */
+
+static void assert_opt_str(kq_slice got, const char *want, bool present)
+{
+    if (present)
+        assert_str(got, want);
+    else
+        harness_assert_null(got);
+}
+
+static void check_join_group_request(const void *p, int16_t v)
+{
+    const wire_join_group_request *q = p;
+    assert_str(q->group_id, "g1");
+    assert_int_equal(q->session_timeout_ms, 45000);
+    assert_int_equal(q->rebalance_timeout_ms, v >= 1 ? 300000 : -1);
+    assert_str(q->member_id, "m1");
+    assert_opt_str(q->group_instance_id, "i1", v >= 5);
+    assert_str(q->protocol_type, "consumer");
+    assert_int_equal(q->protocol_count, 2);
+    assert_str(q->protocols[1].name, "rr");
+    harness_assert_slice_eq(q->protocols[0].metadata, records);
+    assert_int_equal(q->protocols[1].metadata.len, 0);
+    assert_opt_str(q->reason, "why", v >= 8);
+}
+
+static void check_join_group_response(const void *p, int16_t v)
+{
+    const wire_join_group_response *r = p;
+    assert_int_equal(r->throttle_time_ms, v >= 2 ? 7 : 0);
+    assert_int_equal(r->generation_id, 3);
+    assert_opt_str(r->protocol_type, "consumer", v >= 7);
+    assert_str(r->protocol_name, "range");
+    assert_str(r->leader, "m1");
+    assert_int_equal(r->skip_assignment, v >= 9);
+    assert_str(r->member_id, "m2");
+    assert_int_equal(r->member_count, 2);
+    assert_opt_str(r->members[0].group_instance_id, "i1", v >= 5);
+    harness_assert_null(r->members[1].group_instance_id);
+    harness_assert_slice_eq(r->members[0].metadata, records);
+}
+
+static void test_join_group(void **state)
+{
+    (void)state;
+    wire_join_group_protocol pr[2] = {{S("range"), records}, {S("rr"), S("")}};
+    wire_join_group_request q = {S("g1"), 45000, 300000, S("m1"), S("i1"),
+                                 S("consumer"), pr, 2, S("why")};
+    wire_join_group_member m[2] = {{S("m1"), S("i1"), records},
+                                   {S("m2"), HARNESS_NULL, S("")}};
+    wire_join_group_response r = {7, 0, 3, S("consumer"), S("range"), S("m1"), true,
+                                  S("m2"), m, 2};
+    RUN(join_group, request, 0, 9, &q, check_join_group_request);
+    RUN(join_group, response, 0, 9, &r, check_join_group_response);
+}
+
+static void check_sync_group_request(const void *p, int16_t v)
+{
+    const wire_sync_group_request *q = p;
+    assert_str(q->group_id, "g1");
+    assert_int_equal(q->generation_id, 3);
+    assert_opt_str(q->group_instance_id, "i1", v >= 3);
+    assert_opt_str(q->protocol_type, "consumer", v >= 5);
+    assert_opt_str(q->protocol_name, "range", v >= 5);
+    assert_int_equal(q->assignment_count, 2);
+    harness_assert_slice_eq(q->assignments[0].assignment, records);
+    assert_str(q->assignments[1].member_id, "m2");
+}
+
+static void check_sync_group_response(const void *p, int16_t v)
+{
+    const wire_sync_group_response *r = p;
+    assert_int_equal(r->throttle_time_ms, v >= 1 ? 7 : 0);
+    assert_opt_str(r->protocol_type, "consumer", v >= 5);
+    assert_opt_str(r->protocol_name, "range", v >= 5);
+    harness_assert_slice_eq(r->assignment, records);
+}
+
+static void check_heartbeat_request(const void *p, int16_t v)
+{
+    const wire_heartbeat_request *q = p;
+    assert_str(q->group_id, "g1");
+    assert_int_equal(q->generation_id, 3);
+    assert_str(q->member_id, "m1");
+    assert_opt_str(q->group_instance_id, "i1", v >= 3);
+}
+
+static void check_heartbeat_response(const void *p, int16_t v)
+{
+    const wire_heartbeat_response *r = p;
+    assert_int_equal(r->throttle_time_ms, v >= 1 ? 7 : 0);
+    assert_int_equal(r->error_code, 27);
+}
+
+static void test_sync_group_heartbeat(void **state)
+{
+    (void)state;
+    wire_sync_group_assignment a[2] = {{S("m1"), records}, {S("m2"), S("")}};
+    wire_sync_group_request q = {S("g1"), 3, S("m1"), S("i1"), S("consumer"), S("range"), a, 2};
+    wire_sync_group_response r = {7, 0, S("consumer"), S("range"), records};
+    RUN(sync_group, request, 0, 5, &q, check_sync_group_request);
+    RUN(sync_group, response, 0, 5, &r, check_sync_group_response);
+    wire_heartbeat_request hq = {S("g1"), 3, S("m1"), S("i1")};
+    wire_heartbeat_response hr = {7, 27};
+    RUN(heartbeat, request, 0, 4, &hq, check_heartbeat_request);
+    RUN(heartbeat, response, 0, 4, &hr, check_heartbeat_response);
+}
+
+static void check_leave_group_request(const void *p, int16_t v)
+{
+    const wire_leave_group_request *q = p;
+    assert_str(q->group_id, "g1");
+    assert_str(q->member_id, v <= 2 ? "m1" : "");
+    assert_int_equal(q->member_count, v >= 3 ? 2 : 0);
+    if (v < 3)
+        return;
+    assert_str(q->members[0].group_instance_id, "i1");
+    assert_opt_str(q->members[0].reason, "bye", v >= 5);
+    harness_assert_null(q->members[1].group_instance_id);
+    harness_assert_null(q->members[1].reason);
+}
+
+static void check_leave_group_response(const void *p, int16_t v)
+{
+    const wire_leave_group_response *r = p;
+    assert_int_equal(r->throttle_time_ms, v >= 1 ? 7 : 0);
+    assert_int_equal(r->member_count, v >= 3 ? 2 : 0);
+    if (v < 3)
+        return;
+    assert_str(r->members[0].group_instance_id, "i1");
+    harness_assert_null(r->members[1].group_instance_id);
+    assert_int_equal(r->members[1].error_code, 25);
+}
+
+static void test_leave_group(void **state)
+{
+    (void)state;
+    wire_leave_group_member m[2] = {{S("m1"), S("i1"), S("bye")},
+                                    {S("m2"), HARNESS_NULL, HARNESS_NULL}};
+    wire_leave_group_request q = {S("g1"), S("m1"), m, 2};
+    wire_leave_group_member_response mr[2] = {{S("m1"), S("i1"), 0},
+                                              {S("m2"), HARNESS_NULL, 25}};
+    wire_leave_group_response r = {7, 0, mr, 2};
+    RUN(leave_group, request, 0, 5, &q, check_leave_group_request);
+    RUN(leave_group, response, 0, 5, &r, check_leave_group_response);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -780,6 +939,8 @@ int main(void)
         cmocka_unit_test(test_begin_quorum_epoch), cmocka_unit_test(test_end_quorum_epoch),
         cmocka_unit_test(test_describe_quorum), cmocka_unit_test(test_describe_cluster),
         cmocka_unit_test(test_fetch_snapshot),
+        cmocka_unit_test(test_join_group),      cmocka_unit_test(test_sync_group_heartbeat),
+        cmocka_unit_test(test_leave_group),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
