@@ -188,6 +188,54 @@ static void test_static_member_restart(void **state)
     group_coord_destroy(c);
 }
 
+/* A static member restarting while its old incarnation waits for a join:
+ * the old join is answered FENCED_INSTANCE_ID, the new one joins. */
+static void test_static_member_fenced_while_joining(void **state)
+{
+    (void)state;
+    group_coord *c = t_coord(3000, KQ_GROUP_MAX_SIZE_DEFAULT);
+    group_join_request r = t_join_req("g", "", "i1", 1, NULL, 0);
+    assert_int_equal(group_join(c, &r, 0)->answer_count, 0);
+    r.token = 2;
+    const group_output *o = group_join(c, &r, 10);
+    assert_int_equal(o->answer_count, 1);
+    assert_int_equal(t_find(o, 1)->error, KAFKA_FENCED_INSTANCE_ID);
+    o = group_tick(c, 3000);
+    assert_int_equal(t_find(o, 2)->error, KAFKA_NONE);
+    assert_int_equal(t_find(o, 2)->generation, 1);
+    group_summary s;
+    group_describe(c, "g", &s);
+    assert_int_equal(s.member_count, 1);
+    group_member_view v;
+    assert_true(group_member_at(c, "g", 0, &v));
+    assert_string_equal(v.instance_id, "i1");
+    group_coord_destroy(c);
+}
+
+/* Followers' syncs wait for the leader; a rebalance before it answers
+ * them REBALANCE_IN_PROGRESS. */
+static void test_pending_sync_answered_by_rebalance(void **state)
+{
+    (void)state;
+    group_coord *c = t_coord(0, KQ_GROUP_MAX_SIZE_DEFAULT);
+    const group_output *o = t_join(c, "g", "", 1, 0);
+    char m1[KQ_GROUP_NAME_BYTES_MAX], m2[KQ_GROUP_NAME_BYTES_MAX];
+    strcpy(m1, t_find(o, 1)->member_id);
+    t_sync(c, "g", m1, 1, 2, NULL, 0, 1);
+    t_join(c, "g", "", 3, 2);
+    o = t_join(c, "g", m1, 4, 3);
+    assert_int_equal(o->answer_count, 2);
+    strcpy(m2, t_find(o, 3)->member_id);
+    assert_int_equal(t_sync(c, "g", m2, 2, 5, NULL, 0, 4)->answer_count, 0);
+    assert_int_equal(group_heartbeat(c, "g", m2, NULL, 2, 5), KAFKA_NONE);
+    o = t_join(c, "g", "", 6, 6); /* a third member before the leader syncs */
+    assert_int_equal(o->answer_count, 1);
+    assert_int_equal(t_find(o, 5)->error, KAFKA_REBALANCE_IN_PROGRESS);
+    o = t_sync(c, "g", m1, 2, 7, NULL, 0, 7);
+    assert_int_equal(t_find(o, 7)->error, KAFKA_REBALANCE_IN_PROGRESS);
+    group_coord_destroy(c);
+}
+
 static void test_member_id_required(void **state)
 {
     (void)state;
@@ -231,6 +279,8 @@ int main(void)
         cmocka_unit_test(test_session_timeout_expires_member),
         cmocka_unit_test(test_rebalance_timeout_drops_absent_member),
         cmocka_unit_test(test_static_member_restart),
+        cmocka_unit_test(test_static_member_fenced_while_joining),
+        cmocka_unit_test(test_pending_sync_answered_by_rebalance),
         cmocka_unit_test(test_member_id_required),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
