@@ -86,7 +86,7 @@ void gr_prepare(group_coord *c, ggroup *g);
 void gr_try_complete_join(group_coord *c, ggroup *g);
 void gr_complete_join(group_coord *c, ggroup *g);
 void gr_join_answer(group_coord *c, const ggroup *g, const gmember *m, uint64_t token);
-bool gr_supports(const ggroup *g, const group_join_request *req);
+bool gr_supports(const ggroup *g, const group_join_request *req, const gmember *skip);
 void gr_tick_group(group_coord *c, ggroup *g);
 
 #endif

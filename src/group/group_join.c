@@ -169,7 +169,9 @@ const group_output *group_join(group_coord *c, const group_join_request *req, in
             err = KAFKA_COORDINATOR_NOT_AVAILABLE;
         else if (g->state == GROUP_DEAD)
             err = KAFKA_COORDINATOR_NOT_AVAILABLE;
-        else if (!gr_supports(g, req))
+        else if (!gr_supports(g, req, gc_empty(req->member_id)
+                                           ? gc_static_member(g, req->instance_id)
+                                           : gc_member(g, req->member_id)))
             err = KAFKA_INCONSISTENT_GROUP_PROTOCOL;
     }
     if (err != KAFKA_NONE)

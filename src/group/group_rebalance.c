@@ -26,22 +26,24 @@
 #include "group_internal.h"
 #include "kq/assert.h"
 
-static bool all_support(const ggroup *g, const char *name)
+static bool all_support(const ggroup *g, const char *name, const gmember *skip)
 {
     for (int i = 0; i < g->member_count; i++)
-        if (gm_protocol_index(g->members[i], name) < 0)
+        if (g->members[i] != skip && gm_protocol_index(g->members[i], name) < 0)
             return false;
     return true;
 }
 
-bool gr_supports(const ggroup *g, const group_join_request *req)
+/* Kafka's supportsProtocols, leaving out the joining member's own old
+ * protocols (skip: it is replacing them). */
+bool gr_supports(const ggroup *g, const group_join_request *req, const gmember *skip)
 {
-    if (g->member_count == 0)
+    if (g->member_count == 0 || (g->member_count == 1 && g->members[0] == skip))
         return true;
     if (strcmp(g->protocol_type, req->protocol_type) != 0)
         return false;
     for (int i = 0; i < req->protocol_count; i++)
-        if (all_support(g, req->protocols[i].name))
+        if (all_support(g, req->protocols[i].name, skip))
             return true;
     return false;
 }
@@ -58,7 +60,7 @@ static void select_protocol(ggroup *g)
         const gmember *m = g->members[i];
         for (int p = 0; p < m->protocol_count; p++) {
             int at = gm_protocol_index(first, m->protocol_names[p]);
-            if (at >= 0 && all_support(g, m->protocol_names[p])) {
+            if (at >= 0 && all_support(g, m->protocol_names[p], NULL)) {
                 votes[at]++;
                 break;
             }

@@ -120,6 +120,23 @@ static void test_inconsistent_protocol_and_oversize(void **state)
     group_coord_destroy(c);
 }
 
+/* A sole member may change its protocols (its old ones do not count). */
+static void test_sole_member_changes_protocol(void **state)
+{
+    (void)state;
+    group_coord *c = t_coord(0, KQ_GROUP_MAX_SIZE_DEFAULT);
+    const group_output *o = t_join(c, "g", "", 1, 0);
+    char id[KQ_GROUP_NAME_BYTES_MAX];
+    strcpy(id, t_find(o, 1)->member_id);
+    group_protocol rr = { "roundrobin", t_meta, sizeof(t_meta) };
+    group_join_request r = t_join_req("g", id, NULL, 2, &rr, 1);
+    o = group_join(c, &r, 1);
+    assert_int_equal(t_find(o, 2)->error, KAFKA_NONE);
+    assert_int_equal(t_find(o, 2)->generation, 2);
+    assert_string_equal(t_find(o, 2)->protocol_name, "roundrobin");
+    group_coord_destroy(c);
+}
+
 static void test_offset_commit_checks(void **state)
 {
     (void)state;
@@ -157,6 +174,7 @@ int main(void)
         cmocka_unit_test(test_group_full),
         cmocka_unit_test(test_too_many_groups),
         cmocka_unit_test(test_inconsistent_protocol_and_oversize),
+        cmocka_unit_test(test_sole_member_changes_protocol),
         cmocka_unit_test(test_offset_commit_checks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
