@@ -196,6 +196,11 @@ const group_output *gc_end(group_coord *c)
         const ggroup *g = c->groups[i];
         if (g->state == GROUP_PREPARING_REBALANCE)
             wake = min64(wake, g->join_deadline_ms);
+        bool syncing = false;
+        for (int j = 0; j < g->member_count; j++)
+            syncing |= g->members[j]->pending_sync;
+        if (syncing && (g->state == GROUP_COMPLETING_REBALANCE || g->state == GROUP_STABLE))
+            wake = min64(wake, g->sync_deadline_ms);
         for (int j = 0; j < g->pending_count; j++)
             wake = min64(wake, g->pending[j].deadline_ms);
         for (int j = 0; j < g->member_count; j++)

@@ -22,6 +22,7 @@ typedef struct gmember {
     bool awaiting_sync;
     uint64_t sync_token;
     int64_t heartbeat_deadline_ms;
+    bool pending_sync; /* answered a join of this generation, no SyncGroup yet */
     struct gmember *next_dead; /* in the coordinator's graveyard */
 } gmember;
 
@@ -45,6 +46,7 @@ typedef struct ggroup {
     bool initial_delay;            /* the join waits out group.initial.rebalance.delay.ms */
     int32_t initial_remaining_ms;  /* of the rebalance timeout after the delay */
     bool joined_during_delay;
+    int64_t sync_deadline_ms; /* members still pending_sync are removed then */
 } ggroup;
 
 struct group_coord {

@@ -16,7 +16,9 @@
  *                        leave / session expiry                       (syncs answered
  *                                                                     REBALANCE_IN_PROGRESS)
  *   Stable               join of the leader / changed protocols /     PreparingRebalance
- *                        new member / leave / session expiry
+ *                        new member / leave / session expiry /
+ *                        no SyncGroup within the rebalance timeout
+ *                        after the join (also from CompletingRebalance)
  *   Stable               static member rejoins with a new member id,  Stable (old id fenced,
  *                        protocols unchanged                          current generation)
  *   Empty                DeleteGroups                                 Dead (freed)
@@ -95,6 +97,8 @@ void gr_prepare(group_coord *c, ggroup *g)
             m->assignment_len = 0;
         }
     }
+    for (int i = 0; i < g->member_count; i++)
+        g->members[i]->pending_sync = false;
     int32_t rebalance_ms = max_rebalance_timeout_ms(g);
     int32_t delay_ms = c->config.initial_rebalance_delay_ms;
     g->initial_delay = g->state == GROUP_EMPTY && delay_ms > 0;
@@ -134,12 +138,14 @@ void gr_complete_join(group_coord *c, ggroup *g)
     }
     select_protocol(g);
     g->state = GROUP_COMPLETING_REBALANCE;
+    g->sync_deadline_ms = c->now_ms + max_rebalance_timeout_ms(g);
     if (!gc_member(g, g->leader_id))
         gc_copy(g->leader_id, g->members[0]->id);
     for (int i = 0; i < g->member_count; i++) {
         gmember *m = g->members[i];
         gr_join_answer(c, g, m, m->join_token);
         m->awaiting_join = false;
+        m->pending_sync = true;
         m->heartbeat_deadline_ms = c->now_ms + m->session_timeout_ms;
     }
 }
@@ -168,8 +174,24 @@ static void join_deadline(group_coord *c, ggroup *g)
     gr_complete_join(c, g);
 }
 
-/* Session timeouts of members and pending member ids, then the join
- * deadline. */
+/* Kafka's pending-sync timeout: members that got this generation's join
+ * answer but sent no SyncGroup within the rebalance timeout are removed. */
+static bool sync_expired(group_coord *c, ggroup *g)
+{
+    if ((g->state != GROUP_COMPLETING_REBALANCE && g->state != GROUP_STABLE) ||
+        g->sync_deadline_ms > c->now_ms)
+        return false;
+    bool removed = false;
+    for (int i = g->member_count - 1; i >= 0; i--)
+        if (g->members[i]->pending_sync) {
+            gc_remove_member(c, g, g->members[i]);
+            removed = true;
+        }
+    return removed;
+}
+
+/* Session timeouts of members and pending member ids, the sync deadline,
+ * then the join deadline. */
 void gr_tick_group(group_coord *c, ggroup *g)
 {
     bool removed = false;
@@ -185,6 +207,8 @@ void gr_tick_group(group_coord *c, ggroup *g)
             removed = true;
         }
     }
+    if (sync_expired(c, g))
+        removed = true;
     if (removed && (g->state == GROUP_STABLE || g->state == GROUP_COMPLETING_REBALANCE))
         gr_prepare(c, g);
     if (g->state == GROUP_PREPARING_REBALANCE && g->join_deadline_ms <= c->now_ms)

@@ -104,6 +104,7 @@ const group_output *group_sync(group_coord *c, const group_sync_request *req, in
     enum kafka_error err = sync_checks(g, req, &m);
     if (err == KAFKA_NONE) {
         m->heartbeat_deadline_ms = now_ms + m->session_timeout_ms;
+        m->pending_sync = false;
         if (g->state == GROUP_STABLE) {
             sync_answer(c, g, m, req->token);
             return gc_end(c);

@@ -236,6 +236,34 @@ static void test_pending_sync_answered_by_rebalance(void **state)
     group_coord_destroy(c);
 }
 
+/* A member that got its join answer but never syncs is removed after the
+ * rebalance timeout (Kafka's pending-sync timeout), although it heartbeats. */
+static void test_sync_timeout_removes_member(void **state)
+{
+    (void)state;
+    two t;
+    t.c = t_coord(0, KQ_GROUP_MAX_SIZE_DEFAULT);
+    const group_output *o = t_join(t.c, "g", "", 1, 0);
+    strcpy(t.m1, t_find(o, 1)->member_id);
+    t_sync(t.c, "g", t.m1, 1, 2, NULL, 0, 1);
+    t_join(t.c, "g", "", 3, 2);
+    o = t_join(t.c, "g", t.m1, 4, 3);
+    strcpy(t.m2, t_find(o, 3)->member_id);
+    assert_int_equal(o->wake_at_ms, 3 + T_SESSION_MS);
+    o = t_sync(t.c, "g", t.m1, 2, 5, NULL, 0, 4); /* only the leader syncs */
+    assert_int_equal(t_find(o, 5)->error, KAFKA_NONE);
+    for (int64_t now = 5000; now < 3 + T_REBALANCE_MS; now += 5000) {
+        assert_int_equal(group_heartbeat(t.c, "g", t.m1, NULL, 2, now), KAFKA_NONE);
+        assert_int_equal(group_heartbeat(t.c, "g", t.m2, NULL, 2, now), KAFKA_NONE);
+        o = group_tick(t.c, now);
+    }
+    assert_int_equal(o->wake_at_ms, 3 + T_REBALANCE_MS);
+    group_tick(t.c, 3 + T_REBALANCE_MS);
+    assert_int_equal(group_heartbeat(t.c, "g", t.m2, NULL, 2, 30004), KAFKA_UNKNOWN_MEMBER_ID);
+    assert_int_equal(group_heartbeat(t.c, "g", t.m1, NULL, 2, 30004), KAFKA_REBALANCE_IN_PROGRESS);
+    group_coord_destroy(t.c);
+}
+
 static void test_member_id_required(void **state)
 {
     (void)state;
@@ -281,6 +309,7 @@ int main(void)
         cmocka_unit_test(test_static_member_restart),
         cmocka_unit_test(test_static_member_fenced_while_joining),
         cmocka_unit_test(test_pending_sync_answered_by_rebalance),
+        cmocka_unit_test(test_sync_timeout_removes_member),
         cmocka_unit_test(test_member_id_required),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
