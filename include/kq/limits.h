@@ -391,4 +391,43 @@ _Static_assert(61 + KQ_SNAPSHOT_RECORD_BYTES_MAX <= KQ_SNAPSHOT_BATCH_BYTES_MAX,
 _Static_assert(KQ_SNAPSHOT_PID_NODES_MAX >= RAFT_VOTERS_MAX + RAFT_OBSERVERS_MAX,
                "every voter's and observer's producer-id prefix fits");
 
+/* ---- consumer groups (src/group, the classic group protocol) */
+/* group.max.size: members (with members given an id by MEMBER_ID_REQUIRED
+ * but not yet joined) per group. Kafka's default is Integer.MAX_VALUE; ours
+ * is finite so that one group's memory is bounded (GROUP_MAX_SIZE_REACHED). */
+#define KQ_GROUP_MAX_SIZE_DEFAULT 1000
+/* group.min.session.timeout.ms / group.max.session.timeout.ms (Kafka's
+ * defaults): a JoinGroup's session timeout outside them is answered
+ * INVALID_SESSION_TIMEOUT. */
+#define KQ_GROUP_MIN_SESSION_TIMEOUT_MS_DEFAULT 6000
+#define KQ_GROUP_MAX_SESSION_TIMEOUT_MS_DEFAULT 1800000
+/* group.initial.rebalance.delay.ms (Kafka's default): the first rebalance
+ * of an Empty group waits this long for more members. */
+#define KQ_GROUP_INITIAL_REBALANCE_DELAY_MS_DEFAULT 3000
+/* Groups one coordinator holds (no Kafka key; Kafka is unbounded). A JoinGroup
+ * that would create one more is answered COORDINATOR_NOT_AVAILABLE. */
+#define KQ_GROUPS_MAX 4096
+/* Bytes of one member's protocol metadata (all protocols together) and of
+ * its assignment (no Kafka key; Kafka bounds them only by the record size of
+ * its group metadata). Larger: INVALID_REQUEST. */
+#define KQ_GROUP_MEMBER_BYTES_MAX (1u << 20)
+/* Protocols one JoinGroup may name. More: INVALID_REQUEST. */
+#define KQ_GROUP_PROTOCOLS_MAX 32
+/* Bytes (with the NUL) of a group id, member id, group.instance.id, client
+ * id, client host, protocol type or protocol name. Longer: INVALID_REQUEST
+ * (a member id is built as client id + "-" + 32 hex digits, so the client id
+ * is cut to fit). */
+#define KQ_GROUP_NAME_BYTES_MAX 256
+/* Answers one coordinator step may return: every member of a group answered
+ * twice (a join completing and the syncs it ends), plus the request's own. */
+#define KQ_GROUP_ANSWERS_MAX (2 * KQ_GROUP_MAX_SIZE_DEFAULT + 2)
+
+_Static_assert(KQ_GROUP_MIN_SESSION_TIMEOUT_MS_DEFAULT <= KQ_GROUP_MAX_SESSION_TIMEOUT_MS_DEFAULT,
+               "group.min.session.timeout.ms <= group.max.session.timeout.ms");
+_Static_assert(KQ_GROUP_NAME_BYTES_MAX > 33 + 1, "a member id holds the 33 bytes after the client id");
+_Static_assert(KQ_GROUP_ANSWERS_MAX >= 2 * KQ_GROUP_MAX_SIZE_DEFAULT + 1,
+               "a step ending one group's join and syncs fits in one output");
+_Static_assert((uint64_t)KQ_GROUP_MAX_SIZE_DEFAULT * KQ_GROUP_MEMBER_BYTES_MAX * 2 <= (8ull << 30),
+               "one full group holds at most 8 GiB of metadata and assignments");
+
 #endif

@@ -1,0 +1,182 @@
+/* The classic consumer-group coordinator (Kafka's GroupCoordinator and
+ * GroupMetadata for the "classic" protocol) as a pure state machine.
+ *
+ * It does no I/O, reads no clock, starts no thread and decodes no wire
+ * format: requests come in as plain structs with the current time, answers
+ * go out as plain structs. A JoinGroup or SyncGroup may not be answerable at
+ * once: the caller passes a token with it, and the answer (token + result)
+ * comes in the output of this or a later call, e.g. a group_tick() the caller
+ * drives no later than the output's wake_at_ms.
+ *
+ * Every string in a request is NUL-terminated; "" is "none" for member ids
+ * and NULL or "" is "none" for group.instance.id. Pointers in an output or a
+ * view point into the coordinator and stay valid until the next call that
+ * takes a group_coord * that is not const.
+ *
+ * Committed offsets are not kept here; group_validate_offset_commit() gives an
+ * OffsetCommit handler Kafka's checks of group, member and generation.
+ */
+#ifndef KQ_GROUP_H
+#define KQ_GROUP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kq/kafka_errors.h"
+#include "kq/limits.h"
+
+enum group_state {
+    GROUP_EMPTY = 0,
+    GROUP_PREPARING_REBALANCE,
+    GROUP_COMPLETING_REBALANCE,
+    GROUP_STABLE,
+    GROUP_DEAD,
+};
+/* Kafka's names: "Empty", "PreparingRebalance", ... (DescribeGroups). */
+const char *group_state_name(enum group_state state);
+
+typedef struct group_config {
+    int32_t max_size;                  /* group.max.size, <= KQ_GROUP_MAX_SIZE_DEFAULT */
+    int32_t min_session_timeout_ms;    /* group.min.session.timeout.ms */
+    int32_t max_session_timeout_ms;    /* group.max.session.timeout.ms */
+    int32_t initial_rebalance_delay_ms;/* group.initial.rebalance.delay.ms */
+    uint64_t random_seed;              /* for member ids */
+} group_config;
+/* Kafka's defaults. */
+group_config group_config_default(void);
+
+typedef struct group_coord group_coord;
+group_coord *group_coord_create(const group_config *config);
+void group_coord_destroy(group_coord *coord);
+
+typedef struct group_protocol {
+    const char *name;
+    const uint8_t *metadata;
+    size_t metadata_len;
+} group_protocol;
+
+typedef struct group_join_request {
+    uint64_t token;
+    const char *group_id;
+    const char *member_id;   /* "" for a new member */
+    const char *instance_id; /* group.instance.id, NULL/"" for a dynamic member */
+    const char *client_id;
+    const char *client_host;
+    const char *protocol_type;
+    const group_protocol *protocols; /* in the member's order of preference */
+    int protocol_count;
+    int32_t session_timeout_ms;
+    int32_t rebalance_timeout_ms; /* v0 has none: pass session_timeout_ms */
+    bool require_known_member_id; /* JoinGroup v4+: MEMBER_ID_REQUIRED step */
+} group_join_request;
+
+typedef struct group_assignment {
+    const char *member_id;
+    const uint8_t *assignment;
+    size_t assignment_len;
+} group_assignment;
+
+typedef struct group_sync_request {
+    uint64_t token;
+    const char *group_id;
+    const char *member_id;
+    const char *instance_id;
+    int32_t generation;
+    const char *protocol_type; /* v5+, NULL when absent */
+    const char *protocol_name; /* v5+, NULL when absent */
+    const group_assignment *assignments; /* the leader's; others pass none */
+    int assignment_count;
+} group_sync_request;
+
+enum group_answer_kind { GROUP_ANSWER_JOIN = 1, GROUP_ANSWER_SYNC };
+
+/* One answered JoinGroup or SyncGroup. A JOIN answer to the leader
+ * (is_leader) lists the members through group_join_member_at(). */
+typedef struct group_answer {
+    uint64_t token;
+    enum group_answer_kind kind;
+    enum kafka_error error;
+    int32_t generation;                 /* JOIN: -1 on error */
+    char member_id[KQ_GROUP_NAME_BYTES_MAX];
+    char leader_id[KQ_GROUP_NAME_BYTES_MAX];     /* JOIN */
+    char protocol_type[KQ_GROUP_NAME_BYTES_MAX];
+    char protocol_name[KQ_GROUP_NAME_BYTES_MAX];
+    bool is_leader;                     /* JOIN */
+    const uint8_t *assignment;          /* SYNC */
+    size_t assignment_len;
+} group_answer;
+
+typedef struct group_output {
+    group_answer *answers;
+    int answer_count;
+    int64_t wake_at_ms; /* call group_tick no later than this; INT64_MAX: never */
+} group_output;
+
+/* The output is the coordinator's own and is overwritten by the next call. */
+const group_output *group_join(group_coord *coord, const group_join_request *req, int64_t now_ms);
+const group_output *group_sync(group_coord *coord, const group_sync_request *req, int64_t now_ms);
+const group_output *group_tick(group_coord *coord, int64_t now_ms);
+
+enum kafka_error group_heartbeat(group_coord *coord, const char *group_id, const char *member_id,
+                                 const char *instance_id, int32_t generation, int64_t now_ms);
+
+/* LeaveGroup (v3+: a batch; v0-2: one member by member id). */
+typedef struct group_leave_member {
+    const char *member_id;   /* "" with an instance id: leave by instance id */
+    const char *instance_id;
+    enum kafka_error error;  /* out */
+} group_leave_member;
+/* Returns the top-level error; fills each member's error. Answers to the
+ * members' pending joins/syncs, and completed joins, are in *out. */
+enum kafka_error group_leave(group_coord *coord, const char *group_id, group_leave_member *members,
+                             int member_count, int64_t now_ms, const group_output **out);
+
+/* Kafka's validateOffsetCommit: generation -1 with "" member id for a
+ * simple consumer when the group is Empty or does not exist; otherwise
+ * UNKNOWN_MEMBER_ID / FENCED_INSTANCE_ID / ILLEGAL_GENERATION /
+ * REBALANCE_IN_PROGRESS (CompletingRebalance), COORDINATOR_NOT_AVAILABLE
+ * (Dead). *group_exists says whether the group is known. */
+enum kafka_error group_validate_offset_commit(const group_coord *coord, const char *group_id,
+                                              const char *member_id, const char *instance_id,
+                                              int32_t generation, bool *group_exists);
+
+/* DescribeGroups / ListGroups. */
+typedef struct group_summary {
+    const char *group_id;
+    enum group_state state;
+    const char *protocol_type; /* "" when none */
+    const char *protocol_name; /* "" unless CompletingRebalance or Stable */
+    int32_t generation;
+    int member_count;
+    const char *leader_id;
+} group_summary;
+
+typedef struct group_member_view {
+    const char *member_id;
+    const char *instance_id; /* NULL for a dynamic member */
+    const char *client_id;
+    const char *client_host;
+    const uint8_t *metadata; /* of the group's protocol (none before one is chosen) */
+    size_t metadata_len;
+    const uint8_t *assignment;
+    size_t assignment_len;
+} group_member_view;
+
+/* GROUP_ID_NOT_FOUND when there is no such group (DescribeGroups answers
+ * such a group as Dead with no members). */
+enum kafka_error group_describe(const group_coord *coord, const char *group_id, group_summary *out);
+/* The index-th member (0 <= index < member_count), false past the end. */
+bool group_member_at(const group_coord *coord, const char *group_id, int index,
+                     group_member_view *out);
+/* The same, as a leader's JoinGroup answer lists them (metadata of the
+ * chosen protocol), for the group named in the answer. */
+#define group_join_member_at group_member_at
+int group_count(const group_coord *coord);
+/* The index-th group (0 <= index < group_count), false past the end. */
+bool group_at(const group_coord *coord, int index, group_summary *out);
+
+/* DeleteGroups: GROUP_ID_NOT_FOUND, NON_EMPTY_GROUP or NONE (removed). */
+enum kafka_error group_delete(group_coord *coord, const char *group_id);
+
+#endif

@@ -1,0 +1,94 @@
+/* The coordinator's groups and members, shared by the files of src/group. */
+#ifndef KQ_GROUP_INTERNAL_H
+#define KQ_GROUP_INTERNAL_H
+
+#include "kq/group.h"
+
+typedef struct gmember {
+    char id[KQ_GROUP_NAME_BYTES_MAX];
+    char instance_id[KQ_GROUP_NAME_BYTES_MAX]; /* "" for dynamic */
+    char client_id[KQ_GROUP_NAME_BYTES_MAX];
+    char client_host[KQ_GROUP_NAME_BYTES_MAX];
+    char protocol_names[KQ_GROUP_PROTOCOLS_MAX][KQ_GROUP_NAME_BYTES_MAX];
+    uint8_t *metadata[KQ_GROUP_PROTOCOLS_MAX];
+    size_t metadata_len[KQ_GROUP_PROTOCOLS_MAX];
+    int protocol_count;
+    int32_t session_timeout_ms;
+    int32_t rebalance_timeout_ms;
+    uint8_t *assignment;
+    size_t assignment_len;
+    bool awaiting_join;
+    uint64_t join_token;
+    bool awaiting_sync;
+    uint64_t sync_token;
+    int64_t heartbeat_deadline_ms;
+    bool pending_sync; /* answered a join of this generation, no SyncGroup yet */
+    struct gmember *next_dead; /* in the coordinator's graveyard */
+} gmember;
+
+typedef struct gpending {
+    char id[KQ_GROUP_NAME_BYTES_MAX];
+    int64_t deadline_ms;
+} gpending;
+
+typedef struct ggroup {
+    char id[KQ_GROUP_NAME_BYTES_MAX];
+    enum group_state state;
+    char protocol_type[KQ_GROUP_NAME_BYTES_MAX];
+    char protocol_name[KQ_GROUP_NAME_BYTES_MAX];
+    char leader_id[KQ_GROUP_NAME_BYTES_MAX];
+    int32_t generation;
+    gmember **members; /* in join order; capacity config.max_size */
+    int member_count;
+    gpending *pending; /* ids handed out with MEMBER_ID_REQUIRED */
+    int pending_count;
+    int64_t join_deadline_ms;      /* PreparingRebalance */
+    bool initial_delay;            /* the join waits out group.initial.rebalance.delay.ms */
+    int32_t initial_remaining_ms;  /* of the rebalance timeout after the delay */
+    bool joined_during_delay;
+    int64_t sync_deadline_ms; /* members still pending_sync are removed then */
+} ggroup;
+
+struct group_coord {
+    group_config config;
+    ggroup *groups[KQ_GROUPS_MAX];
+    int group_count;
+    gmember *graveyard; /* removed members, freed at the next call */
+    uint64_t rng;
+    group_output out;
+    int64_t now_ms;
+};
+
+/* group_coord.c */
+ggroup *gc_find(const group_coord *c, const char *group_id);
+ggroup *gc_create_group(group_coord *c, const char *group_id);
+void gc_free_group(ggroup *g);
+gmember *gc_member(const ggroup *g, const char *member_id);
+gmember *gc_static_member(const ggroup *g, const char *instance_id);
+int gc_pending_index(const ggroup *g, const char *member_id);
+void gc_remove_pending(ggroup *g, int index);
+void gc_new_member_id(group_coord *c, const char *client_id, char *out);
+void gc_begin(group_coord *c, int64_t now_ms);
+const group_output *gc_end(group_coord *c);
+group_answer *gc_answer(group_coord *c, enum group_answer_kind kind, uint64_t token,
+                        enum kafka_error error);
+void gc_remove_member(group_coord *c, ggroup *g, gmember *m);
+bool gc_str_ok(const char *s);
+void gc_copy(char *dst, const char *src);
+bool gc_empty(const char *s);
+
+/* group_member.c */
+enum kafka_error gm_set_protocols(gmember *m, const group_join_request *req);
+bool gm_same_protocols(const gmember *m, const group_join_request *req);
+int gm_protocol_index(const gmember *m, const char *name);
+void gm_free(gmember *m);
+
+/* group_rebalance.c */
+void gr_prepare(group_coord *c, ggroup *g);
+void gr_try_complete_join(group_coord *c, ggroup *g);
+void gr_complete_join(group_coord *c, ggroup *g);
+void gr_join_answer(group_coord *c, const ggroup *g, const gmember *m, uint64_t token);
+bool gr_supports(const ggroup *g, const group_join_request *req, const gmember *skip);
+void gr_tick_group(group_coord *c, ggroup *g);
+
+#endif

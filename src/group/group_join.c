@@ -1,0 +1,184 @@
+/* JoinGroup: validation, the MEMBER_ID_REQUIRED step, static members
+ * (group.instance.id) and the joins of new and known members. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "group_internal.h"
+
+static enum kafka_error validate(const group_coord *c, const group_join_request *req)
+{
+    if (gc_empty(req->group_id))
+        return KAFKA_INVALID_GROUP_ID;
+    if (!gc_str_ok(req->group_id) || !gc_str_ok(req->member_id) || !gc_str_ok(req->instance_id) ||
+        !gc_str_ok(req->client_id) || !gc_str_ok(req->client_host) || !gc_str_ok(req->protocol_type))
+        return KAFKA_INVALID_REQUEST;
+    if (req->session_timeout_ms < c->config.min_session_timeout_ms ||
+        req->session_timeout_ms > c->config.max_session_timeout_ms)
+        return KAFKA_INVALID_SESSION_TIMEOUT;
+    if (req->rebalance_timeout_ms < 0)
+        return KAFKA_INVALID_REQUEST;
+    if (gc_empty(req->protocol_type) || req->protocol_count <= 0)
+        return KAFKA_INCONSISTENT_GROUP_PROTOCOL;
+    if (req->protocol_count > KQ_GROUP_PROTOCOLS_MAX)
+        return KAFKA_INVALID_REQUEST;
+    size_t bytes = 0;
+    for (int i = 0; i < req->protocol_count; i++) {
+        if (!req->protocols[i].name || !gc_str_ok(req->protocols[i].name))
+            return KAFKA_INVALID_REQUEST;
+        bytes += req->protocols[i].metadata_len;
+        if (bytes > KQ_GROUP_MEMBER_BYTES_MAX)
+            return KAFKA_INVALID_REQUEST;
+    }
+    return KAFKA_NONE;
+}
+
+static void fail(group_coord *c, const group_join_request *req, enum kafka_error error,
+                 const char *member_id)
+{
+    group_answer *a = gc_answer(c, GROUP_ANSWER_JOIN, req->token, error);
+    gc_copy(a->member_id, member_id ? member_id : "");
+}
+
+static void await_join(group_coord *c, ggroup *g, gmember *m, const group_join_request *req)
+{
+    if (m->awaiting_join) { /* a join superseded by this one */
+        group_answer *a = gc_answer(c, GROUP_ANSWER_JOIN, m->join_token, KAFKA_REBALANCE_IN_PROGRESS);
+        gc_copy(a->member_id, m->id);
+    }
+    m->awaiting_join = true;
+    m->join_token = req->token;
+    if (g->state != GROUP_PREPARING_REBALANCE)
+        gr_prepare(c, g);
+    gr_try_complete_join(c, g);
+}
+
+static void add_member(group_coord *c, ggroup *g, const group_join_request *req, const char *id)
+{
+    gmember *m = calloc(1, sizeof(*m));
+    if (!m || gm_set_protocols(m, req) != KAFKA_NONE) {
+        free(m);
+        fail(c, req, KAFKA_UNKNOWN_SERVER_ERROR, "");
+        return;
+    }
+    gc_copy(m->id, id);
+    gc_copy(m->instance_id, req->instance_id);
+    gc_copy(m->client_id, req->client_id);
+    gc_copy(m->client_host, req->client_host);
+    if (g->member_count == 0)
+        gc_copy(g->protocol_type, req->protocol_type);
+    if (gc_empty(g->leader_id))
+        gc_copy(g->leader_id, id);
+    g->members[g->member_count++] = m;
+    if (g->state == GROUP_PREPARING_REBALANCE && g->initial_delay)
+        g->joined_during_delay = true;
+    await_join(c, g, m, req);
+}
+
+/* Kafka's updateStaticMemberAndRebalance: the new member id replaces the
+ * old one, whose pending answers are FENCED_INSTANCE_ID. */
+static void replace_static(group_coord *c, ggroup *g, gmember *old, const group_join_request *req,
+                           const char *id)
+{
+    if (old->awaiting_join)
+        gc_answer(c, GROUP_ANSWER_JOIN, old->join_token, KAFKA_FENCED_INSTANCE_ID);
+    if (old->awaiting_sync)
+        gc_answer(c, GROUP_ANSWER_SYNC, old->sync_token, KAFKA_FENCED_INSTANCE_ID);
+    old->awaiting_join = old->awaiting_sync = false;
+    if (strcmp(g->leader_id, old->id) == 0)
+        gc_copy(g->leader_id, id);
+    gc_copy(old->id, id);
+    gc_copy(old->client_id, req->client_id);
+    gc_copy(old->client_host, req->client_host);
+    bool same = gm_same_protocols(old, req);
+    if (gm_set_protocols(old, req) != KAFKA_NONE) {
+        gc_remove_member(c, g, old);
+        fail(c, req, KAFKA_UNKNOWN_SERVER_ERROR, "");
+        return;
+    }
+    if (g->state == GROUP_STABLE && same) {
+        old->heartbeat_deadline_ms = c->now_ms + old->session_timeout_ms;
+        gr_join_answer(c, g, old, req->token);
+        return;
+    }
+    await_join(c, g, old, req);
+}
+
+static void join_new(group_coord *c, ggroup *g, const group_join_request *req)
+{
+    char id[KQ_GROUP_NAME_BYTES_MAX];
+    gmember *old = gc_static_member(g, req->instance_id);
+    if (!old && g->member_count + g->pending_count >= c->config.max_size) {
+        fail(c, req, KAFKA_GROUP_MAX_SIZE_REACHED, "");
+        return;
+    }
+    gc_new_member_id(c, req->client_id, id);
+    if (old) {
+        replace_static(c, g, old, req, id);
+    } else if (gc_empty(req->instance_id) && req->require_known_member_id) {
+        gpending *p = &g->pending[g->pending_count++];
+        gc_copy(p->id, id);
+        p->deadline_ms = c->now_ms + req->session_timeout_ms;
+        fail(c, req, KAFKA_MEMBER_ID_REQUIRED, id);
+    } else {
+        add_member(c, g, req, id);
+    }
+}
+
+static void join_known(group_coord *c, ggroup *g, const group_join_request *req)
+{
+    int pi = gc_pending_index(g, req->member_id);
+    if (pi >= 0) {
+        gc_remove_pending(g, pi);
+        add_member(c, g, req, req->member_id);
+        return;
+    }
+    gmember *m = gc_member(g, req->member_id);
+    gmember *s = gc_static_member(g, req->instance_id);
+    if (s && s != m) {
+        fail(c, req, KAFKA_FENCED_INSTANCE_ID, req->member_id);
+        return;
+    }
+    if (!m) {
+        fail(c, req, KAFKA_UNKNOWN_MEMBER_ID, req->member_id);
+        return;
+    }
+    bool same = gm_same_protocols(m, req);
+    bool leader = strcmp(g->leader_id, m->id) == 0;
+    if (same && (g->state == GROUP_COMPLETING_REBALANCE || (g->state == GROUP_STABLE && !leader))) {
+        m->heartbeat_deadline_ms = c->now_ms + m->session_timeout_ms;
+        gr_join_answer(c, g, m, req->token);
+        return;
+    }
+    if (gm_set_protocols(m, req) != KAFKA_NONE) {
+        fail(c, req, KAFKA_UNKNOWN_SERVER_ERROR, m->id);
+        return;
+    }
+    await_join(c, g, m, req);
+}
+
+const group_output *group_join(group_coord *c, const group_join_request *req, int64_t now_ms)
+{
+    gc_begin(c, now_ms);
+    enum kafka_error err = validate(c, req);
+    ggroup *g = NULL;
+    if (err == KAFKA_NONE) {
+        g = gc_find(c, req->group_id);
+        if (!g && !gc_empty(req->member_id))
+            err = KAFKA_UNKNOWN_MEMBER_ID;
+        else if (!g && !(g = gc_create_group(c, req->group_id)))
+            err = KAFKA_COORDINATOR_NOT_AVAILABLE;
+        else if (g->state == GROUP_DEAD)
+            err = KAFKA_COORDINATOR_NOT_AVAILABLE;
+        else if (!gr_supports(g, req, gc_empty(req->member_id)
+                                           ? gc_static_member(g, req->instance_id)
+                                           : gc_member(g, req->member_id)))
+            err = KAFKA_INCONSISTENT_GROUP_PROTOCOL;
+    }
+    if (err != KAFKA_NONE)
+        fail(c, req, err, gc_str_ok(req->member_id) ? req->member_id : "");
+    else if (gc_empty(req->member_id))
+        join_new(c, g, req);
+    else
+        join_known(c, g, req);
+    return gc_end(c);
+}
