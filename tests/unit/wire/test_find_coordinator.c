@@ -100,7 +100,8 @@ static void test_golden_v0(void **state)
     (void)state;
     kq_writer w;
     kq_writer_init(&w, 1 << 16);
-    wire_find_coordinator_response resp = {.error_code = 15, .node_id = -1, .host = kq_slice_cstr(""), .port = -1};
+    wire_find_coordinator_response resp = {
+        .error_code = 15, .node_id = -1, .host = kq_slice_cstr(""), .port = -1};
     wire_find_coordinator_response_encode(&w, 0, &resp);
     assert_false(w.error);
     assert_int_equal(w.len, sizeof(golden_response_v0));
@@ -133,7 +134,8 @@ static void test_round_trip_all_versions(void **state)
         harness_check_round_trip(api.response, v, &sample_resp, check_response_any, true);
         wire_find_coordinator_request empty = {.key = harness_str("")};
         harness_check_round_trip(api.request, v, &empty, check_request_any, true);
-        wire_find_coordinator_response none = {.host = harness_str(""), .error_message = HARNESS_NULL};
+        wire_find_coordinator_response none = {.host = harness_str(""),
+                                               .error_message = HARNESS_NULL};
         harness_check_round_trip(api.response, v, &none, check_response_any, true);
     }
 }
