@@ -114,6 +114,25 @@ void wire_write_i32_array(kq_writer *w, bool flex, const int32_t *v, int32_t n)
         kq_write_i32(w, v[i]);
 }
 
+kq_slice *wire_read_string_array(kq_reader *r, kq_arena *arena, bool flex, int32_t *count)
+{
+    int32_t n = wire_read_array_len(r, flex, false);
+    kq_slice *v = wire_alloc_array(r, arena, n, sizeof *v, flex ? 1 : 2);
+    for (int32_t i = 0; i < n && !r->error; i++)
+        v[i] = wire_read_string(r, flex);
+    *count = r->error ? 0 : n;
+    return r->error ? NULL : v;
+}
+
+void wire_write_string_array(kq_writer *w, bool flex, const kq_slice *v, int32_t n)
+{
+    if (!v)
+        n = 0;
+    wire_write_array_len(w, flex, false, n);
+    for (int32_t i = 0; i < n; i++)
+        wire_write_string(w, flex, v[i]);
+}
+
 uint32_t wire_tags_begin(kq_reader *r)
 {
     uint32_t n = kq_read_uvarint(r);

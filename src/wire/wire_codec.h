@@ -45,6 +45,11 @@ void *wire_alloc_array(kq_reader *r, kq_arena *arena, int32_t count, size_t elem
 int32_t *wire_read_i32_array(kq_reader *r, kq_arena *arena, bool flex, int32_t *count);
 void wire_write_i32_array(kq_writer *w, bool flex, const int32_t *v, int32_t n);
 
+/* Non-nullable []string, borrowed from the input; the same conventions as
+ * the []int32 pair (a null string element fails the reader). */
+kq_slice *wire_read_string_array(kq_reader *r, kq_arena *arena, bool flex, int32_t *count);
+void wire_write_string_array(kq_writer *w, bool flex, const kq_slice *v, int32_t n);
+
 /* Tagged fields. Decoding:
  *   uint32_t n = wire_tags_begin(r);
  *   for (i = 0; i < n; i++) { if (!wire_tag_next(r, &tag, &sub)) break;

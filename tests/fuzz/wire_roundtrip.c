@@ -7,6 +7,7 @@
 #include "kq/wire_api_versions.h"
 #include "kq/wire_begin_quorum_epoch.h"
 #include "kq/wire_describe_cluster.h"
+#include "kq/wire_describe_groups.h"
 #include "kq/wire_sasl.h"
 #include "kq/wire_describe_quorum.h"
 #include "kq/wire_end_quorum_epoch.h"
@@ -17,8 +18,11 @@
 #include "kq/wire_init_producer_id.h"
 #include "kq/wire_join_group.h"
 #include "kq/wire_leave_group.h"
+#include "kq/wire_list_groups.h"
 #include "kq/wire_list_offsets.h"
 #include "kq/wire_metadata.h"
+#include "kq/wire_offset_commit.h"
+#include "kq/wire_offset_fetch.h"
 #include "kq/wire_produce.h"
 #include "kq/wire_sync_group.h"
 #include "kq/wire_vote.h"
@@ -64,6 +68,10 @@ API_CODECS(join_group)
 API_CODECS(heartbeat)
 API_CODECS(leave_group)
 API_CODECS(sync_group)
+API_CODECS(offset_commit)
+API_CODECS(offset_fetch)
+API_CODECS(describe_groups)
+API_CODECS(list_groups)
 
 struct api_codec {
     int16_t key;
@@ -94,6 +102,10 @@ static const struct api_codec codecs[] = {
     ENTRY(WIRE_API_HEARTBEAT, heartbeat),
     ENTRY(WIRE_API_LEAVE_GROUP, leave_group),
     ENTRY(WIRE_API_SYNC_GROUP, sync_group),
+    ENTRY(WIRE_API_OFFSET_COMMIT, offset_commit),
+    ENTRY(WIRE_API_OFFSET_FETCH, offset_fetch),
+    ENTRY(WIRE_API_DESCRIBE_GROUPS, describe_groups),
+    ENTRY(WIRE_API_LIST_GROUPS, list_groups),
 };
 
 static codec_fn find_codec(int16_t key, bool response)

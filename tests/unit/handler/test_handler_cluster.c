@@ -232,7 +232,7 @@ static void test_find_coordinator_v0(void **state)
     tn_node n;
     tn_open_leader(&n);
     tn_slot s = {1};
-    wire_find_coordinator_request req = {kq_slice_cstr("group-1")};
+    wire_find_coordinator_request req = {.key = kq_slice_cstr("group-1")};
     TN_SEND(&n, &s, WIRE_API_FIND_COORDINATOR, 0, 9, wire_find_coordinator_request_encode, &req);
     wire_find_coordinator_response resp;
     TN_DECODE(&n, &s, WIRE_API_FIND_COORDINATOR, 0, 9, wire_find_coordinator_response_decode,

@@ -239,7 +239,7 @@ static void build_corpus(corpus *c, int32_t node_id)
                                         .producer_epoch = 0};
     tn_begin_request(w = corpus_next(c), WIRE_API_INIT_PRODUCER_ID, 4, 10);
     wire_init_producer_id_request_encode(w, 4, &ip);
-    wire_find_coordinator_request fc = {kq_slice_cstr("g")};
+    wire_find_coordinator_request fc = {.key = kq_slice_cstr("g")};
     tn_begin_request(w = corpus_next(c), WIRE_API_FIND_COORDINATOR, 0, 11);
     wire_find_coordinator_request_encode(w, 0, &fc);
     wire_describe_cluster_request dc = {.endpoint_type = 2};

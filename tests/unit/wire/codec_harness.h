@@ -227,7 +227,8 @@ static inline void harness_fuzz(const harness_codec *c, int16_t v, const uint8_t
 
         /* mutate a few bytes of the valid encoding; also splice lengths */
         len = seed_len < sizeof buf ? seed_len : sizeof buf;
-        memcpy(buf, seed, len);
+        if (len) /* an empty encoding may have no buffer */
+            memcpy(buf, seed, len);
         int flips = 1 + (int)(harness_rand() % 4);
         for (int f = 0; f < flips && len; f++) {
             size_t at = harness_rand() % len;

@@ -384,8 +384,8 @@ static void check_find_coordinator_response(const void *p, int16_t v)
 static void test_find_coordinator(void **state)
 {
     (void)state;
-    wire_find_coordinator_request q = {S("g1")};
-    wire_find_coordinator_response r = {15, -1, S(""), -1};
+    wire_find_coordinator_request q = {.key = S("g1")};
+    wire_find_coordinator_response r = {.error_code = 15, .node_id = -1, .host = S(""), .port = -1};
     RUN(find_coordinator, request, 0, 0, &q,
         check_find_coordinator_request);
     RUN(find_coordinator, response, 0, 0, &r,
