@@ -25,14 +25,53 @@ static int cut_here(storage_recovery *rc, rwalk *w, const char *what, const char
     return 0;
 }
 
+/* The end of the whole CRC-valid batches that a later segment file holds
+ * from its start, following on from base (within RECOVER_RESYNC_BYTES_MAX);
+ * base when there are none or it cannot be read. */
+static int64_t later_segment_end(const kq_log *log, int64_t base)
+{
+    const kq_fs *fs = log->fs;
+    char path[STORAGE_PATH_MAX];
+    if (storage_segment_path(log, base, ".log", path, sizeof path) < 0)
+        return base;
+    int fd = fs->open(fs->ctx, path, KQ_FS_READ);
+    if (fd < 0)
+        return base;
+    scan_buf b = {.fs = fs, .fd = fd};
+    int64_t end = base;
+    if (fs->size(fs->ctx, fd, &b.file_size) == 0) {
+        uint64_t stop = b.file_size < RECOVER_RESYNC_BYTES_MAX ? b.file_size
+                                                                : RECOVER_RESYNC_BYTES_MAX;
+        for (uint64_t p = 0; p + RECORD_BATCH_HEADER_BYTES <= stop;) {
+            record_batch_header h;
+            int io_err = 0;
+            if (recover_check_at(&b, p, b.file_size, &h, &io_err) != RECORD_OK ||
+                h.base_offset != end || record_batch_last_offset(&h) == INT64_MAX)
+                break;
+            end = record_batch_last_offset(&h) + 1;
+            p += record_batch_size(&h);
+        }
+        free(b.data);
+    }
+    fs->close(fs->ctx, fd);
+    return end;
+}
+
 /* The end of the last whole batch found after the damage in this segment
- * (resynchronising byte by byte, within RECOVER_RESYNC_BYTES_MAX), the base
- * of the last segment file, or the recovery point, whichever is furthest. */
+ * (resynchronising byte by byte, within RECOVER_RESYNC_BYTES_MAX), of the
+ * whole batches at the start of the later segment files, or the recovery
+ * point, whichever is furthest: flushed batches above the recovery point
+ * may lie in a later segment, and the repair must not claim less. */
 static int64_t former_end(storage_recovery *rc, rwalk *w)
 {
     int64_t end = rc->log->rp.offset;
-    if (rc->n > 0 && rc->bases[rc->n - 1] > end)
-        end = rc->bases[rc->n - 1];
+    for (size_t i = 0; i < rc->n; i++) {
+        if (rc->bases[i] <= w->seg->base_offset)
+            continue;
+        int64_t e = later_segment_end(rc->log, rc->bases[i]);
+        if (e > end)
+            end = e;
+    }
     uint64_t stop = w->b.file_size;
     if (stop - w->pos > RECOVER_RESYNC_BYTES_MAX)
         stop = w->pos + RECOVER_RESYNC_BYTES_MAX;
