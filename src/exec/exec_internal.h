@@ -158,6 +158,8 @@ struct kq_snapshot_meta;
 void exec_snapshot_take_meta(kq_exec *x, const struct kq_snapshot_meta *m);
 /* What the core needs to know at create. */
 void exec_snapshots_log_state(const kq_exec *x, raft_log_state *ls);
+/* The SNAPSHOTS event telling the core the above. */
+void exec_snapshots_event(const kq_exec *x, raft_event *ev);
 /* Loads the latest snapshot's producer state into x->producers and
  * returns its end offset (where the rebuild scan starts), or -1 when there
  * is none to start from. */

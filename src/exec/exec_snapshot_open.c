@@ -27,12 +27,8 @@ void exec_snapshot_tell_core(kq_exec *x)
 {
     if (!x->raft)
         return;
-    raft_event ev = {.type = RAFT_EVENT_SNAPSHOTS};
-    raft_log_state ls = {0};
-    exec_snapshots_log_state(x, &ls);
-    ev.snapshots.start_offset = ls.start_offset;
-    ev.snapshots.start_snapshot = ls.start_snapshot;
-    ev.snapshots.latest_snapshot = ls.latest_snapshot;
+    raft_event ev;
+    exec_snapshots_event(x, &ev);
     if (x->stepping)
         x->snap.tell_pending = true; /* stepped after the output */
     else
@@ -64,6 +60,16 @@ void exec_snapshot_publish(kq_exec *x, raft_snapshot_id id, int64_t timestamp_ms
         (exec_snapshot_file){.id = id, .timestamp_ms = timestamp_ms, .served_ms = -1};
     exec_snapshot_tell_core(x);
     exec_retention_run(x);
+}
+
+void exec_snapshots_event(const kq_exec *x, raft_event *ev)
+{
+    raft_log_state ls = {0};
+    exec_snapshots_log_state(x, &ls);
+    *ev = (raft_event){.type = RAFT_EVENT_SNAPSHOTS};
+    ev->snapshots.start_offset = ls.start_offset;
+    ev->snapshots.start_snapshot = ls.start_snapshot;
+    ev->snapshots.latest_snapshot = ls.latest_snapshot;
 }
 
 void exec_snapshots_log_state(const kq_exec *x, raft_log_state *ls)

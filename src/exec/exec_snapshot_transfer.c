@@ -126,12 +126,7 @@ bool exec_snapshot_followup(kq_exec *x, raft_event *ev)
     }
     if (x->snap.tell_pending) {
         x->snap.tell_pending = false;
-        raft_log_state ls = {0};
-        exec_snapshots_log_state(x, &ls);
-        ev->type = RAFT_EVENT_SNAPSHOTS;
-        ev->snapshots.start_offset = ls.start_offset;
-        ev->snapshots.start_snapshot = ls.start_snapshot;
-        ev->snapshots.latest_snapshot = ls.latest_snapshot;
+        exec_snapshots_event(x, ev);
         return true;
     }
     return false;
