@@ -422,6 +422,25 @@ _Static_assert(KQ_SNAPSHOT_PID_NODES_MAX >= RAFT_VOTERS_MAX + RAFT_OBSERVERS_MAX
  * twice (a join completing and the syncs it ends), plus the request's own. */
 #define KQ_GROUP_ANSWERS_MAX (2 * KQ_GROUP_MAX_SIZE_DEFAULT + 2)
 
+/* Bytes (with the NUL) of a topic name in a group's committed offsets
+ * (Kafka's topic names are at most 249 characters). */
+#define KQ_TOPIC_NAME_BYTES_MAX 250
+/* offset.metadata.max.bytes (Kafka's default): an OffsetCommit partition
+ * whose metadata is longer is answered OFFSET_METADATA_TOO_LARGE. */
+#define KQ_GROUP_OFFSET_METADATA_BYTES_MAX 4096
+/* Committed offsets (distinct group, topic, partition) the leader accepts
+ * (no Kafka key; Kafka is unbounded). A commit that would add a key beyond
+ * it is answered INVALID_COMMIT_OFFSET_SIZE. Pending commits above the
+ * high watermark may take the table past it by what is in flight. */
+#define KQ_GROUP_OFFSETS_MAX 100000
+/* Partitions one OffsetCommit may name (it is one control batch; no Kafka
+ * key). More: every partition is answered INVALID_COMMIT_OFFSET_SIZE. */
+#define KQ_GROUP_COMMIT_PARTITIONS_MAX 1024
+/* JoinGroup and SyncGroup requests waiting for the coordinator (all
+ * groups). Beyond it a JoinGroup or SyncGroup is answered
+ * COORDINATOR_NOT_AVAILABLE at once (retriable). */
+#define HANDLER_GROUP_PENDING_MAX 4096
+
 _Static_assert(KQ_GROUP_MIN_SESSION_TIMEOUT_MS_DEFAULT <= KQ_GROUP_MAX_SESSION_TIMEOUT_MS_DEFAULT,
                "group.min.session.timeout.ms <= group.max.session.timeout.ms");
 _Static_assert(KQ_GROUP_NAME_BYTES_MAX > 33 + 1, "a member id holds the 33 bytes after the client id");
@@ -429,5 +448,13 @@ _Static_assert(KQ_GROUP_ANSWERS_MAX >= 2 * KQ_GROUP_MAX_SIZE_DEFAULT + 1,
                "a step ending one group's join and syncs fits in one output");
 _Static_assert((uint64_t)KQ_GROUP_MAX_SIZE_DEFAULT * KQ_GROUP_MEMBER_BYTES_MAX * 2 <= (8ull << 30),
                "one full group holds at most 8 GiB of metadata and assignments");
+_Static_assert((uint64_t)KQ_GROUP_OFFSETS_MAX *
+                       (KQ_GROUP_NAME_BYTES_MAX + KQ_TOPIC_NAME_BYTES_MAX +
+                        KQ_GROUP_OFFSET_METADATA_BYTES_MAX + 64) <= (1ull << 30),
+               "a full offsets table holds at most 1 GiB");
+_Static_assert((uint64_t)KQ_GROUP_COMMIT_PARTITIONS_MAX *
+                       (KQ_GROUP_NAME_BYTES_MAX + KQ_TOPIC_NAME_BYTES_MAX +
+                        KQ_GROUP_OFFSET_METADATA_BYTES_MAX + 64) <= RECORD_BATCH_BYTES_MAX,
+               "one OffsetCommit's control batch fits one batch");
 
 #endif

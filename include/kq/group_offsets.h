@@ -1,0 +1,102 @@
+/* Committed consumer-group offsets (OffsetCommit / OffsetFetch), kept in the
+ * same Raft log as the data (issue 12, src/storage/FORMAT.md "Group offsets").
+ *
+ * An OffsetCommit is appended as one control batch (attributes bit 5, no
+ * producer id) whose records all have the control key {version 0, type
+ * KQ_CONTROL_OFFSET_COMMIT}: consumers skip control batches, Kafka's tools
+ * list an unknown control type, so the data and the byte format that
+ * Kafka's tools read are untouched. Every node feeds every batch it appends
+ * (and, at start and after a truncation, every batch it scans from its
+ * latest snapshot on) to group_offsets_note_batches(): its commits wait as
+ * pending, by log offset. group_offsets_commit(hw) moves the pending commits
+ * below the high watermark into the committed table, which is what
+ * OffsetFetch answers: an offset is visible only once a majority holds it,
+ * and a truncation (never below the high watermark) only drops pending
+ * commits. The state at the log end (committed + pending, what a snapshot
+ * taken there holds) is group_offsets_foreach_at_end().
+ *
+ * Pure: no I/O, clock or globals; not thread-safe. Strings are copied in;
+ * pointers handed out stay valid until the next call that takes a
+ * non-const group_offsets *. */
+#ifndef KQ_GROUP_OFFSETS_H
+#define KQ_GROUP_OFFSETS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kq/buf.h"
+#include "kq/limits.h"
+
+/* Our control record type (Kafka's are 0-6; a high number stays clear of
+ * the ones Kafka adds). */
+#define KQ_CONTROL_OFFSET_COMMIT 19281 /* 0x4B51, "KQ" */
+
+/* One committed offset of a group for one partition. */
+typedef struct group_offset {
+    const char *group_id;     /* < KQ_GROUP_NAME_BYTES_MAX bytes, not "" */
+    const char *topic;        /* < KQ_TOPIC_NAME_BYTES_MAX bytes, not "" */
+    int32_t partition;        /* >= 0 */
+    int64_t offset;           /* committed offset (>= -1; Kafka stores what it is given) */
+    int32_t leader_epoch;     /* -1: none */
+    const char *metadata;     /* NULL: none; <= KQ_GROUP_OFFSET_METADATA_BYTES_MAX */
+    int64_t commit_timestamp_ms;
+    int64_t log_offset;       /* where its control record is in the log; -1 from a snapshot */
+} group_offset;
+
+typedef struct group_offsets group_offsets;
+
+group_offsets *group_offsets_create(void);
+void group_offsets_destroy(group_offsets *o);
+/* Forgets everything (committed and pending); committed_to becomes from. */
+void group_offsets_clear(group_offsets *o, int64_t from);
+
+/* Builds the control batch of one OffsetCommit (count records, one per
+ * partition, in order), base offset 0 and leader epoch 0 (the log sets
+ * both), every record timestamped timestamp_ms. Each entry's log_offset is
+ * ignored. false if an entry breaks a rule of group_offset or the writer
+ * fails. */
+bool group_offsets_build_batch(kq_writer *out, const group_offset *entries, int count,
+                               int64_t timestamp_ms);
+
+/* Batches appended at the log end (whole v2 batches back to back, with their
+ * log offsets): the commits in control batches of our type wait as pending.
+ * Other batches are skipped. Returns the number of commits noted, or -1 if
+ * one of ours does not parse (the log is then corrupt: the caller stops). */
+int group_offsets_note_batches(group_offsets *o, const uint8_t *batches, size_t len);
+/* The log was cut at offset: pending commits at or above it are dropped.
+ * Asserts offset >= committed_to (a truncation never reaches below the
+ * high watermark). */
+void group_offsets_truncate(group_offsets *o, int64_t offset);
+/* The high watermark is hw: pending commits below it become committed.
+ * committed_to never moves back (a smaller hw does nothing). */
+void group_offsets_commit(group_offsets *o, int64_t hw);
+/* The log offset below which every commit is applied. */
+int64_t group_offsets_committed_to(const group_offsets *o);
+
+/* A committed offset: false when the group never committed one there. */
+bool group_offsets_get(const group_offsets *o, const char *group_id, const char *topic,
+                       int32_t partition, group_offset *out);
+/* Every committed offset of a group, in topic then partition order; cb
+ * returning non-zero stops the walk and is returned. */
+typedef int (*group_offsets_cb)(void *ctx, const group_offset *entry);
+int group_offsets_foreach_group(const group_offsets *o, const char *group_id,
+                                group_offsets_cb cb, void *ctx);
+/* Whether the group has a committed offset (ListGroups/DescribeGroups show
+ * a group with offsets and no members as Empty). */
+bool group_offsets_has_group(const group_offsets *o, const char *group_id);
+/* Every group with committed offsets, each once (order unspecified). */
+int group_offsets_foreach_group_id(const group_offsets *o,
+                                   int (*cb)(void *ctx, const char *group_id), void *ctx);
+/* Committed entries (distinct group, topic, partition). */
+int group_offsets_count(const group_offsets *o);
+
+/* The state at the log end: every committed entry overridden by the newest
+ * pending commit of the same key, each key once (for a snapshot taken at
+ * the log end). */
+int group_offsets_foreach_at_end(const group_offsets *o, group_offsets_cb cb, void *ctx);
+/* Loads one entry of a snapshot as committed (log_offset ignored). false
+ * if it breaks a rule of group_offset or memory runs out. */
+bool group_offsets_restore(group_offsets *o, const group_offset *entry);
+
+#endif
