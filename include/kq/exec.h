@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "kq/fs.h"
+#include "kq/group.h"
 #include "kq/log.h"
 #include "kq/raft.h"
 
@@ -74,6 +75,9 @@ typedef struct exec_config {
     uint32_t workload_records_per_s;
     uint32_t workload_record_bytes;
     const struct kq_cred_store *sasl_credentials; /* kq/auth.h; NULL: no SASL */
+    /* group.max.size, group.{min,max}.session.timeout.ms,
+     * group.initial.rebalance.delay.ms (max_size 0: Kafka's defaults). */
+    group_config group;
     uint32_t raft_mutants;               /* enum raft_mutant; 0 in the daemon */
     uint32_t mutants;                    /* enum kq_mutant; 0 in the daemon */
 } exec_config;

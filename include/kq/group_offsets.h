@@ -77,6 +77,10 @@ int64_t group_offsets_committed_to(const group_offsets *o);
 /* A committed offset: false when the group never committed one there. */
 bool group_offsets_get(const group_offsets *o, const char *group_id, const char *topic,
                        int32_t partition, group_offset *out);
+/* The same at the log end (the newest pending commit, else the committed
+ * one): only for the simulator's mutant KQ_MUTANT_OFFSETS_VISIBLE_AT_END. */
+bool group_offsets_get_at_end(const group_offsets *o, const char *group_id, const char *topic,
+                              int32_t partition, group_offset *out);
 /* Every committed offset of a group, in topic then partition order; cb
  * returning non-zero stops the walk and is returned. */
 typedef int (*group_offsets_cb)(void *ctx, const group_offset *entry);

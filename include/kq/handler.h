@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kq/group.h"
+#include "kq/group_offsets.h"
 #include "kq/log.h"
 #include "kq/producer_state.h"
 #include "kq/raft.h"
@@ -96,6 +98,12 @@ typedef struct handler_services {
     const struct kq_cred_store *sasl_credentials; /* kq/auth.h; NULL: no SASL listener */
     /* The connection of slot (NULL: every connection is a quorum one). */
     void (*slot_conn)(void *ctx, void *slot, handler_conn *out);
+    /* Consumer groups (issue 12): the committed offsets the executor keeps
+     * (read only here: commits go through HANDLER_APPEND as control
+     * batches), and the coordinator's settings (max_size 0: Kafka's
+     * defaults, group_config_default). */
+    const group_offsets *offsets;
+    group_config group;
 } handler_services;
 
 typedef struct handler handler;

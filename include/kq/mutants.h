@@ -27,6 +27,12 @@ enum kq_mutant {
     KQ_MUTANT_DELETE_BEFORE_SNAPSHOT_DURABLE = 1u << 8,
     /* executor: a snapshot is written at the log end, above the high watermark */
     KQ_MUTANT_SNAPSHOT_ABOVE_HW = 1u << 9,
+    /* handler: an OffsetCommit is answered once appended, before the high
+     * watermark covers it */
+    KQ_MUTANT_OFFSET_COMMIT_ON_APPEND = 1u << 10,
+    /* group offsets: OffsetFetch sees commits at the log end (pending ones
+     * included), not only those below the high watermark */
+    KQ_MUTANT_OFFSETS_VISIBLE_AT_END = 1u << 11,
 };
 
 #endif

@@ -124,6 +124,8 @@ static handler *exec_make_handler(kq_exec *x)
         .slot_conn = h_slot_conn,
         .acl = x->cfg.acl,
         .sasl_credentials = x->cfg.sasl_credentials,
+        .offsets = x->offsets,
+        .group = x->cfg.group,
     };
     _Static_assert(EXEC_VOTERS_MAX <= HANDLER_NODES_MAX, "every voter has an endpoint");
     hs.client_endpoint.node_id = x->cfg.node_id;

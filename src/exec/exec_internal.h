@@ -57,6 +57,7 @@ struct kq_exec {
     kq_log *log;
     raft *raft;
     producer_state *producers;
+    group_offsets *offsets; /* committed group offsets (kq/group_offsets.h) */
     handler *handler;
     /* Producer ids: next to hand out; [next, reserved_end) is reserved
      * durably (producer-id-block). */
