@@ -35,6 +35,8 @@ static const mutant_name mutants[] = {
     {"quorum-any-listener", 0, KQ_MUTANT_QUORUM_ANY_LISTENER},
     {"snapshot-above-hw", 0, KQ_MUTANT_SNAPSHOT_ABOVE_HW},
     {"delete-before-snapshot-durable", 0, KQ_MUTANT_DELETE_BEFORE_SNAPSHOT_DURABLE},
+    {"offset-commit-on-append", 0, KQ_MUTANT_OFFSET_COMMIT_ON_APPEND},
+    {"offsets-visible-at-end", 0, KQ_MUTANT_OFFSETS_VISIBLE_AT_END},
 };
 #define MUTANT_COUNT (sizeof(mutants) / sizeof(mutants[0]))
 
@@ -96,8 +98,9 @@ static bool parse_checks(const char *s, uint32_t *mask)
     return true;
 }
 
-/* Two or three producers of the kinds the seed draws, a consumer and, in
- * half the seeds, a forger of replica fetches. */
+/* Two or three producers of the kinds the seed draws, a consumer, in half
+ * the seeds a forger of replica fetches and, in half the seeds, one or two
+ * offset committers (consumer groups). */
 static void add_clients(w_world *w)
 {
     static const w_client_kind kinds[] = {W_CLIENT_IDEMPOTENT, W_CLIENT_ACKS_ALL,
@@ -116,6 +119,11 @@ static void add_clients(w_world *w)
     w->client_n++;
     if (sim_prng_below(&w->rng, 2)) {
         w->clients[w->client_n] = w_client_create(w, w->client_n, W_CLIENT_FORGER);
+        w->client_n++;
+    }
+    int groups = sim_prng_below(&w->rng, 2) ? (int)sim_prng_range(&w->rng, 1, 2) : 0;
+    for (int i = 0; i < groups; i++) {
+        w->clients[w->client_n] = w_client_create(w, w->client_n, W_CLIENT_GROUP);
         w->client_n++;
     }
 }

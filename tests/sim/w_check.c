@@ -20,7 +20,8 @@ const char *const w_check_names[W_CHECK_COUNT] = {
     "fetch-within-durable", "majority-durable", "committed-data",      "no-truncate-committed",
     "acked-durable",       "recovered-durable", "consumer-committed",  "producer-id-unique",
     "silent-after-fatal",  "flushed-is-durable", "snapshot-at-log-start", "snapshot-below-hw",
-    "leader-never-loads-snapshot", "log-start-monotonic", "liveness",          "scenario",            "final",
+    "leader-never-loads-snapshot", "log-start-monotonic", "offsets-durable",
+    "offsets-not-invented", "offsets-monotonic", "liveness", "scenario", "final",
 };
 
 int w_check_find(const char *name)
@@ -79,6 +80,7 @@ void w_check_destroy(struct w_check *c)
     free(c->acked);
     free(c->consumed);
     free(c->pids);
+    w_check_groups_free(c);
     free(c);
 }
 

@@ -32,6 +32,10 @@ enum w_check_id {
     W_INV_SNAPSHOT_BELOW_HW,   /* a snapshot is written only at or below the node's HW */
     W_INV_LEADER_NO_SNAPSHOT,  /* a leader never loads a snapshot (LeaderNeverLoadSnapshot) */
     W_INV_LOG_START,           /* a node's log start never drops; a consumer is refused only below it */
+    /* consumer-group offsets (issue 12, w_check_groups.c) */
+    W_INV_OFFSETS_DURABLE,     /* an OffsetFetch sent after an acked commit of v sees >= v */
+    W_INV_OFFSETS_NOT_INVENTED, /* a fetched offset is -1 or one the group's client sent */
+    W_INV_OFFSETS_MONOTONIC,   /* a group's OffsetFetch answers never drop (in real time) */
     W_INV_PER_EVENT_COUNT,
     /* end of run */
     W_CHECK_LIVENESS = W_INV_PER_EVENT_COUNT, /* leader, commit, catch-up within 60 s */
@@ -90,6 +94,24 @@ void w_check_on_producer_id(w_world *w, int client, int64_t producer_id);
 /* A value a producer sent at least once (so the final check can tell
  * invented records from sent ones). */
 void w_check_on_sent(w_world *w, uint64_t value);
+
+/* ---- hooks from the offset committers (w_client_group.c); one group per
+ * client, its commits strictly increasing, one in flight at a time */
+/* What an OffsetFetch must see, fixed when it is sent. */
+typedef struct w_offsets_floor {
+    int64_t acked;   /* highest commit acknowledged before it was sent; -1 none */
+    int64_t fetched; /* highest offset answered to one answered before it was sent; -1 none */
+} w_offsets_floor;
+void w_check_on_offset_commit_sent(w_world *w, int client, int64_t value);
+void w_check_on_offset_commit_acked(w_world *w, int client, int64_t value);
+w_offsets_floor w_check_on_offset_fetch_sent(w_world *w, int client);
+/* An OffsetFetch answered NONE with offset (-1: none) by node; final: the
+ * end-of-run one, to the leader after convergence. */
+void w_check_on_offset_fetched(w_world *w, int client, const w_offsets_floor *floor,
+                               int64_t offset, int node, bool final);
+/* End of run (after w_check_final's log checks): one OffsetFetch per group
+ * client to the leader, which must answer NONE within the liveness bound. */
+bool w_check_final_offsets(w_world *w, int leader);
 
 /* ---- end of run: every running node's log below final_hw, read through
  * src/storage, is byte-identical; every acked record is there once, at its

@@ -21,6 +21,15 @@ typedef struct w_consumed {
     uint64_t value;
 } w_consumed;
 
+/* One offset committer's group (w_check_groups.c). */
+typedef struct w_group_offsets {
+    bool used;           /* the fields below are set */
+    int64_t *sent;       /* every offset its client sent, ascending */
+    size_t sent_n, sent_cap;
+    int64_t acked_max;   /* highest acknowledged; -1 none */
+    int64_t fetched_max; /* highest answered to an OffsetFetch; -1 none */
+} w_group_offsets;
+
 struct w_check {
     uint64_t checks;
     int64_t hw_floor;           /* highest HW any leader reported */
@@ -51,6 +60,7 @@ struct w_check {
     int64_t log_start[SIM_NODES_MAX]; /* each node's log start, last seen */
     int64_t *pids;              /* producer ids handed out */
     size_t pid_n, pid_cap;
+    w_group_offsets groups[SIM_CLIENTS_MAX]; /* by client index */
 };
 
 bool w_inv_fail(w_world *w, enum w_check_id c, const char *fmt, ...)
@@ -62,6 +72,9 @@ int w_scan(w_world *w, int idx, int64_t from, int (*fn)(void *, const uint8_t *,
 uint64_t w_hash(const uint8_t *p, size_t n);
 int64_t w_durable_end(w_world *w, int idx);
 void w_check_flushed_durable(w_world *w);
+
+/* w_check_groups.c: frees the groups' state. */
+void w_check_groups_free(struct w_check *c);
 
 /* w_metrics.c: every live node's metrics text, at the end of the run. */
 void w_check_metrics(w_world *w, int leader, int64_t final_hw);

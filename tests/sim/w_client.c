@@ -20,79 +20,7 @@
 #include "prng.h"
 #include "w_check.h"
 #include "w_client.h"
-
-#define WC_INFLIGHT_MAX 16
-#define WC_BATCH_RECORDS_MAX 3
-#define WC_ACKS_ZERO_INFLIGHT_MAX 4
-#define WC_PACE_MIN_MS 5
-#define WC_PACE_MAX_MS 50
-#define WC_RESTART_PPM 10000      /* of producer actions: a restarted producer */
-#define WC_BURST_PPM 300000       /* of restarts: a burst of InitProducerId */
-#define WC_BURST_MIN 3
-#define WC_BURST_MAX 10
-#define WC_GZIP_PPM 100000        /* of batches */
-#define WC_LEADER_PPM 800000      /* of requests: to the current leader */
-#define WC_FETCH_EPOCH_PPM 500000 /* of fetches: with the last leader epoch seen */
-#define WC_TIMESTAMP_BASE_MS INT64_C(1600000000000)
-#define WC_VALUE_CLIENT_SHIFT 56
-#define WC_VALUE_SEQ_MASK ((UINT64_C(1) << WC_VALUE_CLIENT_SHIFT) - 1)
-#define WC_FETCH_MAX_BYTES (1 << 20)
-#define WC_ARENA_BYTES_MAX ((size_t)16 << 20)
-#define WC_TXN_TIMEOUT_MS 60000
-
-enum wc_op { WC_OP_PRODUCE = 1, WC_OP_INIT_PID, WC_OP_FETCH, WC_OP_FORGE };
-
-/* A request sent and not yet answered (exactly one w_client_on_response). */
-typedef struct wc_inflight {
-    bool used;
-    enum wc_op op;
-    uint64_t ref;
-    int16_t version;
-    int32_t corr;
-    int node;
-    int16_t acks;          /* Produce */
-    uint64_t batch_gen;    /* Produce: the batch it carries */
-    int64_t fetch_offset;  /* Fetch */
-} wc_inflight;
-
-/* The one acks=-1/1 batch a producer has out (acks=0 batches are not kept). */
-typedef struct wc_batch {
-    bool live;       /* built and neither acknowledged nor given up */
-    uint64_t gen;
-    uint64_t values[WC_BATCH_RECORDS_MAX];
-    int count;
-    int64_t producer_id;   /* -1 when not idempotent */
-    int32_t base_sequence; /* -1 when not idempotent */
-    int attempts;
-    kq_writer bytes; /* the encoded batch, resent unchanged */
-} wc_batch;
-
-struct w_client {
-    int idx;
-    w_client_kind kind;
-    bool stop_new;
-    char client_id[32];
-    uint64_t value_seq;
-    uint64_t next_ref;
-    int32_t next_corr;
-    wc_inflight inflight[WC_INFLIGHT_MAX];
-    int inflight_n;
-    int hint_node;        /* from NOT_LEADER_OR_FOLLOWER, used once; -1 none */
-    int32_t known_epoch;  /* leader epoch from a hint; -1 none */
-    kq_arena arena;       /* decoded responses */
-    kq_writer frame;      /* request being encoded */
-    /* producers */
-    int16_t acks;
-    int64_t producer_id;  /* -1 until InitProducerId settles */
-    int16_t producer_epoch;
-    int32_t next_sequence;
-    int init_left;        /* InitProducerId requests still to send */
-    int64_t init_got;     /* newest id answered during this (re)start; -1 none */
-    uint64_t batch_gen;
-    wc_batch batch;
-    /* consumers */
-    int64_t fetch_offset;
-};
+#include "w_client_internal.h"
 
 /* ---- small helpers */
 
@@ -101,7 +29,7 @@ static w_client *wc_get(w_world *w, int idx)
     return idx >= 0 && idx < SIM_CLIENTS_MAX ? w->clients[idx] : NULL;
 }
 
-static const char *wc_error_name(int16_t e)
+const char *wc_error_name(int16_t e)
 {
     switch (e) {
     case KAFKA_NONE: return "NONE";
@@ -120,6 +48,14 @@ static const char *wc_error_name(int16_t e)
     case KAFKA_UNKNOWN_PRODUCER_ID: return "UNKNOWN_PRODUCER_ID";
     case KAFKA_FENCED_LEADER_EPOCH: return "FENCED_LEADER_EPOCH";
     case KAFKA_UNKNOWN_LEADER_EPOCH: return "UNKNOWN_LEADER_EPOCH";
+    case KAFKA_COORDINATOR_LOAD_IN_PROGRESS: return "COORDINATOR_LOAD_IN_PROGRESS";
+    case KAFKA_COORDINATOR_NOT_AVAILABLE: return "COORDINATOR_NOT_AVAILABLE";
+    case KAFKA_NOT_COORDINATOR: return "NOT_COORDINATOR";
+    case KAFKA_ILLEGAL_GENERATION: return "ILLEGAL_GENERATION";
+    case KAFKA_UNKNOWN_MEMBER_ID: return "UNKNOWN_MEMBER_ID";
+    case KAFKA_REBALANCE_IN_PROGRESS: return "REBALANCE_IN_PROGRESS";
+    case KAFKA_INVALID_GROUP_ID: return "INVALID_GROUP_ID";
+    case KAFKA_UNSUPPORTED_VERSION: return "UNSUPPORTED_VERSION";
     default: return "error";
     }
 }
@@ -148,7 +84,7 @@ static int32_t wc_sequence_add(int32_t seq, int32_t n)
     return (int32_t)s;
 }
 
-static int wc_count_op(const w_client *c, enum wc_op op)
+int wc_count_op(const w_client *c, enum wc_op op)
 {
     int n = 0;
     for (int i = 0; i < WC_INFLIGHT_MAX; i++)
@@ -192,7 +128,7 @@ static void wc_hint(w_world *w, w_client *c, int32_t leader_id, int32_t leader_e
 /* ---- sending and matching answers */
 
 /* Starts c->frame with a request header; returns the correlation id. */
-static int32_t wc_begin(w_client *c, int16_t key, int16_t version)
+int32_t wc_begin(w_client *c, int16_t key, int16_t version)
 {
     c->next_corr = c->next_corr == INT32_MAX ? 1 : c->next_corr + 1;
     kq_writer_reset(&c->frame);
@@ -204,7 +140,7 @@ static int32_t wc_begin(w_client *c, int16_t key, int16_t version)
 }
 
 /* Sends c->frame to f->node and records f as in flight. */
-static void wc_send(w_world *w, w_client *c, const wc_inflight *f, int32_t timeout_ms)
+void wc_send(w_world *w, w_client *c, const wc_inflight *f, int32_t timeout_ms)
 {
     if (c->frame.error) {
         w_fail(w, "client %d: cannot encode request (op %d v%d)", c->idx, (int)f->op,
@@ -242,7 +178,7 @@ static bool wc_take(w_client *c, uint64_t ref, wc_inflight *out)
 
 /* A reader over the body of an answer, after its header (correlation id
  * checked); the arena is reset for the body's decoder. */
-static bool wc_open_response(w_world *w, w_client *c, const wc_inflight *f, int16_t key,
+bool wc_open_response(w_world *w, w_client *c, const wc_inflight *f, int16_t key,
                              const uint8_t *bytes, size_t len, kq_reader *r)
 {
     kq_reader_init(r, bytes, len);
@@ -261,7 +197,7 @@ static bool wc_open_response(w_world *w, w_client *c, const wc_inflight *f, int1
     return true;
 }
 
-static bool wc_body_ok(w_world *w, const w_client *c, const wc_inflight *f, int16_t key,
+bool wc_body_ok(w_world *w, const w_client *c, const wc_inflight *f, int16_t key,
                        const kq_reader *r, int rc)
 {
     if (rc == 0 && !r->error && kq_reader_remaining(r) == 0)
@@ -847,6 +783,8 @@ w_client *w_client_create(w_world *w, int idx, w_client_kind kind)
     kq_writer_init(&c->batch.bytes, 0);
     if (kind == W_CLIENT_IDEMPOTENT)
         wc_restart(w, c);
+    if (kind == W_CLIENT_GROUP)
+        wc_group_init(w, c);
     w->clients[idx] = c; /* the caller counts it in w->client_n */
     wc_schedule(w, c);
     return c;
@@ -884,6 +822,9 @@ void w_client_on_event(w_world *w, int idx)
         if (wc_count_op(c, WC_OP_FORGE) == 0)
             wc_send_forged_fetch(w, c);
         break;
+    case W_CLIENT_GROUP:
+        wc_act_group(w, c);
+        break;
     }
     if (!w->failed)
         wc_schedule(w, c);
@@ -916,12 +857,20 @@ void w_client_on_response(w_world *w, int idx, uint64_t client_ref, const uint8_
     case WC_OP_FORGE:
         wc_on_forged_fetch(w, c, &f, bytes, len);
         break;
+    case WC_OP_OFFSET_COMMIT:
+    case WC_OP_OFFSET_FETCH:
+    case WC_OP_FIND_COORDINATOR:
+        wc_on_group_response(w, c, &f, bytes, len);
+        break;
     }
 }
 
 bool w_client_idle(const w_client *c)
 {
-    /* A consumer polls forever: it never holds anything back. */
+    /* A consumer polls forever: it never holds anything back; an offset
+     * committer is idle with no commit out (it reads back forever). */
+    if (c && c->kind == W_CLIENT_GROUP)
+        return wc_count_op(c, WC_OP_OFFSET_COMMIT) == 0;
     return !c || c->kind == W_CLIENT_CONSUMER || c->kind == W_CLIENT_FORGER ||
            (c->inflight_n == 0 && !c->batch.live);
 }

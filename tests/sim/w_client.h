@@ -2,8 +2,8 @@
  * servers through w_net: idempotent producers (InitProducerId, sequences,
  * retries after timeouts and NOT_LEADER_OR_FOLLOWER, bursts of
  * InitProducerId), plain producers with acks -1, 1 and 0, and consumers
- * reading from offset 0 with long-poll Fetch, and a forger of replica
- * fetches. Every record value is a unique
+ * reading from offset 0 with long-poll Fetch, a forger of replica
+ * fetches, and offset committers of consumer groups (w_client_group.c). Every record value is a unique
  * 8-byte big-endian number; what clients see is reported to the checker
  * (w_check.h). */
 #ifndef SIM_W_CLIENT_H
@@ -22,6 +22,7 @@ typedef enum w_client_kind {
     W_CLIENT_ACKS_ZERO,
     W_CLIENT_CONSUMER,
     W_CLIENT_FORGER, /* replica Fetch naming a voter, on a client connection */
+    W_CLIENT_GROUP,  /* OffsetCommit/OffsetFetch of group g<idx> ("simple consumer") */
 } w_client_kind;
 
 typedef struct w_client w_client;
@@ -39,5 +40,11 @@ void w_client_on_response(w_world *w, int idx, uint64_t client_ref, const uint8_
 bool w_client_idle(const w_client *c);
 /* Producers: stops new records (retries of unacknowledged ones continue). */
 void w_client_stop_new(w_client *c);
+/* Group clients, end of run: sends one OffsetFetch to node `node` (false if
+ * c is no group client or the server has no group APIs); pending until it is
+ * answered or fails; answered once one such answer was NONE (and checked). */
+bool w_client_group_final_fetch(w_world *w, w_client *c, int node);
+bool w_client_group_final_pending(const w_client *c);
+bool w_client_group_final_answered(const w_client *c);
 
 #endif

@@ -5,7 +5,8 @@
  * success is in the committed record exactly once, at the offset answered,
  * in the order answered per client; no idempotent batch is stored twice;
  * every record a consumer read is there at the offset it was read at; the
- * committed record from the leader's log start on is in its log. The
+ * committed record from the leader's log start on is in its log; then each
+ * group's committed offset, read from the leader (w_check_groups.c). The
  * committed record is the final log plus, below the leader's log start,
  * the values recorded while they were committed. */
 #include <stdlib.h>
@@ -234,5 +235,8 @@ bool w_check_final(w_world *w, int leader, int64_t final_hw)
     if (!w->failed)
         w_check_metrics(w, leader, final_hw);
     image_free(&ref);
+    /* Last: it runs the world (one OffsetFetch per group to the leader). */
+    if (!w->failed)
+        w_check_final_offsets(w, leader);
     return !w->failed;
 }

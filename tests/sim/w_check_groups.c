@@ -1,0 +1,135 @@
+/* Checks on consumer-group offsets (issue 12), from what the offset
+ * committers (w_client_group.c) sent, were acknowledged and read back. Each
+ * client commits for its own group, one commit at a time, each offset
+ * higher than the one before, so the group's offset in log order only rises:
+ *   offsets-durable: an OffsetFetch answered NONE that was sent after a
+ *     commit of v was acknowledged returns >= v (also the final one, to the
+ *     leader after convergence);
+ *   offsets-not-invented: every offset read is -1 or one the client sent;
+ *   offsets-monotonic: an OffsetFetch sent after another was answered NONE
+ *     never returns less than it. */
+#include <stdlib.h>
+
+#include "kq/assert.h"
+#include "w_check_internal.h"
+#include "w_client.h"
+
+#define WG_FINAL_ATTEMPTS 20
+#define WG_FINAL_WAIT_MS 10000
+#define WG_FINAL_BACKOFF_MS 500
+
+static w_group_offsets *group_of(w_world *w, int client)
+{
+    KQ_ASSERT(client >= 0 && client < SIM_CLIENTS_MAX);
+    w_group_offsets *g = &w->check->groups[client];
+    if (!g->used) {
+        g->used = true;
+        g->acked_max = -1;
+        g->fetched_max = -1;
+    }
+    return g;
+}
+
+static bool was_sent(const w_group_offsets *g, int64_t offset)
+{
+    size_t lo = 0, hi = g->sent_n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (g->sent[mid] == offset)
+            return true;
+        if (g->sent[mid] < offset)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return false;
+}
+
+void w_check_groups_free(struct w_check *c)
+{
+    for (int i = 0; i < SIM_CLIENTS_MAX; i++)
+        free(c->groups[i].sent);
+}
+
+void w_check_on_offset_commit_sent(w_world *w, int client, int64_t value)
+{
+    w_group_offsets *g = group_of(w, client);
+    if (g->sent_n > 0 && value <= g->sent[g->sent_n - 1]) {
+        w_fail(w, "client %d: offset %lld sent after %lld (the harness's own order)", client,
+               (long long)value, (long long)g->sent[g->sent_n - 1]);
+        return;
+    }
+    if (g->sent_n == g->sent_cap) {
+        g->sent_cap = g->sent_cap ? g->sent_cap * 2 : 64;
+        g->sent = realloc(g->sent, g->sent_cap * sizeof(*g->sent));
+        KQ_ASSERT(g->sent);
+    }
+    g->sent[g->sent_n++] = value;
+}
+
+void w_check_on_offset_commit_acked(w_world *w, int client, int64_t value)
+{
+    w_group_offsets *g = group_of(w, client);
+    if (value > g->acked_max)
+        g->acked_max = value;
+}
+
+w_offsets_floor w_check_on_offset_fetch_sent(w_world *w, int client)
+{
+    const w_group_offsets *g = group_of(w, client);
+    return (w_offsets_floor){.acked = g->acked_max, .fetched = g->fetched_max};
+}
+
+void w_check_on_offset_fetched(w_world *w, int client, const w_offsets_floor *floor,
+                               int64_t offset, int node, bool final)
+{
+    w_group_offsets *g = group_of(w, client);
+    const char *what = final ? "the final OffsetFetch" : "an OffsetFetch";
+    if (w_check_on(w, W_INV_OFFSETS_NOT_INVENTED) && offset != -1 && !was_sent(g, offset))
+        w_inv_fail(w, W_INV_OFFSETS_NOT_INVENTED,
+                   "client %d: %s answered by node %d returned offset %lld, never sent", client,
+                   what, node + 1, (long long)offset);
+    else if (w_check_on(w, W_INV_OFFSETS_DURABLE) && offset < floor->acked)
+        w_inv_fail(w, W_INV_OFFSETS_DURABLE,
+                   "client %d: %s answered by node %d returned offset %lld; a commit of %lld "
+                   "was acknowledged before it was sent", client, what, node + 1,
+                   (long long)offset, (long long)floor->acked);
+    else if (w_check_on(w, W_INV_OFFSETS_MONOTONIC) && offset < floor->fetched)
+        w_inv_fail(w, W_INV_OFFSETS_MONOTONIC,
+                   "client %d: %s answered by node %d returned offset %lld; one answered "
+                   "before it was sent returned %lld", client, what, node + 1,
+                   (long long)offset, (long long)floor->fetched);
+    if (offset > g->fetched_max)
+        g->fetched_max = offset;
+}
+
+static bool pred_final_done(w_world *w, void *ctx)
+{
+    (void)w;
+    return !w_client_group_final_pending(ctx);
+}
+
+/* One client's final OffsetFetch, retried (to the leader of the moment)
+ * until answered NONE. */
+static void final_fetch(w_world *w, w_client *c, int leader)
+{
+    for (int i = 0; i < WG_FINAL_ATTEMPTS && !w->failed; i++) {
+        if (leader < 0 || !w_client_group_final_fetch(w, c, leader))
+            return;
+        w_run_until(w, pred_final_done, c, WG_FINAL_WAIT_MS);
+        if (w_client_group_final_answered(c) || w->failed)
+            return;
+        w_run_for(w, WG_FINAL_BACKOFF_MS);
+        leader = w_current_leader(w);
+    }
+    if (!w->failed && w_check_on(w, W_CHECK_LIVENESS))
+        w_fail(w, "liveness: no final OffsetFetch answered NONE in %d attempts (leader %d)",
+               WG_FINAL_ATTEMPTS, leader + 1);
+}
+
+bool w_check_final_offsets(w_world *w, int leader)
+{
+    for (int i = 0; i < w->client_n && !w->failed; i++)
+        final_fetch(w, w->clients[i], leader);
+    return !w->failed;
+}

@@ -1,0 +1,133 @@
+/* The simulated clients' private state and the helpers shared by
+ * w_client.c (producers, consumers, the forger) and w_client_group.c (the
+ * offset committers). */
+#ifndef SIM_W_CLIENT_INTERNAL_H
+#define SIM_W_CLIENT_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kq/buf.h"
+#include "w_check.h"
+#include "w_client.h"
+
+#define WC_INFLIGHT_MAX 16
+#define WC_BATCH_RECORDS_MAX 3
+#define WC_ACKS_ZERO_INFLIGHT_MAX 4
+#define WC_PACE_MIN_MS 5
+#define WC_PACE_MAX_MS 50
+#define WC_RESTART_PPM 10000      /* of producer actions: a restarted producer */
+#define WC_BURST_PPM 300000       /* of restarts: a burst of InitProducerId */
+#define WC_BURST_MIN 3
+#define WC_BURST_MAX 10
+#define WC_GZIP_PPM 100000        /* of batches */
+#define WC_LEADER_PPM 800000      /* of requests: to the current leader */
+#define WC_FETCH_EPOCH_PPM 500000 /* of fetches: with the last leader epoch seen */
+#define WC_TIMESTAMP_BASE_MS INT64_C(1600000000000)
+#define WC_VALUE_CLIENT_SHIFT 56
+#define WC_VALUE_SEQ_MASK ((UINT64_C(1) << WC_VALUE_CLIENT_SHIFT) - 1)
+#define WC_FETCH_MAX_BYTES (1 << 20)
+#define WC_ARENA_BYTES_MAX ((size_t)16 << 20)
+#define WC_TXN_TIMEOUT_MS 60000
+
+enum wc_op {
+    WC_OP_PRODUCE = 1,
+    WC_OP_INIT_PID,
+    WC_OP_FETCH,
+    WC_OP_FORGE,
+    WC_OP_OFFSET_COMMIT, /* group clients (w_client_group.c) */
+    WC_OP_OFFSET_FETCH,
+    WC_OP_FIND_COORDINATOR,
+};
+
+/* A request sent and not yet answered (exactly one w_client_on_response). */
+typedef struct wc_inflight {
+    bool used;
+    enum wc_op op;
+    uint64_t ref;
+    int16_t version;
+    int32_t corr;
+    int node;
+    int16_t acks;          /* Produce */
+    uint64_t batch_gen;    /* Produce: the batch it carries */
+    int64_t fetch_offset;  /* Fetch */
+    int64_t commit_value;  /* OffsetCommit: the offset it commits */
+    w_offsets_floor floor; /* OffsetFetch: what it must see (w_check.h) */
+    bool final_fetch;      /* OffsetFetch: the end-of-run one */
+} wc_inflight;
+
+/* An offset committer's state (w_client_group.c). */
+typedef struct wc_group {
+    char group_id[16];    /* "g<idx>" */
+    int coord_node;       /* the node it believes coordinates its group; -1 none */
+    bool find_first;      /* ask FindCoordinator before the next request */
+    int64_t last_value;   /* last offset it tried to commit; -1 none */
+    int commits_acked;
+    bool final_wanted;    /* the end-of-run OffsetFetch is due */
+    bool final_answered;  /* ... and answered NONE */
+} wc_group;
+
+/* The one acks=-1/1 batch a producer has out (acks=0 batches are not kept). */
+typedef struct wc_batch {
+    bool live;       /* built and neither acknowledged nor given up */
+    uint64_t gen;
+    uint64_t values[WC_BATCH_RECORDS_MAX];
+    int count;
+    int64_t producer_id;   /* -1 when not idempotent */
+    int32_t base_sequence; /* -1 when not idempotent */
+    int attempts;
+    kq_writer bytes; /* the encoded batch, resent unchanged */
+} wc_batch;
+
+struct w_client {
+    int idx;
+    w_client_kind kind;
+    bool stop_new;
+    char client_id[32];
+    uint64_t value_seq;
+    uint64_t next_ref;
+    int32_t next_corr;
+    wc_inflight inflight[WC_INFLIGHT_MAX];
+    int inflight_n;
+    int hint_node;        /* from NOT_LEADER_OR_FOLLOWER, used once; -1 none */
+    int32_t known_epoch;  /* leader epoch from a hint; -1 none */
+    kq_arena arena;       /* decoded responses */
+    kq_writer frame;      /* request being encoded */
+    /* producers */
+    int16_t acks;
+    int64_t producer_id;  /* -1 until InitProducerId settles */
+    int16_t producer_epoch;
+    int32_t next_sequence;
+    int init_left;        /* InitProducerId requests still to send */
+    int64_t init_got;     /* newest id answered during this (re)start; -1 none */
+    uint64_t batch_gen;
+    wc_batch batch;
+    /* consumers */
+    int64_t fetch_offset;
+    /* group clients (w_client_group.c) */
+    wc_group group;
+};
+
+const char *wc_error_name(int16_t e);
+int wc_count_op(const w_client *c, enum wc_op op);
+/* Starts c->frame with a request header; returns the correlation id. */
+int32_t wc_begin(w_client *c, int16_t key, int16_t version);
+/* Sends c->frame to f->node and records f as in flight. */
+void wc_send(w_world *w, w_client *c, const wc_inflight *f, int32_t timeout_ms);
+/* A reader over the body of an answer, after its header (correlation id
+ * checked); the arena is reset for the body's decoder. */
+bool wc_open_response(w_world *w, w_client *c, const wc_inflight *f, int16_t key,
+                      const uint8_t *bytes, size_t len, kq_reader *r);
+/* Whether the body decoded (rc 0) and took every byte; w_fail otherwise. */
+bool wc_body_ok(w_world *w, const w_client *c, const wc_inflight *f, int16_t key,
+                const kq_reader *r, int rc);
+
+/* ---- w_client_group.c */
+void wc_group_init(w_world *w, w_client *c);
+/* A W_EV_CLIENT of a group client. */
+void wc_act_group(w_world *w, w_client *c);
+/* The outcome of one of its requests (bytes NULL: failed). */
+void wc_on_group_response(w_world *w, w_client *c, const wc_inflight *f, const uint8_t *bytes,
+                          size_t len);
+
+#endif
