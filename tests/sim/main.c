@@ -100,7 +100,7 @@ static bool parse_checks(const char *s, uint32_t *mask)
 
 /* Two or three producers of the kinds the seed draws, a consumer, in half
  * the seeds a forger of replica fetches and, in half the seeds, one or two
- * offset committers (consumer groups). */
+ * offset committers (consumer groups), a third of them as group members. */
 static void add_clients(w_world *w)
 {
     static const w_client_kind kinds[] = {W_CLIENT_IDEMPOTENT, W_CLIENT_ACKS_ALL,
@@ -123,7 +123,8 @@ static void add_clients(w_world *w)
     }
     int groups = sim_prng_below(&w->rng, 2) ? (int)sim_prng_range(&w->rng, 1, 2) : 0;
     for (int i = 0; i < groups; i++) {
-        w->clients[w->client_n] = w_client_create(w, w->client_n, W_CLIENT_GROUP);
+        w_client_kind k = sim_prng_below(&w->rng, 3) ? W_CLIENT_GROUP : W_CLIENT_GROUP_MEMBER;
+        w->clients[w->client_n] = w_client_create(w, w->client_n, k);
         w->client_n++;
     }
 }

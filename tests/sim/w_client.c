@@ -783,7 +783,7 @@ w_client *w_client_create(w_world *w, int idx, w_client_kind kind)
     kq_writer_init(&c->batch.bytes, 0);
     if (kind == W_CLIENT_IDEMPOTENT)
         wc_restart(w, c);
-    if (kind == W_CLIENT_GROUP)
+    if (kind == W_CLIENT_GROUP || kind == W_CLIENT_GROUP_MEMBER)
         wc_group_init(w, c);
     w->clients[idx] = c; /* the caller counts it in w->client_n */
     wc_schedule(w, c);
@@ -823,6 +823,7 @@ void w_client_on_event(w_world *w, int idx)
             wc_send_forged_fetch(w, c);
         break;
     case W_CLIENT_GROUP:
+    case W_CLIENT_GROUP_MEMBER:
         wc_act_group(w, c);
         break;
     }
@@ -862,6 +863,11 @@ void w_client_on_response(w_world *w, int idx, uint64_t client_ref, const uint8_
     case WC_OP_FIND_COORDINATOR:
         wc_on_group_response(w, c, &f, bytes, len);
         break;
+    case WC_OP_JOIN_GROUP:
+    case WC_OP_SYNC_GROUP:
+    case WC_OP_HEARTBEAT:
+        wcm_on_response(w, c, &f, bytes, len);
+        break;
     }
 }
 
@@ -869,7 +875,7 @@ bool w_client_idle(const w_client *c)
 {
     /* A consumer polls forever: it never holds anything back; an offset
      * committer is idle with no commit out (it reads back forever). */
-    if (c && c->kind == W_CLIENT_GROUP)
+    if (c && (c->kind == W_CLIENT_GROUP || c->kind == W_CLIENT_GROUP_MEMBER))
         return wc_count_op(c, WC_OP_OFFSET_COMMIT) == 0;
     return !c || c->kind == W_CLIENT_CONSUMER || c->kind == W_CLIENT_FORGER ||
            (c->inflight_n == 0 && !c->batch.live);

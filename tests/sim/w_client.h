@@ -23,6 +23,7 @@ typedef enum w_client_kind {
     W_CLIENT_CONSUMER,
     W_CLIENT_FORGER, /* replica Fetch naming a voter, on a client connection */
     W_CLIENT_GROUP,  /* OffsetCommit/OffsetFetch of group g<idx> ("simple consumer") */
+    W_CLIENT_GROUP_MEMBER, /* the same as a member: JoinGroup, SyncGroup, Heartbeat */
 } w_client_kind;
 
 typedef struct w_client w_client;
@@ -43,6 +44,7 @@ void w_client_stop_new(w_client *c);
 /* Group clients, end of run: sends one OffsetFetch to node `node` (false if
  * c is no group client or the server has no group APIs); pending until it is
  * answered or fails; answered once one such answer was NONE (and checked). */
+/* Group clients are of W_CLIENT_GROUP or W_CLIENT_GROUP_MEMBER. */
 bool w_client_group_final_fetch(w_world *w, w_client *c, int node);
 bool w_client_group_final_pending(const w_client *c);
 bool w_client_group_final_answered(const w_client *c);

@@ -7,7 +7,9 @@
  * COORDINATOR_NOT_AVAILABLE, a timeout or a closed connection. Versions
  * vary: OffsetCommit v2-9, OffsetFetch v1-9 (v8+ batched), FindCoordinator
  * v0-6 (v4+ batched). What it sends, what is acknowledged and what it reads
- * go to the checker (w_check_groups.c). All randomness comes from w->rng. */
+ * go to the checker (w_check_groups.c). A member (W_CLIENT_GROUP_MEMBER,
+ * w_client_member.c) does the same with its generation once it has joined
+ * and synced. All randomness comes from w->rng. */
 #include <stdio.h>
 #include <string.h>
 
@@ -54,6 +56,7 @@ static int wg_target(w_world *w, w_client *c)
  * time a FindCoordinator there first. */
 static void wg_rotate(w_world *w, w_client *c)
 {
+    wcm_reset(c, false); /* another coordinator does not know the member */
     c->group.coord_node = (wg_target(w, c) + 1) % w->n;
     c->group.find_first = sim_prng_chance(&w->rng, WG_FIND_PPM);
 }
@@ -234,8 +237,8 @@ static void wg_send_commit(w_world *w, w_client *c)
     wire_offset_commit_topic t = {.name = kq_slice_cstr(WG_TOPIC), .partitions = &p,
                                   .partition_count = 1};
     wire_offset_commit_request req = {.group_id = kq_slice_cstr(c->group.group_id),
-                                      .generation_id_or_member_epoch = -1,
-                                      .member_id = kq_slice_cstr(""),
+                                      .generation_id_or_member_epoch = c->group.generation,
+                                      .member_id = kq_slice_cstr(c->group.member_id),
                                       .group_instance_id = {NULL, -1},
                                       .retention_time_ms = -1, .topics = &t, .topic_count = 1};
     wc_inflight f = {.op = WC_OP_OFFSET_COMMIT, .version = v, .commit_value = value};
@@ -278,7 +281,7 @@ static void wg_on_commit(w_world *w, w_client *c, const wc_inflight *f, const ui
             wg_send_fetch(w, c, wg_target(w, c), false);
     } else if (wg_retriable(e)) {
         wg_rotate(w, c);
-    } else {
+    } else if (!wcm_commit_refused(c, e)) {
         w_fail(w, "client %d: OffsetCommit v%d of %lld to node %d: %s (%d)", c->idx, f->version,
                (long long)f->commit_value, f->node, wc_error_name(e), e);
     }
@@ -289,6 +292,7 @@ static void wg_on_commit(w_world *w, w_client *c, const wc_inflight *f, const ui
 void wc_group_init(w_world *w, w_client *c)
 {
     snprintf(c->group.group_id, sizeof(c->group.group_id), "g%d", c->idx);
+    c->group.generation = -1;
     c->group.coord_node = -1;
     c->group.find_first = sim_prng_below(&w->rng, 2);
     c->group.last_value = (int64_t)sim_prng_below(&w->rng, 10) - 1;
@@ -305,7 +309,9 @@ void wc_act_group(w_world *w, w_client *c)
         wg_send_find(w, c);
         return;
     }
-    if (!busy && w->clients_on && !c->stop_new) {
+    bool may_commit = wcm_act(w, c);
+    busy = busy || wc_count_op(c, WC_OP_JOIN_GROUP) > 0 || wc_count_op(c, WC_OP_SYNC_GROUP) > 0;
+    if (!busy && may_commit && w->clients_on && !c->stop_new) {
         wg_send_commit(w, c);
         if (sim_prng_chance(&w->rng, WG_FETCH_WITH_COMMIT_PPM))
             wg_send_fetch(w, c, wg_target(w, c), false);
@@ -335,9 +341,14 @@ void wc_on_group_response(w_world *w, w_client *c, const wc_inflight *f, const u
 
 /* ---- w_client.h */
 
+static bool wg_is_group(const w_client *c)
+{
+    return c && (c->kind == W_CLIENT_GROUP || c->kind == W_CLIENT_GROUP_MEMBER);
+}
+
 bool w_client_group_final_fetch(w_world *w, w_client *c, int node)
 {
-    if (!c || c->kind != W_CLIENT_GROUP || !wire_api_accepted(WIRE_API_OFFSET_FETCH, 1))
+    if (!wg_is_group(c) || !wire_api_accepted(WIRE_API_OFFSET_FETCH, 1))
         return false;
     c->group.final_wanted = true;
     wg_send_fetch(w, c, node, true);
@@ -346,10 +357,10 @@ bool w_client_group_final_fetch(w_world *w, w_client *c, int node)
 
 bool w_client_group_final_pending(const w_client *c)
 {
-    return c && c->kind == W_CLIENT_GROUP && c->group.final_wanted;
+    return wg_is_group(c) && c->group.final_wanted;
 }
 
 bool w_client_group_final_answered(const w_client *c)
 {
-    return c && c->kind == W_CLIENT_GROUP && c->group.final_answered;
+    return wg_is_group(c) && c->group.final_answered;
 }

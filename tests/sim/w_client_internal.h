@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "kq/buf.h"
+#include "kq/limits.h"
 #include "w_check.h"
 #include "w_client.h"
 
@@ -38,6 +39,9 @@ enum wc_op {
     WC_OP_OFFSET_COMMIT, /* group clients (w_client_group.c) */
     WC_OP_OFFSET_FETCH,
     WC_OP_FIND_COORDINATOR,
+    WC_OP_JOIN_GROUP, /* group members (w_client_member.c) */
+    WC_OP_SYNC_GROUP,
+    WC_OP_HEARTBEAT,
 };
 
 /* A request sent and not yet answered (exactly one w_client_on_response). */
@@ -65,6 +69,11 @@ typedef struct wc_group {
     int commits_acked;
     bool final_wanted;    /* the end-of-run OffsetFetch is due */
     bool final_answered;  /* ... and answered NONE */
+    /* members (W_CLIENT_GROUP_MEMBER, w_client_member.c) */
+    char member_id[KQ_GROUP_NAME_BYTES_MAX]; /* "" until the coordinator names it */
+    int32_t generation;   /* of the last JoinGroup answered; -1 none */
+    bool stable;          /* joined and synced: it commits with its generation */
+    int64_t heartbeat_at; /* when the next Heartbeat is due */
 } wc_group;
 
 /* The one acks=-1/1 batch a producer has out (acks=0 batches are not kept). */
@@ -129,5 +138,18 @@ void wc_act_group(w_world *w, w_client *c);
 /* The outcome of one of its requests (bytes NULL: failed). */
 void wc_on_group_response(w_world *w, w_client *c, const wc_inflight *f, const uint8_t *bytes,
                           size_t len);
+
+/* ---- w_client_member.c */
+/* A member's JoinGroup/SyncGroup/Heartbeat as due; true when it may commit
+ * (always for a simple consumer). */
+bool wcm_act(w_world *w, w_client *c);
+void wcm_on_response(w_world *w, w_client *c, const wc_inflight *f, const uint8_t *bytes,
+                     size_t len);
+/* It must join again: keep_id keeps its member id (REBALANCE_IN_PROGRESS,
+ * ILLEGAL_GENERATION), else it starts as a new member (UNKNOWN_MEMBER_ID,
+ * another coordinator). */
+void wcm_reset(w_client *c, bool keep_id);
+/* Whether a member is refused a commit with e (it then rejoins). */
+bool wcm_commit_refused(w_client *c, int16_t e);
 
 #endif
