@@ -144,7 +144,7 @@ static void wg_send_fetch(w_world *w, w_client *c, int node, bool final)
         req.topic_count = g.topic_count;
     }
     wc_inflight f = {.op = WC_OP_OFFSET_FETCH, .version = v, .final_fetch = final,
-                     .fetch_offset = topic_count}; /* -1: asked for every topic */
+                     .all_topics = topic_count < 0};
     f.corr = wc_begin(c, WIRE_API_OFFSET_FETCH, v);
     wire_offset_fetch_request_encode(&c->frame, v, &req);
     f.node = node;
@@ -182,7 +182,7 @@ static bool wg_fetch_result(w_world *w, const w_client *c, const wc_inflight *f,
                 return true;
             }
     }
-    if (f->fetch_offset < 0)
+    if (f->all_topics)
         return true; /* every topic asked: none committed yet */
     return w_fail(w, "client %d: OffsetFetch v%d from node %d does not answer %s/0", c->idx,
                   f->version, f->node, WG_TOPIC);

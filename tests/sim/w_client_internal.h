@@ -58,6 +58,7 @@ typedef struct wc_inflight {
     int64_t commit_value;  /* OffsetCommit: the offset it commits */
     w_offsets_floor floor; /* OffsetFetch: what it must see (w_check.h) */
     bool final_fetch;      /* OffsetFetch: the end-of-run one */
+    bool all_topics;       /* OffsetFetch: a null topic list (every topic) */
 } wc_inflight;
 
 /* An offset committer's state (w_client_group.c). */
