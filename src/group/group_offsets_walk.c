@@ -1,6 +1,7 @@
 /* Walks of the offsets table (include/kq/group_offsets.h): one group in
  * topic then partition order, every group, and the view at the log end
- * (committed entries overridden by the newest pending commit per key). */
+ * (committed entries overridden by the newest pending commit per key, in
+ * key order). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,24 +95,42 @@ static go_map newest_pending(const group_offsets *o)
     return m;
 }
 
+static int cmp_key(const void *a, const void *b)
+{
+    const go_entry *x = *(const go_entry *const *)a, *y = *(const go_entry *const *)b;
+    int c = strcmp(x->e.group_id, y->e.group_id);
+    return c ? c : cmp_topic_partition(a, b);
+}
+
+/* In (group, topic, partition) order, so that equal states give equal
+ * snapshot files whatever the history of the maps. */
 int group_offsets_foreach_at_end(const group_offsets *o, group_offsets_cb cb, void *ctx)
 {
     go_map newest = newest_pending(o);
-    int rc = 0;
-    for (size_t i = 0; i < o->committed.cap && rc == 0; i++) {
+    size_t cap = o->committed.count + newest.count;
+    const go_entry **list = malloc(sizeof(*list) * (cap ? cap : 1));
+    KQ_ASSERT(list); /* no error to report: as the table's own memory */
+    size_t n = 0;
+    for (size_t i = 0; i < o->committed.cap; i++) {
         const go_entry *x = o->committed.slots[i];
         if (!x)
             continue;
         const go_entry *p = go_map_find(&newest, x->e.group_id, x->e.topic, x->e.partition,
                                         x->hash);
-        rc = cb(ctx, p ? &p->e : &x->e);
+        list[n++] = p ? p : x;
     }
-    for (size_t i = 0; i < newest.cap && rc == 0; i++) {
+    for (size_t i = 0; i < newest.cap; i++) {
         const go_entry *p = newest.slots[i];
         if (p && !go_map_find(&o->committed, p->e.group_id, p->e.topic, p->e.partition,
                               p->hash))
-            rc = cb(ctx, &p->e);
+            list[n++] = p;
     }
+    KQ_ASSERT(n <= cap);
     go_map_free(&newest, false);
+    qsort(list, n, sizeof(*list), cmp_key);
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++)
+        rc = cb(ctx, &list[i]->e);
+    free(list);
     return rc;
 }

@@ -469,7 +469,7 @@ static void snapshot_seeds(void)
     producer_state *ps = producer_state_create(64);
     kq_writer w;
     kq_writer_init(&w, 0);
-    if (!ps || kq_snapshot_encode(ps, &m, &w) != 0)
+    if (!ps || kq_snapshot_encode(ps, NULL, &m, &w) != 0)
         exit(1);
     put_snapshot("empty-table", 2, &m, w.data, w.len);
     for (int i = 0; i < 6; i++)
@@ -478,7 +478,7 @@ static void snapshot_seeds(void)
                                   100 * i + 10 * k, 100 * i + 10 * k + 9);
     producer_state_record(ps, 4001, 1, 20, 29, 900, 909);
     kq_writer_reset(&w);
-    if (kq_snapshot_encode(ps, &m, &w) != 0)
+    if (kq_snapshot_encode(ps, NULL, &m, &w) != 0)
         exit(1);
     put_snapshot("six-producers", 4, &m, w.data, w.len);
     put_snapshot("six-producers-table-1", 0, &m, w.data, w.len);
