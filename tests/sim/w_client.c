@@ -56,6 +56,7 @@ const char *wc_error_name(int16_t e)
     case KAFKA_REBALANCE_IN_PROGRESS: return "REBALANCE_IN_PROGRESS";
     case KAFKA_INVALID_GROUP_ID: return "INVALID_GROUP_ID";
     case KAFKA_UNSUPPORTED_VERSION: return "UNSUPPORTED_VERSION";
+    case KAFKA_MEMBER_ID_REQUIRED: return "MEMBER_ID_REQUIRED";
     default: return "error";
     }
 }

@@ -254,6 +254,8 @@ static void wg_on_commit(w_world *w, w_client *c, const wc_inflight *f, const ui
 {
     kq_reader r;
     if (!bytes) {
+        w_trace(w, "client %d: OffsetCommit v%d of %lld to node %d failed", c->idx, f->version,
+                (long long)f->commit_value, f->node);
         wg_rotate(w, c); /* outcome unknown: the next commit carries a higher offset */
         return;
     }
@@ -280,6 +282,8 @@ static void wg_on_commit(w_world *w, w_client *c, const wc_inflight *f, const ui
             sim_prng_chance(&w->rng, WG_FETCH_AFTER_ACK_PPM))
             wg_send_fetch(w, c, wg_target(w, c), false);
     } else if (wg_retriable(e)) {
+        w_trace(w, "client %d: OffsetCommit v%d of %lld to node %d: %s", c->idx, f->version,
+                (long long)f->commit_value, f->node, wc_error_name(e));
         wg_rotate(w, c);
     } else if (!wcm_commit_refused(c, e)) {
         w_fail(w, "client %d: OffsetCommit v%d of %lld to node %d: %s (%d)", c->idx, f->version,

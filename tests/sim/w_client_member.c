@@ -17,10 +17,11 @@
 #include "prng.h"
 #include "w_client_internal.h"
 
-#define WM_SESSION_TIMEOUT_MS 10000
-#define WM_REBALANCE_TIMEOUT_MS 10000
-/* A JoinGroup waits for the rebalance (and a new group's initial delay). */
-#define WM_JOIN_WAIT_MS (WM_REBALANCE_TIMEOUT_MS + 10000)
+#define WM_SESSION_TIMEOUT_MS 6000   /* Kafka's group.min.session.timeout.ms */
+#define WM_REBALANCE_TIMEOUT_MS 6000
+/* A JoinGroup waits for a new group's initial delay (3 s) or the
+ * rebalance; more, as Kafka's consumer waits rebalance timeout + 5 s. */
+#define WM_JOIN_WAIT_MS (WM_REBALANCE_TIMEOUT_MS + 5000)
 #define WM_HEARTBEAT_MS 1000
 #define WM_PROTOCOL_TYPE "consumer"
 #define WM_PROTOCOL "range"
@@ -135,6 +136,7 @@ static void wm_on_join(w_world *w, w_client *c, const wc_inflight *f, const uint
 {
     kq_reader r;
     if (!bytes) {
+        w_trace(w, "client %d: JoinGroup v%d to node %d failed", c->idx, f->version, f->node);
         wm_failed(w, c, KAFKA_NONE, false);
         return;
     }
@@ -145,6 +147,8 @@ static void wm_on_join(w_world *w, w_client *c, const wc_inflight *f, const uint
     if (!wc_body_ok(w, c, f, WIRE_API_JOIN_GROUP, &r, rc))
         return;
     int16_t e = resp.error_code;
+    w_trace(w, "client %d: JoinGroup v%d from node %d: %s", c->idx, f->version, f->node,
+            wc_error_name(e));
     if (e == KAFKA_MEMBER_ID_REQUIRED) {
         wm_set_member_id(w, c, resp.member_id); /* joins again with it */
         return;
@@ -208,6 +212,8 @@ static void wm_on_sync_or_heartbeat(w_world *w, w_client *c, const wc_inflight *
     if (!(sync ? wm_decode_sync(w, c, f, bytes, len, &e)
                : wm_decode_heartbeat(w, c, f, bytes, len, &e)))
         return;
+    w_trace(w, "client %d: %s v%d from node %d: %s", c->idx, sync ? "SyncGroup" : "Heartbeat",
+            f->version, f->node, wc_error_name(e));
     if (e == KAFKA_NONE) {
         if (sync && c->group.generation >= 0) {
             c->group.stable = true;
