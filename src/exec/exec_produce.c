@@ -87,12 +87,16 @@ static int exec_rebuild_batch(void *ctx, const uint8_t *batch, size_t len)
 {
     kq_exec *x = ctx;
     record_batch_header h;
+    bool whole = record_batch_parse_header(batch, len, &h) == RECORD_OK;
     /* An offset-commit record that does not parse fails the batch's checks:
-     * refused or repaired as corruption (x->rebuild_next is the batch). */
-    if (group_offsets_note_batches(x->offsets, batch, len) < 0)
+     * refused or repaired as corruption (x->rebuild_next is the batch). A
+     * batch below where the table starts (the scan begins at the batch
+     * holding the snapshot's end) is already in the snapshot's state. */
+    if (whole && h.base_offset >= group_offsets_committed_to(x->offsets) &&
+        group_offsets_note_batches(x->offsets, batch, len) < 0)
         return -EBADMSG;
     producer_state_record_batches(x->producers, batch, len);
-    if (record_batch_parse_header(batch, len, &h) == RECORD_OK) {
+    if (whole) {
         if (exec_producer_id_is_ours(x, h.producer_id) && h.producer_id > x->pid_log_max)
             x->pid_log_max = h.producer_id;
         x->rebuild_next = record_batch_last_offset(&h) + 1;
