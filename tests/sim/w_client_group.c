@@ -209,8 +209,9 @@ static void wg_on_fetch(w_world *w, w_client *c, const wc_inflight *f, const uin
     if (!wg_fetch_result(w, c, f, &resp, &e, &offset))
         return;
     if (e == KAFKA_NONE) {
-        w_trace(w, "client %d: OffsetFetch v%d from node %d: %s at %lld", c->idx, f->version,
-                f->node, c->group.group_id, (long long)offset);
+        w_trace(w, "client %d: %sOffsetFetch v%d from node %d: %s at %lld", c->idx,
+                f->final_fetch ? "final " : "", f->version, f->node, c->group.group_id,
+                (long long)offset);
         w_check_on_offset_fetched(w, c->idx, &f->floor, offset, f->node, f->final_fetch);
         c->group.final_answered = c->group.final_answered || f->final_fetch;
     } else if (wg_retriable(e) || e == WG_UNSTABLE_OFFSET_COMMIT) {
