@@ -96,8 +96,9 @@ int group_offsets_foreach_group_id(const group_offsets *o,
 int group_offsets_count(const group_offsets *o);
 
 /* The state at the log end: every committed entry overridden by the newest
- * pending commit of the same key, each key once (for a snapshot taken at
- * the log end). */
+ * pending commit of the same key, each key once, in (group id, topic,
+ * partition) order (for a snapshot taken at the log end: equal states give
+ * equal files). */
 int group_offsets_foreach_at_end(const group_offsets *o, group_offsets_cb cb, void *ctx);
 /* Loads one entry of a snapshot as committed (log_offset ignored). false
  * if it breaks a rule of group_offset or memory runs out. */

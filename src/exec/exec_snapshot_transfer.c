@@ -43,7 +43,7 @@ static producer_state *decode_part(kq_exec *x, raft_snapshot_id id, kq_snapshot_
         return NULL;
     }
     char err[256] = "too large";
-    if (rc < 0 || kq_snapshot_decode(data, len, id, ps, meta, err, sizeof(err)) != 0) {
+    if (rc < 0 || kq_snapshot_decode(data, len, id, ps, NULL, meta, err, sizeof(err)) != 0) {
         log_line("node %d: fetched snapshot %" PRId64 "-%d is invalid (%s); dropped, fetching "
                  "again", x->cfg.node_id, id.end_offset, id.epoch, err);
         producer_state_destroy(ps);
