@@ -171,6 +171,10 @@ void groups_on_tick(handler *h, int64_t now_ms)
     coord_check_role(h, &st);
     handler_groups *g = h->groups;
     if (g->coord && g->wake_at_ms <= now_ms) {
+        /* Answers are encoded with the arena's help; outside a frame
+         * nothing else holds it (else ticks alone would fill it). */
+        if (!h->decision)
+            kq_arena_reset(&h->arena);
         groups_deliver(h, group_tick(g->coord, now_ms));
         /* A wake-up that is still due could not be served now: later, not
          * at once again (the executor would spin). */

@@ -118,8 +118,18 @@ static bool fetch_group(handler *h, handler_request *req, kq_slice id,
         out->error_code = KAFKA_INVALID_GROUP_ID;
     else
         out->error_code = groups_gate(h);
-    if (out->error_code != KAFKA_NONE)
+    if (out->error_code != KAFKA_NONE && v >= 2)
         return true;
+    if (out->error_code != KAFKA_NONE) {
+        /* v1 has no group error: each partition asked for carries it. */
+        if (!fill_topics(h, v, NULL, topics, topic_count > 0 ? topic_count : 0, &out->topics))
+            return false;
+        out->topic_count = topic_count > 0 ? topic_count : 0;
+        for (int32_t t = 0; t < out->topic_count; t++)
+            for (int32_t k = 0; k < out->topics[t].partition_count; k++)
+                out->topics[t].partitions[k].error_code = out->error_code;
+        return true;
+    }
     if (topic_count < 0)
         return fill_all(h, v, group_id, &out->topics, &out->topic_count);
     out->topic_count = topic_count;

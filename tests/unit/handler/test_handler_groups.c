@@ -315,6 +315,25 @@ static int64_t fetch_offset(tn_node *n, tn_slot *s, int32_t corr)
     return resp.topics[0].partitions[0].committed_offset;
 }
 
+/* A group with committed offsets and no members: Empty, listed. */
+static void offsets_only_group_is_empty(tn_node *n, tn_slot *s)
+{
+    kq_slice id = kq_slice_cstr(GROUP);
+    wire_describe_groups_request dr = {.groups = &id, .group_count = 1};
+    TN_SEND(n, s, WIRE_API_DESCRIBE_GROUPS, 5, 30, wire_describe_groups_request_encode, &dr);
+    wire_describe_groups_response d;
+    TN_DECODE(n, s, WIRE_API_DESCRIBE_GROUPS, 5, 30, wire_describe_groups_response_decode, &d);
+    assert_true(kq_slice_eq_cstr(d.groups[0].group_state, "Empty"));
+    assert_true(kq_slice_eq_cstr(d.groups[0].protocol_type, ""));
+    wire_list_groups_request lr = {0};
+    TN_SEND(n, s, WIRE_API_LIST_GROUPS, 4, 31, wire_list_groups_request_encode, &lr);
+    wire_list_groups_response l;
+    TN_DECODE(n, s, WIRE_API_LIST_GROUPS, 4, 31, wire_list_groups_response_decode, &l);
+    assert_int_equal(l.group_count, 1);
+    assert_true(kq_slice_eq_cstr(l.groups[0].group_id, GROUP));
+    assert_true(kq_slice_eq_cstr(l.groups[0].group_state, "Empty"));
+}
+
 /* Needs the executor to feed the offsets table (group_offsets_note_batches
  * and _commit). */
 static void test_offset_commit_then_fetch(void **state)
@@ -338,6 +357,24 @@ static void test_offset_commit_then_fetch(void **state)
     tn_flush(&n);
     assert_int_equal(commit_error(&n, &s, 10, 5), KAFKA_NONE);
     assert_int_equal(fetch_offset(&n, &c, 6), 43);
+    offsets_only_group_is_empty(&n, &c);
+    /* v8: batched groups, topics null = every committed offset */
+    wire_offset_fetch_request_group groups[2] = {
+        {.group_id = kq_slice_cstr(GROUP), .member_id = {NULL, -1}, .member_epoch = -1,
+         .topic_count = -1},
+        {.group_id = kq_slice_cstr("other"), .member_id = {NULL, -1}, .member_epoch = -1,
+         .topic_count = -1}};
+    wire_offset_fetch_request fr = {.groups = groups, .group_count = 2};
+    TN_SEND(&n, &c, WIRE_API_OFFSET_FETCH, 8, 7, wire_offset_fetch_request_encode, &fr);
+    wire_offset_fetch_response resp;
+    TN_DECODE(&n, &c, WIRE_API_OFFSET_FETCH, 8, 7, wire_offset_fetch_response_decode, &resp);
+    assert_int_equal(resp.group_count, 2);
+    assert_int_equal(resp.groups[0].error_code, KAFKA_NONE);
+    assert_int_equal(resp.groups[0].topic_count, 1);
+    assert_true(kq_slice_eq_cstr(resp.groups[0].topics[0].name, META));
+    assert_int_equal(resp.groups[0].topics[0].partitions[0].committed_offset, 43);
+    assert_int_equal(resp.groups[0].topics[0].partitions[0].committed_leader_epoch, 3);
+    assert_int_equal(resp.groups[1].topic_count, 0);
     tn_close(&n);
 }
 
