@@ -4,6 +4,7 @@
  * a follower and of bad input. */
 #include "handler_test_node.h"
 
+#include "kq/wire_begin_quorum_epoch.h"
 #include "kq/wire_describe_groups.h"
 #include "kq/wire_fetch.h"
 #include "kq/wire_find_coordinator.h"
@@ -230,6 +231,10 @@ static void test_describe_and_list(void **state)
 
 /* ---- where groups are not served */
 
+static void commit_send(tn_node *n, tn_slot *s, int16_t v, int32_t corr, const char *topic,
+                        int64_t offset, kq_slice metadata);
+static int16_t commit_error(tn_node *n, tn_slot *s, int16_t v, int32_t corr);
+
 static void test_follower_not_coordinator(void **state)
 {
     (void)state;
@@ -251,6 +256,29 @@ static void test_follower_not_coordinator(void **state)
     wire_find_coordinator_response f;
     TN_DECODE(&n, &s, WIRE_API_FIND_COORDINATOR, 0, 4, wire_find_coordinator_response_decode, &f);
     assert_int_equal(f.error_code, KAFKA_COORDINATOR_NOT_AVAILABLE);
+
+    /* node 2 leads epoch 5: it is the coordinator; this follower is not */
+    wire_begin_quorum_epoch_partition bp = {.partition_index = 0, .leader_id = 2,
+                                            .leader_epoch = 5};
+    wire_begin_quorum_epoch_topic bt = {kq_slice_cstr(META), &bp, 1};
+    wire_raft_listener ep = {kq_slice_cstr("PLAINTEXT"), kq_slice_cstr("node2.test"), 9092};
+    wire_begin_quorum_epoch_request br = {.cluster_id = kq_slice_cstr(TN_CLUSTER_ID),
+                                          .voter_id = 1, .topics = &bt, .topic_count = 1,
+                                          .leader_endpoints = &ep, .leader_endpoint_count = 1};
+    tn_slot peer = {9};
+    TN_SEND(&n, &peer, WIRE_API_BEGIN_QUORUM_EPOCH, 1, 5, wire_begin_quorum_epoch_request_encode,
+            &br);
+    assert_int_equal(tn_status(&n).leader_id, 2);
+    TN_SEND(&n, &s, WIRE_API_FIND_COORDINATOR, 0, 6, wire_find_coordinator_request_encode, &fr);
+    TN_DECODE(&n, &s, WIRE_API_FIND_COORDINATOR, 0, 6, wire_find_coordinator_response_decode, &f);
+    assert_int_equal(f.error_code, KAFKA_NONE);
+    assert_int_equal(f.node_id, 2);
+    assert_true(kq_slice_eq_cstr(f.host, "node2.test"));
+    assert_int_equal(f.port, TN_PORT_BASE + 2);
+    join(&n, &s, 7, "");
+    assert_int_equal(join_answer(&n, &s, 7).error_code, KAFKA_NOT_COORDINATOR);
+    commit_send(&n, &s, 8, 8, META, 1, kq_slice_cstr(""));
+    assert_int_equal(commit_error(&n, &s, 8, 8), KAFKA_NOT_COORDINATOR);
     tn_close(&n);
 }
 
