@@ -444,6 +444,25 @@ static void test_offset_commit_refusals(void **state)
     tn_close(&n);
 }
 
+/* An appended commit that does not commit in time (here: never
+ * flushed) is answered COORDINATOR_NOT_AVAILABLE, as Kafka answers a
+ * timed-out offsets append. */
+static void test_offset_commit_times_out(void **state)
+{
+    (void)state;
+    tn_node n;
+    tn_open_leader(&n);
+    tn_slot s = {TN_CLIENT_LISTENER_ID};
+    commit_send(&n, &s, 8, 1, META, 7, kq_slice_cstr(""));
+    assert_int_equal(tn_count(&n, &s), 0);
+    assert_int_equal(handler_next_deadline(n.h) <= n.now + HANDLER_GROUP_COMMIT_TIMEOUT_MS, true);
+    tn_tick(&n, n.now + HANDLER_GROUP_COMMIT_TIMEOUT_MS - 1);
+    assert_int_equal(tn_count(&n, &s), 0);
+    tn_tick(&n, n.now + 1);
+    assert_int_equal(commit_error(&n, &s, 8, 1), KAFKA_COORDINATOR_NOT_AVAILABLE);
+    tn_close(&n);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -453,6 +472,7 @@ int main(void)
         cmocka_unit_test(test_follower_not_coordinator),
         cmocka_unit_test(test_leader_loading),
         cmocka_unit_test(test_offset_commit_refusals),
+        cmocka_unit_test(test_offset_commit_times_out),
         cmocka_unit_test(test_offset_commit_then_fetch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
