@@ -267,10 +267,14 @@ void handle_offset_commit(handler *h, handler_request *req, kq_reader *r)
     int16_t top = commit_check_group(h, req, &body, &group_id);
     if (top == KAFKA_NONE && count > KQ_GROUP_COMMIT_PARTITIONS_MAX)
         top = KAFKA_INVALID_COMMIT_OFFSET_SIZE;
+    if (count > INT32_MAX) {
+        h->svc.reply_close(h->svc.ctx, req->slot, "too many partitions");
+        return;
+    }
     commit_pending p = {.slot = req->slot, .version = v,
                         .correlation_id = req->header.correlation_id, .count = (int)count};
     group_offset *entries = kq_arena_alloc(&h->arena, sizeof(*entries) * (size_t)(count ? count : 1));
-    if (count > INT32_MAX || !entries || !commit_alloc(&p, &body, (int)count)) {
+    if (!entries || !commit_alloc(&p, &body, (int)count)) {
         h->svc.reply_close(h->svc.ctx, req->slot, "out of memory");
         return;
     }
