@@ -1,6 +1,6 @@
 /* ListGroups: the coordinator's groups, and those known only by their
  * committed offsets (as Empty), filtered by state (v4+) and type (v5+:
- * every group here is "classic"). */
+ * every group here is "classic"). A follower coordinates none. */
 #include <string.h>
 #include <strings.h>
 
@@ -85,11 +85,15 @@ void handle_list_groups(handler *h, handler_request *req, kq_reader *r)
     wire_list_groups_response resp = {0};
     /* Kafka lists only the groups one may describe: all or none here. */
     if (handler_authorized(h, req->slot, HANDLER_OP_CONSUME, "ListGroups")) {
-        resp.error_code = groups_gate(h);
-        if (resp.error_code == KAFKA_NONE && !list_all(&c)) {
+        int16_t gate = groups_gate(h);
+        if (gate == KAFKA_NONE && !list_all(&c)) {
             h->svc.reply_close(h->svc.ctx, req->slot, "out of memory");
             return;
         }
+        /* A broker lists the groups it coordinates: a follower none. (An
+         * error would fail the admin client's listing, which asks every
+         * broker; it retries only LOAD_IN_PROGRESS and NOT_AVAILABLE.) */
+        resp.error_code = gate == KAFKA_NOT_COORDINATOR ? KAFKA_NONE : gate;
     }
     resp.groups = c.groups;
     resp.group_count = c.count;
