@@ -48,6 +48,9 @@ typedef struct group_offsets group_offsets;
 
 group_offsets *group_offsets_create(void);
 void group_offsets_destroy(group_offsets *o);
+/* Exchanges the contents of a and b (an installed snapshot's table takes
+ * the place of the one in use, which others hold a pointer to). */
+void group_offsets_swap(group_offsets *a, group_offsets *b);
 /* Forgets everything (committed and pending); committed_to becomes from. */
 void group_offsets_clear(group_offsets *o, int64_t from);
 

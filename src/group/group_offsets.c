@@ -152,3 +152,10 @@ bool group_offsets_restore(group_offsets *o, const group_offset *entry)
     x->e.log_offset = -1;
     return apply(o, x);
 }
+
+void group_offsets_swap(group_offsets *a, group_offsets *b)
+{
+    group_offsets t = *a;
+    *a = *b;
+    *b = t;
+}
