@@ -112,7 +112,7 @@ bad="$(cut -f2 "$E2E_TMP/consumed.txt" | grep -cvE '^(a|b)-[0-9]+$')"
 
 # Kafka's DumpLogSegments reads the segment with the commits and the snapshot.
 seg="$(ls "$E2E_TMP/data1/__cluster_metadata-0/"*.log | head -n 1)"
-timeout 120 "$E2E_ROOT/bin/kafka-dump-log.sh" --files "$seg" > "$E2E_TMP/dump.txt" 2>&1 ||
+timeout 120 "$E2E_ROOT/bin/kafka-dump-log.sh" --files "$seg" --print-data-log > "$E2E_TMP/dump.txt" 2>&1 ||
     fail "kafka-dump-log.sh failed on $seg: $(tail -n 3 "$E2E_TMP/dump.txt")"
 ncommit="$(grep -c 'UNKNOWN(19281)' "$E2E_TMP/dump.txt")"
 ((ncommit >= 5)) || fail "DumpLogSegments lists $ncommit offset-commit records, expected 5"
