@@ -447,6 +447,10 @@ _Static_assert(KQ_SNAPSHOT_PID_NODES_MAX >= RAFT_VOTERS_MAX + RAFT_OBSERVERS_MAX
  * groups). Beyond it a JoinGroup or SyncGroup is answered
  * COORDINATOR_NOT_AVAILABLE at once (retriable). */
 #define HANDLER_GROUP_PENDING_MAX 4096
+/* An appended OffsetCommit not committed within this is answered
+ * COORDINATOR_NOT_AVAILABLE (Kafka's offsets.commit.timeout.ms and its
+ * answer to a timed-out offsets append). */
+#define HANDLER_GROUP_COMMIT_TIMEOUT_MS 5000
 
 _Static_assert(KQ_GROUP_MIN_SESSION_TIMEOUT_MS_DEFAULT <= KQ_GROUP_MAX_SESSION_TIMEOUT_MS_DEFAULT,
                "group.min.session.timeout.ms <= group.max.session.timeout.ms");

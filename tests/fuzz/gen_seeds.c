@@ -14,6 +14,7 @@
 #include <zstd.h>
 
 #include "../unit/wire/golden_all_versions.h"
+#include "../unit/wire/golden_groups.h"
 #include "fuzz.h"
 #include "kq/group_offsets.h"
 #include "kq/log.h"
@@ -58,6 +59,11 @@ static const struct golden_api goldens[] = {
     G(WIRE_API_DESCRIBE_QUORUM, describe_quorum),
     G(WIRE_API_DESCRIBE_CLUSTER, describe_cluster),
     G(WIRE_API_FETCH_SNAPSHOT, fetch_snapshot),
+    /* the classic group APIs (issue 12) */
+    G(WIRE_API_OFFSET_COMMIT, offset_commit), G(WIRE_API_OFFSET_FETCH, offset_fetch),
+    G(WIRE_API_JOIN_GROUP, join_group), G(WIRE_API_HEARTBEAT, heartbeat),
+    G(WIRE_API_LEAVE_GROUP, leave_group), G(WIRE_API_SYNC_GROUP, sync_group),
+    G(WIRE_API_DESCRIBE_GROUPS, describe_groups), G(WIRE_API_LIST_GROUPS, list_groups),
 };
 
 static const struct golden_api *golden_of(int16_t key)
