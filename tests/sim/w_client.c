@@ -4,7 +4,8 @@
  * encodes real requests with the wire encoders, sends them through w_net and
  * decodes every answer strictly (correlation id, every byte taken). Record
  * values are unique 8-byte big-endian numbers: the client index in the top 8
- * bits, a per-client counter below. All randomness comes from w->rng. */
+ * bits, a per-client counter below. The group clients' protocol is in
+ * w_client_group.c and w_client_member.c. All randomness comes from w->rng. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
