@@ -5,8 +5,8 @@
  * learns the coordinator from FindCoordinator and moves on to the next node
  * on NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS,
  * COORDINATOR_NOT_AVAILABLE, a timeout or a closed connection. Versions
- * vary: OffsetCommit v2-9, OffsetFetch v1-9 (v8+ batched), FindCoordinator
- * v0-6 (v4+ batched). What it sends, what is acknowledged and what it reads
+ * vary: OffsetCommit v2-10, OffsetFetch v1-10 (v8+ batched; v10 names the
+ * topic by id), FindCoordinator v0-6 (v4+ batched). What it sends, what is acknowledged and what it reads
  * go to the checker (w_check_groups.c). A member (W_CLIENT_GROUP_MEMBER,
  * w_client_member.c) does the same with its generation once it has joined
  * and synced. All randomness comes from w->rng. */
@@ -37,6 +37,14 @@ static bool wg_retriable(int16_t e)
 {
     return e == KAFKA_NOT_COORDINATOR || e == KAFKA_COORDINATOR_LOAD_IN_PROGRESS ||
            e == KAFKA_COORDINATOR_NOT_AVAILABLE || e == KAFKA_REQUEST_TIMED_OUT;
+}
+
+/* The answer names our topic: by name up to v9, by id from v10. */
+static bool wg_topic_is_ours(kq_slice name, kq_uuid id, int16_t version)
+{
+    if (version >= 10)
+        return memcmp(id.bytes, WIRE_METADATA_TOPIC_ID.bytes, sizeof(id.bytes)) == 0;
+    return kq_slice_eq_cstr(name, WG_TOPIC);
 }
 
 static int16_t wg_version(w_world *w, int16_t key, int16_t lo, int16_t hi, int16_t fallback)
@@ -123,11 +131,15 @@ static void wg_on_find(w_world *w, w_client *c, const wc_inflight *f, const uint
 
 static void wg_send_fetch(w_world *w, w_client *c, int node, bool final)
 {
-    int16_t v = wg_version(w, WIRE_API_OFFSET_FETCH, 1, 9, 1);
+    int16_t v = wg_version(w, WIRE_API_OFFSET_FETCH, 1, 10, 1);
     int32_t partition = 0;
     wire_offset_fetch_request_topic t = {.name = kq_slice_cstr(WG_TOPIC),
                                          .partition_indexes = &partition,
                                          .partition_index_count = 1};
+    if (v >= 10) { /* by topic id */
+        t.name = (kq_slice){NULL, -1};
+        t.topic_id = WIRE_METADATA_TOPIC_ID;
+    }
     int32_t topic_count = v >= 2 && sim_prng_chance(&w->rng, WG_NULL_TOPICS_PPM) ? -1 : 1;
     wire_offset_fetch_request_group g = {.group_id = kq_slice_cstr(c->group.group_id),
                                          .member_id = {NULL, -1}, .member_epoch = -1,
@@ -173,7 +185,7 @@ static bool wg_fetch_result(w_world *w, const w_client *c, const wc_inflight *f,
     if (*err != KAFKA_NONE)
         return true;
     for (int32_t i = 0; i < topic_count; i++) {
-        if (!kq_slice_eq_cstr(topics[i].name, WG_TOPIC))
+        if (!wg_topic_is_ours(topics[i].name, topics[i].topic_id, f->version))
             continue;
         for (int32_t j = 0; j < topics[i].partition_count; j++)
             if (topics[i].partitions[j].partition_index == 0) {
@@ -226,7 +238,7 @@ static void wg_on_fetch(w_world *w, w_client *c, const wc_inflight *f, const uin
 
 static void wg_send_commit(w_world *w, w_client *c)
 {
-    int16_t v = wg_version(w, WIRE_API_OFFSET_COMMIT, 2, 9, 2);
+    int16_t v = wg_version(w, WIRE_API_OFFSET_COMMIT, 2, 10, 2);
     int64_t value = c->group.last_value + 1 + (int64_t)sim_prng_below(&w->rng, WG_STEP_MAX + 1);
     c->group.last_value = value;
     char meta[24];
@@ -237,6 +249,10 @@ static void wg_send_commit(w_world *w, w_client *c)
                                                           : (kq_slice){NULL, -1}};
     wire_offset_commit_topic t = {.name = kq_slice_cstr(WG_TOPIC), .partitions = &p,
                                   .partition_count = 1};
+    if (v >= 10) { /* by topic id */
+        t.name = (kq_slice){NULL, -1};
+        t.topic_id = WIRE_METADATA_TOPIC_ID;
+    }
     wire_offset_commit_request req = {.group_id = kq_slice_cstr(c->group.group_id),
                                       .generation_id_or_member_epoch = c->group.generation,
                                       .member_id = kq_slice_cstr(c->group.member_id),
@@ -266,7 +282,8 @@ static void wg_on_commit(w_world *w, w_client *c, const wc_inflight *f, const ui
     int rc = wire_offset_commit_response_decode(&r, f->version, &c->arena, &resp);
     if (!wc_body_ok(w, c, f, WIRE_API_OFFSET_COMMIT, &r, rc))
         return;
-    if (resp.topic_count != 1 || !kq_slice_eq_cstr(resp.topics[0].name, WG_TOPIC) ||
+    if (resp.topic_count != 1 ||
+        !wg_topic_is_ours(resp.topics[0].name, resp.topics[0].topic_id, f->version) ||
         resp.topics[0].partition_count != 1 ||
         resp.topics[0].partitions[0].partition_index != 0) {
         w_fail(w, "client %d: OffsetCommit v%d from node %d does not answer %s/0", c->idx,
