@@ -22,7 +22,7 @@
 #include "prng.h"
 #include "w_client_internal.h"
 
-#define WG_FETCH_INFLIGHT_MAX 2
+#define WG_FETCH_INFLIGHT_MAX 2     /* with the rest, well within WC_INFLIGHT_MAX */
 #define WG_FETCH_PPM 500000       /* of actions: an OffsetFetch beside the commits */
 #define WG_FETCH_AFTER_ACK_PPM 500000 /* of acks: an OffsetFetch at once */
 #define WG_FETCH_WITH_COMMIT_PPM 300000 /* of commits: an OffsetFetch right behind it */
@@ -335,7 +335,8 @@ void wc_act_group(w_world *w, w_client *c)
     busy = busy || wc_count_op(c, WC_OP_JOIN_GROUP) > 0 || wc_count_op(c, WC_OP_SYNC_GROUP) > 0;
     if (!busy && may_commit && w->clients_on && !c->stop_new) {
         wg_send_commit(w, c);
-        if (sim_prng_chance(&w->rng, WG_FETCH_WITH_COMMIT_PPM))
+        if (wc_count_op(c, WC_OP_OFFSET_FETCH) < WG_FETCH_INFLIGHT_MAX &&
+            sim_prng_chance(&w->rng, WG_FETCH_WITH_COMMIT_PPM))
             wg_send_fetch(w, c, wg_target(w, c), false);
     }
     if (wc_count_op(c, WC_OP_OFFSET_FETCH) < WG_FETCH_INFLIGHT_MAX &&

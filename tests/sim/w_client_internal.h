@@ -1,6 +1,6 @@
 /* The simulated clients' private state and the helpers shared by
- * w_client.c (producers, consumers, the forger) and w_client_group.c (the
- * offset committers). */
+ * w_client.c (producers, consumers, the forger), w_client_group.c (the
+ * offset committers) and w_client_member.c (their group membership). */
 #ifndef SIM_W_CLIENT_INTERNAL_H
 #define SIM_W_CLIENT_INTERNAL_H
 
