@@ -143,6 +143,8 @@ if want sim && ((asan_ok)); then
         sim_mutant quorum-any-listener majority-durable
         sim_mutant snapshot-above-hw snapshot-below-hw
         sim_mutant delete-before-snapshot-durable snapshot-at-log-start
+        sim_mutant offset-commit-on-append offsets-durable
+        sim_mutant offsets-visible-at-end offsets-monotonic
     else
         echo "scripts/simulate.sh not present: simulator not run"
     fi
