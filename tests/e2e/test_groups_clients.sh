@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# Consumer groups with four client libraries, on one node and on three:
+# librdkafka (kcat -G), confluent-kafka-python (PyPI, subscribe()), franz-go
+# (tests/e2e/go/groupclient) and kafka-python (Debian python3-kafka,
+# group_id). For each: produce a batch of unique values, consume it in a new
+# group (every value exactly once), commit, check the committed offset
+# (read back by the client and, independently, by a plain OffsetFetch);
+# produce a second batch and consume again in the same group: the run must
+# start exactly at the committed offset and read the second batch only.
+# KQ_GROUPS_KAFKA=1 runs the same against Apache Kafka brokers (see
+# groups_lib.sh); KQ_GROUPS_CLIENTS limits the clients (default all four).
+set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/groups_lib.sh"
+
+E2E="$E2E_ROOT/tests/e2e"
+K=${KQ_GROUPS_RECORDS:-300}
+clients=(${KQ_GROUPS_CLIENTS:-kcat confluent franz kafka-python})
+
+# --- the clients (installed/built into .cache on first use) ---------------
+command -v kcat > /dev/null || fail "kcat missing (scripts/install-deps.sh --test)"
+$PY -c 'import kafka' 2>/dev/null || fail "kafka-python missing ($PY; apt-get install python3-kafka)"
+CK_PY="$(g_confluent_python)" || fail "cannot install confluent-kafka from PyPI into $G_CACHE/venv-confluent"
+FRANZ="$(g_franz_client)" || fail "cannot build tests/e2e/go/groupclient (franz-go)"
+log "confluent-kafka: $("$CK_PY" -c 'import confluent_kafka as c; print(c.version(), "librdkafka", c.libversion()[0])')"
+log "kcat: $(kcat -V 2>&1 | head -n 1)"
+
+# client_produce <client> <prefix> <count> <out>: "ack\toffset\tvalue" lines
+# (kcat: bare values, it reports no offsets).
+client_produce() {
+    local c=$1 prefix=$2 n=$3 outf=$4 i
+    case "$c" in
+        kcat)
+            for ((i = 0; i < n; i++)); do echo "$prefix-$i"; done > "$outf"
+            timeout 60 kcat -P -q -b "$G_BOOTSTRAP" -t "$TOPIC" -p 0 -X acks=all \
+                < "$outf" 2> "$outf.err" || return 1
+            ! grep -qi 'error\|fail' "$outf.err"
+            ;;
+        confluent) timeout 90 "$CK_PY" "$E2E/group_client.py" confluent produce \
+            "$G_BOOTSTRAP" "$TOPIC" "$prefix" "$n" > "$outf" 2> "$outf.err" ;;
+        kafka-python) timeout 90 $PY "$E2E/group_client.py" kafka-python produce \
+            "$G_BOOTSTRAP" "$TOPIC" "$prefix" "$n" > "$outf" 2> "$outf.err" ;;
+        franz) timeout 90 "$FRANZ" produce "$G_BOOTSTRAP" "$TOPIC" "$prefix" "$n" \
+            > "$outf" 2> "$outf.err" ;;
+    esac
+}
+
+# client_consume <client> <group> <prefix> <count> <out>
+client_consume() {
+    local c=$1 group=$2 prefix=$3 n=$4 outf=$5 rc
+    case "$c" in
+        kcat)
+            # Balanced consumer; -e: exit once every assigned partition is
+            # at its end; the offsets stored are committed on close.
+            timeout 90 kcat -C -G "$group" -b "$G_BOOTSTRAP" -X auto.offset.reset=earliest \
+                -X session.timeout.ms=10000 -X heartbeat.interval.ms=1000 -e \
+                -f 'rec\t%o\t%s\n' "$TOPIC" > "$outf" 2> "$outf.err"
+            rc=$?
+            sed -n 's/.*assigned: \(.*\)/assigned\t\1/p' "$outf.err" >> "$outf"
+            ((rc == 0)) || return $rc
+            # kcat cannot read the committed offset back: a plain OffsetFetch.
+            timeout 60 $PY "$E2E/group_client.py" kafka-python committed \
+                "$G_BOOTSTRAP" "$TOPIC" "$group" >> "$outf" 2>> "$outf.err"
+            ;;
+        confluent) timeout 120 "$CK_PY" "$E2E/group_client.py" confluent consume \
+            "$G_BOOTSTRAP" "$TOPIC" "$group" "$prefix" "$n" 60 > "$outf" 2> "$outf.err" ;;
+        kafka-python) timeout 120 $PY "$E2E/group_client.py" kafka-python consume \
+            "$G_BOOTSTRAP" "$TOPIC" "$group" "$prefix" "$n" 60 > "$outf" 2> "$outf.err" ;;
+        franz) timeout 120 "$FRANZ" consume "$G_BOOTSTRAP" "$TOPIC" "$group" "$prefix" "$n" 60 \
+            > "$outf" 2> "$outf.err" ;;
+    esac
+}
+
+committed_of() { sed -n 's/^committed\t//p' "$1" | tail -n 1; }
+errtail() { tail -n 3 "$1" 2>/dev/null | tr '\n' ' '; }
+
+results=()
+# one_client <topology> <client>
+one_client() {
+    local topo=$1 c=$2 d="$E2E_TMP/$1-$2" base group sum c1 c2 first
+    mkdir -p "$d"
+    base="$c-$topo"
+    group="grp-$c-$topo"
+    client_produce "$c" "$base-1" "$K" "$d/p1" ||
+        fail "$topo/$c: produce failed: $(errtail "$d/p1.err")"
+    [[ "$(grep -c . "$d/p1")" -eq "$K" ]] || fail "$topo/$c: $(grep -c . "$d/p1") of $K records acknowledged"
+    log "$topo/$c: consume batch 1 in new group $group"
+    client_consume "$c" "$group" "$base-1" "$K" "$d/r1" ||
+        fail "$topo/$c: group consume (run 1) failed: $(errtail "$d/r1.err") $(tail -n 2 "$d/r1")"
+    sum="$($PY "$E2E/group_check.py" "$d/r1" "$d/p1" "$base")" ||
+        fail "$topo/$c: run 1 (new group $group): $sum; stderr: $(errtail "$d/r1.err")"
+    c1="$(committed_of "$d/r1")"
+    # An independent OffsetFetch (no group membership) sees the same offset.
+    timeout 60 $PY "$E2E/group_client.py" kafka-python committed "$G_BOOTSTRAP" "$TOPIC" "$group" \
+        > "$d/fetch1" 2> "$d/fetch1.err" || fail "$topo/$c: OffsetFetch failed: $(errtail "$d/fetch1.err")"
+    [[ "$(committed_of "$d/fetch1")" == "$c1" ]] ||
+        fail "$topo/$c: the client committed $c1 but OffsetFetch returns $(committed_of "$d/fetch1")"
+    log "$topo/$c: run 1: $sum"
+
+    client_produce "$c" "$base-2" "$K" "$d/p2" ||
+        fail "$topo/$c: produce (batch 2) failed: $(errtail "$d/p2.err")"
+    if [[ "$c" != kcat ]]; then
+        first="$(sed -n '1s/^ack\t\([0-9]*\)\t.*/\1/p' "$d/p2")"
+        [[ "$first" == "$c1" ]] || log "$topo/$c: note: batch 2 starts at offset $first, committed $c1"
+    fi
+    log "$topo/$c: consume batch 2 in the same group (must resume at $c1)"
+    client_consume "$c" "$group" "$base-2" "$K" "$d/r2" ||
+        fail "$topo/$c: group consume (run 2) failed: $(errtail "$d/r2.err") $(tail -n 2 "$d/r2")"
+    sum="$($PY "$E2E/group_check.py" "$d/r2" "$d/p2" "$base" --start "$c1")" ||
+        fail "$topo/$c: run 2 (resume of $group at $c1): $sum; stderr: $(errtail "$d/r2.err")"
+    c2="$(committed_of "$d/r2")"
+    log "$topo/$c: run 2: $sum"
+    results+=("$topo/$c ok (committed $c1 then $c2)")
+}
+
+topologies=(1)
+[[ "${KQ_SKIP_MULTINODE:-0}" == 1 ]] || topologies+=(3)
+for topo in "${topologies[@]}"; do
+    if ((topo == 1)); then
+        groups_start 1 "$(pick_ports 37200 1)" || fail "no free port"
+    else
+        for name in "${!SERVER_PID[@]}"; do kill9_server "$name"; done
+        SERVER_PID=()
+        rm -rf "$E2E_TMP"/data*
+        groups_start 3 "$(pick_ports 37210 3)" || fail "no free ports"
+    fi
+    log "topology ${topo} node(s): $G_BOOTSTRAP"
+    for c in "${clients[@]}"; do
+        one_client "${topo}node" "$c"
+    done
+done
+
+pass "${results[*]}"
