@@ -163,3 +163,19 @@ g_franz_client() {
     fi
     echo "$bin"
 }
+
+# g_fail <message>: fail, after walking through the group protocol by hand
+# (group_probe.py: which request answers which error) when the nodes are up;
+# the probe's output goes to stderr, its first error into the message.
+g_fail() {
+    local p first addrs
+    if [[ -n "$G_BOOTSTRAP" ]]; then
+        addrs="${G_BOOTSTRAP//,/ }"
+        # shellcheck disable=SC2086
+        p="$(timeout 90 $PY "$E2E_ROOT/tests/e2e/group_probe.py" "probe-$RANDOM" "$TOPIC" $addrs 2>&1)"
+        echo "--- group protocol probe ($G_BOOTSTRAP):" >&2
+        echo "$p" >&2
+        first="$(grep -E '^  [A-Za-z]+: [A-Za-z]+Error\(|^  error:|^brokers name' <<< "$p" | head -n 1 | sed 's/^ *//')"
+    fi
+    fail "$*${first:+ [group probe: $first]}"
+}

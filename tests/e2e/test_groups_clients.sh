@@ -82,32 +82,32 @@ one_client() {
     base="$c-$topo"
     group="grp-$c-$topo"
     client_produce "$c" "$base-1" "$K" "$d/p1" ||
-        fail "$topo/$c: produce failed: $(errtail "$d/p1.err")"
-    [[ "$(grep -c . "$d/p1")" -eq "$K" ]] || fail "$topo/$c: $(grep -c . "$d/p1") of $K records acknowledged"
+        g_fail "$topo/$c: produce failed: $(errtail "$d/p1.err")"
+    [[ "$(grep -c . "$d/p1")" -eq "$K" ]] || g_fail "$topo/$c: $(grep -c . "$d/p1") of $K records acknowledged"
     log "$topo/$c: consume batch 1 in new group $group"
     client_consume "$c" "$group" "$base-1" "$K" "$d/r1" ||
-        fail "$topo/$c: group consume (run 1) failed: $(errtail "$d/r1.err") $(tail -n 2 "$d/r1")"
+        g_fail "$topo/$c: group consume (run 1) failed: $(errtail "$d/r1.err") $(tail -n 2 "$d/r1")"
     sum="$($PY "$E2E/group_check.py" "$d/r1" "$d/p1" "$base")" ||
-        fail "$topo/$c: run 1 (new group $group): $sum; stderr: $(errtail "$d/r1.err")"
+        g_fail "$topo/$c: run 1 (new group $group): $sum; stderr: $(errtail "$d/r1.err")"
     c1="$(committed_of "$d/r1")"
     # An independent OffsetFetch (no group membership) sees the same offset.
     timeout 60 $PY "$E2E/group_client.py" kafka-python committed "$G_BOOTSTRAP" "$TOPIC" "$group" \
-        > "$d/fetch1" 2> "$d/fetch1.err" || fail "$topo/$c: OffsetFetch failed: $(errtail "$d/fetch1.err")"
+        > "$d/fetch1" 2> "$d/fetch1.err" || g_fail "$topo/$c: OffsetFetch failed: $(errtail "$d/fetch1.err")"
     [[ "$(committed_of "$d/fetch1")" == "$c1" ]] ||
-        fail "$topo/$c: the client committed $c1 but OffsetFetch returns $(committed_of "$d/fetch1")"
+        g_fail "$topo/$c: the client committed $c1 but OffsetFetch returns $(committed_of "$d/fetch1")"
     log "$topo/$c: run 1: $sum"
 
     client_produce "$c" "$base-2" "$K" "$d/p2" ||
-        fail "$topo/$c: produce (batch 2) failed: $(errtail "$d/p2.err")"
+        g_fail "$topo/$c: produce (batch 2) failed: $(errtail "$d/p2.err")"
     if [[ "$c" != kcat ]]; then
         first="$(sed -n '1s/^ack\t\([0-9]*\)\t.*/\1/p' "$d/p2")"
         [[ "$first" == "$c1" ]] || log "$topo/$c: note: batch 2 starts at offset $first, committed $c1"
     fi
     log "$topo/$c: consume batch 2 in the same group (must resume at $c1)"
     client_consume "$c" "$group" "$base-2" "$K" "$d/r2" ||
-        fail "$topo/$c: group consume (run 2) failed: $(errtail "$d/r2.err") $(tail -n 2 "$d/r2")"
+        g_fail "$topo/$c: group consume (run 2) failed: $(errtail "$d/r2.err") $(tail -n 2 "$d/r2")"
     sum="$($PY "$E2E/group_check.py" "$d/r2" "$d/p2" "$base" --start "$c1")" ||
-        fail "$topo/$c: run 2 (resume of $group at $c1): $sum; stderr: $(errtail "$d/r2.err")"
+        g_fail "$topo/$c: run 2 (resume of $group at $c1): $sum; stderr: $(errtail "$d/r2.err")"
     c2="$(committed_of "$d/r2")"
     log "$topo/$c: run 2: $sum"
     results+=("$topo/$c ok (committed $c1 then $c2)")

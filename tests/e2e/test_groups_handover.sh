@@ -63,8 +63,8 @@ prod_pid=$!
 
 vconsumer "$ca"
 pid_a=$VC_PID
-wait_for 60 holds "$ca" || fail "consumer A was not assigned the partition within 60s: $(tail -n 3 "$ca" "$ca.err")"
-wait_for 60 reads_past "$ca" 0 || fail "consumer A read nothing within 60s: $(tail -n 3 "$ca.err")"
+wait_for 60 holds "$ca" || g_fail "consumer A was not assigned the partition within 60s: $(tail -n 3 "$ca" "$ca.err")"
+wait_for 60 reads_past "$ca" 0 || g_fail "consumer A read nothing within 60s: $(tail -n 3 "$ca.err")"
 log "consumer A holds the partition and reads (at $(max_read "$ca"))"
 
 vconsumer "$cb"
@@ -72,27 +72,27 @@ pid_b=$VC_PID
 # B's join makes the group rebalance: A's partition is revoked, then both
 # get their assignment (the partition to one of them).
 wait_for 60 has_event "$cb" partitions_assigned ||
-    fail "consumer B got no assignment within 60s (the group did not rebalance): $(tail -n 3 "$cb" "$cb.err")"
+    g_fail "consumer B got no assignment within 60s (the group did not rebalance): $(tail -n 3 "$cb" "$cb.err")"
 wait_for 30 has_event "$ca" partitions_revoked ||
-    fail "consumer A's partition was not revoked when B joined: $(grep -v record_data "$ca" | tail -n 3)"
+    g_fail "consumer A's partition was not revoked when B joined: $(grep -v record_data "$ca" | tail -n 3)"
 wait_for 30 has_event "$ca" partitions_assigned 2 ||
-    fail "consumer A got no new assignment after the rebalance: $(grep -v record_data "$ca" | tail -n 3)"
+    g_fail "consumer A got no new assignment after the rebalance: $(grep -v record_data "$ca" | tail -n 3)"
 if holds "$cb" && ! holds "$ca"; then
     holder=B hout=$cb hpid=$pid_b tout=$ca tpid=$pid_a
 elif holds "$ca" && ! holds "$cb"; then
     holder=A hout=$ca hpid=$pid_a tout=$cb tpid=$pid_b
 else
-    fail "after B joined not exactly one consumer holds the partition: A: $(grep -v record_data "$ca" | tail -n 2) B: $(grep -v record_data "$cb" | tail -n 2)"
+    g_fail "after B joined not exactly one consumer holds the partition: A: $(grep -v record_data "$ca" | tail -n 2) B: $(grep -v record_data "$cb" | tail -n 2)"
 fi
 before=$(max_read "$hout")
 wait_for 60 reads_past "$hout" $((before + 50)) ||
-    fail "the holder ($holder) does not read after the rebalance (at $(max_read "$hout"))"
-kill -0 "$prod_pid" 2>/dev/null || fail "the producer finished before the handover (raise KQ_GROUPS_RECORDS)"
+    g_fail "the holder ($holder) does not read after the rebalance (at $(max_read "$hout"))"
+kill -0 "$prod_pid" 2>/dev/null || g_fail "the producer finished before the handover (raise KQ_GROUPS_RECORDS)"
 
 log "consumer $holder holds the partition (at $(max_read "$hout")); SIGTERM to it"
 t0=$SECONDS
 kill -TERM "$hpid"
-wait_for 30 eval '! kill -0 '"$hpid"' 2>/dev/null' || { kill_tree "$hpid"; fail "consumer $holder did not exit within 30s of SIGTERM"; }
+wait_for 30 eval '! kill -0 '"$hpid"' 2>/dev/null' || { kill_tree "$hpid"; g_fail "consumer $holder did not exit within 30s of SIGTERM"; }
 wait "$hpid" 2>/dev/null
 has_event "$hout" shutdown_complete || log "note: consumer $holder did not report shutdown_complete"
 committed="$($PY - "$hout" <<'PYEOF'
@@ -108,21 +108,21 @@ for line in open(sys.argv[1]):
 print(-1 if last is None else last)
 PYEOF
 )"
-((committed >= 0)) || fail "consumer $holder never committed successfully: $(grep offsets_committed "$hout" | tail -n 2)"
+((committed >= 0)) || g_fail "consumer $holder never committed successfully: $(grep offsets_committed "$hout" | tail -n 2)"
 taker=$([[ $holder == A ]] && echo B || echo A)
 wait_for 60 holds "$tout" ||
-    fail "consumer $taker was not assigned the partition within 60s of $holder leaving: $(grep -v record_data "$tout" | tail -n 3)"
+    g_fail "consumer $taker was not assigned the partition within 60s of $holder leaving: $(grep -v record_data "$tout" | tail -n 3)"
 took=$((SECONDS - t0))
 log "consumer $taker took the partition over ${took}s after the SIGTERM; $holder last committed $committed"
 
 wait "$prod_pid"
 rc=$?
-[[ $rc -eq 0 ]] || fail "VerifiableProducer exited $rc: $(tail -n 3 "$prod.err")"
+[[ $rc -eq 0 ]] || g_fail "VerifiableProducer exited $rc: $(tail -n 3 "$prod.err")"
 last="$(grep '"producer_send_success"' "$prod" | grep -o '"offset":[0-9]*' | cut -d: -f2 | sort -n | tail -n 1)"
 acked="$(grep -c '"producer_send_success"' "$prod")"
-((acked == n)) || fail "only $acked of $n records acknowledged (no failover in this test)"
+((acked == n)) || g_fail "only $acked of $n records acknowledged (no failover in this test)"
 wait_for 90 reads_past "$tout" "$last" ||
-    fail "consumer $taker did not reach the last acknowledged offset $last within 90s (at $(max_read "$tout"))"
+    g_fail "consumer $taker did not reach the last acknowledged offset $last within 90s (at $(max_read "$tout"))"
 sleep 1
 kill -TERM "$tpid"
 wait_for 15 eval '! kill -0 '"$tpid"' 2>/dev/null' || kill_tree "$tpid"
@@ -144,6 +144,6 @@ print(first)
 PYEOF
 )"
 [[ "$first" == "$committed" ]] ||
-    fail "consumer $taker began at offset $first after the handover; $holder had committed $committed"
-sum="$($PY "$E2E/vc_check.py" consumed "$ca,$cb" "$prod")" || fail "handover: $sum"
+    g_fail "consumer $taker began at offset $first after the handover; $holder had committed $committed"
+sum="$($PY "$E2E/vc_check.py" consumed "$ca,$cb" "$prod")" || g_fail "handover: $sum"
 pass "consumer $holder left, $taker resumed at the committed offset $committed (${took}s after SIGTERM); $sum"

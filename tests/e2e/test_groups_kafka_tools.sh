@@ -21,7 +21,7 @@ G2=console-group
 
 groups_start 3 "$(pick_ports 37100 3)" || fail "no free ports"
 ports=("${G_PORTS[@]}")
-leader="$(wait_leader 60 "${ports[@]}")" || fail "no leader"
+leader="$(wait_leader 60 "${ports[@]}")" || g_fail "no leader"
 log "nodes $G_BOOTSTRAP, leader $leader"
 
 acked_count() { grep -c '"producer_send_success"' "$1" 2>/dev/null || true; }
@@ -116,14 +116,14 @@ sampler_pid=$!
 step=$((n / 3))
 for round in 1 2; do
     wait_done "$prod" $((round * step)) 120 ||
-        fail "round $round: the producer did not get past record $((round * step))"
+        g_fail "round $round: the producer did not get past record $((round * step))"
     # The consumer is in the group and reading before the leader goes.
-    wait_read "$cons" 0 60 || fail "round $round: the group consumer read nothing within 60s: $(tail -n 3 "$cons" "$cons.err")"
-    leader="$(wait_leader 60 "${ports[@]}")" || fail "round $round: no leader agreed"
+    wait_read "$cons" 0 60 || g_fail "round $round: the group consumer read nothing within 60s: $(tail -n 3 "$cons" "$cons.err")"
+    leader="$(wait_leader 60 "${ports[@]}")" || g_fail "round $round: no leader agreed"
     kill -0 "$prod_pid" 2>/dev/null || log "note: round $round: the producer already finished"
     kill9_server "n$leader"
     mapfile -t alive < <(live_ports)
-    new="$(wait_leader 60 "${alive[@]}")" || fail "round $round: the survivors agree on no leader"
+    new="$(wait_leader 60 "${alive[@]}")" || g_fail "round $round: the survivors agree on no leader"
     log "round $round: killed leader $leader after $(acked_count "$prod") acks, consumer at $(max_read "$cons"); leader now $new"
     sleep 1
     g_restart "n$leader"
@@ -131,13 +131,13 @@ done
 
 wait "$prod_pid"
 rc=$?
-[[ $rc -eq 0 ]] || fail "VerifiableProducer exited $rc: $(tail -n 3 "$prod.err")"
+[[ $rc -eq 0 ]] || g_fail "VerifiableProducer exited $rc: $(tail -n 3 "$prod.err")"
 acked=$(acked_count "$prod")
-((acked >= n / 3)) || fail "only $acked of $n records acknowledged"
+((acked >= n / 3)) || g_fail "only $acked of $n records acknowledged"
 last="$(max_acked "$prod")"
 log "producer done: $acked of $n acked, last acked offset $last; waiting for the consumer"
 wait_read "$cons" "$last" 90 ||
-    fail "the group consumer did not reach offset $last within 90s (at $(max_read "$cons")): $(grep -v record_data "$cons" | tail -n 3) $(tail -n 3 "$cons.err")"
+    g_fail "the group consumer did not reach offset $last within 90s (at $(max_read "$cons")): $(grep -v record_data "$cons" | tail -n 3) $(tail -n 3 "$cons.err")"
 # Let the commit of the last batch and a few --describe samples land.
 sleep 3
 stop_vconsumer "$cons_pid"
@@ -145,19 +145,19 @@ grep -q '"shutdown_complete"' "$cons" || log "note: consumer 1 did not report sh
 kill_tree "$sampler_pid"
 wait "$sampler_pid" 2>/dev/null
 
-csum="$($PY "$E2E/vc_check.py" consumed "$cons" "$prod")" || fail "group consumer through two leader kills: $csum"
+csum="$($PY "$E2E/vc_check.py" consumed "$cons" "$prod")" || g_fail "group consumer through two leader kills: $csum"
 log "consumer 1: $csum"
 committed="${csum##*last_committed=}"
 ((committed == last + 1)) || log "note: last commit $committed, last acked offset $last"
-dsum="$($PY "$E2E/vc_check.py" describe "$samples")" || fail "kafka-consumer-groups --describe: $dsum"
+dsum="$($PY "$E2E/vc_check.py" describe "$samples")" || g_fail "kafka-consumer-groups --describe: $dsum"
 log "describe: $dsum"
 
 # With the consumer gone, --describe shows the last commit; --list shows G.
-cur="$(g_describe_offset "$G")" || fail "--describe after the run failed: $(tail -n 3 "$E2E_TMP/describe.err")"
+cur="$(g_describe_offset "$G")" || g_fail "--describe after the run failed: $(tail -n 3 "$E2E_TMP/describe.err")"
 [[ "$cur" == "$committed" ]] ||
-    fail "--describe shows CURRENT-OFFSET '$cur', the consumer's last successful commit was $committed: $(cat "$E2E_TMP/describe.last")"
-g_groups_cmd --list > "$E2E_TMP/list.out" 2> "$E2E_TMP/list.err" || fail "--list failed: $(tail -n 3 "$E2E_TMP/list.err")"
-grep -qx "$G" "$E2E_TMP/list.out" || fail "--list does not show $G: $(tr '\n' ' ' < "$E2E_TMP/list.out")"
+    g_fail "--describe shows CURRENT-OFFSET '$cur', the consumer's last successful commit was $committed: $(cat "$E2E_TMP/describe.last")"
+g_groups_cmd --list > "$E2E_TMP/list.out" 2> "$E2E_TMP/list.err" || g_fail "--list failed: $(tail -n 3 "$E2E_TMP/list.err")"
+grep -qx "$G" "$E2E_TMP/list.out" || g_fail "--list does not show $G: $(tr '\n' ' ' < "$E2E_TMP/list.out")"
 
 # A consumer restarted in G resumes at the committed offset.
 m=300
@@ -165,17 +165,17 @@ prod2="$E2E_TMP/produced2.jsonl"
 timeout 120 "$E2E_ROOT/bin/kafka-verifiable-producer.sh" --bootstrap-server "$G_BOOTSTRAP" \
     --topic "$TOPIC" --max-messages "$m" --throughput 1000 --acks -1 --value-prefix 2 \
     --producer.config "$E2E_ROOT/config/producer.properties" > "$prod2" 2> "$prod2.err" ||
-    fail "second VerifiableProducer failed: $(tail -n 3 "$prod2.err")"
-(($(acked_count "$prod2") == m)) || fail "only $(acked_count "$prod2") of $m records acknowledged with the quorum whole"
+    g_fail "second VerifiableProducer failed: $(tail -n 3 "$prod2.err")"
+(($(acked_count "$prod2") == m)) || g_fail "only $(acked_count "$prod2") of $m records acknowledged with the quorum whole"
 cons2="$E2E_TMP/consumer2.jsonl"
 last2="$(max_acked "$prod2")"
 vconsumer "$cons2"
 cons2_pid=$VC_PID
 wait_read "$cons2" "$last2" 90 ||
-    fail "the restarted consumer did not reach offset $last2 within 90s: $(grep -v record_data "$cons2" | tail -n 3) $(tail -n 3 "$cons2.err")"
+    g_fail "the restarted consumer did not reach offset $last2 within 90s: $(grep -v record_data "$cons2" | tail -n 3) $(tail -n 3 "$cons2.err")"
 sleep 1
 stop_vconsumer "$cons2_pid"
-rsum="$($PY "$E2E/vc_check.py" resume "$cons2" "$committed" "$prod2")" || fail "restart in $G: $rsum"
+rsum="$($PY "$E2E/vc_check.py" resume "$cons2" "$committed" "$prod2")" || g_fail "restart in $G: $rsum"
 log "consumer 2: $rsum"
 
 # The console consumer in a new group reads N records from the beginning.
@@ -187,10 +187,10 @@ timeout 120 env KQ_TOOLS_LOG_LEVEL=error "$E2E_ROOT/bin/kafka-console-consumer.s
 rc=$?
 got="$(wc -l < "$E2E_TMP/console.txt")"
 [[ $rc -eq 0 && "$got" -eq $N ]] ||
-    fail "console consumer --group $G2: exit $rc, $got of $N records: $(tail -n 3 "$E2E_TMP/console.err")"
+    g_fail "console consumer --group $G2: exit $rc, $got of $N records: $(tail -n 3 "$E2E_TMP/console.err")"
 head -n "$N" "$E2E_TMP/all.txt" | cut -f2- | cmp -s - "$E2E_TMP/console.txt" ||
-    fail "console consumer --group $G2 read other values than the first $N of the log"
-c2="$(g_describe_offset "$G2")" || fail "--describe $G2 failed: $(tail -n 3 "$E2E_TMP/describe.err")"
-[[ "$c2" =~ ^[0-9]+$ ]] || fail "--describe $G2 shows no committed offset: $(cat "$E2E_TMP/describe.last")"
+    g_fail "console consumer --group $G2 read other values than the first $N of the log"
+c2="$(g_describe_offset "$G2")" || g_fail "--describe $G2 failed: $(tail -n 3 "$E2E_TMP/describe.err")"
+[[ "$c2" =~ ^[0-9]+$ ]] || g_fail "--describe $G2 shows no committed offset: $(cat "$E2E_TMP/describe.last")"
 
 pass "2 leader kills under a group consumer: $csum; $dsum; restart: $rsum; console --group read $N (committed $c2)"
