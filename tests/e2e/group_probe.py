@@ -134,6 +134,11 @@ def session(group, topic, coord):
     r = call(c, OffsetFetchRequest_v1(group, [(topic, [0])]))
     p = r.topics[0][1][0] if r.topics and r.topics[0][1] else None
     step("OffsetFetch", p[3] if p else -1, f"offset {p[1]} metadata {p[2]!r}" if p else "no partition")
+    if p and p[3] == 0 and (p[1], p[2]) != (0, "probe"):
+        global ok
+        ok = False
+        print(f"  OffsetFetch: WrongOffsetError(-) the commit of offset 0 (metadata 'probe') "
+              f"answered NONE but OffsetFetch returns offset {p[1]} metadata {p[2]!r}")
     r = call(c, DescribeGroupsRequest_v0([group]))
     g = r.groups[0]
     step("DescribeGroups", g[0], f"state {g[2]}, protocol {g[3]}/{g[4]}, {len(g[5])} member(s)")
