@@ -52,7 +52,7 @@ client_consume() {
         kcat)
             # Balanced consumer; -e: exit once every assigned partition is
             # at its end; the offsets stored are committed on close.
-            timeout 90 kcat -C -G "$group" -b "$G_BOOTSTRAP" -X auto.offset.reset=earliest \
+            timeout 60 kcat -C -G "$group" -b "$G_BOOTSTRAP" -X auto.offset.reset=earliest \
                 -X session.timeout.ms=10000 -X heartbeat.interval.ms=1000 -e \
                 -f 'rec\t%o\t%s\n' "$TOPIC" > "$outf" 2> "$outf.err"
             rc=$?

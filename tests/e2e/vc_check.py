@@ -88,9 +88,10 @@ def cmd_consumed(cons_paths, prod_paths):
                 fail(f"offset {off} read as {read[off]!r} and later as {v!r}")
             read.setdefault(off, v)
         ok, failed = commits(evs)
-        for a, b in zip(ok, ok[1:]):
+        for k, (a, b) in enumerate(zip(ok, ok[1:])):
             if b < a:
-                fail(f"{path}: committed offset went backwards: {a} then {b} (sequence {ok})")
+                fail(f"{path}: successful commit of offset {b} after one of {a} (commit #{k + 2} of "
+                     f"{len(ok)}; around it: {ok[max(0, k - 4):k + 6]})")
         if ok:
             last_committed = ok[-1]
         notes.append(f"{len(recs)} read, {len(ok)} commits ok, {len(failed)} failed"
