@@ -74,43 +74,57 @@ client_consume() {
 committed_of() { sed -n 's/^committed\t//p' "$1" | tail -n 1; }
 errtail() { tail -n 3 "$1" 2>/dev/null | tr '\n' ' '; }
 
-results=()
-# one_client <topology> <client>
+declare -A M=()   # M[topology/client/stage] = ok | FAIL (stage: produce consume resume)
+failures=()
+# bad <topology/client> <stage> <message>: records a failed stage.
+bad() {
+    M[$1/$2]=FAIL
+    failures+=("$1/$2: $3")
+    log "FAILED $1/$2: $3"
+}
+
+# one_client <topology> <client>: returns 1 at the first failed stage.
 one_client() {
-    local topo=$1 c=$2 d="$E2E_TMP/$1-$2" base group sum c1 c2 first
+    local topo=$1 c=$2 d="$E2E_TMP/$1-$2" base group sum c1 c2 first id="$1/$2"
     mkdir -p "$d"
     base="$c-$topo"
     group="grp-$c-$topo"
     client_produce "$c" "$base-1" "$K" "$d/p1" ||
-        g_fail "$topo/$c: produce failed: $(errtail "$d/p1.err")"
-    [[ "$(grep -c . "$d/p1")" -eq "$K" ]] || g_fail "$topo/$c: $(grep -c . "$d/p1") of $K records acknowledged"
-    log "$topo/$c: consume batch 1 in new group $group"
+        { bad "$id" produce "produce failed: $(errtail "$d/p1.err")"; return 1; }
+    [[ "$(grep -c . "$d/p1")" -eq "$K" ]] ||
+        { bad "$id" produce "$(grep -c . "$d/p1") of $K records acknowledged"; return 1; }
+    M[$id/produce]=ok
+    log "$id: consume batch 1 in new group $group"
     client_consume "$c" "$group" "$base-1" "$K" "$d/r1" ||
-        g_fail "$topo/$c: group consume (run 1) failed: $(errtail "$d/r1.err") $(tail -n 2 "$d/r1")"
+        { bad "$id" consume "group consume (run 1) failed: $(errtail "$d/r1.err") $(tail -n 2 "$d/r1")"; return 1; }
+    sum="$($PY "$E2E/group_check.py" "$d/r1" "$d/p1" "$base" --skip-commit)" ||
+        { bad "$id" consume "run 1 (new group $group): $sum; stderr: $(errtail "$d/r1.err")"; return 1; }
+    M[$id/consume]=ok
     sum="$($PY "$E2E/group_check.py" "$d/r1" "$d/p1" "$base")" ||
-        g_fail "$topo/$c: run 1 (new group $group): $sum; stderr: $(errtail "$d/r1.err")"
+        { bad "$id" resume "run 1 (new group $group): $sum; stderr: $(errtail "$d/r1.err")"; return 1; }
     c1="$(committed_of "$d/r1")"
     # An independent OffsetFetch (no group membership) sees the same offset.
     timeout 60 $PY "$E2E/group_client.py" kafka-python committed "$G_BOOTSTRAP" "$TOPIC" "$group" \
-        > "$d/fetch1" 2> "$d/fetch1.err" || g_fail "$topo/$c: OffsetFetch failed: $(errtail "$d/fetch1.err")"
+        > "$d/fetch1" 2> "$d/fetch1.err" ||
+        { bad "$id" resume "OffsetFetch failed: $(errtail "$d/fetch1.err")"; return 1; }
     [[ "$(committed_of "$d/fetch1")" == "$c1" ]] ||
-        g_fail "$topo/$c: the client committed $c1 but OffsetFetch returns $(committed_of "$d/fetch1")"
-    log "$topo/$c: run 1: $sum"
+        { bad "$id" resume "the client committed $c1 but OffsetFetch returns $(committed_of "$d/fetch1")"; return 1; }
+    log "$id: run 1: $sum"
 
     client_produce "$c" "$base-2" "$K" "$d/p2" ||
-        g_fail "$topo/$c: produce (batch 2) failed: $(errtail "$d/p2.err")"
+        { bad "$id" resume "produce (batch 2) failed: $(errtail "$d/p2.err")"; return 1; }
     if [[ "$c" != kcat ]]; then
         first="$(sed -n '1s/^ack\t\([0-9]*\)\t.*/\1/p' "$d/p2")"
-        [[ "$first" == "$c1" ]] || log "$topo/$c: note: batch 2 starts at offset $first, committed $c1"
+        [[ "$first" == "$c1" ]] || log "$id: note: batch 2 starts at offset $first, committed $c1"
     fi
-    log "$topo/$c: consume batch 2 in the same group (must resume at $c1)"
+    log "$id: consume batch 2 in the same group (must resume at $c1)"
     client_consume "$c" "$group" "$base-2" "$K" "$d/r2" ||
-        g_fail "$topo/$c: group consume (run 2) failed: $(errtail "$d/r2.err") $(tail -n 2 "$d/r2")"
+        { bad "$id" resume "group consume (run 2) failed: $(errtail "$d/r2.err") $(tail -n 2 "$d/r2")"; return 1; }
     sum="$($PY "$E2E/group_check.py" "$d/r2" "$d/p2" "$base" --start "$c1")" ||
-        g_fail "$topo/$c: run 2 (resume of $group at $c1): $sum; stderr: $(errtail "$d/r2.err")"
+        { bad "$id" resume "run 2 (resume of $group at $c1): $sum; stderr: $(errtail "$d/r2.err")"; return 1; }
     c2="$(committed_of "$d/r2")"
-    log "$topo/$c: run 2: $sum"
-    results+=("$topo/$c ok (committed $c1 then $c2)")
+    log "$id: run 2: $sum"
+    M[$id/resume]=ok
 }
 
 topologies=(1)
@@ -126,8 +140,20 @@ for topo in "${topologies[@]}"; do
     fi
     log "topology ${topo} node(s): $G_BOOTSTRAP"
     for c in "${clients[@]}"; do
-        one_client "${topo}node" "$c"
+        one_client "${topo}node" "$c" || true
     done
 done
 
-pass "${results[*]}"
+# The client x feature table (stderr), then the verdict.
+{
+    printf '%-22s %-8s %-8s %-8s\n' "topology/client" produce consume resume
+    for topo in "${topologies[@]}"; do
+        for c in "${clients[@]}"; do
+            id="${topo}node/$c"
+            printf '%-22s %-8s %-8s %-8s\n' "$id" "${M[$id/produce]:--}" "${M[$id/consume]:--}" "${M[$id/resume]:--}"
+        done
+    done
+} >&2
+runs=$((${#topologies[@]} * ${#clients[@]}))
+((${#failures[@]} == 0)) || g_fail "${#failures[@]} of $runs client runs failed: ${failures[*]}"
+pass "$runs client runs (${clients[*]} on ${topologies[*]} node(s)): produce, group consume, commit, resume at the committed offset"
