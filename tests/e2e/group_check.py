@@ -2,7 +2,8 @@
 """Checks one group-consumer run (output of group_client.py / groupclient /
 kcat -f 'rec\\t%o\\t%s\\n') against what was produced.
 
-usage: group_check.py RUN EXPECTED PREFIX [--start OFFSET] [--committed OFFSET]
+usage: group_check.py RUN EXPECTED PREFIX [--start OFFSET [--data-offsets LOG]]
+                      [--committed OFFSET]
                       [--allow-dups] [--no-assigned] [--skip-commit]
 
 RUN has "rec<TAB>offset<TAB>value", "assigned<TAB>..." and
@@ -11,7 +12,9 @@ RUN has "rec<TAB>offset<TAB>value", "assigned<TAB>..." and
 checked too). Checks: every expected value read (exactly once unless
 --allow-dups), no other value beginning with PREFIX- (e.g. an earlier batch:
 the run must have resumed after it), the first record read at OFFSET
-(--start), the committed offset read back equal to the last offset read + 1
+(--start; with --data-offsets, a file of "offset<TAB>value" lines of every
+data record in the log (kcat), the first record read at or after OFFSET with
+no data record in between: control batches are skipped by most clients), the committed offset read back equal to the last offset read + 1
 (and to --committed when given; neither with --skip-commit), a partition
 assignment reported. Prints a
 one-line summary; exit 1 with the reason on failure.
@@ -21,13 +24,13 @@ import sys
 
 def main(argv):
     args = argv[1:]
-    opts = {"--start": None, "--committed": None}
+    opts = {"--start": None, "--committed": None, "--data-offsets": None}
     flags = set()
     pos = []
     i = 0
     while i < len(args):
         if args[i] in opts:
-            opts[args[i]] = int(args[i + 1])
+            opts[args[i]] = args[i + 1] if args[i] == "--data-offsets" else int(args[i + 1])
             i += 2
             continue
         if args[i].startswith("--"):
@@ -88,8 +91,24 @@ def main(argv):
     offs = [o for o, _ in recs]
     if any(b <= a for a, b in zip(offs, offs[1:])) and "--allow-dups" not in flags:
         bad("offsets read not strictly increasing")
-    if opts["--start"] is not None and offs[0] != opts["--start"]:
-        bad(f"first record read at offset {offs[0]}, expected {opts['--start']} (the committed offset)")
+    start = opts["--start"]
+    if start is not None and opts["--data-offsets"] is None and offs[0] != start:
+        bad(f"first record read at offset {offs[0]}, expected {start} (the committed offset)")
+    if start is not None and opts["--data-offsets"] is not None:
+        # The server's log also holds control batches (e.g. the offset
+        # commits themselves), which clients skip: the run must begin at the
+        # first data record at or after the committed offset.
+        data = set()
+        for line in open(opts["--data-offsets"], encoding="utf-8", errors="replace"):
+            f = line.split("\t", 1)
+            if f[0].strip().isdigit():
+                data.add(int(f[0]))
+        if offs[0] < start:
+            bad(f"first record read at offset {offs[0]}, before the committed offset {start}")
+        skipped = sorted(o for o in data if start <= o < offs[0])
+        if skipped:
+            bad(f"first record read at offset {offs[0]}: data records at {skipped[:5]} between the "
+                f"committed offset {start} and it were skipped")
     if "--skip-commit" in flags:
         print(f"read {len(recs)} records {offs[0]}..{max(offs)}, {len(expected)} expected values "
               f"all present, {dups} duplicates")

@@ -128,22 +128,11 @@ kill -TERM "$tpid"
 wait_for 15 eval '! kill -0 '"$tpid"' 2>/dev/null' || kill_tree "$tpid"
 wait "$tpid" 2>/dev/null
 
-# The taker's first record after its final assignment is at the committed offset.
-first="$($PY - "$tout" <<'PYEOF'
-import json, sys
-first = None
-for line in open(sys.argv[1]):
-    if not line.startswith("{"):
-        continue
-    ev = json.loads(line)
-    if ev["name"] == "partitions_assigned" and any(p["partition"] == 0 for p in ev["partitions"]):
-        first = "none"
-    elif ev["name"] == "record_data" and first == "none":
-        first = ev["offset"]
-print(first)
-PYEOF
-)"
-[[ "$first" == "$committed" ]] ||
-    g_fail "consumer $taker began at offset $first after the handover; $holder had committed $committed"
+# The taker's first record after its final assignment is the first data
+# record at or after the committed offset (kcat lists the data records: the
+# log also holds control batches, e.g. the commits themselves).
+consume_all "${G_PORTS[0]}" "$E2E_TMP/all.txt"
+ssum="$($PY "$E2E/vc_check.py" start "$tout" "$committed" "$E2E_TMP/all.txt")" ||
+    g_fail "after $holder left (last commit $committed): $ssum"
 sum="$($PY "$E2E/vc_check.py" consumed "$ca,$cb" "$prod")" || g_fail "handover: $sum"
-pass "consumer $holder left, $taker resumed at the committed offset $committed (${took}s after SIGTERM); $sum"
+pass "consumer $holder left, $taker took over ${took}s after SIGTERM: $ssum; $sum"

@@ -175,11 +175,15 @@ wait_read "$cons2" "$last2" 90 ||
     g_fail "the restarted consumer did not reach offset $last2 within 90s: $(grep -v record_data "$cons2" | tail -n 3) $(tail -n 3 "$cons2.err")"
 sleep 1
 stop_vconsumer "$cons2_pid"
-rsum="$($PY "$E2E/vc_check.py" resume "$cons2" "$committed" "$prod2")" || g_fail "restart in $G: $rsum"
+# The data records of the log (kcat skips control batches such as the
+# commits themselves) tell a control batch at the committed offset from a
+# skipped record.
+consume_all "${ports[0]}" "$E2E_TMP/all.txt"
+rsum="$($PY "$E2E/vc_check.py" resume "$cons2" "$committed" "$prod2" "$E2E_TMP/all.txt")" ||
+    g_fail "restart in $G: $rsum"
 log "consumer 2: $rsum"
 
 # The console consumer in a new group reads N records from the beginning.
-consume_all "${ports[0]}" "$E2E_TMP/all.txt"
 N=500
 timeout 120 env KQ_TOOLS_LOG_LEVEL=error "$E2E_ROOT/bin/kafka-console-consumer.sh" \
     --bootstrap-server "$G_BOOTSTRAP" --group "$G2" --topic "$TOPIC" --from-beginning \

@@ -10,9 +10,14 @@ usage:
       consumer the successful commits of partition 0 never go backwards.
       Prints a summary whose last field is last_committed=N (the last
       successful commit of the last consumer file).
-  vc_check.py resume CONSUMER.jsonl COMMITTED PRODUCED.jsonl
+  vc_check.py resume CONSUMER.jsonl COMMITTED PRODUCED.jsonl [LOG]
       The first record read is at offset COMMITTED and every acknowledged
-      record of PRODUCED was read.
+      record of PRODUCED was read. With LOG ("offset<TAB>value" of every data
+      record, kcat), the first record read is the first data record at or
+      after COMMITTED (control batches in between are skipped by consumers).
+  vc_check.py start CONSUMER.jsonl COMMITTED [LOG]
+      The same for the first record read after the consumer's last
+      assignment of partition 0 (a partition taken over).
   vc_check.py describe SAMPLES
       SAMPLES has "ok<TAB>ms<TAB>current<TAB>lag" and "err<TAB>ms<TAB>why"
       lines (current "-": nothing committed yet): the committed offset never
@@ -114,18 +119,57 @@ def cmd_consumed(cons_paths, prod_paths):
           f"{dups} re-reads; {'; '.join(notes)}; last_committed={last_committed}")
 
 
-def cmd_resume(cons_path, committed, prod_path):
+def data_offsets(path):
+    out = set()
+    for line in open(path, encoding="utf-8", errors="replace"):
+        f = line.split("\t", 1)
+        if f[0].strip().isdigit():
+            out.add(int(f[0]))
+    return out
+
+
+def check_start(first, committed, log_path, who):
+    """The first offset read after (re)joining must be the first data record
+    at or after the committed offset (the log also holds control batches,
+    e.g. the offset commits, which the consumer skips)."""
+    if log_path is None:
+        if first != committed:
+            fail(f"{who} began at offset {first}, the group's committed offset is {committed}")
+        return
+    if first < committed:
+        fail(f"{who} began at offset {first}, before the group's committed offset {committed}")
+    skipped = sorted(o for o in data_offsets(log_path) if committed <= o < first)
+    if skipped:
+        fail(f"{who} began at offset {first}: data records at {skipped[:5]} after the committed "
+             f"offset {committed} were skipped")
+
+
+def cmd_start(cons_path, committed, log_path):
+    """The first record after the consumer's last assignment of partition 0."""
+    first = None
+    for ev in events(cons_path):
+        if ev.get("name") == "partitions_assigned" and any(
+                int(p.get("partition", -1)) == 0 for p in ev.get("partitions") or []):
+            first = "none"
+        elif ev.get("name") == "record_data" and first == "none":
+            first = int(ev["offset"])
+    if not isinstance(first, int):
+        fail("the consumer read nothing after its last assignment of partition 0")
+    check_start(first, committed, log_path, "the consumer taking over")
+    print(f"first record after the takeover at {first}, committed offset {committed}")
+
+
+def cmd_resume(cons_path, committed, prod_path, log_path=None):
     recs = records(events(cons_path))
     if not recs:
         fail("the restarted consumer read nothing")
-    if recs[0][0] != committed:
-        fail(f"the restarted consumer began at offset {recs[0][0]}, the group's committed offset is {committed}")
+    check_start(recs[0][0], committed, log_path, "the restarted consumer")
     acks, _ = acked([prod_path])
     read = dict(recs)
     missing = [(o, v) for o, v in acks if read.get(o) != v]
     if missing:
         fail(f"{len(missing)} of {len(acks)} records produced after the restart not read (first {missing[:3]})")
-    print(f"restarted consumer began at the committed offset {committed}, read {len(recs)} records, "
+    print(f"restarted consumer began at {recs[0][0]} (committed offset {committed}), read {len(recs)} records, "
           f"all {len(acks)} new acknowledged records")
 
 
@@ -169,7 +213,9 @@ def main(argv):
     if argv[1] == "consumed":
         cmd_consumed(argv[2].split(","), argv[3:])
     elif argv[1] == "resume":
-        cmd_resume(argv[2], int(argv[3]), argv[4])
+        cmd_resume(argv[2], int(argv[3]), argv[4], argv[5] if len(argv) > 5 else None)
+    elif argv[1] == "start":
+        cmd_start(argv[2], int(argv[3]), argv[4] if len(argv) > 4 else None)
     elif argv[1] == "describe":
         cmd_describe(argv[2])
     else:
