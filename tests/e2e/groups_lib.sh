@@ -158,7 +158,7 @@ g_franz_client() {
     if [[ ! -x "$bin" ]]; then
         mkdir -p "$out"
         (cd "$src" && \
-            timeout 300 go build -o "$bin.tmp" .) >&2 || return 1
+            timeout 300 go build -buildvcs=false -o "$bin.tmp" .) >&2 || return 1
         mv "$bin.tmp" "$bin"
     fi
     echo "$bin"
