@@ -92,6 +92,24 @@ def cmd_consumed(cons_paths, prod_paths):
             if off in read and read[off] != v:
                 fail(f"offset {off} read as {read[off]!r} and later as {v!r}")
             read.setdefault(off, v)
+        # After each (re)assignment of partition 0 the consumer starts at
+        # the group's committed offset: never below this consumer's last
+        # successful commit (an acknowledged commit lost, e.g. in a failover).
+        last_ok, pending, rejoins = None, False, 0
+        for ev in evs:
+            name = ev.get("name")
+            if name == "offsets_committed" and ev.get("success"):
+                for o in ev.get("offsets") or []:
+                    if int(o.get("partition", -1)) == 0:
+                        last_ok = int(o["offset"])
+            elif name == "partitions_assigned":
+                pending = any(int(p.get("partition", -1)) == 0 for p in ev.get("partitions") or [])
+            elif name == "record_data" and pending:
+                pending = False
+                rejoins += 1
+                if last_ok is not None and int(ev["offset"]) < last_ok:
+                    fail(f"{path}: after a reassignment the consumer began at offset {ev['offset']}, "
+                         f"below its last successful commit {last_ok}: an acknowledged commit was lost")
         ok, failed = commits(evs)
         for k, (a, b) in enumerate(zip(ok, ok[1:])):
             if b < a:
@@ -99,7 +117,7 @@ def cmd_consumed(cons_paths, prod_paths):
                      f"{len(ok)}; around it: {ok[max(0, k - 4):k + 6]})")
         if ok:
             last_committed = ok[-1]
-        notes.append(f"{len(recs)} read, {len(ok)} commits ok, {len(failed)} failed"
+        notes.append(f"{len(recs)} read in {rejoins} assignment(s), {len(ok)} commits ok, {len(failed)} failed"
                      + (f" (first error: {failed[0]})" if failed else ""))
     missing = [(o, v) for o, v in acks if read.get(o) != v]
     if missing:
