@@ -155,6 +155,14 @@ typedef struct kq_config {
      * here), at least socket.request.max.bytes */
     uint64_t queued_max_request_bytes;
     int64_t connections_max_idle_ms;  /* connections.max.idle.ms, 600000; -1 never */
+    /* The group coordinator (Kafka's keys and defaults, limits.h KQ_GROUP_*):
+     * group.max.size 1 .. KQ_GROUP_MAX_SIZE_DEFAULT (its default),
+     * group.min.session.timeout.ms (6000) <= group.max.session.timeout.ms
+     * (1800000), group.initial.rebalance.delay.ms (3000, >= 0). */
+    int32_t group_max_size;
+    int32_t group_min_session_timeout_ms;
+    int32_t group_max_session_timeout_ms;
+    int32_t group_initial_rebalance_delay_ms;
     char cluster_id[64];              /* cluster.id, "kq-raft-test-cluster" */
     /* metrics.port (our key): the Prometheus endpoint http://host:port/metrics
      * (README "Metrics"); 0: off. metrics.host: where it binds; empty: the

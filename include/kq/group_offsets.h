@@ -48,6 +48,9 @@ typedef struct group_offsets group_offsets;
 
 group_offsets *group_offsets_create(void);
 void group_offsets_destroy(group_offsets *o);
+/* Exchanges the contents of a and b (an installed snapshot's table takes
+ * the place of the one in use, which others hold a pointer to). */
+void group_offsets_swap(group_offsets *a, group_offsets *b);
 /* Forgets everything (committed and pending); committed_to becomes from. */
 void group_offsets_clear(group_offsets *o, int64_t from);
 
@@ -96,8 +99,9 @@ int group_offsets_foreach_group_id(const group_offsets *o,
 int group_offsets_count(const group_offsets *o);
 
 /* The state at the log end: every committed entry overridden by the newest
- * pending commit of the same key, each key once (for a snapshot taken at
- * the log end). */
+ * pending commit of the same key, each key once, in (group id, topic,
+ * partition) order (for a snapshot taken at the log end: equal states give
+ * equal files). */
 int group_offsets_foreach_at_end(const group_offsets *o, group_offsets_cb cb, void *ctx);
 /* Loads one entry of a snapshot as committed (log_offset ignored). false
  * if it breaks a rule of group_offset or memory runs out. */

@@ -51,8 +51,9 @@ typedef struct handler_conn {
 /* Operations the authorizer allows per principal (issue 9). */
 enum handler_op {
     HANDLER_OP_PRODUCE = 0, /* Produce, InitProducerId (idempotent write) */
-    HANDLER_OP_CONSUME,     /* Fetch (consumers), ListOffsets */
-    HANDLER_OP_DESCRIBE,    /* Metadata topics, DescribeQuorum, DescribeCluster */
+    HANDLER_OP_CONSUME,     /* Fetch (consumers), ListOffsets, the group APIs */
+    HANDLER_OP_DESCRIBE,    /* Metadata topics, DescribeQuorum, DescribeCluster,
+                             * FindCoordinator */
     HANDLER_OP_COUNT
 };
 
@@ -120,7 +121,9 @@ enum handler_decision_kind {
 };
 
 /* Client batches to append (one partition: __cluster_metadata-0), already
- * validated. producer_id < 0: not idempotent. */
+ * validated: a Produce's, or an OffsetCommit's one control batch (the
+ * handlers' own, valid until handler_append_result). producer_id < 0: not
+ * idempotent. */
 typedef struct handler_append {
     uint8_t *records; /* in the request frame; valid until the frame is done */
     size_t len;
@@ -154,7 +157,8 @@ void handler_on_frame(handler *h, void *slot, uint8_t *frame, size_t len,
                       handler_decision *decision);
 /* The outcome of the HANDLER_APPEND just decided: an error, or the offsets
  * the batches hold (for a duplicate, those of the original) and the leader
- * epoch they were appended in. The answer waits per acks. */
+ * epoch they were appended in. A Produce's answer waits per acks, an
+ * OffsetCommit's until the high watermark and the offsets table pass it. */
 void handler_append_result(handler *h, int16_t error, int64_t base_offset, int64_t last_offset,
                            int32_t epoch);
 
@@ -210,7 +214,9 @@ void handler_conn_closed(handler *h, void *session);
 const char *handler_read_failure(const handler *h);
 
 /* The core's high watermark or the log's flushed offset moved, or the role
- * changed: answer waiting produce and fetch requests that are now satisfied. */
+ * changed: answer waiting produce, fetch and OffsetCommit requests that are
+ * now satisfied; a lost lead or epoch drops the group coordinator (its
+ * waiting JoinGroup/SyncGroup are answered NOT_COORDINATOR). */
 void handler_on_progress(handler *h);
 /* Earliest deadline of a waiting request (INT64_MAX if none) and expiry. */
 int64_t handler_next_deadline(const handler *h);

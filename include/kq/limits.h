@@ -378,8 +378,10 @@ _Static_assert((uint64_t)KQ_METRICS_API_KEYS_MAX * (KQ_METRICS_BUCKETS_MAX + 4) 
 #define KQ_SNAPSHOT_BATCH_BYTES_MAX (1u << 20)
 /* Node prefixes whose largest producer id a snapshot records. */
 #define KQ_SNAPSHOT_PID_NODES_MAX 64
-/* Upper bound of one snapshot data record (framing, key and value). */
-#define KQ_SNAPSHOT_RECORD_BYTES_MAX (32 + 8 + 12 * KQ_SNAPSHOT_PID_NODES_MAX)
+/* Upper bound of one snapshot data record (framing, key and value): the
+ * largest is a "kq.group-offset" with the longest metadata (asserted with
+ * the group limits below). */
+#define KQ_SNAPSHOT_RECORD_BYTES_MAX 8192
 
 _Static_assert(KQ_SNAPSHOT_BATCH_BYTES_MAX <= RECORD_BATCH_BYTES_MAX,
                "a snapshot batch is a record batch");
@@ -428,6 +430,11 @@ _Static_assert(KQ_SNAPSHOT_PID_NODES_MAX >= RAFT_VOTERS_MAX + RAFT_OBSERVERS_MAX
 /* offset.metadata.max.bytes (Kafka's default): an OffsetCommit partition
  * whose metadata is longer is answered OFFSET_METADATA_TOO_LARGE. */
 #define KQ_GROUP_OFFSET_METADATA_BYTES_MAX 4096
+/* Upper bound of one encoded committed offset (include/kq/group_offset_codec.h:
+ * version, three int16-length strings, partition, offset, epoch, timestamp). */
+#define KQ_GROUP_OFFSET_VALUE_BYTES_MAX                                              \
+    (2 + 3 * 2 + KQ_GROUP_NAME_BYTES_MAX + KQ_TOPIC_NAME_BYTES_MAX +                 \
+     KQ_GROUP_OFFSET_METADATA_BYTES_MAX + 4 + 8 + 4 + 8)
 /* Committed offsets (distinct group, topic, partition) the leader accepts
  * (no Kafka key; Kafka is unbounded). A commit that would add a key beyond
  * it is answered INVALID_COMMIT_OFFSET_SIZE. Pending commits above the
@@ -440,6 +447,10 @@ _Static_assert(KQ_SNAPSHOT_PID_NODES_MAX >= RAFT_VOTERS_MAX + RAFT_OBSERVERS_MAX
  * groups). Beyond it a JoinGroup or SyncGroup is answered
  * COORDINATOR_NOT_AVAILABLE at once (retriable). */
 #define HANDLER_GROUP_PENDING_MAX 4096
+/* An appended OffsetCommit not committed within this is answered
+ * COORDINATOR_NOT_AVAILABLE (Kafka's offsets.commit.timeout.ms and its
+ * answer to a timed-out offsets append). */
+#define HANDLER_GROUP_COMMIT_TIMEOUT_MS 5000
 
 _Static_assert(KQ_GROUP_MIN_SESSION_TIMEOUT_MS_DEFAULT <= KQ_GROUP_MAX_SESSION_TIMEOUT_MS_DEFAULT,
                "group.min.session.timeout.ms <= group.max.session.timeout.ms");
@@ -448,6 +459,10 @@ _Static_assert(KQ_GROUP_ANSWERS_MAX >= 2 * KQ_GROUP_MAX_SIZE_DEFAULT + 1,
                "a step ending one group's join and syncs fits in one output");
 _Static_assert((uint64_t)KQ_GROUP_MAX_SIZE_DEFAULT * KQ_GROUP_MEMBER_BYTES_MAX * 2 <= (8ull << 30),
                "one full group holds at most 8 GiB of metadata and assignments");
+_Static_assert(KQ_SNAPSHOT_RECORD_BYTES_MAX >= 32 + 16 + KQ_GROUP_OFFSET_VALUE_BYTES_MAX,
+               "a kq.group-offset snapshot record fits the record bound");
+_Static_assert(KQ_GROUP_OFFSET_METADATA_BYTES_MAX <= INT16_MAX,
+               "metadata fits an int16-length string");
 _Static_assert((uint64_t)KQ_GROUP_OFFSETS_MAX *
                        (KQ_GROUP_NAME_BYTES_MAX + KQ_TOPIC_NAME_BYTES_MAX +
                         KQ_GROUP_OFFSET_METADATA_BYTES_MAX + 64) <= (1ull << 30),

@@ -4,7 +4,9 @@
  * one SnapshotHeaderRecord (control type 3), last a control batch holding
  * one SnapshotFooterRecord (type 4), uncompressed data batches of our own
  * records between them (keys "kq.voters", "kq.producer-id-max",
- * "kq.producer"; layouts in src/storage/FORMAT.md, "Snapshot content").
+ * "kq.producer", "kq.group-offset"; layouts in src/storage/FORMAT.md,
+ * "Snapshot content"; files older than the group offsets have no
+ * "kq.group-offset" and stay valid).
  * Pure functions of their arguments (no globals): callable from any thread,
  * on distinct objects. */
 #ifndef KQ_SNAPSHOT_STATE_H
@@ -14,6 +16,7 @@
 #include <stdint.h>
 
 #include "kq/buf.h"
+#include "kq/group_offsets.h"
 #include "kq/limits.h"
 #include "kq/producer_state.h"
 #include "kq/raft.h"
@@ -39,14 +42,17 @@ typedef struct kq_snapshot_meta {
 
 /* Appends the whole file to out: the header, the voters, the producer-id
  * maxima, then every producer of ps (NULL: none) least recently recorded
- * first, records packed into batches of at most KQ_SNAPSHOT_BATCH_BYTES_MAX,
+ * first, then one "kq.group-offset" per entry of
+ * group_offsets_foreach_at_end(offsets) (NULL: none), records packed into batches of at most KQ_SNAPSHOT_BATCH_BYTES_MAX,
  * every record and batch timestamped last_contained_timestamp_ms, then the
  * footer. 0; -EINVAL if meta breaks a rule above or a producer could not be
  * decoded back (pid < 0, a negative sequence or offset, a batch's offsets
- * reversed or at or above meta->id.end_offset), id.epoch < 0 or
+ * reversed or at or above meta->id.end_offset) or an offsets entry breaks
+ * a rule of group_offset, id.epoch < 0 or
  * id.end_offset < 0; -ENOMEM if out fails (out is then left with its error
  * set). On an error out->len is back where it was unless out failed. */
-int kq_snapshot_encode(const producer_state *ps, const kq_snapshot_meta *meta, kq_writer *out);
+int kq_snapshot_encode(const producer_state *ps, const group_offsets *offsets,
+                       const kq_snapshot_meta *meta, kq_writer *out);
 
 /* Validates a whole file (data, len) and loads it. Refused (-EBADMSG, err
  * names the byte position of the batch or record and the reason): a batch
@@ -60,13 +66,18 @@ int kq_snapshot_encode(const producer_state *ps, const kq_snapshot_meta *meta, k
  * writer's content is not silently dropped), a value that does not parse
  * exactly (version 0) or breaks the rules of kq_snapshot_meta and
  * kq_snapshot_encode, no "kq.voters" or more than one, more than one
- * "kq.producer-id-max", a producer id twice, or more producers than ps
- * holds (producer_state_capacity). On success ps (NULL: validate only) is
- * cleared and holds exactly the file's producers in their order, and meta
- * (NULL: not returned) has id = expect. On failure ps is cleared and meta
- * is unspecified. err may be NULL. -EINVAL (nothing read) if expect has a
+ * "kq.producer-id-max", a producer id twice, more producers than ps
+ * holds (producer_state_capacity), or the same (group, topic, partition)
+ * in two "kq.group-offset" records. On success ps (NULL: validate only) is
+ * cleared and holds exactly the file's producers in their order, offsets
+ * (NULL: validate only) is cleared with group_offsets_clear(offsets,
+ * expect.end_offset) and holds exactly the file's group offsets as
+ * committed (group_offsets_restore), and meta (NULL: not returned) has
+ * id = expect. On failure ps and offsets are cleared and meta is
+ * unspecified. err may be NULL. -EINVAL (nothing read) if expect has a
  * negative end offset or epoch; -ENOMEM if memory runs out. */
 int kq_snapshot_decode(const uint8_t *data, size_t len, raft_snapshot_id expect,
-                       producer_state *ps, kq_snapshot_meta *meta, char *err, size_t errlen);
+                       producer_state *ps, group_offsets *offsets, kq_snapshot_meta *meta,
+                       char *err, size_t errlen);
 
 #endif

@@ -1,6 +1,6 @@
-/* FindCoordinator (api key 10), versions 0-6; flexible from v3. Advertised
- * (v0 only, src/wire/api_table.c) so that librdkafka enables lz4; there is
- * no group coordinator, so the handler's answer is always an error. v0-v3
+/* FindCoordinator (api key 10), versions 0-6; flexible from v3. The
+ * Raft leader coordinates every group (src/handler/group_find_coordinator.c).
+ * v0-v3
  * carry one key (key_type from v1); v4+ batch keys (coordinator_keys) and
  * answer one coordinator per key. Decoders borrow strings from the input
  * and take arrays from the arena. Fields absent in a version get the

@@ -45,6 +45,10 @@ enum cfg_key {
     K_LOG_RETENTION_MINUTES,
     K_LOG_RETENTION_HOURS,
     K_FETCH_SNAPSHOT_MAX,
+    K_GROUP_MAX_SIZE,
+    K_GROUP_MIN_SESSION,
+    K_GROUP_MAX_SESSION,
+    K_GROUP_REBALANCE_DELAY,
     K_SOCKET_MAX,
     K_QUEUED_MAX,
     K_IDLE_MAX,
@@ -104,6 +108,10 @@ static const struct cfg_key_def {
     {"log.retention.minutes", K_LOG_RETENTION_MINUTES},
     {"log.retention.hours", K_LOG_RETENTION_HOURS},
     {"controller.quorum.fetch.snapshot.max.bytes", K_FETCH_SNAPSHOT_MAX},
+    {"group.max.size", K_GROUP_MAX_SIZE},
+    {"group.min.session.timeout.ms", K_GROUP_MIN_SESSION},
+    {"group.max.session.timeout.ms", K_GROUP_MAX_SESSION},
+    {"group.initial.rebalance.delay.ms", K_GROUP_REBALANCE_DELAY},
     {"socket.request.max.bytes", K_SOCKET_MAX},
     {"queued.max.request.bytes", K_QUEUED_MAX},
     {"connections.max.idle.ms", K_IDLE_MAX},
@@ -339,6 +347,12 @@ static const struct num_key_def {
     {K_LOG_RETENTION_MS, K_RETENTION_MS, 3, -1, INT64_MAX, 1},
     {K_RETENTION_MS, K_RETENTION_MS, 4, -1, INT64_MAX, 1},
     {K_FETCH_SNAPSHOT_MAX, K_FETCH_SNAPSHOT_MAX, 1, 1, KQ_SNAPSHOT_BYTES_MAX, 1},
+    /* The group coordinator's (Kafka's names; group.max.size is capped,
+     * src/group/README.md). */
+    {K_GROUP_MAX_SIZE, K_GROUP_MAX_SIZE, 1, 1, KQ_GROUP_MAX_SIZE_DEFAULT, 1},
+    {K_GROUP_MIN_SESSION, K_GROUP_MIN_SESSION, 1, 0, INT32_MAX, 1},
+    {K_GROUP_MAX_SESSION, K_GROUP_MAX_SESSION, 1, 1, INT32_MAX, 1},
+    {K_GROUP_REBALANCE_DELAY, K_GROUP_REBALANCE_DELAY, 1, 0, INT32_MAX, 1},
 };
 
 static void store_num(kq_config *cfg, enum cfg_key value, int64_t x)
@@ -361,6 +375,18 @@ static void store_num(kq_config *cfg, enum cfg_key value, int64_t x)
         break;
     case K_FETCH_SNAPSHOT_MAX:
         cfg->fetch_snapshot_max_bytes = (uint32_t)x;
+        break;
+    case K_GROUP_MAX_SIZE:
+        cfg->group_max_size = (int32_t)x;
+        break;
+    case K_GROUP_MIN_SESSION:
+        cfg->group_min_session_timeout_ms = (int32_t)x;
+        break;
+    case K_GROUP_MAX_SESSION:
+        cfg->group_max_session_timeout_ms = (int32_t)x;
+        break;
+    case K_GROUP_REBALANCE_DELAY:
+        cfg->group_initial_rebalance_delay_ms = (int32_t)x;
         break;
     default:
         KQ_ASSERT(!"a value of num_keys");
@@ -545,6 +571,10 @@ static int cfg_handler(void *user, const char *section, const char *name,
     case K_LOG_RETENTION_MINUTES:
     case K_LOG_RETENTION_HOURS:
     case K_FETCH_SNAPSHOT_MAX:
+    case K_GROUP_MAX_SIZE:
+    case K_GROUP_MIN_SESSION:
+    case K_GROUP_MAX_SESSION:
+    case K_GROUP_REBALANCE_DELAY:
         return set_num(c, k, key, value);
     case K_SOCKET_MAX:
         if (kq_config_parse_int(value, 1, INT32_MAX, &x, why, sizeof why) != 0) {
@@ -834,6 +864,21 @@ static int check_request_memory(cfg_ctx *c)
     return -1;
 }
 
+/* A member's session timeout must be able to lie between the two. Blames
+ * the key the file set (group.max.session.timeout.ms when it set both). */
+static int check_group_sessions(cfg_ctx *c)
+{
+    const kq_config *cfg = c->cfg;
+    if (cfg->group_min_session_timeout_ms <= cfg->group_max_session_timeout_ms)
+        return 0;
+    bool max_set = c->key_line[K_GROUP_MAX_SESSION] > 0;
+    cfg_fail(c, max_set ? c->key_line[K_GROUP_MAX_SESSION] : c->key_line[K_GROUP_MIN_SESSION],
+             max_set ? "group.max.session.timeout.ms" : "group.min.session.timeout.ms",
+             "group.min.session.timeout.ms (%d) exceeds group.max.session.timeout.ms (%d)",
+             (int)cfg->group_min_session_timeout_ms, (int)cfg->group_max_session_timeout_ms);
+    return -1;
+}
+
 void kq_config_defaults(kq_config *out)
 {
     memset(out, 0, sizeof *out);
@@ -855,6 +900,10 @@ void kq_config_defaults(kq_config *out)
     out->socket_request_max_bytes = KQ_REQUEST_FRAME_BYTES_DEFAULT;
     out->queued_max_request_bytes = KQ_QUEUED_REQUEST_BYTES_DEFAULT;
     out->connections_max_idle_ms = KQ_CONNECTION_IDLE_MS_DEFAULT;
+    out->group_max_size = KQ_GROUP_MAX_SIZE_DEFAULT;
+    out->group_min_session_timeout_ms = KQ_GROUP_MIN_SESSION_TIMEOUT_MS_DEFAULT;
+    out->group_max_session_timeout_ms = KQ_GROUP_MAX_SESSION_TIMEOUT_MS_DEFAULT;
+    out->group_initial_rebalance_delay_ms = KQ_GROUP_INITIAL_REBALANCE_DELAY_MS_DEFAULT;
     strcpy(out->cluster_id, "kq-raft-test-cluster");
 }
 
@@ -905,7 +954,7 @@ int kq_config_load_warn(const char *path, kq_config *out, char *err,
         goto out;
     if (resolve_node_id(&c) != 0 || resolve_log_dir(&c) != 0 || resolve_listeners(&c) != 0 ||
         resolve_sasl(&c) != 0 || resolve_voters(&c) != 0 || check_sasl_quorum(&c) != 0 ||
-        check_request_memory(&c) != 0 ||
+        check_request_memory(&c) != 0 || check_group_sessions(&c) != 0 ||
         kq_config_ssl_resolve(out, err, errlen) != 0)
         goto out;
     rc = 0;

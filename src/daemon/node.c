@@ -412,6 +412,13 @@ static void node_exec_config(const kq_config *c, int64_t wall_ms, exec_config *e
     }
     ec->voter_count = c->voter_count;
     node_client_endpoint(c, ec);
+    ec->group = (group_config){
+        .max_size = c->group_max_size,
+        .min_session_timeout_ms = c->group_min_session_timeout_ms,
+        .max_session_timeout_ms = c->group_max_session_timeout_ms,
+        .initial_rebalance_delay_ms = c->group_initial_rebalance_delay_ms,
+        .random_seed = ec->random_seed ^ 0x67726f7570ull, /* "group" */
+    };
     ec->workload_records_per_s = c->workload_records_per_s;
     ec->workload_record_bytes = c->workload_record_bytes;
 }

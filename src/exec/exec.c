@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "exec_internal.h"
+#include "kq/group_offsets.h"
 #include "kq/assert.h"
 #include "kq/log_line.h"
 #include "kq/quorum_state_file.h"
@@ -272,7 +273,8 @@ kq_exec *exec_create(const exec_config *config, const exec_env *env, char *err, 
     if (!exec_open_storage(x, &qs, err, errlen) || !exec_snapshots_open(x, err, errlen))
         goto fail;
     x->producers = producer_state_create(EXEC_PRODUCERS_MAX);
-    if (!x->producers) {
+    x->offsets = group_offsets_create();
+    if (!x->producers || !x->offsets) {
         snprintf(err, errlen, "out of memory");
         goto fail;
     }
@@ -323,5 +325,6 @@ void exec_destroy(kq_exec *x, bool abandon_flush)
     if (x->raft)
         raft_destroy(x->raft);
     producer_state_destroy(x->producers);
+    group_offsets_destroy(x->offsets);
     free(x);
 }

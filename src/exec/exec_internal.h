@@ -150,6 +150,10 @@ void exec_append(kq_exec *x, const handler_append *a);
 void exec_log_append(kq_exec *x, const raft_action *a);
 void exec_rebuild_producers(kq_exec *x);
 
+/* exec_offsets.c: committed group offsets follow the log */
+void exec_offsets_note(kq_exec *x, const uint8_t *batches, size_t len);
+void exec_offsets_settle(kq_exec *x);
+
 /* exec_snapshot.c */
 bool exec_snapshots_open(kq_exec *x, char *err, size_t errlen);
 void exec_snapshots_close(kq_exec *x, bool abandon);

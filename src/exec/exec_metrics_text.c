@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "exec_internal.h"
+#include "kq/group_offsets.h"
 #include "kq/wire.h"
 
 #define RAFT_PREFIX "kafka_server_raft_metrics_"
@@ -136,6 +137,11 @@ static void write_storage(kq_exec *x, kq_mtext *t)
     kq_gauge(t, "kq_snapshots", "Snapshot files this node holds", x->snap.count);
     kq_gauge(t, "kq_snapshot_latest_end_offset", "End offset of the newest snapshot; -1 none",
              x->snap.count ? (double)x->snap.files[x->snap.count - 1].id.end_offset : -1.0);
+    kq_gauge(t, "kq_group_offsets", "Committed consumer-group offsets (group, topic, partition)",
+             group_offsets_count(x->offsets));
+    kq_gauge(t, "kq_group_offsets_applied_offset",
+             "Log offset below which every committed group offset is applied",
+             (double)group_offsets_committed_to(x->offsets));
 }
 
 void exec_metrics_write(kq_exec *x, kq_mtext *t)

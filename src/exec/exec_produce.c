@@ -1,9 +1,11 @@
 /* Client appends: the one place producer state is checked (before the
  * append) and recorded (when the core's APPEND action is carried out, and
  * from the log on start and after a truncation). */
+#include <errno.h>
 #include <string.h>
 
 #include "exec_internal.h"
+#include "kq/group_offsets.h"
 #include "kq/kafka_errors.h"
 #include "kq/record.h"
 
@@ -75,6 +77,7 @@ void exec_log_append(kq_exec *x, const raft_action *a)
         return;
     }
     producer_state_record_batches(x->producers, data, a->append.len); /* recorded here only */
+    exec_offsets_note(x, data, a->append.len);
     exec_snapshot_appended(x, a->append.len);
     int64_t fetched = a->append.base_offset < 0 ? kq_log_end_offset(x->log) - end_before : 0;
     exec_metrics_log_appended(x, a->append.len, fetched);
@@ -83,9 +86,17 @@ void exec_log_append(kq_exec *x, const raft_action *a)
 static int exec_rebuild_batch(void *ctx, const uint8_t *batch, size_t len)
 {
     kq_exec *x = ctx;
-    producer_state_record_batches(x->producers, batch, len);
     record_batch_header h;
-    if (record_batch_parse_header(batch, len, &h) == RECORD_OK) {
+    bool whole = record_batch_parse_header(batch, len, &h) == RECORD_OK;
+    /* An offset-commit record that does not parse fails the batch's checks:
+     * refused or repaired as corruption (x->rebuild_next is the batch). A
+     * batch below where the table starts (the scan begins at the batch
+     * holding the snapshot's end) is already in the snapshot's state. */
+    if (whole && h.base_offset >= group_offsets_committed_to(x->offsets) &&
+        group_offsets_note_batches(x->offsets, batch, len) < 0)
+        return -EBADMSG;
+    producer_state_record_batches(x->producers, batch, len);
+    if (whole) {
         if (exec_producer_id_is_ours(x, h.producer_id) && h.producer_id > x->pid_log_max)
             x->pid_log_max = h.producer_id;
         x->rebuild_next = record_batch_last_offset(&h) + 1;
@@ -98,11 +109,13 @@ static int exec_rebuild_batch(void *ctx, const uint8_t *batch, size_t len)
 void exec_rebuild_producers(kq_exec *x)
 {
     producer_state_clear(x->producers);
-    int64_t from = exec_snapshot_load_producers(x);
+    int64_t from = exec_snapshot_load_producers(x); /* group offsets too */
     if (x->failed)
         return;
-    if (from < 0)
+    if (from < 0) {
         from = kq_log_tail_start(x->log, EXEC_PRODUCER_REBUILD_BYTES);
+        group_offsets_clear(x->offsets, from);
+    }
     if (from >= kq_log_end_offset(x->log)) {
         x->rebuild_next = from;
         x->rebuild_rc = 0;

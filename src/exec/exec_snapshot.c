@@ -125,7 +125,7 @@ static void take_candidate(kq_exec *x)
     kq_snapshot_meta meta;
     fill_meta(x, &meta, id, exec_now(x));
     kq_writer_reset(&x->snap.cand_bytes);
-    if (kq_snapshot_encode(x->producers, &meta, &x->snap.cand_bytes) != 0 ||
+    if (kq_snapshot_encode(x->producers, x->offsets, &meta, &x->snap.cand_bytes) != 0 ||
         x->snap.cand_bytes.error) {
         exec_fatal(x, "cannot encode a snapshot", "out of memory");
         return;

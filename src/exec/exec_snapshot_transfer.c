@@ -12,6 +12,7 @@
 
 #include "exec_internal.h"
 #include "kq/assert.h"
+#include "kq/group_offsets.h"
 #include "kq/kafka_errors.h"
 #include "kq/log_line.h"
 #include "kq/snapshot_file.h"
@@ -26,7 +27,8 @@ static void report(kq_exec *x, raft_snapshot_id id, bool ok)
 
 /* The .part decoded into a fresh table; NULL (and the .part dropped) when
  * it fails validation. */
-static producer_state *decode_part(kq_exec *x, raft_snapshot_id id, kq_snapshot_meta *meta)
+static producer_state *decode_part(kq_exec *x, raft_snapshot_id id, kq_snapshot_meta *meta,
+                                   group_offsets *offsets)
 {
     uint8_t *data = NULL;
     size_t len = 0;
@@ -43,7 +45,7 @@ static producer_state *decode_part(kq_exec *x, raft_snapshot_id id, kq_snapshot_
         return NULL;
     }
     char err[256] = "too large";
-    if (rc < 0 || kq_snapshot_decode(data, len, id, ps, meta, err, sizeof(err)) != 0) {
+    if (rc < 0 || kq_snapshot_decode(data, len, id, ps, offsets, meta, err, sizeof(err)) != 0) {
         log_line("node %d: fetched snapshot %" PRId64 "-%d is invalid (%s); dropped, fetching "
                  "again", x->cfg.node_id, id.end_offset, id.epoch, err);
         producer_state_destroy(ps);
@@ -58,9 +60,13 @@ static void install(kq_exec *x, raft_snapshot_id id)
 {
     KQ_ASSERT(x->flush_job == NULL); /* the core installs only with no flush out */
     kq_snapshot_meta meta;
-    producer_state *ps = decode_part(x, id, &meta);
+    group_offsets *offsets = group_offsets_create();
+    producer_state *ps = offsets ? decode_part(x, id, &meta, offsets) : NULL;
     if (!ps) {
-        if (!x->failed)
+        group_offsets_destroy(offsets);
+        if (!offsets)
+            exec_fatal(x, "cannot install a snapshot", "out of memory");
+        else if (!x->failed)
             report(x, id, false);
         return;
     }
@@ -69,11 +75,14 @@ static void install(kq_exec *x, raft_snapshot_id id)
     if (kq_snapshot_part_commit(x->env.fs, x->log_dir, id, err, sizeof(err)) != 0 ||
         kq_log_reset(x->log, id.end_offset, err, sizeof(err)) != 0) {
         producer_state_destroy(ps);
+        group_offsets_destroy(offsets);
         exec_fatal(x, "cannot install a snapshot", err);
         return;
     }
     producer_state_destroy(x->producers);
     x->producers = ps;
+    group_offsets_swap(x->offsets, offsets); /* the handlers hold x->offsets */
+    group_offsets_destroy(offsets);
     exec_snapshot_take_meta(x, &meta);
     x->snap.cand = false; /* the state of the log it replaced */
     x->snap.bytes_since = 0;

@@ -1,4 +1,5 @@
-/* ApiVersions, Metadata and DescribeCluster: who is here and who leads. */
+/* ApiVersions, Metadata and DescribeCluster: who is here and who leads
+ * (FindCoordinator: group_find_coordinator.c). */
 #include <string.h>
 
 #include "handler_internal.h"
@@ -6,7 +7,6 @@
 #include "kq/wire_api_versions.h"
 #include "kq/wire_describe_cluster.h"
 #include "kq/wire_fetch.h"
-#include "kq/wire_find_coordinator.h"
 #include "kq/wire_metadata.h"
 
 
@@ -176,25 +176,5 @@ void handle_describe_cluster(handler *h, handler_request *req, kq_reader *r)
     };
     handler_begin_response(h, &req->header);
     wire_describe_cluster_response_encode(&h->out, v, &resp);
-    handler_finish_response(h, req->slot);
-}
-
-/* There are no consumer groups here: say so, and keep the connection. */
-void handle_find_coordinator(handler *h, handler_request *req, kq_reader *r)
-{
-    int16_t v = req->header.api_version;
-    wire_find_coordinator_request body;
-    if (wire_find_coordinator_request_decode(r, v, &h->arena, &body) != 0) {
-        h->svc.reply_close(h->svc.ctx, req->slot, "malformed FindCoordinator request");
-        return;
-    }
-    wire_find_coordinator_response resp = {
-        .error_code = KAFKA_COORDINATOR_NOT_AVAILABLE,
-        .node_id = -1,
-        .host = kq_slice_cstr(""),
-        .port = -1,
-    };
-    handler_begin_response(h, &req->header);
-    wire_find_coordinator_response_encode(&h->out, v, &resp);
     handler_finish_response(h, req->slot);
 }

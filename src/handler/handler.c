@@ -17,6 +17,10 @@ handler *handler_create(const handler_services *services)
     kq_arena_init(&h->arena, HANDLER_ARENA_BYTES_MAX);
     kq_writer_init(&h->out, HANDLER_RESPONSE_BYTES_MAX);
     kq_writer_init(&h->records, HANDLER_RESPONSE_BYTES_MAX);
+    if (!groups_create(h)) {
+        handler_destroy(h);
+        return NULL;
+    }
     return h;
 }
 
@@ -27,6 +31,7 @@ void handler_destroy(handler *h)
     kq_arena_free(&h->arena);
     kq_writer_free(&h->out);
     kq_writer_free(&h->records);
+    groups_destroy(h);
     /* Requests still waiting are dropped unanswered. */
     free(h->produce.partitions);
     produce_queue *qs[2] = {&h->produce_acks_all, &h->produce_acks_one};
@@ -100,7 +105,7 @@ void handler_on_frame(handler *h, void *slot, uint8_t *frame, size_t len,
                       handler_decision *decision)
 {
     /* The executor completes an APPEND before it hands over the next frame. */
-    KQ_ASSERT(!h->produce_open && !h->init_pid_open);
+    KQ_ASSERT(!h->produce_open && !h->init_pid_open && !groups_commit_open(h));
     memset(decision, 0, sizeof(*decision));
     decision->kind = HANDLER_DONE;
     h->decision = decision;
@@ -111,6 +116,10 @@ void handler_on_frame(handler *h, void *slot, uint8_t *frame, size_t len,
 void handler_append_result(handler *h, int16_t error, int64_t base_offset, int64_t last_offset,
                            int32_t epoch)
 {
+    if (groups_commit_open(h)) {
+        groups_commit_append_result(h, error, base_offset, last_offset, epoch);
+        return;
+    }
     KQ_ASSERT(h->produce_open);
     produce_finish_append(h, error, base_offset, last_offset, epoch);
 }
@@ -178,6 +187,30 @@ static void dispatch_frame(handler *h, void *slot, uint8_t *frame, size_t len)
     case WIRE_API_FIND_COORDINATOR:
         handle_find_coordinator(h, &req, &r);
         break;
+    case WIRE_API_JOIN_GROUP:
+        handle_join_group(h, &req, &r);
+        break;
+    case WIRE_API_SYNC_GROUP:
+        handle_sync_group(h, &req, &r);
+        break;
+    case WIRE_API_HEARTBEAT:
+        handle_heartbeat(h, &req, &r);
+        break;
+    case WIRE_API_LEAVE_GROUP:
+        handle_leave_group(h, &req, &r);
+        break;
+    case WIRE_API_DESCRIBE_GROUPS:
+        handle_describe_groups(h, &req, &r);
+        break;
+    case WIRE_API_LIST_GROUPS:
+        handle_list_groups(h, &req, &r);
+        break;
+    case WIRE_API_OFFSET_COMMIT:
+        handle_offset_commit(h, &req, &r);
+        break;
+    case WIRE_API_OFFSET_FETCH:
+        handle_offset_fetch(h, &req, &r);
+        break;
     case WIRE_API_SASL_HANDSHAKE:
         handle_sasl_handshake(h, &req, &r);
         break;
@@ -197,19 +230,23 @@ void handler_on_progress(handler *h)
     raft_get_status(h->svc.raft, &st);
     produce_on_progress(h, &st);
     fetch_parked_on_progress(h, false);
+    groups_on_progress(h, &st);
 }
 
 int64_t handler_next_deadline(const handler *h)
 {
     int64_t a = produce_next_deadline(h);
     int64_t b = fetch_parked_next_deadline(h);
-    return a < b ? a : b;
+    int64_t c = groups_next_deadline(h);
+    int64_t due = a < b ? a : b;
+    return c < due ? c : due;
 }
 
 void handler_on_tick(handler *h, int64_t now_ms)
 {
     produce_on_tick(h, now_ms);
     fetch_parked_on_tick(h, now_ms);
+    groups_on_tick(h, now_ms);
 }
 
 void handler_note_read_failure(handler *h, int64_t offset, int rc)

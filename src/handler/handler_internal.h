@@ -72,6 +72,9 @@ typedef struct fetch_parked {
     int64_t wait_from_hw;
 } fetch_parked;
 
+/* The consumer-group handlers' state (group_handlers.h). */
+typedef struct handler_groups handler_groups;
+
 struct handler {
     handler_services svc;
     kq_arena arena;
@@ -103,6 +106,7 @@ struct handler {
     /* authorize.c: denial log lines, rate-limited per operation */
     int64_t denials_logged_ms[HANDLER_OP_COUNT];
     uint64_t denials_unlogged[HANDLER_OP_COUNT];
+    handler_groups *groups; /* group_coordinator.c */
 };
 
 /* sasl.c */
@@ -144,7 +148,26 @@ void handle_list_offsets(handler *h, handler_request *req, kq_reader *r);
 void handle_init_producer_id(handler *h, handler_request *req, kq_reader *r);
 void handle_describe_quorum(handler *h, handler_request *req, kq_reader *r);
 void handle_describe_cluster(handler *h, handler_request *req, kq_reader *r);
+
+/* Consumer groups (group_*.c). */
+bool groups_create(handler *h);
+void groups_destroy(handler *h);
+/* An OffsetCommit decided HANDLER_APPEND and waits for its outcome. */
+bool groups_commit_open(const handler *h);
+void groups_commit_append_result(handler *h, int16_t error, int64_t base_offset,
+                                 int64_t last_offset, int32_t epoch);
+void groups_on_progress(handler *h, const raft_status *st);
+void groups_on_tick(handler *h, int64_t now_ms);
+int64_t groups_next_deadline(const handler *h);
 void handle_find_coordinator(handler *h, handler_request *req, kq_reader *r);
+void handle_join_group(handler *h, handler_request *req, kq_reader *r);
+void handle_sync_group(handler *h, handler_request *req, kq_reader *r);
+void handle_heartbeat(handler *h, handler_request *req, kq_reader *r);
+void handle_leave_group(handler *h, handler_request *req, kq_reader *r);
+void handle_describe_groups(handler *h, handler_request *req, kq_reader *r);
+void handle_list_groups(handler *h, handler_request *req, kq_reader *r);
+void handle_offset_commit(handler *h, handler_request *req, kq_reader *r);
+void handle_offset_fetch(handler *h, handler_request *req, kq_reader *r);
 void handle_raft_request(handler *h, handler_request *req, kq_reader *r);
 /* Replica fetch (replica id >= 0) decoded by handle_fetch. */
 struct wire_fetch_request;

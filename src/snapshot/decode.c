@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kq/group_offset_codec.h"
 #include "snapshot_internal.h"
 
 typedef struct decoder {
@@ -20,6 +21,8 @@ typedef struct decoder {
     int pid_max_seen;
     uint32_t producers;
     int64_t *pids; /* ps NULL: every producer id, checked for repeats at the end */
+    group_offsets *offsets; /* the caller's, or a temporary one to find repeats */
+    bool own_offsets;
     char *err;
     size_t errlen;
 } decoder;
@@ -63,6 +66,25 @@ static int load_producer(decoder *d, size_t pos, kq_slice value)
     return 0;
 }
 
+static int load_group_offset(decoder *d, size_t pos, kq_slice value)
+{
+    group_offset_value v;
+    const char *why = group_offset_read_value(value, &v);
+    if (why)
+        return fail(d, pos, "%s record: %s", SNAP_KEY_GROUP_OFFSET, why);
+    if (!d->offsets) {
+        d->offsets = group_offsets_create();
+        if (!d->offsets)
+            return -ENOMEM;
+        d->own_offsets = true;
+    }
+    const group_offset *e = &v.entry;
+    if (group_offsets_get(d->offsets, e->group_id, e->topic, e->partition, NULL))
+        return fail(d, pos, "%s record: group, topic and partition listed twice",
+                    SNAP_KEY_GROUP_OFFSET);
+    return group_offsets_restore(d->offsets, e) ? 0 : -ENOMEM;
+}
+
 static int load_record(decoder *d, size_t pos, const record *rec)
 {
     enum snap_key key = snap_key_of(rec->key);
@@ -80,6 +102,8 @@ static int load_record(decoder *d, size_t pos, const record *rec)
         break;
     case SNAP_PRODUCER:
         return load_producer(d, pos, rec->value);
+    case SNAP_GROUP_OFFSET:
+        return load_group_offset(d, pos, rec->value);
     case SNAP_UNKNOWN:
         return fail(d, pos, "data record with an unknown key");
     }
@@ -205,7 +229,8 @@ static int decode_all(decoder *d)
 }
 
 int kq_snapshot_decode(const uint8_t *data, size_t len, raft_snapshot_id expect,
-                       producer_state *ps, kq_snapshot_meta *meta, char *err, size_t errlen)
+                       producer_state *ps, group_offsets *offsets, kq_snapshot_meta *meta,
+                       char *err, size_t errlen)
 {
     kq_snapshot_meta local;
     decoder d;
@@ -222,6 +247,9 @@ int kq_snapshot_decode(const uint8_t *data, size_t len, raft_snapshot_id expect,
         err[0] = '\0';
     if (ps)
         producer_state_clear(ps);
+    d.offsets = offsets;
+    if (offsets)
+        group_offsets_clear(offsets, expect.end_offset);
     if (expect.end_offset < 0 || expect.epoch < 0) {
         (void)fail(&d, 0, "expected snapshot id %" PRId64 "-%" PRId32 " is negative",
                    expect.end_offset, expect.epoch);
@@ -229,8 +257,12 @@ int kq_snapshot_decode(const uint8_t *data, size_t len, raft_snapshot_id expect,
     }
     int rc = decode_all(&d);
     free(d.pids);
+    if (d.own_offsets)
+        group_offsets_destroy(d.offsets);
     if (rc && ps)
         producer_state_clear(ps);
+    if (rc && offsets)
+        group_offsets_clear(offsets, expect.end_offset);
     if (rc == 0) {
         d.meta->id.end_offset = expect.end_offset;
         d.meta->id.epoch = expect.epoch;

@@ -1,10 +1,11 @@
 /* kq_snapshot_encode: the header batch, data batches packed up to
  * KQ_SNAPSHOT_BATCH_BYTES_MAX (voters, producer-id maxima, producers least
- * recent first), the footer batch. */
+ * recent first, group offsets at the log end), the footer batch. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "kq/group_offset_codec.h"
 #include "snapshot_internal.h"
 
 /* Bytes a record adds to a batch beyond its key and value, at most: the
@@ -125,6 +126,16 @@ static int add_producer(void *ctx, int64_t pid, int16_t epoch, const producer_ba
     return add(p, SNAP_PRODUCER, off);
 }
 
+static int add_group_offset(void *ctx, const group_offset *entry)
+{
+    packer *p = ctx;
+    if (group_offset_invalid(entry))
+        return p->rc = -EINVAL;
+    size_t off = p->values.len;
+    group_offset_write_value(&p->values, entry);
+    return add(p, SNAP_GROUP_OFFSET, off);
+}
+
 static int meta_valid(const kq_snapshot_meta *m)
 {
     if (m->id.end_offset < 0 || m->id.epoch < 0 ||
@@ -134,7 +145,8 @@ static int meta_valid(const kq_snapshot_meta *m)
     return 0;
 }
 
-static int encode_body(packer *p, const producer_state *ps, const kq_snapshot_meta *meta)
+static int encode_body(packer *p, const producer_state *ps, const group_offsets *offsets,
+                       const kq_snapshot_meta *meta)
 {
     if (!snap_build_header(p->out, p->epoch, p->ts))
         return p->out->error ? -ENOMEM : -EINVAL;
@@ -149,6 +161,8 @@ static int encode_body(packer *p, const producer_state *ps, const kq_snapshot_me
         return p->rc;
     if (ps && producer_state_foreach(ps, add_producer, p))
         return p->rc ? p->rc : -EINVAL;
+    if (offsets && group_offsets_foreach_at_end(offsets, add_group_offset, p))
+        return p->rc ? p->rc : -EINVAL;
     if (flush(p))
         return p->rc;
     if (!snap_build_footer(p->out, p->next_offset, p->epoch, p->ts))
@@ -156,7 +170,8 @@ static int encode_body(packer *p, const producer_state *ps, const kq_snapshot_me
     return 0;
 }
 
-int kq_snapshot_encode(const producer_state *ps, const kq_snapshot_meta *meta, kq_writer *out)
+int kq_snapshot_encode(const producer_state *ps, const group_offsets *offsets,
+                       const kq_snapshot_meta *meta, kq_writer *out)
 {
     if (!meta || !out || out->error || meta_valid(meta))
         return out && out->error ? -ENOMEM : -EINVAL;
@@ -168,7 +183,7 @@ int kq_snapshot_encode(const producer_state *ps, const kq_snapshot_meta *meta, k
     p.end_offset = meta->id.end_offset;
     kq_writer_init(&p.values, 0);
     size_t start = out->len;
-    int rc = encode_body(&p, ps, meta);
+    int rc = encode_body(&p, ps, offsets, meta);
     kq_writer_free(&p.values);
     free(p.recs);
     free(p.built);

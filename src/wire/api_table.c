@@ -19,7 +19,15 @@ static const struct api_info api_infos[] = {
     {WIRE_API_PRODUCE, 9, "Produce"},
     {WIRE_API_FETCH, 12, "Fetch"},
     {WIRE_API_LIST_OFFSETS, 6, "ListOffsets"},
+    {WIRE_API_OFFSET_COMMIT, 8, "OffsetCommit"},
+    {WIRE_API_OFFSET_FETCH, 6, "OffsetFetch"},
     {WIRE_API_FIND_COORDINATOR, 3, "FindCoordinator"},
+    {WIRE_API_JOIN_GROUP, 6, "JoinGroup"},
+    {WIRE_API_HEARTBEAT, 4, "Heartbeat"},
+    {WIRE_API_LEAVE_GROUP, 4, "LeaveGroup"},
+    {WIRE_API_SYNC_GROUP, 4, "SyncGroup"},
+    {WIRE_API_DESCRIBE_GROUPS, 5, "DescribeGroups"},
+    {WIRE_API_LIST_GROUPS, 3, "ListGroups"},
     {WIRE_API_METADATA, 9, "Metadata"},
     {WIRE_API_API_VERSIONS, 3, "ApiVersions"},
     {WIRE_API_INIT_PRODUCER_ID, 2, "InitProducerId"},
@@ -34,14 +42,15 @@ static const struct api_info api_infos[] = {
 };
 
 /* librdkafka needs Produce to overlap 0..0 to compress and Fetch to overlap
- * 4..4 to use message format v2, hence the low minimums. It also turns lz4
- * off unless FindCoordinator overlaps 0..0, so v0 is advertised (and
- * answered: there is no group coordinator here). */
+ * 4..4 to use message format v2, hence the low minimums (and it turns lz4
+ * off unless FindCoordinator overlaps 0..0). The classic group APIs are
+ * advertised as far as their codecs go; KIP-848's ConsumerGroupHeartbeat is
+ * not, so that clients use the classic protocol. */
 static const wire_api_range advertised[] = {
     {WIRE_API_PRODUCE, 0, 12},
     {WIRE_API_FETCH, 4, 17},
     {WIRE_API_LIST_OFFSETS, 0, 10},
-    {WIRE_API_FIND_COORDINATOR, 0, 0},
+    {WIRE_API_FIND_COORDINATOR, 0, 6},
     {WIRE_API_METADATA, 0, 12},
     {WIRE_API_API_VERSIONS, 0, 4},
     {WIRE_API_INIT_PRODUCER_ID, 0, 5},
@@ -54,6 +63,14 @@ static const wire_api_range advertised[] = {
     {WIRE_API_SASL_AUTHENTICATE, 0, 2},
     /* Last, so that the fuzz seeds' API selectors of the others stay put. */
     {WIRE_API_FETCH_SNAPSHOT, 0, 1},
+    {WIRE_API_OFFSET_COMMIT, 2, 10},
+    {WIRE_API_OFFSET_FETCH, 1, 10},
+    {WIRE_API_JOIN_GROUP, 0, 9},
+    {WIRE_API_HEARTBEAT, 0, 4},
+    {WIRE_API_LEAVE_GROUP, 0, 5},
+    {WIRE_API_SYNC_GROUP, 0, 5},
+    {WIRE_API_DESCRIBE_GROUPS, 0, 6},
+    {WIRE_API_LIST_GROUPS, 0, 5},
 };
 
 #define WIRE_PRODUCE_MIN_ACCEPTED 3

@@ -14,7 +14,9 @@
 #include <zstd.h>
 
 #include "../unit/wire/golden_all_versions.h"
+#include "../unit/wire/golden_groups.h"
 #include "fuzz.h"
+#include "kq/group_offsets.h"
 #include "kq/log.h"
 #include "kq/producer_state.h"
 #include "kq/record.h"
@@ -57,6 +59,11 @@ static const struct golden_api goldens[] = {
     G(WIRE_API_DESCRIBE_QUORUM, describe_quorum),
     G(WIRE_API_DESCRIBE_CLUSTER, describe_cluster),
     G(WIRE_API_FETCH_SNAPSHOT, fetch_snapshot),
+    /* the classic group APIs (issue 12) */
+    G(WIRE_API_OFFSET_COMMIT, offset_commit), G(WIRE_API_OFFSET_FETCH, offset_fetch),
+    G(WIRE_API_JOIN_GROUP, join_group), G(WIRE_API_HEARTBEAT, heartbeat),
+    G(WIRE_API_LEAVE_GROUP, leave_group), G(WIRE_API_SYNC_GROUP, sync_group),
+    G(WIRE_API_DESCRIBE_GROUPS, describe_groups), G(WIRE_API_LIST_GROUPS, list_groups),
 };
 
 static const struct golden_api *golden_of(int16_t key)
@@ -469,7 +476,7 @@ static void snapshot_seeds(void)
     producer_state *ps = producer_state_create(64);
     kq_writer w;
     kq_writer_init(&w, 0);
-    if (!ps || kq_snapshot_encode(ps, &m, &w) != 0)
+    if (!ps || kq_snapshot_encode(ps, NULL, &m, &w) != 0)
         exit(1);
     put_snapshot("empty-table", 2, &m, w.data, w.len);
     for (int i = 0; i < 6; i++)
@@ -478,7 +485,7 @@ static void snapshot_seeds(void)
                                   100 * i + 10 * k, 100 * i + 10 * k + 9);
     producer_state_record(ps, 4001, 1, 20, 29, 900, 909);
     kq_writer_reset(&w);
-    if (kq_snapshot_encode(ps, &m, &w) != 0)
+    if (kq_snapshot_encode(ps, NULL, &m, &w) != 0)
         exit(1);
     put_snapshot("six-producers", 4, &m, w.data, w.len);
     put_snapshot("six-producers-table-1", 0, &m, w.data, w.len);
@@ -486,6 +493,23 @@ static void snapshot_seeds(void)
     put_snapshot("six-producers-truncated", 4, &m, w.data, w.len - 20);
     m.id.epoch = 8;
     put_snapshot("six-producers-other-epoch", 4, &m, w.data, w.len);
+    m.id.epoch = 7;
+    group_offsets *o = group_offsets_create();
+    group_offset e[] = {
+        { .group_id = "g", .topic = "t", .partition = 0, .offset = 5, .leader_epoch = -1 },
+        { .group_id = "g", .topic = "t", .partition = 1, .offset = -1, .leader_epoch = 2,
+          .metadata = "md", .commit_timestamp_ms = 1764600000000LL },
+        { .group_id = "h", .topic = "u", .partition = 3, .offset = 9, .metadata = "" },
+    };
+    for (int i = 0; i < 3; i++)
+        if (!o || !group_offsets_restore(o, &e[i]))
+            exit(1);
+    kq_writer_reset(&w);
+    if (kq_snapshot_encode(ps, o, &m, &w) != 0)
+        exit(1);
+    put_snapshot("group-offsets", 4, &m, w.data, w.len);
+    put_snapshot("group-offsets-sealed", 5, &m, w.data, w.len);
+    group_offsets_destroy(o);
     kq_writer_free(&w);
     producer_state_destroy(ps);
 }

@@ -16,6 +16,14 @@
 #include "kq/wire_metadata.h"
 #include "kq/wire_produce.h"
 #include "kq/wire_vote.h"
+#include "kq/wire_describe_groups.h"
+#include "kq/wire_heartbeat.h"
+#include "kq/wire_join_group.h"
+#include "kq/wire_leave_group.h"
+#include "kq/wire_list_groups.h"
+#include "kq/wire_offset_commit.h"
+#include "kq/wire_offset_fetch.h"
+#include "kq/wire_sync_group.h"
 
 #define META "__cluster_metadata"
 
@@ -169,7 +177,7 @@ static uint64_t rng(void)
     return x;
 }
 
-#define CORPUS_MAX 32
+#define CORPUS_MAX 64
 
 typedef struct corpus {
     kq_writer frames[CORPUS_MAX];
@@ -180,6 +188,66 @@ static kq_writer *corpus_next(corpus *c)
 {
     assert_true(c->count < CORPUS_MAX);
     return &c->frames[c->count++];
+}
+
+/* Valid frames of the group APIs (issue 12), oldest and newest versions. */
+static void build_group_corpus(corpus *c)
+{
+    kq_writer *w;
+    wire_join_group_protocol jp = {kq_slice_cstr("range"), kq_slice_cstr("m")};
+    wire_join_group_request jr = {.group_id = kq_slice_cstr("g"), .session_timeout_ms = 10000,
+                                  .rebalance_timeout_ms = 10000, .member_id = kq_slice_cstr(""),
+                                  .group_instance_id = {NULL, -1},
+                                  .protocol_type = kq_slice_cstr("consumer"), .protocols = &jp,
+                                  .protocol_count = 1, .reason = {NULL, -1}};
+    wire_sync_group_assignment sa = {kq_slice_cstr("m-1"), kq_slice_cstr("a")};
+    wire_sync_group_request sr = {.group_id = kq_slice_cstr("g"), .generation_id = 1,
+                                  .member_id = kq_slice_cstr("m-1"), .group_instance_id = {NULL, -1},
+                                  .protocol_type = {NULL, -1}, .protocol_name = {NULL, -1},
+                                  .assignments = &sa, .assignment_count = 1};
+    wire_heartbeat_request hb = {kq_slice_cstr("g"), 1, kq_slice_cstr("m-1"), {NULL, -1}};
+    wire_leave_group_member lm = {kq_slice_cstr("m-1"), {NULL, -1}, {NULL, -1}};
+    wire_leave_group_request lr = {kq_slice_cstr("g"), kq_slice_cstr("m-1"), &lm, 1};
+    int16_t vs[2] = {0, 9};
+    for (int i = 0; i < 2; i++) {
+        tn_begin_request(w = corpus_next(c), WIRE_API_JOIN_GROUP, vs[i], 17);
+        wire_join_group_request_encode(w, vs[i], &jr);
+        tn_begin_request(w = corpus_next(c), WIRE_API_SYNC_GROUP, (int16_t)(vs[i] ? 5 : 0), 18);
+        wire_sync_group_request_encode(w, (int16_t)(vs[i] ? 5 : 0), &sr);
+        tn_begin_request(w = corpus_next(c), WIRE_API_HEARTBEAT, (int16_t)(vs[i] ? 4 : 0), 19);
+        wire_heartbeat_request_encode(w, (int16_t)(vs[i] ? 4 : 0), &hb);
+        tn_begin_request(w = corpus_next(c), WIRE_API_LEAVE_GROUP, (int16_t)(vs[i] ? 5 : 0), 20);
+        wire_leave_group_request_encode(w, (int16_t)(vs[i] ? 5 : 0), &lr);
+    }
+    wire_offset_commit_partition cp = {0, 5, -1, kq_slice_cstr("md")};
+    wire_offset_commit_topic ct = {.name = kq_slice_cstr(META), .topic_id = WIRE_METADATA_TOPIC_ID,
+                                   .partitions = &cp, .partition_count = 1};
+    wire_offset_commit_request oc = {.group_id = kq_slice_cstr("g"),
+                                     .generation_id_or_member_epoch = -1,
+                                     .member_id = kq_slice_cstr(""),
+                                     .group_instance_id = {NULL, -1}, .retention_time_ms = -1,
+                                     .topics = &ct, .topic_count = 1};
+    int32_t part = 0;
+    wire_offset_fetch_request_topic ft = {.name = kq_slice_cstr(META),
+                                          .topic_id = WIRE_METADATA_TOPIC_ID,
+                                          .partition_indexes = &part, .partition_index_count = 1};
+    wire_offset_fetch_request_group fg = {kq_slice_cstr("g"), {NULL, -1}, -1, &ft, 1};
+    wire_offset_fetch_request of = {.group_id = kq_slice_cstr("g"), .topics = &ft,
+                                    .topic_count = 1, .groups = &fg, .group_count = 1};
+    kq_slice gid = kq_slice_cstr("g");
+    wire_describe_groups_request dg = {&gid, 1, false};
+    wire_list_groups_request lg = {&gid, 1, &gid, 1};
+    for (int16_t v = 0; v <= 10; v += 10) {
+        int16_t cv = v ? 10 : 2, fv = v ? 10 : 1;
+        tn_begin_request(w = corpus_next(c), WIRE_API_OFFSET_COMMIT, cv, 21);
+        wire_offset_commit_request_encode(w, cv, &oc);
+        tn_begin_request(w = corpus_next(c), WIRE_API_OFFSET_FETCH, fv, 22);
+        wire_offset_fetch_request_encode(w, fv, &of);
+        tn_begin_request(w = corpus_next(c), WIRE_API_DESCRIBE_GROUPS, (int16_t)(v ? 6 : 0), 23);
+        wire_describe_groups_request_encode(w, (int16_t)(v ? 6 : 0), &dg);
+        tn_begin_request(w = corpus_next(c), WIRE_API_LIST_GROUPS, (int16_t)(v ? 5 : 0), 24);
+        wire_list_groups_request_encode(w, (int16_t)(v ? 5 : 0), &lg);
+    }
 }
 
 /* Valid frames of every API we answer, to mutate. */
@@ -282,11 +350,13 @@ static void build_corpus(corpus *c, int32_t node_id)
         tn_begin_request(w = corpus_next(c), WIRE_API_END_QUORUM_EPOCH, v, 16);
         wire_end_quorum_epoch_request_encode(w, v, &er);
     }
+    build_group_corpus(c);
     for (int i = 0; i < c->count; i++)
         assert_false(c->frames[i].error);
 }
 
-static const int16_t known_keys[] = {0, 1, 2, 3, 10, 18, 22, 52, 53, 54, 55, 60};
+static const int16_t known_keys[] = {0, 1, 2, 3, 8, 9, 10, 11, 12, 13, 14, 15, 16, 18, 22,
+                                     52, 53, 54, 55, 60};
 
 /* One random frame into buf (at most cap bytes); returns its length. */
 static size_t random_frame(const corpus *c, uint8_t *buf, size_t cap)

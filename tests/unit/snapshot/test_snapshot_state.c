@@ -84,7 +84,7 @@ static void fill(producer_state *ps, uint32_t n)
 static void encode(const producer_state *ps, const kq_snapshot_meta *m, kq_writer *w)
 {
     kq_writer_init(w, 0);
-    assert_int_equal(kq_snapshot_encode(ps, m, w), 0);
+    assert_int_equal(kq_snapshot_encode(ps, NULL, m, w), 0);
     assert_false(w->error);
 }
 
@@ -99,13 +99,13 @@ static void round_trip(uint32_t producers, uint32_t capacity)
     encode(a, &m, &w);
     char err[ERR_BYTES];
     producer_state_record(b, 5, 0, 0, 0, 0, 0); /* cleared by decode */
-    int rc = kq_snapshot_decode(w.data, w.len, m.id, b, &back, err, sizeof err);
+    int rc = kq_snapshot_decode(w.data, w.len, m.id, b, NULL, &back, err, sizeof err);
     if (rc)
         fail_msg("%s", err);
     assert_memory_equal(&m, &back, sizeof(m));
     assert_int_equal(producer_state_count(b), producers < capacity ? producers : capacity);
     assert_same_table(a, b);
-    assert_int_equal(kq_snapshot_decode(w.data, w.len, m.id, NULL, NULL, err, sizeof err), 0);
+    assert_int_equal(kq_snapshot_decode(w.data, w.len, m.id, NULL, NULL, NULL, err, sizeof err), 0);
     /* Every batch fits the bound; offsets are contiguous (decode checked). */
     size_t batches = 0;
     for (size_t pos = 0; pos < w.len; batches++) {
@@ -136,7 +136,7 @@ static void test_round_trip_empty(void **state)
     sample_meta(&m, 0, 0);
     kq_writer w;
     encode(NULL, &m, &w);
-    assert_int_equal(kq_snapshot_decode(w.data, w.len, m.id, NULL, &back, NULL, 0), 0);
+    assert_int_equal(kq_snapshot_decode(w.data, w.len, m.id, NULL, NULL, &back, NULL, 0), 0);
     assert_memory_equal(&m, &back, sizeof(m));
     kq_writer_free(&w);
 }
@@ -167,7 +167,8 @@ static void test_small_table_refuses_large_file(void **state)
     encode(a, &m, &w);
     char err[ERR_BYTES];
     producer_state_record(b, 5, 0, 0, 0, 0, 0);
-    assert_int_equal(kq_snapshot_decode(w.data, w.len, m.id, b, NULL, err, sizeof err), -EBADMSG);
+    assert_int_equal(kq_snapshot_decode(w.data, w.len, m.id, b, NULL, NULL,
+                                        err, sizeof err), -EBADMSG);
     assert_non_null(strstr(err, "more producers"));
     assert_int_equal(producer_state_count(b), 0);
     kq_writer_free(&w);
@@ -200,7 +201,7 @@ static void test_every_byte_mutation(void **state)
             memcpy(buf, w.data, w.len);
             buf[pos] = (uint8_t)v;
             char err[ERR_BYTES];
-            int rc = kq_snapshot_decode(buf, w.len, m.id, b, &back, err, sizeof err);
+            int rc = kq_snapshot_decode(buf, w.len, m.id, b, NULL, &back, err, sizeof err);
             if (rc == 0) {
                 accepted++;
                 assert_memory_equal(&m, &back, sizeof(m));
@@ -232,7 +233,7 @@ static void test_every_truncation(void **state)
     for (size_t len = 0; len < w.len; len++) {
         uint8_t *copy = malloc(len + 1); /* exact length for ASan */
         memcpy(copy, w.data, len);
-        assert_int_equal(kq_snapshot_decode(len ? copy : NULL, len, m.id, orig, NULL, err,
+        assert_int_equal(kq_snapshot_decode(len ? copy : NULL, len, m.id, orig, NULL, NULL, err,
                                             sizeof err), -EBADMSG);
         free(copy);
     }
@@ -250,16 +251,17 @@ static void test_expected_id(void **state)
     small_file(&w, &ps, &m);
     char err[ERR_BYTES];
     raft_snapshot_id other_epoch = { m.id.end_offset, m.id.epoch + 1 };
-    assert_int_equal(kq_snapshot_decode(w.data, w.len, other_epoch, ps, NULL, err, sizeof err),
+    assert_int_equal(kq_snapshot_decode(w.data, w.len, other_epoch, ps, NULL, NULL,
+                                        err, sizeof err),
                      -EBADMSG);
     assert_non_null(strstr(err, "leader epoch"));
     /* Cached batches must lie below the end offset. */
     raft_snapshot_id lower = { 200, m.id.epoch };
-    assert_int_equal(kq_snapshot_decode(w.data, w.len, lower, ps, NULL, err, sizeof err),
+    assert_int_equal(kq_snapshot_decode(w.data, w.len, lower, ps, NULL, NULL, err, sizeof err),
                      -EBADMSG);
     assert_non_null(strstr(err, "end offset"));
     raft_snapshot_id negative = { -1, m.id.epoch };
-    assert_int_equal(kq_snapshot_decode(w.data, w.len, negative, NULL, NULL, err, sizeof err),
+    assert_int_equal(kq_snapshot_decode(w.data, w.len, negative, NULL, NULL, NULL, err, sizeof err),
                      -EINVAL);
     kq_writer_free(&w);
     producer_state_destroy(ps);
@@ -309,10 +311,11 @@ static void expect_refused(const part *parts, int n, bool stray, bool after, con
     char err[ERR_BYTES];
     raft_snapshot_id id = { 100, 5 };
     producer_state *ps = producer_state_create(4);
-    int rc = kq_snapshot_decode(w.data, w.len, id, ps, NULL, err, sizeof err);
+    int rc = kq_snapshot_decode(w.data, w.len, id, ps, NULL, NULL, err, sizeof err);
     if (rc != -EBADMSG || !strstr(err, why))
         fail_msg("rc %d, err \"%s\", expected \"%s\"", rc, err, why);
-    assert_int_equal(kq_snapshot_decode(w.data, w.len, id, NULL, NULL, err, sizeof err), -EBADMSG);
+    assert_int_equal(kq_snapshot_decode(w.data, w.len, id, NULL, NULL, NULL,
+                                        err, sizeof err), -EBADMSG);
     assert_non_null(strstr(err, why));
     kq_writer_free(&w);
     producer_state_destroy(ps);
@@ -331,7 +334,7 @@ static void test_crafted_files(void **state)
     craft(&w, ok, 3, false, false);
     producer_state *ps = producer_state_create(4);
     kq_snapshot_meta m;
-    assert_int_equal(kq_snapshot_decode(w.data, w.len, (raft_snapshot_id){ 100, 5 }, ps, &m,
+    assert_int_equal(kq_snapshot_decode(w.data, w.len, (raft_snapshot_id){ 100, 5 }, ps, NULL, &m,
                                         NULL, 0), 0);
     assert_int_equal(m.voter_count, 1);
     assert_int_equal(m.voter_ids[0], 9);
@@ -372,25 +375,29 @@ static void test_structure_refusals(void **state)
                                     .records = &rec, .record_count = 1 };
     assert_true(record_batch_build(&w, &a));
     assert_true(snap_build_footer(&w, 1, 5, 0));
-    assert_int_equal(kq_snapshot_decode(w.data, w.len, id, NULL, NULL, err, sizeof err), -EBADMSG);
+    assert_int_equal(kq_snapshot_decode(w.data, w.len, id, NULL, NULL, NULL,
+                                        err, sizeof err), -EBADMSG);
     assert_non_null(strstr(err, "first batch is not a control batch"));
     /* A footer first. */
     kq_writer_reset(&w);
     assert_true(snap_build_footer(&w, 0, 5, 0));
-    assert_int_equal(kq_snapshot_decode(w.data, w.len, id, NULL, NULL, err, sizeof err), -EBADMSG);
+    assert_int_equal(kq_snapshot_decode(w.data, w.len, id, NULL, NULL, NULL,
+                                        err, sizeof err), -EBADMSG);
     assert_non_null(strstr(err, "SnapshotHeaderRecord"));
     /* A header alone: no footer. */
     kq_writer_reset(&w);
     assert_true(snap_build_header(&w, 5, 0));
-    assert_int_equal(kq_snapshot_decode(w.data, w.len, id, NULL, NULL, err, sizeof err), -EBADMSG);
+    assert_int_equal(kq_snapshot_decode(w.data, w.len, id, NULL, NULL, NULL,
+                                        err, sizeof err), -EBADMSG);
     assert_non_null(strstr(err, "no SnapshotFooterRecord"));
     /* A gap in the offsets. */
     assert_true(record_batch_build(&w, &(record_batch_builder_args){
         .base_offset = 2, .partition_leader_epoch = 5, .producer_id = -1, .producer_epoch = -1,
         .base_sequence = -1, .records = &rec, .record_count = 1 }));
-    assert_int_equal(kq_snapshot_decode(w.data, w.len, id, NULL, NULL, err, sizeof err), -EBADMSG);
+    assert_int_equal(kq_snapshot_decode(w.data, w.len, id, NULL, NULL, NULL,
+                                        err, sizeof err), -EBADMSG);
     assert_non_null(strstr(err, "snapshot byte 83: batch base offset 2, expected 1"));
-    assert_int_equal(kq_snapshot_decode(NULL, 0, id, NULL, NULL, err, sizeof err), -EBADMSG);
+    assert_int_equal(kq_snapshot_decode(NULL, 0, id, NULL, NULL, NULL, err, sizeof err), -EBADMSG);
     kq_writer_free(&w);
 }
 
@@ -403,25 +410,25 @@ static void test_encode_refusals(void **state)
     kq_write_i32(&w, 77);
     sample_meta(&m, 100, 1);
     m.voter_count = 0;
-    assert_int_equal(kq_snapshot_encode(NULL, &m, &w), -EINVAL);
+    assert_int_equal(kq_snapshot_encode(NULL, NULL, &m, &w), -EINVAL);
     sample_meta(&m, 100, 1);
     m.voter_ids[1] = 1;
-    assert_int_equal(kq_snapshot_encode(NULL, &m, &w), -EINVAL);
+    assert_int_equal(kq_snapshot_encode(NULL, NULL, &m, &w), -EINVAL);
     sample_meta(&m, 100, 1);
     m.pid_max_count = KQ_SNAPSHOT_PID_NODES_MAX + 1;
-    assert_int_equal(kq_snapshot_encode(NULL, &m, &w), -EINVAL);
+    assert_int_equal(kq_snapshot_encode(NULL, NULL, &m, &w), -EINVAL);
     sample_meta(&m, 100, -1);
-    assert_int_equal(kq_snapshot_encode(NULL, &m, &w), -EINVAL);
+    assert_int_equal(kq_snapshot_encode(NULL, NULL, &m, &w), -EINVAL);
     /* A cached batch at the end offset is not below the snapshot. */
     producer_state *ps = producer_state_create(4);
     producer_state_record(ps, 1, 0, 0, 0, 100, 100);
     sample_meta(&m, 100, 1);
-    assert_int_equal(kq_snapshot_encode(ps, &m, &w), -EINVAL);
+    assert_int_equal(kq_snapshot_encode(ps, NULL, &m, &w), -EINVAL);
     assert_int_equal(w.len, 4);
     /* A bounded writer too small: -ENOMEM. */
     kq_writer small;
     kq_writer_init(&small, 100);
-    assert_int_equal(kq_snapshot_encode(NULL, &m, &small), -ENOMEM);
+    assert_int_equal(kq_snapshot_encode(NULL, NULL, &m, &small), -ENOMEM);
     kq_writer_free(&small);
     kq_writer_free(&w);
     producer_state_destroy(ps);

@@ -197,13 +197,16 @@ static void test_advertised_and_accepted(void **state)
     (void)state;
     int n = 0;
     const wire_api_range *apis = wire_advertised_apis(&n);
-    assert_int_equal(n, 15);
+    assert_int_equal(n, 23);
     struct {
         int16_t key, min, max;
     } expect[] = {
-        {0, 0, 12}, {1, 4, 17}, {2, 0, 10}, {3, 0, 12}, {10, 0, 0}, {18, 0, 4}, {22, 0, 5},
+        {0, 0, 12}, {1, 4, 17}, {2, 0, 10}, {3, 0, 12}, {10, 0, 6}, {18, 0, 4}, {22, 0, 5},
         {52, 0, 2}, {53, 0, 1}, {54, 0, 1}, {55, 0, 2}, {60, 0, 1}, {17, 0, 1}, {36, 0, 2},
         {59, 0, 1},
+        /* the classic group APIs (issue 12), not KIP-848's */
+        {8, 2, 10}, {9, 1, 10}, {11, 0, 9}, {12, 0, 4}, {13, 0, 5}, {14, 0, 5}, {15, 0, 6},
+        {16, 0, 5},
     };
     for (size_t i = 0; i < sizeof expect / sizeof expect[0]; i++) {
         bool found = false;
@@ -226,6 +229,8 @@ static void test_advertised_and_accepted(void **state)
     assert_false(wire_api_accepted(WIRE_API_PRODUCE, 2));
     assert_false(wire_api_accepted(WIRE_API_FETCH, 3));
     assert_false(wire_api_accepted(19, 0)); /* CreateTopics: not here */
+    assert_false(wire_api_accepted(68, 0)); /* ConsumerGroupHeartbeat (KIP-848): not here */
+    assert_false(wire_api_accepted(69, 0)); /* ConsumerGroupDescribe: not here */
     assert_false(wire_api_accepted(1000, 0));
 }
 

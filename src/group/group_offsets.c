@@ -1,0 +1,161 @@
+/* The committed-offsets table (include/kq/group_offsets.h): lifetime, the
+ * pending FIFO, commit and truncation, lookups and restore. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "group_offsets_internal.h"
+#include "kq/assert.h"
+#include "kq/group_offset_codec.h"
+
+#define GO_PENDING_CAP_MIN 64
+
+group_offsets *group_offsets_create(void)
+{
+    return calloc(1, sizeof(group_offsets));
+}
+
+void group_offsets_clear(group_offsets *o, int64_t from)
+{
+    go_pending_drop_from(o, o->pending_head);
+    free(o->pending);
+    go_map_free(&o->committed, true);
+    go_group_map_free(&o->groups);
+    memset(o, 0, sizeof(*o));
+    o->committed_to = from;
+}
+
+void group_offsets_destroy(group_offsets *o)
+{
+    if (!o)
+        return;
+    group_offsets_clear(o, 0);
+    free(o);
+}
+
+bool go_pending_push(group_offsets *o, const group_offset *e)
+{
+    if (e->log_offset < o->committed_to ||
+        (o->pending_len > o->pending_head &&
+         e->log_offset <= o->pending[o->pending_len - 1]->e.log_offset))
+        return false;
+    if (o->pending_head > 0 && o->pending_len == o->pending_cap) {
+        size_t n = o->pending_len - o->pending_head;
+        memmove(o->pending, o->pending + o->pending_head, n * sizeof(*o->pending));
+        o->pending_head = 0;
+        o->pending_len = n;
+    }
+    if (o->pending_len == o->pending_cap) {
+        size_t cap = o->pending_cap ? 2 * o->pending_cap : GO_PENDING_CAP_MIN;
+        go_entry **p = realloc(o->pending, cap * sizeof(*p));
+        if (!p)
+            return false;
+        o->pending = p;
+        o->pending_cap = cap;
+    }
+    go_entry *x = go_entry_new(e);
+    if (!x)
+        return false;
+    o->pending[o->pending_len++] = x;
+    return true;
+}
+
+void go_pending_drop_from(group_offsets *o, size_t keep)
+{
+    KQ_ASSERT(keep >= o->pending_head && keep <= o->pending_len);
+    for (size_t i = keep; i < o->pending_len; i++)
+        go_entry_free(o->pending[i]);
+    o->pending_len = keep;
+    if (o->pending_len == o->pending_head)
+        o->pending_head = o->pending_len = 0;
+}
+
+/* Moves the owned entry x into the committed table (overwriting its key's
+ * value); false when memory runs out (x is then freed). */
+static bool apply(group_offsets *o, go_entry *x)
+{
+    go_entry *old = go_map_find(&o->committed, x->e.group_id, x->e.topic, x->e.partition,
+                                x->hash);
+    if (old) {
+        const char *metadata = old->e.metadata;
+        old->e.offset = x->e.offset;
+        old->e.leader_epoch = x->e.leader_epoch;
+        old->e.metadata = x->e.metadata;
+        old->e.commit_timestamp_ms = x->e.commit_timestamp_ms;
+        old->e.log_offset = x->e.log_offset;
+        x->e.metadata = metadata;
+        go_entry_free(x);
+        return true;
+    }
+    go_group *g = go_group_get(&o->groups, x->e.group_id, go_string_hash(x->e.group_id));
+    if (!g || !go_map_insert(&o->committed, x)) {
+        go_entry_free(x);
+        return false;
+    }
+    x->next_in_group = g->head;
+    g->head = x;
+    g->count++;
+    return true;
+}
+
+void group_offsets_commit(group_offsets *o, int64_t hw)
+{
+    while (o->pending_head < o->pending_len && o->pending[o->pending_head]->e.log_offset < hw) {
+        go_entry *x = o->pending[o->pending_head++];
+        /* No way to report it: a commit the majority holds cannot be lost. */
+        bool applied = apply(o, x);
+        KQ_ASSERT(applied);
+    }
+    if (o->pending_head == o->pending_len)
+        o->pending_head = o->pending_len = 0;
+    if (hw > o->committed_to)
+        o->committed_to = hw;
+}
+
+void group_offsets_truncate(group_offsets *o, int64_t offset)
+{
+    KQ_ASSERT(offset >= o->committed_to);
+    size_t keep = o->pending_len;
+    while (keep > o->pending_head && o->pending[keep - 1]->e.log_offset >= offset)
+        keep--;
+    go_pending_drop_from(o, keep);
+}
+
+int64_t group_offsets_committed_to(const group_offsets *o)
+{
+    return o->committed_to;
+}
+
+bool group_offsets_get(const group_offsets *o, const char *group_id, const char *topic,
+                       int32_t partition, group_offset *out)
+{
+    if (!group_id || !topic)
+        return false;
+    go_entry *x = go_map_find(&o->committed, group_id, topic, partition,
+                              go_key_hash(group_id, topic, partition));
+    if (x && out)
+        *out = x->e;
+    return x != NULL;
+}
+
+int group_offsets_count(const group_offsets *o)
+{
+    return (int)o->committed.count;
+}
+
+bool group_offsets_restore(group_offsets *o, const group_offset *entry)
+{
+    if (group_offset_invalid(entry))
+        return false;
+    go_entry *x = go_entry_new(entry);
+    if (!x)
+        return false;
+    x->e.log_offset = -1;
+    return apply(o, x);
+}
+
+void group_offsets_swap(group_offsets *a, group_offsets *b)
+{
+    group_offsets t = *a;
+    *a = *b;
+    *b = t;
+}

@@ -1,0 +1,119 @@
+/* The OffsetCommit control batch (src/storage/FORMAT.md, "Group offsets"):
+ * built for the leader to append, and read back from every batch appended
+ * at the log end into the pending FIFO. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "group_offsets_internal.h"
+#include "kq/group_offset_codec.h"
+#include "kq/record.h"
+
+/* Control record key {version 0, type KQ_CONTROL_OFFSET_COMMIT}. */
+static const uint8_t commit_key[4] = { 0, 0, (uint8_t)(KQ_CONTROL_OFFSET_COMMIT >> 8),
+                                       (uint8_t)(KQ_CONTROL_OFFSET_COMMIT & 0xff) };
+
+/* Writes every value into values; their ends into ends. */
+static bool write_values(kq_writer *values, size_t *ends, const group_offset *entries, int count)
+{
+    for (int i = 0; i < count; i++) {
+        if (group_offset_invalid(&entries[i]))
+            return false;
+        group_offset_write_value(values, &entries[i]);
+        ends[i] = values->len;
+    }
+    return !values->error;
+}
+
+static bool build_records(kq_writer *out, const kq_writer *values, const size_t *ends,
+                          int count, int64_t timestamp_ms)
+{
+    record *recs = calloc((size_t)count, sizeof(*recs));
+    if (!recs)
+        return false;
+    for (int i = 0; i < count; i++) {
+        size_t start = i ? ends[i - 1] : 0;
+        recs[i].timestamp = timestamp_ms;
+        recs[i].key = (kq_slice){ commit_key, sizeof(commit_key) };
+        recs[i].value = (kq_slice){ values->data + start, (int32_t)(ends[i] - start) };
+    }
+    record_batch_builder_args args = {
+        .base_offset = 0,
+        .partition_leader_epoch = 0,
+        .attributes = RECORD_ATTR_CONTROL,
+        .base_timestamp = timestamp_ms,
+        .producer_id = -1,
+        .producer_epoch = -1,
+        .base_sequence = -1,
+        .records = recs,
+        .record_count = count,
+    };
+    bool ok = record_batch_build(out, &args);
+    free(recs);
+    return ok;
+}
+
+bool group_offsets_build_batch(kq_writer *out, const group_offset *entries, int count,
+                               int64_t timestamp_ms)
+{
+    if (!out || !entries || count < 1 || count > KQ_GROUP_COMMIT_PARTITIONS_MAX)
+        return false;
+    size_t *ends = calloc((size_t)count, sizeof(*ends));
+    if (!ends)
+        return false;
+    kq_writer values;
+    kq_writer_init(&values, RECORD_BATCH_BYTES_MAX);
+    bool ok = write_values(&values, ends, entries, count) &&
+              build_records(out, &values, ends, count, timestamp_ms);
+    kq_writer_free(&values);
+    free(ends);
+    return ok;
+}
+
+/* Notes the commits of one control batch; -1 if one of ours does not
+ * parse, the records do not, or a commit cannot be kept. */
+static int note_control(group_offsets *o, const uint8_t *batch, size_t len,
+                        const record_batch_header *h)
+{
+    record_iter it;
+    record rec;
+    int noted = 0;
+    enum record_status st = record_iter_open(&it, batch, len);
+    while (st == RECORD_OK && noted >= 0 && record_iter_next(&it, &rec)) {
+        if (record_control_type(rec.key) != KQ_CONTROL_OFFSET_COMMIT)
+            continue;
+        group_offset_value v;
+        if (group_offset_read_value(rec.value, &v) || rec.offset < h->base_offset) {
+            noted = -1;
+            break;
+        }
+        v.entry.log_offset = rec.offset;
+        noted = go_pending_push(o, &v.entry) ? noted + 1 : -1;
+    }
+    if (st != RECORD_OK || it.status != RECORD_OK)
+        noted = -1;
+    record_iter_close(&it);
+    return noted;
+}
+
+int group_offsets_note_batches(group_offsets *o, const uint8_t *batches, size_t len)
+{
+    size_t kept = o->pending_len - o->pending_head; /* pushes may move the head */
+    size_t pos = 0;
+    int total = 0;
+    while (pos < len && total >= 0) {
+        record_batch_header h;
+        if (record_batch_parse_header(batches + pos, len - pos, &h) != RECORD_OK) {
+            total = -1;
+            break;
+        }
+        size_t size = record_batch_size(&h);
+        if (record_batch_is_control(&h)) {
+            int n = note_control(o, batches + pos, size, &h);
+            total = n < 0 || total > INT32_MAX - n ? -1 : total + n;
+        }
+        pos += size;
+    }
+    if (total < 0)
+        go_pending_drop_from(o, o->pending_head + kept);
+    return total;
+}

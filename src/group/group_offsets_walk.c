@@ -1,0 +1,136 @@
+/* Walks of the offsets table (include/kq/group_offsets.h): one group in
+ * topic then partition order, every group, and the view at the log end
+ * (committed entries overridden by the newest pending commit per key, in
+ * key order). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "group_offsets_internal.h"
+#include "kq/assert.h"
+
+bool group_offsets_has_group(const group_offsets *o, const char *group_id)
+{
+    if (!group_id)
+        return false;
+    const go_group *g = go_group_find(&o->groups, group_id, go_string_hash(group_id));
+    return g && g->count > 0;
+}
+
+int group_offsets_foreach_group_id(const group_offsets *o,
+                                   int (*cb)(void *ctx, const char *group_id), void *ctx)
+{
+    for (size_t i = 0; i < o->groups.cap; i++) {
+        const go_group *g = o->groups.slots[i];
+        if (!g || g->count == 0)
+            continue;
+        int rc = cb(ctx, g->id);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static int cmp_topic_partition(const void *a, const void *b)
+{
+    const go_entry *x = *(const go_entry *const *)a, *y = *(const go_entry *const *)b;
+    int c = strcmp(x->e.topic, y->e.topic);
+    if (c)
+        return c;
+    return (x->e.partition > y->e.partition) - (x->e.partition < y->e.partition);
+}
+
+int group_offsets_foreach_group(const group_offsets *o, const char *group_id,
+                                group_offsets_cb cb, void *ctx)
+{
+    if (!group_id)
+        return 0;
+    const go_group *g = go_group_find(&o->groups, group_id, go_string_hash(group_id));
+    if (!g || g->count == 0)
+        return 0;
+    const go_entry **list = malloc(sizeof(*list) * (size_t)g->count);
+    KQ_ASSERT(list); /* a read with no error to report: as the table's own memory */
+    int n = 0;
+    for (const go_entry *x = g->head; x; x = x->next_in_group) {
+        KQ_ASSERT(n < g->count);
+        list[n++] = x;
+    }
+    KQ_ASSERT(n == g->count);
+    qsort(list, (size_t)n, sizeof(*list), cmp_topic_partition);
+    int rc = 0;
+    for (int i = 0; i < n && rc == 0; i++)
+        rc = cb(ctx, &list[i]->e);
+    free(list);
+    return rc;
+}
+
+bool group_offsets_get_at_end(const group_offsets *o, const char *group_id, const char *topic,
+                              int32_t partition, group_offset *out)
+{
+    if (!group_id || !topic)
+        return false;
+    for (size_t i = o->pending_len; i > o->pending_head; i--) {
+        const go_entry *x = o->pending[i - 1];
+        if (x->e.partition == partition && strcmp(x->e.topic, topic) == 0 &&
+            strcmp(x->e.group_id, group_id) == 0) {
+            if (out)
+                *out = x->e;
+            return true;
+        }
+    }
+    return group_offsets_get(o, group_id, topic, partition, out);
+}
+
+/* The newest pending commit of each key, in a temporary map (not owning). */
+static go_map newest_pending(const group_offsets *o)
+{
+    go_map m;
+    memset(&m, 0, sizeof(m));
+    for (size_t i = o->pending_len; i > o->pending_head; i--) {
+        go_entry *x = o->pending[i - 1];
+        if (go_map_find(&m, x->e.group_id, x->e.topic, x->e.partition, x->hash))
+            continue;
+        bool inserted = go_map_insert(&m, x);
+        KQ_ASSERT(inserted);
+    }
+    return m;
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+    const go_entry *x = *(const go_entry *const *)a, *y = *(const go_entry *const *)b;
+    int c = strcmp(x->e.group_id, y->e.group_id);
+    return c ? c : cmp_topic_partition(a, b);
+}
+
+/* In (group, topic, partition) order, so that equal states give equal
+ * snapshot files whatever the history of the maps. */
+int group_offsets_foreach_at_end(const group_offsets *o, group_offsets_cb cb, void *ctx)
+{
+    go_map newest = newest_pending(o);
+    size_t cap = o->committed.count + newest.count;
+    const go_entry **list = malloc(sizeof(*list) * (cap ? cap : 1));
+    KQ_ASSERT(list); /* no error to report: as the table's own memory */
+    size_t n = 0;
+    for (size_t i = 0; i < o->committed.cap; i++) {
+        const go_entry *x = o->committed.slots[i];
+        if (!x)
+            continue;
+        const go_entry *p = go_map_find(&newest, x->e.group_id, x->e.topic, x->e.partition,
+                                        x->hash);
+        list[n++] = p ? p : x;
+    }
+    for (size_t i = 0; i < newest.cap; i++) {
+        const go_entry *p = newest.slots[i];
+        if (p && !go_map_find(&o->committed, p->e.group_id, p->e.topic, p->e.partition,
+                              p->hash))
+            list[n++] = p;
+    }
+    KQ_ASSERT(n <= cap);
+    go_map_free(&newest, false);
+    qsort(list, n, sizeof(*list), cmp_key);
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++)
+        rc = cb(ctx, &list[i]->e);
+    free(list);
+    return rc;
+}

@@ -1,0 +1,226 @@
+/* The group coordinator's life in the handlers: it exists only while this
+ * node leads, one per epoch (a new leader starts with no groups: members
+ * rejoin); group APIs wait until the leader's offsets table holds every
+ * commit up to the high watermark of its epoch ("loaded"). JoinGroup and
+ * SyncGroup wait in a bounded table keyed by token until the coordinator
+ * answers them; losing the lead answers them NOT_COORDINATOR. */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "group_handlers.h"
+#include "kq/assert.h"
+#include "kq/log_line.h"
+
+bool groups_create(handler *h)
+{
+    h->groups = calloc(1, sizeof(*h->groups));
+    if (!h->groups)
+        return false;
+    h->groups->wake_at_ms = INT64_MAX;
+    kq_writer_init(&h->groups->batch, RECORD_BATCH_BYTES_MAX);
+    return true;
+}
+
+/* Answers every waiting JoinGroup/SyncGroup with error and forgets them. */
+static void pending_fail_all(handler *h, int16_t error)
+{
+    handler_groups *g = h->groups;
+    for (int i = 0; i < HANDLER_GROUP_PENDING_MAX && g->pending_count > 0; i++) {
+        group_pending *p = &g->pending[i];
+        if (!p->in_use)
+            continue;
+        wire_request_header hdr = {
+            .api_key = p->kind == GROUP_ANSWER_JOIN ? WIRE_API_JOIN_GROUP : WIRE_API_SYNC_GROUP,
+            .api_version = p->version,
+            .correlation_id = p->correlation_id};
+        p->in_use = false;
+        g->pending_count--;
+        groups_answer_error(h, p->slot, &hdr, p->kind, error);
+    }
+}
+
+static void coord_drop(handler *h)
+{
+    handler_groups *g = h->groups;
+    if (!g->coord)
+        return;
+    group_coord_destroy(g->coord);
+    g->coord = NULL;
+    g->wake_at_ms = INT64_MAX;
+    pending_fail_all(h, KAFKA_NOT_COORDINATOR);
+}
+
+void groups_destroy(handler *h)
+{
+    if (!h->groups)
+        return;
+    /* Requests still waiting are dropped unanswered. */
+    if (h->groups->coord)
+        group_coord_destroy(h->groups->coord);
+    groups_commits_free(h);
+    kq_writer_free(&h->groups->batch);
+    free(h->groups);
+    h->groups = NULL;
+}
+
+/* The coordinator belongs to the epoch it was made in, as leader. */
+static void coord_check_role(handler *h, const raft_status *st)
+{
+    handler_groups *g = h->groups;
+    if (g->coord && (st->role != RAFT_ROLE_LEADER || st->epoch != g->coord_epoch))
+        coord_drop(h);
+}
+
+/* Offset of the leader's first batch in its epoch (-1: none yet). */
+static int64_t epoch_start(const handler *h, int32_t epoch)
+{
+    raft_epoch_entry e;
+    if (kq_log_epochs(h->svc.log, &e, 1) != 1 || e.epoch != epoch)
+        return -1;
+    return e.start_offset;
+}
+
+/* Without an offsets table (a harness) there is nothing to wait for. */
+static bool offsets_loaded(const handler *h, const raft_status *st)
+{
+    if (!h->svc.offsets)
+        return true;
+    return group_offsets_committed_to(h->svc.offsets) >= st->high_watermark;
+}
+
+static bool coord_make(handler *h, int32_t epoch)
+{
+    handler_groups *g = h->groups;
+    group_config c = h->svc.group.max_size > 0 ? h->svc.group : group_config_default();
+    /* Member ids differ between nodes and epochs. */
+    c.random_seed ^= ((uint64_t)(uint32_t)epoch << 32) ^ (uint64_t)(uint32_t)h->svc.node_id;
+    g->coord = group_coord_create(&c);
+    if (!g->coord)
+        return false;
+    g->coord_epoch = epoch;
+    g->wake_at_ms = INT64_MAX;
+    return true;
+}
+
+int16_t groups_gate(handler *h)
+{
+    raft_status st;
+    raft_get_status(h->svc.raft, &st);
+    coord_check_role(h, &st);
+    if (st.role != RAFT_ROLE_LEADER)
+        return KAFKA_NOT_COORDINATOR;
+    int64_t start = epoch_start(h, st.epoch);
+    if (start < 0 || st.high_watermark <= start || !offsets_loaded(h, &st))
+        return KAFKA_COORDINATOR_LOAD_IN_PROGRESS;
+    if (!h->groups->coord && !coord_make(h, st.epoch))
+        return KAFKA_COORDINATOR_NOT_AVAILABLE;
+    return KAFKA_NONE;
+}
+
+uint64_t groups_pending_add(handler *h, handler_request *req, enum group_answer_kind kind,
+                            const char *group_id)
+{
+    handler_groups *g = h->groups;
+    if (g->pending_count >= HANDLER_GROUP_PENDING_MAX)
+        return 0;
+    for (int i = 0; i < HANDLER_GROUP_PENDING_MAX; i++) {
+        group_pending *p = &g->pending[i];
+        if (p->in_use)
+            continue;
+        g->generation = g->generation == UINT32_MAX ? 1 : g->generation + 1;
+        *p = (group_pending){.in_use = true, .generation = g->generation, .kind = kind,
+                             .slot = req->slot, .version = req->header.api_version,
+                             .correlation_id = req->header.correlation_id};
+        size_t n = strlen(group_id);
+        KQ_ASSERT(n < sizeof(p->group_id)); /* the coordinator refuses longer ids first */
+        memcpy(p->group_id, group_id, n + 1);
+        g->pending_count++;
+        return ((uint64_t)p->generation << 16) | (uint64_t)i;
+    }
+    KQ_ASSERT(false); /* pending_count says there is a free entry */
+    return 0;
+}
+
+void groups_deliver(handler *h, const group_output *out)
+{
+    handler_groups *g = h->groups;
+    for (int i = 0; i < out->answer_count; i++) {
+        const group_answer *a = &out->answers[i];
+        uint64_t index = a->token & 0xffff;
+        KQ_ASSERT(index < HANDLER_GROUP_PENDING_MAX);
+        group_pending *p = &g->pending[index];
+        KQ_ASSERT(p->in_use && p->generation == (uint32_t)(a->token >> 16) && p->kind == a->kind);
+        groups_answer(h, p, a);
+        p->in_use = false;
+        g->pending_count--;
+    }
+    g->wake_at_ms = out->wake_at_ms;
+}
+
+void groups_on_progress(handler *h, const raft_status *st)
+{
+    coord_check_role(h, st);
+    groups_commits_progress(h, st);
+}
+
+void groups_on_tick(handler *h, int64_t now_ms)
+{
+    raft_status st;
+    raft_get_status(h->svc.raft, &st);
+    coord_check_role(h, &st);
+    handler_groups *g = h->groups;
+    if (g->coord && g->wake_at_ms <= now_ms) {
+        /* Answers are encoded with the arena's help; outside a frame
+         * nothing else holds it (else ticks alone would fill it). */
+        if (!h->decision)
+            kq_arena_reset(&h->arena);
+        groups_deliver(h, group_tick(g->coord, now_ms));
+        /* A wake-up that is still due could not be served now: later, not
+         * at once again (the executor would spin). */
+        if (g->wake_at_ms <= now_ms)
+            g->wake_at_ms = now_ms + 1;
+    }
+    groups_commits_expire(h, now_ms);
+}
+
+int64_t groups_next_deadline(const handler *h)
+{
+    const handler_groups *g = h->groups;
+    int64_t due = g->coord ? g->wake_at_ms : INT64_MAX;
+    if (g->head != g->tail) {
+        int64_t d = g->queue[g->head & (GROUP_COMMIT_QUEUE_CAP - 1)].deadline_ms;
+        if (d < due)
+            due = d;
+    }
+    return due;
+}
+
+bool groups_cstr(handler *h, kq_slice s, const char **out)
+{
+    *out = NULL;
+    if (s.len < 0)
+        return true;
+    if (s.len > 0 && memchr(s.ptr, 0, (size_t)s.len))
+        return false;
+    char *c = kq_arena_alloc(&h->arena, (size_t)s.len + 1);
+    if (!c)
+        return false;
+    if (s.len > 0)
+        memcpy(c, s.ptr, (size_t)s.len);
+    c[s.len] = '\0';
+    *out = c;
+    return true;
+}
+
+bool groups_id_storable(const char *group_id)
+{
+    return group_id && group_id[0] && strlen(group_id) < KQ_GROUP_NAME_BYTES_MAX;
+}
+
+void groups_malformed(handler *h, handler_request *req, const char *what)
+{
+    log_line("request from %s: malformed %s v%d", h->svc.slot_peer(h->svc.ctx, req->slot), what,
+             req->header.api_version);
+    h->svc.reply_close(h->svc.ctx, req->slot, "malformed request");
+}

@@ -1,0 +1,101 @@
+/* Shared state of the consumer-group handlers (issue 12), private to the
+ * src/handler/group_*.c files. The handlers own a classic group coordinator
+ * (kq/group.h) only while this node leads, one per epoch; JoinGroup and
+ * SyncGroup wait in a bounded table keyed by the coordinator's tokens;
+ * OffsetCommit becomes one control batch (kq/group_offsets.h) appended
+ * through the Raft core and answered once the high watermark and the
+ * offsets table pass it. */
+#ifndef KQ_GROUP_HANDLERS_H
+#define KQ_GROUP_HANDLERS_H
+
+#include "handler_internal.h"
+#include "kq/group.h"
+#include "kq/group_offsets.h"
+
+/* A JoinGroup or SyncGroup the coordinator has not answered yet. */
+typedef struct group_pending {
+    bool in_use;
+    uint32_t generation; /* of the token naming this entry */
+    enum group_answer_kind kind;
+    void *slot;
+    int16_t version;
+    int32_t correlation_id;
+    char group_id[KQ_GROUP_NAME_BYTES_MAX]; /* for the leader's member list */
+} group_pending;
+
+/* One partition of an OffsetCommit and its outcome. */
+typedef struct commit_result {
+    int topic;          /* its topic's index in the request (groups the answer) */
+    kq_slice name;      /* into commit_pending.names (v2-9) */
+    kq_uuid id;         /* v10 */
+    int32_t partition;
+    int16_t error;
+    bool appended;      /* in the batch: answered by the append's outcome */
+} commit_result;
+
+/* An OffsetCommit whose batch is being appended or waits to commit. */
+typedef struct commit_pending {
+    void *slot;
+    int16_t version;
+    int32_t correlation_id;
+    int32_t epoch;        /* leader epoch it was appended in */
+    int64_t last_offset;  /* of its batch */
+    int64_t deadline_ms;
+    int count;
+    commit_result *results; /* malloc'd, count entries */
+    char *names;            /* malloc'd topic names the results point into */
+} commit_pending;
+
+#define GROUP_COMMIT_QUEUE_CAP HANDLER_GROUP_PENDING_MAX
+
+struct handler_groups {
+    group_coord *coord;   /* NULL unless leading (in coord_epoch) */
+    int32_t coord_epoch;
+    int64_t wake_at_ms;   /* the coordinator's; INT64_MAX: none */
+    group_pending pending[HANDLER_GROUP_PENDING_MAX];
+    int pending_count;
+    uint32_t generation;  /* of the latest token handed out */
+    /* The OffsetCommit decided HANDLER_APPEND, and its batch. */
+    bool commit_open;
+    commit_pending commit;
+    kq_writer batch;
+    /* Appended commits waiting for the high watermark, in append order. */
+    commit_pending queue[GROUP_COMMIT_QUEUE_CAP];
+    uint32_t head, tail;
+};
+
+_Static_assert((GROUP_COMMIT_QUEUE_CAP & (GROUP_COMMIT_QUEUE_CAP - 1)) == 0,
+               "the commit queue's capacity is a power of two");
+_Static_assert(HANDLER_GROUP_PENDING_MAX <= 0xffff, "a token holds the entry in 16 bits");
+
+/* group_coordinator.c */
+/* Whether group requests may be served: KAFKA_NONE (then the coordinator
+ * exists), NOT_COORDINATOR (not the leader), COORDINATOR_LOAD_IN_PROGRESS
+ * (the offsets of this epoch are not all applied yet) or
+ * COORDINATOR_NOT_AVAILABLE (out of memory). */
+int16_t groups_gate(handler *h);
+/* Takes an entry for a JoinGroup/SyncGroup; 0 when the table is full. */
+uint64_t groups_pending_add(handler *h, handler_request *req, enum group_answer_kind kind,
+                            const char *group_id);
+/* Answers every answer of out and remembers its wake-up time. */
+void groups_deliver(handler *h, const group_output *out);
+/* A NUL-terminated copy of s in the request's arena (NULL for a null
+ * string); false when s holds a NUL byte or memory runs out. */
+bool groups_cstr(handler *h, kq_slice s, const char **out);
+/* A group id the offsets table can hold ("" is not one). */
+bool groups_id_storable(const char *group_id);
+/* Requests that cannot be decoded close the connection. */
+void groups_malformed(handler *h, handler_request *req, const char *what);
+
+/* group_join_sync.c: encodes and sends the answer a to its entry p. */
+void groups_answer(handler *h, const group_pending *p, const group_answer *a);
+/* The same for an error before the coordinator saw the request. */
+void groups_answer_error(handler *h, void *slot, const wire_request_header *hdr,
+                         enum group_answer_kind kind, int16_t error);
+
+/* group_offset_commit.c */
+void groups_commits_progress(handler *h, const raft_status *st);
+void groups_commits_expire(handler *h, int64_t now_ms);
+void groups_commits_free(handler *h);
+
+#endif
