@@ -8,7 +8,7 @@ set -euo pipefail
 
 build_pkgs=(libuv1-dev libinih-dev zlib1g-dev libcmocka-dev liblz4-dev libssl-dev
             libzstd-dev libsnappy-dev librdkafka-dev cmake gcc make pkg-config)
-test_pkgs=(kcat python3-kafka python3-prometheus-client default-jre-headless maven faketime openssl)
+test_pkgs=(kcat python3-kafka python3-venv python3-prometheus-client default-jre-headless maven faketime openssl)
 
 pkgs=("${build_pkgs[@]}")
 if [[ "${1:-}" == "--test" ]]; then
