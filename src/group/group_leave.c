@@ -57,7 +57,8 @@ const group_output *group_tick(group_coord *c, int64_t now_ms)
     gc_begin(c, now_ms);
     bool full = false;
     for (int i = 0; i < c->group_count; i++) {
-        if (KQ_GROUP_ANSWERS_MAX - c->out.answer_count < 2 * c->config.max_size + 2) {
+        /* A group answers each member at most twice (its join and its sync). */
+        if (KQ_GROUP_ANSWERS_MAX - c->out.answer_count < 2 * c->groups[i]->member_count + 2) {
             full = true; /* the rest at the next tick, at once */
             break;
         }
