@@ -15,19 +15,12 @@ static bool version_ok(int16_t v)
 /* Topics are named up to v12 and identified by topic id from v13. */
 static void read_topic_ref(kq_reader *r, int16_t v, kq_slice *topic, kq_uuid *topic_id)
 {
-    *topic = v <= 12 ? wire_read_string(r, v >= 12) : WIRE_NULL_SLICE;
-    if (v >= 13)
-        *topic_id = kq_read_uuid(r);
-    else
-        memset(topic_id, 0, sizeof *topic_id);
+    wire_read_topic_ref(r, v >= 12, v >= 13, topic, topic_id);
 }
 
 static void write_topic_ref(kq_writer *w, int16_t v, kq_slice topic, kq_uuid topic_id)
 {
-    if (v <= 12)
-        wire_write_string(w, v >= 12, topic);
-    else
-        kq_write_uuid(w, topic_id);
+    wire_write_topic_ref(w, v >= 12, v >= 13, topic, topic_id);
 }
 
 /* ---- request ---- */

@@ -17,21 +17,15 @@ static bool version_ok(int16_t v)
     return v >= WIRE_OFFSET_COMMIT_MIN_VERSION && v <= WIRE_OFFSET_COMMIT_MAX_VERSION;
 }
 
+/* A topic's name up to v9 (compact from v8), its id from v10. */
 static void read_topic_ref(kq_reader *r, int16_t v, kq_slice *name, kq_uuid *id)
 {
-    *name = v <= 9 ? wire_read_string(r, v >= 8) : WIRE_NULL_SLICE;
-    if (v >= 10)
-        *id = kq_read_uuid(r);
-    else
-        memset(id, 0, sizeof *id);
+    wire_read_topic_ref(r, v >= 8, v >= 10, name, id);
 }
 
 static void write_topic_ref(kq_writer *w, int16_t v, kq_slice name, kq_uuid id)
 {
-    if (v <= 9)
-        wire_write_string(w, v >= 8, name);
-    else
-        kq_write_uuid(w, id);
+    wire_write_topic_ref(w, v >= 8, v >= 10, name, id);
 }
 
 static void read_partition(kq_reader *r, const wire_ctx *c, void *part)

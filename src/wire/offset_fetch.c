@@ -22,19 +22,12 @@ static bool version_ok(int16_t v)
 /* A topic's name up to v9 (compact from v6), its id from v10. */
 static void read_topic_ref(kq_reader *r, int16_t v, kq_slice *name, kq_uuid *id)
 {
-    *name = v <= 9 ? wire_read_string(r, v >= 6) : WIRE_NULL_SLICE;
-    if (v >= 10)
-        *id = kq_read_uuid(r);
-    else
-        memset(id, 0, sizeof *id);
+    wire_read_topic_ref(r, v >= 6, v >= 10, name, id);
 }
 
 static void write_topic_ref(kq_writer *w, int16_t v, kq_slice name, kq_uuid id)
 {
-    if (v <= 9)
-        wire_write_string(w, v >= 6, name);
-    else
-        kq_write_uuid(w, id);
+    wire_write_topic_ref(w, v >= 6, v >= 10, name, id);
 }
 
 /* ---- request ---- */

@@ -190,3 +190,20 @@ void wire_tag_close(kq_writer *w, uint32_t tag, kq_writer *scratch)
     }
     kq_writer_free(scratch);
 }
+
+void wire_read_topic_ref(kq_reader *r, bool flex, bool by_id, kq_slice *name, kq_uuid *id)
+{
+    *name = by_id ? WIRE_NULL_SLICE : wire_read_string(r, flex);
+    if (by_id)
+        *id = kq_read_uuid(r);
+    else
+        memset(id, 0, sizeof *id);
+}
+
+void wire_write_topic_ref(kq_writer *w, bool flex, bool by_id, kq_slice name, kq_uuid id)
+{
+    if (by_id)
+        kq_write_uuid(w, id);
+    else
+        wire_write_string(w, flex, name);
+}

@@ -27,6 +27,10 @@ void wire_write_nullable_string(kq_writer *w, bool flex, kq_slice s);
 /* Non-nullable string: a null slice is written as "". */
 void wire_write_string(kq_writer *w, bool flex, kq_slice s);
 void wire_write_nullable_bytes(kq_writer *w, bool flex, kq_slice s);
+/* A topic named by string until the version its API names topics by id
+ * (then the name is null and the id read; the id is zero before). */
+void wire_read_topic_ref(kq_reader *r, bool flex, bool by_id, kq_slice *name, kq_uuid *id);
+void wire_write_topic_ref(kq_writer *w, bool flex, bool by_id, kq_slice name, kq_uuid id);
 
 /* Array count; -1 (null) is accepted only when nullable, else fails. */
 int32_t wire_read_array_len(kq_reader *r, bool flex, bool nullable);
