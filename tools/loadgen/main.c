@@ -3,10 +3,12 @@
  * producer instances, at a fixed or unlimited rate, and reports throughput,
  * produce()-to-delivery-report latency percentiles and its own CPU use.
  * Exit status 0 only when every record was acknowledged (acks != 0) or at
- * least none failed (acks == 0). */
+ * least none failed (acks == 0). --consume measures reading instead
+ * (consume.c). */
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "consume.h"
 #include "options.h"
 #include "report.h"
 #include "stats.h"
@@ -35,6 +37,8 @@ int main(int argc, char **argv)
     int prc = kl_options_parse(argc, argv, &o);
     if (prc != 0)
         return prc > 0 ? 0 : 2;
+    if (o.consume)
+        return kl_consume(&o, stdout);
     struct kl_stats *stats = malloc(sizeof(*stats));
     if (!stats) {
         fputs("kq-load: out of memory\n", stderr);

@@ -32,6 +32,7 @@ struct kl_options {
     int extra_count;
     bool json;
     bool progress;
+    bool consume;            /* --consume: read the partition instead (consume.c) */
 };
 
 /* Returns 0 on success, 1 when --help was printed, -1 on a usage error
