@@ -212,4 +212,41 @@ int kq_log_scan(kq_log *log, int64_t from,
 int kq_log_epochs(const kq_log *log, raft_epoch_entry *out, int max);
 int kq_log_epoch_count(const kq_log *log);
 
+/* ---- Reads planned now and served later (log_stream.c, issue 19): a
+ * consumer Fetch answer refers to a range of one segment file, and its bytes
+ * are read, verified as by kq_log_read, and written in bounded chunks as the
+ * socket drains, so an unread answer costs a cursor, not its size. */
+typedef struct kq_log_range {
+    uint64_t segment_id;  /* which segment (an id no later segment reuses) */
+    uint64_t pos;         /* its first byte in the segment file */
+    uint64_t len;         /* bytes of whole batches */
+    int64_t first_offset; /* the offset asked for: the first batch holds it */
+} kq_log_range;
+
+typedef struct kq_log_cursor {
+    kq_log_range range;
+    uint64_t done;       /* bytes of the range already read */
+    int64_t next_offset; /* base offset the next batch must have (after the first) */
+} kq_log_cursor;
+
+/* The range kq_log_read would return for the same arguments, planned from
+ * batch headers only (no CRC read yet). Returns 0 with range->len 0 when
+ * there is nothing to read, -ERANGE below the log start, -EBADMSG when the
+ * batch holding offset has a header that does not chain, -EIO on a read
+ * error. */
+int kq_log_plan_read(kq_log *log, int64_t offset, int64_t end_offset, size_t max_bytes,
+                     kq_log_range *range);
+
+void kq_log_cursor_init(kq_log_cursor *cur, const kq_log_range *range);
+
+/* Reads the next whole batches of cur's range into buf (at most cap bytes),
+ * verified as by kq_log_read, and advances cur. Returns the bytes read (> 0),
+ * 0 once the range is done, -ENOBUFS with *need_bytes set when the next
+ * batch is larger than cap, -ESTALE when the segment is gone (deleted by
+ * retention or a reset since the plan: the answer cannot be completed, which
+ * is not corruption), -EBADMSG when a batch fails verification (corruption
+ * of data the log holds: the executor stops the node), -EIO on a read error. */
+ssize_t kq_log_cursor_read(kq_log *log, kq_log_cursor *cur, uint8_t *buf, size_t cap,
+                           size_t *need_bytes);
+
 #endif

@@ -371,6 +371,9 @@ int storage_truncate_to(kq_log *log, int64_t offset, char *errbuf, size_t errlen
     while (log->seg_count > keep)
         storage_segment_delete_files(log, &log->segs[--log->seg_count]);
     cut_segment_state(seg, (uint64_t)pos, offset);
+    /* Bytes it held may be written anew: a planned read of the old ones must
+     * not read them (kq_log_cursor_read, -ESTALE). Still the highest id. */
+    seg->id = ++log->segment_ids;
     rc = cut_segment_files(log, seg, (uint64_t)pos);
     if (rc < 0) {
         storage_errf(errbuf, errlen, "cannot truncate segment %020" PRId64 ".log in %s: %s",

@@ -24,7 +24,8 @@ int storage_segment_push(kq_log *log, const storage_segment *seg)
         log->segs = s;
         log->seg_cap = cap;
     }
-    log->segs[log->seg_count++] = *seg;
+    log->segs[log->seg_count] = *seg;
+    log->segs[log->seg_count++].id = ++log->segment_ids;
     return 0;
 }
 

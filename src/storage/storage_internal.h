@@ -55,6 +55,7 @@ typedef struct storage_segment {
     bool dirty;                /* written since the last flush began */
     bool index_sync_due;       /* sealed by a roll: the next flush job syncs the .index */
     bool index_verified;       /* recovery: the .index file holds exactly index[] */
+    uint64_t id;               /* unique in this kq_log, ascending along segs (log_stream.c) */
 } storage_segment;
 
 struct kq_log {
@@ -91,6 +92,7 @@ struct kq_log {
     unsigned rp_jobs;  /* flush jobs begun since its last fdatasync */
     bool rp_roll;      /* a roll since its last fdatasync */
     bool rp_stale;     /* recovery: the file's record names deleted segments */
+    uint64_t segment_ids; /* the last segment id handed out (storage_segment_push) */
 };
 
 /* The base offset of the first segment file (<= the log start offset). */
@@ -146,6 +148,14 @@ int storage_index_push(storage_segment *seg, int32_t rel_offset, int32_t positio
 int storage_index_open(const kq_log *log, storage_segment *seg);
 /* Writes index entries not yet in the file (opening it if needed). */
 int storage_index_sync(const kq_log *log, storage_segment *seg, char *errbuf, size_t errlen);
+/* Finds the batch holding offset in seg (offset index, then a header walk):
+ * its position and size. 0, -EBADMSG, -EIO or -ERANGE (log_read.c). */
+int storage_batch_locate(const kq_fs *fs, const storage_segment *seg, int64_t offset,
+                         uint64_t *pos_out, uint64_t *size_out);
+/* Whether the batch at p (size bytes, the first one holding offset when
+ * first, else starting at next) is whole and consistent (log_read.c). */
+bool storage_batch_ok(const kq_log *log, const storage_segment *seg, const uint8_t *p,
+                      size_t size, int64_t offset, int64_t next, bool first);
 /* Closes the segment's descriptors and frees its index. */
 void storage_segment_release(const kq_fs *fs, storage_segment *seg);
 /* The segment holding offset (largest base <= offset); NULL if below start. */
