@@ -98,6 +98,11 @@ typedef struct wire_fetch_partition_data {
     int32_t aborted_transaction_count;                   /* -1 = null */
     int32_t preferred_read_replica;                      /* v11+, default -1 */
     kq_slice records; /* nullable; written as-is */
+    /* Encode only: when set, records.len bytes are left out of the output
+     * (its length prefix is written) and *records_external_at receives the
+     * output position where they belong: a streamed answer (issue 19) sends
+     * them from the log there. records.ptr is not read. */
+    size_t *records_external_at;
 } wire_fetch_partition_data;
 
 typedef struct wire_fetch_topic_response {

@@ -272,7 +272,15 @@ static void write_partition_data(kq_writer *w, const wire_ctx *c, const void *pa
     }
     if (v >= 11)
         kq_write_i32(w, p->preferred_read_replica);
-    wire_write_nullable_bytes(w, flex, p->records);
+    if (p->records_external_at) {
+        if (flex)
+            kq_write_uvarint(w, (uint32_t)p->records.len + 1);
+        else
+            kq_write_i32(w, p->records.len);
+        *p->records_external_at = w->len;
+    } else {
+        wire_write_nullable_bytes(w, flex, p->records);
+    }
     if (!flex)
         return;
     kq_write_uvarint(w, (uint32_t)p->has_diverging_epoch + (uint32_t)p->has_current_leader +

@@ -283,6 +283,33 @@ static void test_response_round_trip_all_versions(void **state)
         harness_check_round_trip(api.response, v, &sample_resp, check_response_any, true);
 }
 
+/* records_external_at (a streamed answer): the output without the records,
+ * with them spliced in where it says, is the ordinary encoding, in every
+ * version (a length prefix as int32 or varint). */
+static void test_response_records_external(void **state)
+{
+    (void)state;
+    for (int16_t v = api.min_version; v <= api.max_version; v++) {
+        build_sample_response();
+        kq_writer whole, hole;
+        kq_writer_init(&whole, 0);
+        kq_writer_init(&hole, 0);
+        wire_fetch_response_encode(&whole, v, &sample_resp);
+        size_t at = 0;
+        sample_resp_parts[0].records_external_at = &at;
+        sample_resp_parts[0].records.ptr = NULL;
+        wire_fetch_response_encode(&hole, v, &sample_resp);
+        assert_false(whole.error || hole.error);
+        assert_int_equal(hole.len + sizeof sample_records, whole.len);
+        assert_true(at > 0 && at <= hole.len);
+        assert_memory_equal(hole.data, whole.data, at);
+        assert_memory_equal(whole.data + at, sample_records, sizeof sample_records);
+        assert_memory_equal(whole.data + at + sizeof sample_records, hole.data + at, hole.len - at);
+        kq_writer_free(&whole);
+        kq_writer_free(&hole);
+    }
+}
+
 static void test_request_golden_v4(void **state)
 {
     (void)state;
@@ -508,6 +535,7 @@ int main(void)
         cmocka_unit_test(test_request_round_trip_all_versions),
         cmocka_unit_test(test_request_replica_state_defaults),
         cmocka_unit_test(test_response_round_trip_all_versions),
+        cmocka_unit_test(test_response_records_external),
         cmocka_unit_test(test_request_golden_v4),
         cmocka_unit_test(test_request_golden_v17),
         cmocka_unit_test(test_response_golden_v4),
