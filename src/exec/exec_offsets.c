@@ -7,8 +7,8 @@
 #include <inttypes.h>
 
 #include "exec_internal.h"
-#include "kq/log_line.h"
 #include "kq/group_offsets.h"
+#include "kq/log_line.h"
 
 int exec_offsets_note_batches(kq_exec *x, const uint8_t *batches, size_t len)
 {
