@@ -145,6 +145,8 @@ if want sim && ((asan_ok)); then
         sim_mutant delete-before-snapshot-durable snapshot-at-log-start
         sim_mutant offset-commit-on-append offsets-durable
         sim_mutant offsets-visible-at-end offsets-monotonic
+        # issue 19: a control batch after a data batch in one Produce
+        sim_mutant control-batch-first-only no-client-control
     else
         echo "scripts/simulate.sh not present: simulator not run"
     fi

@@ -65,7 +65,23 @@ bool group_offsets_build_batch(kq_writer *out, const group_offset *entries, int 
 /* Batches appended at the log end (whole v2 batches back to back, with their
  * log offsets): the commits in control batches of our type wait as pending.
  * Other batches are skipped. Returns the number of commits noted, or -1 if
- * one of ours does not parse (the log is then corrupt: the caller stops). */
+ * a batch is not whole or the log offsets do not ascend (the caller stops;
+ * nothing of the call is noted).
+ *
+ * Defence in depth (issue 19): a record of ours that passed its batch's
+ * CRC but does not parse (its value, or the batch's records) is skipped,
+ * never fatal: a client once could smuggle one in through Produce, and a
+ * log holding one must stay readable. Skips are reported in *skipped when
+ * it is not NULL. */
+typedef struct group_offsets_skipped {
+    int count;            /* records skipped by this call */
+    int64_t first_offset; /* log offset of the first (-1: none) */
+    int64_t last_offset;  /* log offset of the last (-1: none) */
+    const char *reason;   /* why the first did not parse (static text) */
+} group_offsets_skipped;
+int group_offsets_note_batches_skipping(group_offsets *o, const uint8_t *batches, size_t len,
+                                        group_offsets_skipped *skipped);
+/* The same, not reporting the skips. */
 int group_offsets_note_batches(group_offsets *o, const uint8_t *batches, size_t len);
 /* The log was cut at offset: pending commits at or above it are dropped.
  * Asserts offset >= committed_to (a truncation never reaches below the

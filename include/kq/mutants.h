@@ -33,6 +33,9 @@ enum kq_mutant {
     /* group offsets: OffsetFetch sees commits at the log end (pending ones
      * included), not only those below the high watermark */
     KQ_MUTANT_OFFSETS_VISIBLE_AT_END = 1u << 11,
+    /* handler: Produce checks only its first batch for the control and
+     * transactional bits (issue 19's smuggled control batch) */
+    KQ_MUTANT_CONTROL_BATCH_FIRST_ONLY = 1u << 12,
 };
 
 #endif

@@ -93,6 +93,10 @@ typedef struct record_set_summary {
     int batch_count;
     int32_t offset_count; /* sum of lastOffsetDelta+1 */
     int64_t max_timestamp;
+    /* Every batch counts, not only the first: a client may not slip a
+     * control batch in after a data batch (issue 19). */
+    uint16_t attributes_any; /* bitwise OR of every batch's attributes */
+    int producer_id_batches; /* batches with a producer id (>= 0) */
 } record_set_summary;
 
 /* Validates every batch in data: whole, magic 2, CRC, and (when deep) that

@@ -58,6 +58,7 @@ struct kq_exec {
     raft *raft;
     producer_state *producers;
     group_offsets *offsets; /* committed group offsets (kq/group_offsets.h) */
+    int64_t unparsable_reported_next; /* exec_offsets.c: skips logged below this */
     handler *handler;
     /* Producer ids: next to hand out; [next, reserved_end) is reserved
      * durably (producer-id-block). */
@@ -152,6 +153,9 @@ void exec_rebuild_producers(kq_exec *x);
 
 /* exec_offsets.c: committed group offsets follow the log */
 void exec_offsets_note(kq_exec *x, const uint8_t *batches, size_t len);
+/* Notes batches, skipping (logged, counted) unparsable records of ours;
+ * < 0 only when a batch is not whole or commits do not ascend. */
+int exec_offsets_note_batches(kq_exec *x, const uint8_t *batches, size_t len);
 void exec_offsets_settle(kq_exec *x);
 
 /* exec_snapshot.c */

@@ -33,6 +33,8 @@ typedef struct exec_metrics {
     exec_commit_pending pending[KQ_METRICS_COMMIT_PENDING_MAX];
     uint32_t pending_head;
     uint32_t pending_count;
+    /* Issue 19: offset-commit records of ours skipped as unparsable. */
+    uint64_t records_unparsable_skipped;
 } exec_metrics;
 
 struct kq_exec;

@@ -142,6 +142,11 @@ static void write_storage(kq_exec *x, kq_mtext *t)
     kq_gauge(t, "kq_group_offsets_applied_offset",
              "Log offset below which every committed group offset is applied",
              (double)group_offsets_committed_to(x->offsets));
+    const char *skipped = "kq_records_unparsable_skipped_total";
+    kq_mtext_family(t, skipped, "counter",
+                    "Offset-commit control records that passed their CRC but did not parse, "
+                    "skipped by the group-offsets applier (each offset once per start)");
+    kq_mtext_sample(t, skipped, NULL, 0, (double)x->metrics.records_unparsable_skipped);
 }
 
 void exec_metrics_write(kq_exec *x, kq_mtext *t)

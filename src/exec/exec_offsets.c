@@ -4,14 +4,34 @@
  * commits mirror the log; after every entry point the commits below the high
  * watermark are applied, before the handlers answer what is waiting (an
  * OffsetCommit is answered only once its record is applied here). */
+#include <inttypes.h>
+
 #include "exec_internal.h"
 #include "kq/group_offsets.h"
+#include "kq/log_line.h"
+
+int exec_offsets_note_batches(kq_exec *x, const uint8_t *batches, size_t len)
+{
+    group_offsets_skipped sk;
+    int n = group_offsets_note_batches_skipping(x->offsets, batches, len, &sk);
+    /* Issue 19: a record of ours that passed its CRC but does not parse is
+     * skipped, logged once per offset (a rebuild scans it again) and
+     * counted; it never stops the node. */
+    if (sk.count > 0 && sk.last_offset >= x->unparsable_reported_next) {
+        x->metrics.records_unparsable_skipped += (uint64_t)sk.count;
+        x->unparsable_reported_next = sk.last_offset + 1;
+        log_line("node %d: skipped %d offset-commit control record(s) that pass their CRC but "
+                 "do not parse, the first at offset %" PRId64 " (%s); never applied",
+                 x->cfg.node_id, sk.count, sk.first_offset, sk.reason);
+    }
+    return n;
+}
 
 void exec_offsets_note(kq_exec *x, const uint8_t *batches, size_t len)
 {
-    if (group_offsets_note_batches(x->offsets, batches, len) < 0)
+    if (exec_offsets_note_batches(x, batches, len) < 0)
         exec_fatal(x, "cannot read the log's group offsets",
-                   "an offset-commit control record does not parse");
+                   "a batch is not whole or its offset commits do not ascend");
 }
 
 /* A follower's high watermark may run ahead of its own log end: apply only

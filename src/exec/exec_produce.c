@@ -88,12 +88,13 @@ static int exec_rebuild_batch(void *ctx, const uint8_t *batch, size_t len)
     kq_exec *x = ctx;
     record_batch_header h;
     bool whole = record_batch_parse_header(batch, len, &h) == RECORD_OK;
-    /* An offset-commit record that does not parse fails the batch's checks:
+    /* An offset-commit record that passed its CRC but does not parse is
+     * skipped (issue 19); commits out of order fail the batch's checks:
      * refused or repaired as corruption (x->rebuild_next is the batch). A
      * batch below where the table starts (the scan begins at the batch
      * holding the snapshot's end) is already in the snapshot's state. */
     if (whole && h.base_offset >= group_offsets_committed_to(x->offsets) &&
-        group_offsets_note_batches(x->offsets, batch, len) < 0)
+        exec_offsets_note_batches(x, batch, len) < 0)
         return -EBADMSG;
     producer_state_record_batches(x->producers, batch, len);
     if (whole) {

@@ -69,11 +69,24 @@ bool group_offsets_build_batch(kq_writer *out, const group_offset *entries, int 
     return ok;
 }
 
-/* Notes the commits of one control batch; -1 if one of ours does not
- * parse, the records do not, or a commit cannot be kept. */
-static int note_control(group_offsets *o, const uint8_t *batch, size_t len,
-                        const record_batch_header *h)
+static void note_skip(group_offsets_skipped *skipped, int64_t offset, const char *reason)
 {
+    if (skipped->count++ == 0) {
+        skipped->first_offset = offset;
+        skipped->reason = reason;
+    }
+    skipped->last_offset = offset;
+}
+
+/* Notes the commits of one control batch: the number noted, or -1 if one
+ * cannot be kept (offsets not ascending, no memory). A value of ours that
+ * does not parse is skipped; records that do not parse skip the whole
+ * batch (a commit is applied whole or not at all). */
+static int note_control(group_offsets *o, const uint8_t *batch, size_t len,
+                        const record_batch_header *h, group_offsets_skipped *skipped)
+{
+    size_t kept = o->pending_len - o->pending_head; /* pushes may move the head */
+    int skips_before = skipped->count;
     record_iter it;
     record rec;
     int noted = 0;
@@ -82,21 +95,31 @@ static int note_control(group_offsets *o, const uint8_t *batch, size_t len,
         if (record_control_type(rec.key) != KQ_CONTROL_OFFSET_COMMIT)
             continue;
         group_offset_value v;
-        if (group_offset_read_value(rec.value, &v) || rec.offset < h->base_offset) {
-            noted = -1;
-            break;
+        const char *why = rec.offset < h->base_offset ? "offset delta below zero"
+                                                      : group_offset_read_value(rec.value, &v);
+        if (why) {
+            note_skip(skipped, rec.offset, why);
+            continue;
         }
         v.entry.log_offset = rec.offset;
         noted = go_pending_push(o, &v.entry) ? noted + 1 : -1;
     }
-    if (st != RECORD_OK || it.status != RECORD_OK)
-        noted = -1;
+    if (noted >= 0 && (st != RECORD_OK || it.status != RECORD_OK)) {
+        go_pending_drop_from(o, o->pending_head + kept);
+        skipped->count = skips_before;
+        note_skip(skipped, h->base_offset, "the batch's records do not parse");
+        noted = 0;
+    }
     record_iter_close(&it);
     return noted;
 }
 
-int group_offsets_note_batches(group_offsets *o, const uint8_t *batches, size_t len)
+int group_offsets_note_batches_skipping(group_offsets *o, const uint8_t *batches, size_t len,
+                                        group_offsets_skipped *skipped)
 {
+    group_offsets_skipped local;
+    group_offsets_skipped *sk = skipped ? skipped : &local;
+    *sk = (group_offsets_skipped){ .count = 0, .first_offset = -1, .last_offset = -1 };
     size_t kept = o->pending_len - o->pending_head; /* pushes may move the head */
     size_t pos = 0;
     int total = 0;
@@ -108,7 +131,7 @@ int group_offsets_note_batches(group_offsets *o, const uint8_t *batches, size_t 
         }
         size_t size = record_batch_size(&h);
         if (record_batch_is_control(&h)) {
-            int n = note_control(o, batches + pos, size, &h);
+            int n = note_control(o, batches + pos, size, &h, sk);
             total = n < 0 || total > INT32_MAX - n ? -1 : total + n;
         }
         pos += size;
@@ -116,4 +139,9 @@ int group_offsets_note_batches(group_offsets *o, const uint8_t *batches, size_t 
     if (total < 0)
         go_pending_drop_from(o, o->pending_head + kept);
     return total;
+}
+
+int group_offsets_note_batches(group_offsets *o, const uint8_t *batches, size_t len)
+{
+    return group_offsets_note_batches_skipping(o, batches, len, NULL);
 }

@@ -40,6 +40,7 @@ typedef struct produce_partition_result {
     int16_t error;
     int64_t base_offset;
     bool appended; /* waits for the commit rule */
+    const char *message; /* static text for error_message (v8+), or NULL */
 } produce_partition_result;
 
 /* A produce request waiting until its offsets are flushed (acks=1) or below
@@ -211,5 +212,12 @@ bool fetch_snapshot_decode_response(kq_reader *r, int16_t version, kq_arena *are
 /* Endpoint of node id (NULL if unknown). */
 const handler_endpoint *handler_endpoint_of(const handler *h, int32_t node_id);
 bool handler_is_metadata_topic(kq_slice name);
+
+/* produce_check.c: the attribute rules over every batch of one partition's
+ * records (issue 19); KAFKA_NONE, or INVALID_RECORD with its message. */
+struct record_set_summary;
+struct record_batch_header;
+int16_t produce_check_batches(const handler *h, const struct record_set_summary *sum,
+                              const struct record_batch_header *first, const char **message);
 
 #endif

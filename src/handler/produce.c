@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "handler_internal.h"
+#include "kq/assert.h"
 #include "kq/log_line.h"
 #include "kq/mutants.h"
 #include "kq/producer_state.h"
@@ -76,7 +77,7 @@ static void produce_respond(handler *h, void *slot, int16_t version, int32_t cor
             .base_offset = p->error == KAFKA_NONE ? p->base_offset : -1,
             .log_append_time_ms = -1,
             .log_start_offset = kq_log_start_offset(h->svc.log),
-            .error_message = {NULL, -1},
+            .error_message = p->message ? kq_slice_cstr(p->message) : (kq_slice){NULL, -1},
             .current_leader_id = -1,
             .current_leader_epoch = -1,
         };
@@ -189,7 +190,7 @@ static int16_t status_to_error(enum record_status s)
 
 /* Validates one partition's batches and, if they may be appended, fills
  * the APPEND decision. Returns the Kafka error (KAFKA_NONE: decided). */
-static int16_t produce_partition(handler *h, kq_slice records)
+static int16_t produce_partition(handler *h, kq_slice records, const char **message)
 {
     if (records.len <= 0)
         return KAFKA_CORRUPT_MESSAGE;
@@ -200,16 +201,17 @@ static int16_t produce_partition(handler *h, kq_slice records)
     record_batch_header bh;
     if (record_batch_parse_header(records.ptr, (size_t)records.len, &bh) != RECORD_OK)
         return KAFKA_CORRUPT_MESSAGE;
-    if (record_batch_is_control(&bh) || (bh.attributes & RECORD_ATTR_TRANSACTIONAL))
-        return KAFKA_INVALID_RECORD; /* clients may not write control or transactional batches */
+    /* Every batch, not only the first: control, transactional, reserved bits. */
+    int16_t refused = produce_check_batches(h, &sum, &bh, message);
+    if (refused != KAFKA_NONE)
+        return refused;
     handler_append *ap = &h->decision->append;
     *ap = (handler_append){.records = (uint8_t *)(uintptr_t)records.ptr,
                            .len = (size_t)records.len,
                            .offset_count = sum.offset_count,
                            .producer_id = -1};
     if (bh.producer_id >= 0) {
-        if (sum.batch_count != 1)
-            return KAFKA_INVALID_RECORD;
+        KQ_ASSERT(sum.batch_count == 1); /* produce_check_batches */
         int32_t last_seq = producer_sequence_add(bh.base_sequence, bh.last_offset_delta);
         if (bh.base_sequence < 0 || last_seq < 0)
             return KAFKA_INVALID_RECORD;
@@ -323,7 +325,8 @@ void handle_produce(handler *h, handler_request *req, kq_reader *r)
                 res->error = KAFKA_UNKNOWN_TOPIC_OR_PARTITION;
             else if (append_index >= 0)
                 res->error = KAFKA_INVALID_REQUEST; /* the partition named twice */
-            else if ((res->error = produce_partition(h, topic->partitions[p].records)) == KAFKA_NONE)
+            else if ((res->error = produce_partition(h, topic->partitions[p].records,
+                                                     &res->message)) == KAFKA_NONE)
                 append_index = i;
         }
     }

@@ -31,7 +31,7 @@ static enum record_status validate_records(const uint8_t *batch, size_t len,
 enum record_status record_set_validate(const uint8_t *data, size_t len, bool deep,
                                        record_set_summary *summary)
 {
-    record_set_summary s = { 0, 0, -1 };
+    record_set_summary s = { .max_timestamp = -1 };
     int64_t offsets = 0;
     size_t pos = 0;
     enum record_status st = RECORD_OK;
@@ -57,6 +57,8 @@ enum record_status record_set_validate(const uint8_t *data, size_t len, bool dee
             break;
         }
         s.batch_count++;
+        s.attributes_any |= (uint16_t)h.attributes;
+        s.producer_id_batches += h.producer_id >= 0;
         if (h.max_timestamp > s.max_timestamp)
             s.max_timestamp = h.max_timestamp;
         pos += size;

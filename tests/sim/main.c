@@ -37,6 +37,7 @@ static const mutant_name mutants[] = {
     {"delete-before-snapshot-durable", 0, KQ_MUTANT_DELETE_BEFORE_SNAPSHOT_DURABLE},
     {"offset-commit-on-append", 0, KQ_MUTANT_OFFSET_COMMIT_ON_APPEND},
     {"offsets-visible-at-end", 0, KQ_MUTANT_OFFSETS_VISIBLE_AT_END},
+    {"control-batch-first-only", 0, KQ_MUTANT_CONTROL_BATCH_FIRST_ONLY},
 };
 #define MUTANT_COUNT (sizeof(mutants) / sizeof(mutants[0]))
 
@@ -125,6 +126,11 @@ static void add_clients(w_world *w)
     for (int i = 0; i < groups; i++) {
         w_client_kind k = sim_prng_below(&w->rng, 3) ? W_CLIENT_GROUP : W_CLIENT_GROUP_MEMBER;
         w->clients[w->client_n] = w_client_create(w, w->client_n, k);
+        w->client_n++;
+    }
+    /* Issue 19: in a third of the seeds, a producer smuggling control batches. */
+    if (sim_prng_below(&w->rng, 3) == 0) {
+        w->clients[w->client_n] = w_client_create(w, w->client_n, W_CLIENT_HOSTILE);
         w->client_n++;
     }
 }

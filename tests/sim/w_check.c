@@ -21,7 +21,7 @@ const char *const w_check_names[W_CHECK_COUNT] = {
     "acked-durable",       "recovered-durable", "consumer-committed",  "producer-id-unique",
     "silent-after-fatal",  "flushed-is-durable", "snapshot-at-log-start", "snapshot-below-hw",
     "leader-never-loads-snapshot", "log-start-monotonic", "offsets-durable",
-    "offsets-not-invented", "offsets-monotonic", "liveness", "scenario", "final",
+    "offsets-not-invented", "offsets-monotonic", "no-client-control", "liveness", "scenario", "final",
 };
 
 int w_check_find(const char *name)
@@ -81,6 +81,7 @@ void w_check_destroy(struct w_check *c)
     free(c->consumed);
     free(c->pids);
     w_check_groups_free(c);
+    w_check_control_free(c);
     free(c);
 }
 
@@ -366,6 +367,7 @@ void w_check_on_out_of_range(w_world *w, int client, int64_t offset, int64_t log
 
 void w_check_before_action(w_world *w, int node, const raft_action *a)
 {
+    w_check_control_on_append(w, node, a);
     if (a->type == RAFT_ACTION_SNAPSHOT_INSTALL && w_check_on(w, W_INV_LEADER_NO_SNAPSHOT)) {
         raft_status st;
         if (w_node_status(w, node, &st) && st.role == RAFT_ROLE_LEADER)

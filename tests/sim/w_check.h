@@ -36,6 +36,8 @@ enum w_check_id {
     W_INV_OFFSETS_DURABLE,     /* an OffsetFetch sent after an acked commit of v sees >= v */
     W_INV_OFFSETS_NOT_INVENTED, /* a fetched offset is -1 or one the group's client sent */
     W_INV_OFFSETS_MONOTONIC,   /* a group's OffsetFetch answers never drop (in real time) */
+    /* issue 19 (w_check_control.c) */
+    W_INV_NO_CLIENT_CONTROL,   /* no control batch a client wrote is appended to any log */
     W_INV_PER_EVENT_COUNT,
     /* end of run */
     W_CHECK_LIVENESS = W_INV_PER_EVENT_COUNT, /* leader, commit, catch-up within 60 s */
@@ -112,6 +114,10 @@ void w_check_on_offset_fetched(w_world *w, int client, const w_offsets_floor *fl
 /* End of run (after w_check_final's log checks): one OffsetFetch per group
  * client to the leader, which must answer NONE within the liveness bound. */
 bool w_check_final_offsets(w_world *w, int leader);
+
+/* ---- issue 19 (w_check_control.c): a hostile client sent a control batch
+ * with this CRC; no node may append it. */
+void w_check_on_client_control(w_world *w, uint32_t crc);
 
 /* ---- end of run: every running node's log below final_hw, read through
  * src/storage, is byte-identical; every acked record is there once, at its

@@ -61,6 +61,9 @@ struct w_check {
     int64_t *pids;              /* producer ids handed out */
     size_t pid_n, pid_cap;
     w_group_offsets groups[SIM_CLIENTS_MAX]; /* by client index */
+    /* issue 19 (w_check_control.c): CRCs of the control batches clients sent */
+    uint32_t *client_control;
+    size_t client_control_n, client_control_cap;
 };
 
 bool w_inv_fail(w_world *w, enum w_check_id c, const char *fmt, ...)
@@ -75,6 +78,10 @@ void w_check_flushed_durable(w_world *w);
 
 /* w_check_groups.c: frees the groups' state. */
 void w_check_groups_free(struct w_check *c);
+
+/* w_check_control.c: no-client-control before each APPEND; frees its state. */
+void w_check_control_on_append(w_world *w, int node, const raft_action *a);
+void w_check_control_free(struct w_check *c);
 
 /* w_metrics.c: every live node's metrics text, at the end of the run. */
 void w_check_metrics(w_world *w, int leader, int64_t final_hw);

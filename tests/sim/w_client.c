@@ -828,6 +828,9 @@ void w_client_on_event(w_world *w, int idx)
     case W_CLIENT_GROUP_MEMBER:
         wc_act_group(w, c);
         break;
+    case W_CLIENT_HOSTILE:
+        wch_act(w, c);
+        break;
     }
     if (!w->failed)
         wc_schedule(w, c);
@@ -870,6 +873,9 @@ void w_client_on_response(w_world *w, int idx, uint64_t client_ref, const uint8_
     case WC_OP_HEARTBEAT:
         wcm_on_response(w, c, &f, bytes, len);
         break;
+    case WC_OP_HOSTILE_PRODUCE:
+        wch_on_response(w, c, &f, bytes, len);
+        break;
     }
 }
 
@@ -880,6 +886,7 @@ bool w_client_idle(const w_client *c)
     if (c && (c->kind == W_CLIENT_GROUP || c->kind == W_CLIENT_GROUP_MEMBER))
         return wc_count_op(c, WC_OP_OFFSET_COMMIT) == 0;
     return !c || c->kind == W_CLIENT_CONSUMER || c->kind == W_CLIENT_FORGER ||
+           c->kind == W_CLIENT_HOSTILE ||
            (c->inflight_n == 0 && !c->batch.live);
 }
 

@@ -24,6 +24,7 @@ typedef enum w_client_kind {
     W_CLIENT_FORGER, /* replica Fetch naming a voter, on a client connection */
     W_CLIENT_GROUP,  /* OffsetCommit/OffsetFetch of group g<idx> ("simple consumer") */
     W_CLIENT_GROUP_MEMBER, /* the same as a member: JoinGroup, SyncGroup, Heartbeat */
+    W_CLIENT_HOSTILE, /* Produce smuggling control batches (w_client_hostile.c, issue 19) */
 } w_client_kind;
 
 typedef struct w_client w_client;

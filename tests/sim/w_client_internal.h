@@ -42,6 +42,7 @@ enum wc_op {
     WC_OP_JOIN_GROUP, /* group members (w_client_member.c) */
     WC_OP_SYNC_GROUP,
     WC_OP_HEARTBEAT,
+    WC_OP_HOSTILE_PRODUCE, /* w_client_hostile.c */
 };
 
 /* A request sent and not yet answered (exactly one w_client_on_response). */
@@ -152,5 +153,10 @@ void wcm_on_response(w_world *w, w_client *c, const wc_inflight *f, const uint8_
 void wcm_reset(w_client *c, bool keep_id);
 /* Whether a member is refused a commit with e (it then rejoins). */
 bool wcm_commit_refused(w_client *c, int16_t e);
+
+/* ---- w_client_hostile.c (issue 19) */
+void wch_act(w_world *w, w_client *c);
+void wch_on_response(w_world *w, w_client *c, const wc_inflight *f, const uint8_t *bytes,
+                     size_t len);
 
 #endif

@@ -359,8 +359,13 @@ static int note_value(const uint8_t *v, size_t n, group_offset_value *parsed, bo
                                       .records = &rec, .record_count = 1 };
     assert_true(record_batch_build(&w, &ctl));
     group_offsets *o = group_offsets_create();
-    int rc = group_offsets_note_batches(o, w.data, w.len);
+    group_offsets_skipped sk;
+    int rc = group_offsets_note_batches_skipping(o, w.data, w.len, &sk);
     *ok = group_offset_read_value((kq_slice){ v, (int32_t)n }, parsed) == NULL;
+    /* Issue 19: a value that does not parse is skipped, never fatal. */
+    assert_int_equal(sk.count, *ok ? 0 : 1);
+    assert_int_equal(sk.first_offset, *ok ? -1 : 0);
+    assert_true(*ok || sk.reason != NULL);
     if (rc == 1) {
         group_offsets_commit(o, 1);
         group_offset out;
@@ -389,7 +394,7 @@ static void test_every_value_truncation_and_mutation(void **state)
     for (size_t len = 0; len < v.len; len++) {
         uint8_t *copy = malloc(len + 1); /* exact length for ASan */
         memcpy(copy, v.data, len);
-        assert_int_equal(note_value(copy, len, parsed, &ok), -1);
+        assert_int_equal(note_value(copy, len, parsed, &ok), 0);
         assert_false(ok);
         free(copy);
     }
@@ -401,7 +406,7 @@ static void test_every_value_truncation_and_mutation(void **state)
             memcpy(buf, v.data, v.len);
             buf[pos] = (uint8_t)b;
             int rc = note_value(buf, v.len, parsed, &ok);
-            assert_int_equal(rc, ok ? 1 : -1);
+            assert_int_equal(rc, ok ? 1 : 0);
         }
     }
     free(buf);
@@ -437,6 +442,60 @@ static void test_every_batch_truncation_and_mutation(void **state)
     }
     free(buf);
     group_offsets_destroy(o);
+    kq_writer_free(&w);
+}
+
+/* Issue 19: unparsable records of ours in a CRC-valid log are skipped,
+ * reported with their offsets, and the good commits around them kept; a
+ * batch whose records do not parse is skipped whole. */
+static void test_unparsable_skipped(void **state)
+{
+    (void)state;
+    kq_writer w, bad;
+    kq_writer_init(&w, 0);
+    kq_writer_init(&bad, 0);
+    group_offset a = entry("g", "t", 0, 5, NULL), b = entry("g", "t", 1, 6, NULL);
+    kq_writer va, vb;
+    kq_writer_init(&va, 0);
+    kq_writer_init(&vb, 0);
+    group_offset_write_value(&va, &a);
+    group_offset_write_value(&vb, &b);
+    static const uint8_t junk[3] = { 0, 7, 1 };
+    record recs[3] = {
+        { .key = { commit_key, 4 }, .value = { va.data, (int32_t)va.len } },
+        { .key = { commit_key, 4 }, .value = { junk, 3 } },
+        { .key = { commit_key, 4 }, .value = { vb.data, (int32_t)vb.len } },
+    };
+    record_batch_builder_args ctl = { .base_offset = 10, .attributes = RECORD_ATTR_CONTROL,
+                                      .producer_id = -1, .producer_epoch = -1,
+                                      .base_sequence = -1, .records = recs, .record_count = 3 };
+    assert_true(record_batch_build(&w, &ctl));
+    group_offsets *o = group_offsets_create();
+    group_offsets_skipped sk;
+    assert_int_equal(group_offsets_note_batches_skipping(o, w.data, w.len, &sk), 2);
+    assert_int_equal(sk.count, 1);
+    assert_int_equal(sk.first_offset, 11);
+    assert_int_equal(sk.last_offset, 11);
+    assert_non_null(sk.reason);
+    group_offsets_commit(o, 13);
+    assert_int_equal(offset_of(o, "g", "t", 0), 5);
+    assert_int_equal(offset_of(o, "g", "t", 1), 6);
+    /* Records that do not parse (a count above what the batch holds): the
+     * whole batch is skipped, its good commit not kept. */
+    ctl.base_offset = 20;
+    ctl.records = &recs[2];
+    ctl.record_count = 1;
+    assert_true(record_batch_build(&bad, &ctl));
+    bad.data[57 + 3] = 2; /* RecordsCount 1 -> 2 (unchecked CRC here) */
+    assert_int_equal(group_offsets_note_batches_skipping(o, bad.data, bad.len, &sk), 0);
+    assert_int_equal(sk.count, 1);
+    assert_int_equal(sk.first_offset, 20);
+    group_offsets_commit(o, 30);
+    assert_int_equal(group_offsets_count(o), 2);
+    group_offsets_destroy(o);
+    kq_writer_free(&va);
+    kq_writer_free(&vb);
+    kq_writer_free(&bad);
     kq_writer_free(&w);
 }
 
@@ -498,6 +557,7 @@ int main(void)
         cmocka_unit_test(test_every_value_truncation_and_mutation),
         cmocka_unit_test(test_every_batch_truncation_and_mutation),
         cmocka_unit_test(test_full_table),
+        cmocka_unit_test(test_unparsable_skipped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -200,14 +200,16 @@ static inline void tn_after(tn_node *n)
 
 /* Node node_id among voters 1..voter_count, every one listed as an endpoint
  * (host "node<id>.test", port TN_PORT_BASE + id). Steps one TICK. */
-static inline void tn_open(tn_node *n, int32_t node_id, int voter_count)
+/* Set before tn_open: the authorizer and the mutants the node runs with. */
+static const handler_acl *tn_acl;
+static uint32_t tn_mutants;
+
+/* Creates and starts the executor over n->dir (a fresh or an existing log). */
+static inline void tn_start(tn_node *n, int32_t node_id, int voter_count)
 {
-    memset(n, 0, sizeof(*n));
-    n->node_id = node_id;
-    n->now = 1000000;
-    snprintf(n->dir, sizeof(n->dir), "/tmp/kq-handler-XXXXXX");
-    assert_non_null(mkdtemp(n->dir));
     exec_config c = {
+        .acl = tn_acl,
+        .mutants = tn_mutants,
         .node_id = node_id,
         .voter_count = voter_count,
         .cluster_id = TN_CLUSTER_ID,
@@ -248,9 +250,19 @@ static inline void tn_open(tn_node *n, int32_t node_id, int voter_count)
         fail_msg("exec_create: %s", err);
     n->log = exec_log(n->x);
     n->h = exec_handler(n->x);
-    kq_arena_init(&n->arena, 0);
     exec_start(n->x);
     tn_after(n);
+}
+
+static inline void tn_open(tn_node *n, int32_t node_id, int voter_count)
+{
+    memset(n, 0, sizeof(*n));
+    n->node_id = node_id;
+    n->now = 1000000;
+    snprintf(n->dir, sizeof(n->dir), "/tmp/kq-handler-XXXXXX");
+    assert_non_null(mkdtemp(n->dir));
+    kq_arena_init(&n->arena, 0);
+    tn_start(n, node_id, voter_count);
 }
 
 /* Carries out the flush job the executor started (if any) and lets it report
@@ -308,6 +320,21 @@ static inline void tn_tick(tn_node *n, int64_t now)
     n->now = now;
     exec_on_timer(n->x);
     tn_after(n);
+}
+
+/* Stops the executor (its flushes done) and starts a new one over the same
+ * directory, as a restart of the daemon (single voter). */
+static inline void tn_restart(tn_node *n)
+{
+    tn_flush(n);
+    for (int i = 0; i < TN_SASL_CONNS; i++) {
+        exec_conn_closed(n->x, tn_sasl_cells[i]);
+        tn_sasl_cells[i] = NULL;
+    }
+    exec_destroy(n->x, false);
+    n->flush_wanted = false;
+    n->job = NULL;
+    tn_start(n, n->node_id, 1);
 }
 
 static inline void tn_close(tn_node *n)

@@ -86,6 +86,8 @@ static void test_round_trip(void **state)
     assert_int_equal(s.batch_count, 1);
     assert_int_equal(s.offset_count, N);
     assert_int_equal(s.max_timestamp, h.max_timestamp);
+    assert_int_equal(s.attributes_any, RECORD_ATTR_TRANSACTIONAL);
+    assert_int_equal(s.producer_id_batches, 1);
 
     record_iter it;
     record rec;
@@ -131,9 +133,12 @@ static void test_appends_batches(void **state)
     kq_writer_init(&w, 1 << 20);
     for (int i = 0; i < 3; i++) {
         r.timestamp = 100 + i;
+        /* The last batch a control batch: the summary ORs every batch's
+         * attributes (issue 19: a Produce checks them all). */
         record_batch_builder_args a = {
             .base_offset = i, .base_timestamp = 100 + i, .producer_id = -1,
             .producer_epoch = -1, .base_sequence = -1, .records = &r, .record_count = 1,
+            .attributes = i == 2 ? RECORD_ATTR_CONTROL : 0,
         };
         assert_true(record_batch_build(&w, &a));
     }
@@ -142,6 +147,8 @@ static void test_appends_batches(void **state)
     assert_int_equal(s.batch_count, 3);
     assert_int_equal(s.offset_count, 3);
     assert_int_equal(s.max_timestamp, 102);
+    assert_int_equal(s.attributes_any, RECORD_ATTR_CONTROL);
+    assert_int_equal(s.producer_id_batches, 0);
     kq_writer_free(&w);
 }
 
