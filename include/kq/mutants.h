@@ -33,6 +33,9 @@ enum kq_mutant {
     /* group offsets: OffsetFetch sees commits at the log end (pending ones
      * included), not only those below the high watermark */
     KQ_MUTANT_OFFSETS_VISIBLE_AT_END = 1u << 11,
+    /* executor: a snapshot that cannot be encoded or written (ENOSPC,
+     * EMFILE) stops the node, as before issue 19 */
+    KQ_MUTANT_SNAPSHOT_FAILURE_FATAL = 1u << 14,
 };
 
 #endif
