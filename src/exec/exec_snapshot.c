@@ -259,9 +259,12 @@ int64_t exec_snapshot_due(const kq_exec *x)
     int64_t end = kq_log_end_offset(x->log);
     bool takeable = !x->snap.cand && !x->snap.job && end > latest(x).end_offset &&
                     end > kq_log_start_offset(x->log);
-    if (takeable && x->snap.retry_backoff_ms > 0 && x->snap.retry_due_ms < due)
-        due = x->snap.retry_due_ms; /* the retry of a failed attempt */
-    if (takeable && iv != UINT64_MAX) {
+    if (takeable && x->snap.retry_backoff_ms > 0) {
+        /* The retry of a failed attempt, and nothing before it (the
+         * interval's due time has passed already). */
+        if (x->snap.retry_due_ms < due)
+            due = x->snap.retry_due_ms;
+    } else if (takeable && iv != UINT64_MAX) {
         int64_t t = x->snap.last_taken_ms + (int64_t)iv;
         if (t < due)
             due = t;
