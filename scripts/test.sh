@@ -147,6 +147,7 @@ if want sim && ((asan_ok)); then
         sim_mutant offsets-visible-at-end offsets-monotonic
         # issue 19: a control batch after a data batch in one Produce
         sim_mutant control-batch-first-only no-client-control
+        sim_mutant snapshot-failure-fatal snapshot-failure-not-fatal
     else
         echo "scripts/simulate.sh not present: simulator not run"
     fi

@@ -138,6 +138,9 @@ typedef struct exec_env {
     void (*on_shutdown_complete)(void *ctx);
     /* A snapshot's file is about to be written (its state is fixed). */
     void (*on_snapshot)(void *ctx, raft_snapshot_id id);
+    /* Writing that snapshot's file failed with rc (negative errno); the
+     * executor then decides whether that is fatal (exec_snapshot_fail.c). */
+    void (*on_snapshot_failed)(void *ctx, raft_snapshot_id id, int rc);
 } exec_env;
 
 typedef struct kq_exec kq_exec;

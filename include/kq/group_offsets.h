@@ -123,4 +123,19 @@ int group_offsets_foreach_at_end(const group_offsets *o, group_offsets_cb cb, vo
  * if it breaks a rule of group_offset or memory runs out. */
 bool group_offsets_restore(group_offsets *o, const group_offset *entry);
 
+/* ---- the table's size in bytes (issue 19 item 9: every admitted table fits
+ * one snapshot, include/kq/limits.h "snapshots of any admitted state") */
+/* What e costs in a snapshot, at most: KQ_GROUP_OFFSET_ENTRY_FIXED_BYTES plus
+ * the lengths of its group id, topic and metadata. */
+uint64_t group_offsets_entry_bytes(const group_offset *e);
+/* The committed entries' costs plus the pending commits' costs: an upper
+ * bound of what the state at the log end costs in a snapshot. */
+uint64_t group_offsets_bytes(const group_offsets *o);
+/* Whether a commit of e appended now (after extra bytes of commits admitted
+ * with it, not yet appended) keeps group_offsets_bytes within
+ * KQ_GROUP_OFFSETS_BYTES_MAX, counting the committed entry it replaces as
+ * freed. A leader that admits only such commits keeps every state at the
+ * end of its log, and so every snapshot's offsets, within that budget. */
+bool group_offsets_admits(const group_offsets *o, const group_offset *e, uint64_t extra);
+
 #endif

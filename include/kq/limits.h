@@ -472,4 +472,51 @@ _Static_assert((uint64_t)KQ_GROUP_COMMIT_PARTITIONS_MAX *
                         KQ_GROUP_OFFSET_METADATA_BYTES_MAX + 64) <= RECORD_BATCH_BYTES_MAX,
                "one OffsetCommit's control batch fits one batch");
 
+
+/* ---- snapshots of any admitted state (issue 19 item 9) */
+/* Bytes one committed offset costs in a snapshot, besides its group id,
+ * topic and metadata: the record's framing (at most 16 bytes, src/snapshot/
+ * encode.c), its key "kq.group-offset" (15) and the value's fixed fields
+ * (version, three string lengths, partition, offset, epoch, timestamp: 32). */
+#define KQ_GROUP_OFFSET_ENTRY_FIXED_BYTES 64u
+/* Budget of the offsets table at the log end (committed entries and pending
+ * commits together, each at KQ_GROUP_OFFSET_ENTRY_FIXED_BYTES plus its
+ * strings' lengths): a commit that would pass it is answered
+ * INVALID_COMMIT_OFFSET_SIZE (no Kafka key; Kafka is unbounded). It is what
+ * keeps every admitted table inside one snapshot. */
+#define KQ_GROUP_OFFSETS_BYTES_MAX (48u << 20)
+/* One "kq.producer" record at most: framing 16, key "kq.producer" (11),
+ * value: version, pid, epoch, count and KQ_SNAPSHOT_PRODUCER_BATCHES cached
+ * batches of 24 bytes (asserted equal to PRODUCER_STATE_BATCHES). */
+#define KQ_SNAPSHOT_PRODUCER_BATCHES 5
+#define KQ_SNAPSHOT_PRODUCER_RECORD_BYTES_MAX (16u + 11u + 16u + 24u * KQ_SNAPSHOT_PRODUCER_BATCHES)
+/* Header and footer batches, the voters and producer-id maxima records. */
+#define KQ_SNAPSHOT_FIXED_BYTES_MAX (2u * 128u + 2u * KQ_SNAPSHOT_RECORD_BYTES_MAX)
+/* A batch is flushed only when the next record would not fit, so every
+ * batch but the last holds more than half of KQ_SNAPSHOT_BATCH_BYTES_MAX:
+ * at most this many batch headers (61 bytes each) in a snapshot file. */
+#define KQ_SNAPSHOT_BATCHES_MAX (2u * (KQ_SNAPSHOT_BYTES_MAX / KQ_SNAPSHOT_BATCH_BYTES_MAX) + 2u)
+/* Snapshot attempts that failed (encode or write) are retried after a
+ * backoff doubling from the first to the last figure. */
+#define EXEC_SNAPSHOT_RETRY_MS_MIN 1000
+#define EXEC_SNAPSHOT_RETRY_MS_MAX 60000
+/* A failed snapshot is logged at most once per this (with a count of the
+ * failures not logged). */
+#define EXEC_SNAPSHOT_FAILURE_LOG_MS 10000
+
+_Static_assert(KQ_GROUP_OFFSET_ENTRY_FIXED_BYTES >= 16 + 15 + 32,
+               "an entry's fixed cost covers its framing, key and fixed value fields");
+_Static_assert(2 * KQ_SNAPSHOT_RECORD_BYTES_MAX <= KQ_SNAPSHOT_BATCH_BYTES_MAX,
+               "a flushed batch is more than half full");
+_Static_assert((uint64_t)KQ_GROUP_OFFSETS_BYTES_MAX +
+                       (uint64_t)EXEC_PRODUCERS_MAX * KQ_SNAPSHOT_PRODUCER_RECORD_BYTES_MAX +
+                       KQ_SNAPSHOT_FIXED_BYTES_MAX + 61ull * KQ_SNAPSHOT_BATCHES_MAX <=
+                   KQ_SNAPSHOT_BYTES_MAX,
+               "a snapshot of a full offsets table (by bytes) and a full producer table "
+               "fits the snapshot bound");
+_Static_assert((uint64_t)KQ_GROUP_OFFSETS_MAX * KQ_GROUP_OFFSET_ENTRY_FIXED_BYTES <=
+                   KQ_GROUP_OFFSETS_BYTES_MAX,
+               "the entry count limit is reachable with short names");
+_Static_assert(EXEC_SNAPSHOT_RETRY_MS_MIN <= EXEC_SNAPSHOT_RETRY_MS_MAX, "the backoff grows");
+
 #endif

@@ -36,6 +36,9 @@ enum kq_mutant {
     /* handler: Produce checks only its first batch for the control and
      * transactional bits (issue 19's smuggled control batch) */
     KQ_MUTANT_CONTROL_BATCH_FIRST_ONLY = 1u << 12,
+    /* executor: a snapshot that cannot be encoded or written (ENOSPC,
+     * EMFILE) stops the node, as before issue 19 */
+    KQ_MUTANT_SNAPSHOT_FAILURE_FATAL = 1u << 14,
 };
 
 #endif

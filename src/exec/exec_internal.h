@@ -39,6 +39,13 @@ typedef struct exec_snapshots {
     bool installed;        /* a SNAPSHOT_INSTALL ran: report it */
     bool install_ok;
     raft_snapshot_id install_id;
+    /* Failed attempts (exec_snapshot_fail.c): never fatal, retried. */
+    uint64_t failures;        /* kq_snapshot_failures_total */
+    uint64_t fail_unlogged;   /* failures since the last one logged */
+    bool fail_logged;         /* one was logged, at fail_logged_ms */
+    int64_t fail_logged_ms;
+    int64_t retry_backoff_ms; /* 0: the last attempt did not fail */
+    int64_t retry_due_ms;     /* no new attempt before */
 } exec_snapshots;
 
 /* A client request relayed to the leader (DescribeQuorum), waiting. */
@@ -184,6 +191,16 @@ void exec_snapshot_tell_core(kq_exec *x);
 /* exec_retention.c */
 void exec_retention_run(kq_exec *x);
 void exec_snapshot_forget(kq_exec *x, int i);
+/* exec_snapshot_fail.c: a snapshot attempt failed (encode or write of a new
+ * file): logged (rate-limited), counted, retried after a backoff; the node
+ * keeps serving and retention waits (it only uses published snapshots).
+ * rc is the write's negative errno (0 for an encode failure): a real I/O
+ * error (EIO and anything not a resource shortage) still stops the node. */
+void exec_snapshot_failed(kq_exec *x, const char *what, const char *detail, int rc);
+/* An attempt succeeded: the backoff starts over. */
+void exec_snapshot_succeeded(kq_exec *x);
+/* Whether a new attempt may start now (no backoff pending). */
+bool exec_snapshot_retry_allowed(kq_exec *x);
 /* exec_snapshot_transfer.c: the follower's actions and the leader's reads */
 void exec_snapshot_action(kq_exec *x, const raft_action *a);
 bool exec_snapshot_followup(kq_exec *x, raft_event *ev);

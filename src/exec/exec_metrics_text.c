@@ -137,6 +137,14 @@ static void write_storage(kq_exec *x, kq_mtext *t)
     kq_gauge(t, "kq_snapshots", "Snapshot files this node holds", x->snap.count);
     kq_gauge(t, "kq_snapshot_latest_end_offset", "End offset of the newest snapshot; -1 none",
              x->snap.count ? (double)x->snap.files[x->snap.count - 1].id.end_offset : -1.0);
+    kq_mtext_family(t, "kq_snapshot_failures_total", "counter",
+                    "Snapshot attempts that failed (encode, or the new file not written for want "
+                    "of space or descriptors): never fatal, retried with a backoff");
+    kq_mtext_sample(t, "kq_snapshot_failures_total", NULL, 0, (double)x->snap.failures);
+    kq_gauge(t, "kq_group_offsets_bytes",
+             "Bytes the committed and pending group offsets take in a snapshot (at most "
+             "KQ_GROUP_OFFSETS_BYTES_MAX)",
+             (double)group_offsets_bytes(x->offsets));
     kq_gauge(t, "kq_group_offsets", "Committed consumer-group offsets (group, topic, partition)",
              group_offsets_count(x->offsets));
     kq_gauge(t, "kq_group_offsets_applied_offset",

@@ -36,8 +36,11 @@ void exec_snapshot_job_free(struct exec_snapshot_job *job)
 
 int exec_snapshot_job_run(struct exec_snapshot_job *job)
 {
-    return kq_snapshot_write_file(job->fs, job->log_dir, job->id, job->data, job->len, job->err,
-                                  sizeof(job->err));
+    int rc = kq_snapshot_write_file(job->fs, job->log_dir, job->id, job->data, job->len,
+                                    job->err, sizeof(job->err));
+    if (rc < 0)
+        (void)kq_snapshot_part_abort(job->fs, job->log_dir, job->id); /* frees its space */
+    return rc;
 }
 
 static uint64_t bytes_between(const kq_exec *x)
@@ -125,9 +128,16 @@ static void take_candidate(kq_exec *x)
     kq_snapshot_meta meta;
     fill_meta(x, &meta, id, exec_now(x));
     kq_writer_reset(&x->snap.cand_bytes);
-    if (kq_snapshot_encode(x->producers, x->offsets, &meta, &x->snap.cand_bytes) != 0 ||
-        x->snap.cand_bytes.error) {
-        exec_fatal(x, "cannot encode a snapshot", "out of memory");
+    int rc = kq_snapshot_encode(x->producers, x->offsets, &meta, &x->snap.cand_bytes);
+    if (rc != 0 || x->snap.cand_bytes.error) {
+        /* Beyond KQ_SNAPSHOT_BYTES_MAX (a state the limits do not admit)
+         * or out of memory: retried later, never fatal. */
+        kq_writer_reset(&x->snap.cand_bytes);
+        x->snap.last_taken_ms = exec_now(x);
+        exec_snapshot_failed(x, "cannot encode a snapshot",
+                             rc == -EINVAL ? "a state the encoder refuses"
+                                           : "larger than the snapshot bound or out of memory",
+                             0);
         return;
     }
     x->snap.cand = true;
@@ -139,11 +149,13 @@ static void take_candidate(kq_exec *x)
 
 static bool candidate_due(kq_exec *x)
 {
-    if (x->snap.cand || x->snap.job)
+    if (x->snap.cand || x->snap.job || !exec_snapshot_retry_allowed(x))
         return false;
     int64_t end = kq_log_end_offset(x->log);
     if (end <= latest(x).end_offset || end <= kq_log_start_offset(x->log))
         return false;
+    if (x->snap.retry_backoff_ms > 0)
+        return true; /* the last attempt failed: its backoff is over */
     if (x->snap.bytes_since >= bytes_between(x))
         return true;
     uint64_t iv = interval_ms(x);
@@ -164,7 +176,8 @@ static void start_job(kq_exec *x)
 {
     struct exec_snapshot_job *job = calloc(1, sizeof(*job));
     if (!job) {
-        exec_fatal(x, "cannot write a snapshot", "out of memory");
+        x->snap.cand = false;
+        exec_snapshot_failed(x, "cannot write a snapshot", "out of memory", -ENOMEM);
         return;
     }
     job->fs = x->env.fs;
@@ -189,8 +202,17 @@ void exec_snapshot_done(kq_exec *x, struct exec_snapshot_job *job, int rc)
 {
     KQ_ASSERT(job == x->snap.job);
     x->snap.job = NULL;
-    if (!x->failed && rc != 0)
-        exec_fatal(x, "cannot write a snapshot", job->err);
+    if (!x->failed && rc != 0) {
+        if (x->env.on_snapshot_failed)
+            x->env.on_snapshot_failed(x->env.ctx, job->id, rc);
+        exec_snapshot_failed(x, "cannot write a snapshot", job->err, rc);
+        exec_snapshot_job_free(job);
+        if (!x->failed)
+            exec_settle(x);
+        return;
+    }
+    if (!x->failed)
+        exec_snapshot_succeeded(x);
     if (!x->failed && !(x->cfg.mutants & KQ_MUTANT_DELETE_BEFORE_SNAPSHOT_DURABLE))
         exec_snapshot_publish(x, job->id, job->timestamp_ms);
     if (!x->failed)
@@ -237,7 +259,12 @@ int64_t exec_snapshot_due(const kq_exec *x)
     int64_t end = kq_log_end_offset(x->log);
     bool takeable = !x->snap.cand && !x->snap.job && end > latest(x).end_offset &&
                     end > kq_log_start_offset(x->log);
-    if (takeable && iv != UINT64_MAX) {
+    if (takeable && x->snap.retry_backoff_ms > 0) {
+        /* The retry of a failed attempt, and nothing before it (the
+         * interval's due time has passed already). */
+        if (x->snap.retry_due_ms < due)
+            due = x->snap.retry_due_ms;
+    } else if (takeable && iv != UINT64_MAX) {
         int64_t t = x->snap.last_taken_ms + (int64_t)iv;
         if (t < due)
             due = t;

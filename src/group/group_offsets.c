@@ -56,14 +56,18 @@ bool go_pending_push(group_offsets *o, const group_offset *e)
     if (!x)
         return false;
     o->pending[o->pending_len++] = x;
+    o->pending_bytes += x->cost;
     return true;
 }
 
 void go_pending_drop_from(group_offsets *o, size_t keep)
 {
     KQ_ASSERT(keep >= o->pending_head && keep <= o->pending_len);
-    for (size_t i = keep; i < o->pending_len; i++)
+    for (size_t i = keep; i < o->pending_len; i++) {
+        KQ_ASSERT(o->pending_bytes >= o->pending[i]->cost);
+        o->pending_bytes -= o->pending[i]->cost;
         go_entry_free(o->pending[i]);
+    }
     o->pending_len = keep;
     if (o->pending_len == o->pending_head)
         o->pending_head = o->pending_len = 0;
@@ -76,6 +80,9 @@ static bool apply(group_offsets *o, go_entry *x)
     go_entry *old = go_map_find(&o->committed, x->e.group_id, x->e.topic, x->e.partition,
                                 x->hash);
     if (old) {
+        KQ_ASSERT(o->committed_bytes >= old->cost);
+        o->committed_bytes = o->committed_bytes - old->cost + x->cost;
+        old->cost = x->cost;
         const char *metadata = old->e.metadata;
         old->e.offset = x->e.offset;
         old->e.leader_epoch = x->e.leader_epoch;
@@ -91,6 +98,7 @@ static bool apply(group_offsets *o, go_entry *x)
         go_entry_free(x);
         return false;
     }
+    o->committed_bytes += x->cost;
     x->next_in_group = g->head;
     g->head = x;
     g->count++;
@@ -101,6 +109,8 @@ void group_offsets_commit(group_offsets *o, int64_t hw)
 {
     while (o->pending_head < o->pending_len && o->pending[o->pending_head]->e.log_offset < hw) {
         go_entry *x = o->pending[o->pending_head++];
+        KQ_ASSERT(o->pending_bytes >= x->cost);
+        o->pending_bytes -= x->cost;
         /* No way to report it: a commit the majority holds cannot be lost. */
         bool applied = apply(o, x);
         KQ_ASSERT(applied);

@@ -17,6 +17,7 @@ typedef struct go_group go_group;
 typedef struct go_entry {
     group_offset e;
     uint64_t hash;
+    uint64_t cost; /* group_offsets_entry_bytes(&e) */
     struct go_entry *next_in_group; /* committed entries of the same group */
 } go_entry;
 
@@ -47,6 +48,8 @@ struct group_offsets {
     size_t pending_len;
     size_t pending_cap;
     int64_t committed_to;
+    uint64_t committed_bytes; /* sum of the committed entries' costs */
+    uint64_t pending_bytes;   /* sum of the pending entries' costs */
 };
 
 uint64_t go_key_hash(const char *group_id, const char *topic, int32_t partition);

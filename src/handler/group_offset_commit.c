@@ -225,6 +225,7 @@ static int commit_fill(handler *h, int16_t v, const wire_offset_commit_request *
 {
     int valid = 0, i = 0;
     size_t name_at = 0;
+    uint64_t admitted = 0;
     for (int32_t t = 0; t < body->topic_count; t++) {
         const wire_offset_commit_topic *topic = &body->topics[t];
         kq_slice name = {NULL, -1};
@@ -243,7 +244,13 @@ static int commit_fill(handler *h, int16_t v, const wire_offset_commit_request *
                 c->error = commit_check_partition(h, v, topic, part, group_id);
             if (c->error == KAFKA_NONE && !commit_entry(h, part, group_id, &entries[valid]))
                 c->error = KAFKA_INVALID_REQUEST;
+            /* The table's byte budget, this request's earlier entries
+             * counted: every admitted table fits a snapshot (limits.h). */
+            if (c->error == KAFKA_NONE && h->svc.offsets &&
+                !group_offsets_admits(h->svc.offsets, &entries[valid], admitted))
+                c->error = KAFKA_INVALID_COMMIT_OFFSET_SIZE;
             if (c->error == KAFKA_NONE) {
+                admitted += group_offsets_entry_bytes(&entries[valid]);
                 c->appended = true;
                 valid++;
             }

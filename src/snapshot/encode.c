@@ -12,6 +12,12 @@
  * length, attributes, deltas, key and value lengths and header count. */
 #define PACK_RECORD_OVERHEAD_BYTES 16
 
+_Static_assert(KQ_SNAPSHOT_PRODUCER_BATCHES == PRODUCER_STATE_BATCHES,
+               "limits.h bounds a producer record with the real batch count");
+_Static_assert(PACK_RECORD_OVERHEAD_BYTES + sizeof(SNAP_KEY_GROUP_OFFSET) - 1 + 32 <=
+                   KQ_GROUP_OFFSET_ENTRY_FIXED_BYTES,
+               "an entry's fixed cost covers its record's framing, key and fixed fields");
+
 typedef struct pending {
     enum snap_key key;
     size_t value_off;

@@ -11,6 +11,8 @@
  *   KQ_FAULT_OP       "fsync" (fdatasync, fsync: the default) or "read"
  *                     (pread, pread64 and their _FORTIFY_SOURCE variants);
  *                     "fsync,read" for both.
+ *   KQ_FAULT_ERRNO    the errno injected into fdatasync/fsync (a number;
+ *                     default EIO), e.g. 28 (ENOSPC) on snapshot files.
  *
  * The first injection of each kind is reported on stderr with the wall-clock
  * time: "kq_fault_shim: <time ms> injected EIO into <call>(<fd> -> <path>)".
@@ -43,7 +45,7 @@ static pread64_fn real_pread64;
 static pread_chk_fn real_pread_chk;
 static pread64_chk_fn real_pread64_chk;
 static const char *trigger, *match = ".log";
-static int faults_sync, faults_read;
+static int faults_sync, faults_read, sync_errno = EIO;
 static atomic_int reported_sync, reported_read;
 
 /* dlsym's object pointer into a function pointer (ISO C has no cast). */
@@ -73,6 +75,9 @@ __attribute__((constructor)) static void shim_init(void)
         op = "fsync";
     faults_sync = strstr(op, "sync") != NULL;
     faults_read = strstr(op, "read") != NULL;
+    const char *e = getenv("KQ_FAULT_ERRNO");
+    if (e && atoi(e) > 0)
+        sync_errno = atoi(e);
 }
 
 /* Whether a call on fd must fail now; fills path for the report. */
@@ -92,15 +97,16 @@ static int armed(int fd, int kind_enabled, char *path, size_t pathlen)
     return strstr(path, match) != NULL;
 }
 
-static void report(atomic_int *once, const char *call, int fd, const char *path)
+static void report(atomic_int *once, const char *call, int fd, const char *path, int err)
 {
     if (atomic_exchange(once, 1))
         return;
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     char line[4352];
-    int n = snprintf(line, sizeof line, "kq_fault_shim: %lld injected EIO into %s(%d -> %s)\n",
-                     (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000, call, fd, path);
+    int n = snprintf(line, sizeof line, "kq_fault_shim: %lld injected %s into %s(%d -> %s)\n",
+                     (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000,
+                     err == EIO ? "EIO" : strerror(err), call, fd, path);
     if (n > 0) {
         ssize_t w = write(2, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
         (void)w;
@@ -112,8 +118,8 @@ static int sync_common(sync_fn real, const char *call, int fd)
     char path[4096];
     int saved = errno;
     if (armed(fd, faults_sync, path, sizeof path)) {
-        report(&reported_sync, call, fd, path);
-        errno = EIO;
+        report(&reported_sync, call, fd, path, sync_errno);
+        errno = sync_errno;
         return -1;
     }
     errno = saved;
@@ -129,7 +135,7 @@ static int fail_read(int fd, const char *call)
     char path[4096];
     int saved = errno;
     if (armed(fd, faults_read, path, sizeof path)) {
-        report(&reported_read, call, fd, path);
+        report(&reported_read, call, fd, path, EIO);
         errno = EIO;
         return 1;
     }

@@ -38,6 +38,7 @@ static const mutant_name mutants[] = {
     {"offset-commit-on-append", 0, KQ_MUTANT_OFFSET_COMMIT_ON_APPEND},
     {"offsets-visible-at-end", 0, KQ_MUTANT_OFFSETS_VISIBLE_AT_END},
     {"control-batch-first-only", 0, KQ_MUTANT_CONTROL_BATCH_FIRST_ONLY},
+    {"snapshot-failure-fatal", 0, KQ_MUTANT_SNAPSHOT_FAILURE_FATAL},
 };
 #define MUTANT_COUNT (sizeof(mutants) / sizeof(mutants[0]))
 

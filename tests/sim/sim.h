@@ -90,6 +90,7 @@ typedef struct w_node {
     struct exec_snapshot_job *snap_job; /* handed out by the executor, not done */
     bool snap_ran;
     int snap_rc;
+    int snap_fault_rc; /* the resource fault injected into its snapshot job, 0 none */
     uint64_t timer_gen;
     int64_t timer_due;
     w_slot **slots;   /* delivered, unanswered */
@@ -140,6 +141,7 @@ typedef struct w_world {
     /* disk */
     int64_t flush_min_ms, flush_max_ms;
     bool slow_disks; /* fsync latency tail (hundreds of ms, rarely seconds) */
+    uint32_t snap_fault_ppm; /* chance a snapshot job's file fails (ENOSPC, EMFILE) */
     /* clients */
     struct w_client *clients[SIM_CLIENTS_MAX];
     int client_n;

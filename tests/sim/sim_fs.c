@@ -72,6 +72,7 @@ typedef struct dir {
 typedef struct fd_slot {
     inode *ino;
     bool used, writable;
+    bool path_fault; /* opened on a path the path fault names */
     uint32_t gen;
 } fd_slot;
 
@@ -90,6 +91,9 @@ struct sim_fs {
     size_t fd_cursor;
     fault fsync_fault, pwrite_fault, pread_fault;
     int short_n;
+    char path_suffix[64]; /* "" : no path fault */
+    bool path_at_open;
+    int path_err;
     bool faults_paused;
     sim_prng short_prng;
     sim_fs_stats stats;
@@ -148,6 +152,12 @@ static bool room_for(const sim_fs *fs, uint64_t extra_bytes)
 static bool pending_room(const sim_fs *fs, size_t n)
 {
     return fs->n_pending + n <= SIM_FS_MAX_PENDING_OPS;
+}
+
+static bool path_matches(const sim_fs *fs, const char *path)
+{
+    size_t n = strlen(fs->path_suffix), len = strlen(path);
+    return n > 0 && len >= n && strcmp(path + len - n, fs->path_suffix) == 0;
 }
 
 static int take_fault(const sim_fs *fs, fault *f)
@@ -686,6 +696,7 @@ static int fd_alloc(sim_fs *fs, inode *ino, bool writable)
     s->gen = (s->gen + 1) & FD_GEN_MASK;
     s->used = true;
     s->writable = writable;
+    s->path_fault = false;
     s->ino = ino;
     inode_ref(ino);
     fs->n_open++;
@@ -744,6 +755,9 @@ static int t_open(void *ctx, const char *path, unsigned flags)
     int rc = resolve(fs, path, &d, name);
     if (rc < 0)
         return rc;
+    bool matched = path_matches(fs, path);
+    if (matched && fs->path_at_open && !fs->faults_paused)
+        return fs->path_err;
     bool excl = (flags & KQ_FS_CREATE) && (flags & KQ_FS_EXCL);
     if (name[0] == '\0' || dir_sub(d, name))
         return excl ? -EEXIST : -EISDIR;
@@ -762,7 +776,11 @@ static int t_open(void *ctx, const char *path, unsigned flags)
     } else if ((rc = create_file(fs, d, name, &ino)) < 0) {
         return rc;
     }
-    return fd_alloc(fs, ino, (flags & KQ_FS_WRITE) != 0);
+    int fd = fd_alloc(fs, ino, (flags & KQ_FS_WRITE) != 0);
+    fd_slot *slot = fd >= 0 ? fd_get(fs, fd) : NULL;
+    if (slot)
+        slot->path_fault = matched;
+    return fd;
 }
 
 static int t_dup(void *ctx, int fd)
@@ -823,6 +841,8 @@ static ssize_t t_pwrite(void *ctx, int fd, const void *buf, size_t len, uint64_t
     int rc = take_fault(fs, &fs->pwrite_fault);
     if (rc < 0)
         return rc;
+    if (s->path_fault && fs->path_suffix[0] && !fs->path_at_open && !fs->faults_paused)
+        return fs->path_err;
     if (fs->short_n > 0 && !fs->faults_paused) {
         fs->short_n--;
         len = (size_t)sim_prng_below(&fs->short_prng, len);
@@ -1151,8 +1171,18 @@ void sim_fs_short_pwrite(sim_fs *fs, int n, sim_prng *prng)
     sim_prng_seed(&fs->short_prng, sim_prng_next(prng));
 }
 
+void sim_fs_fail_path(sim_fs *fs, const char *suffix, bool at_open, int err)
+{
+    fs->path_suffix[0] = '\0';
+    if (suffix)
+        snprintf(fs->path_suffix, sizeof(fs->path_suffix), "%s", suffix);
+    fs->path_at_open = at_open;
+    fs->path_err = err < 0 ? err : -EIO;
+}
+
 void sim_fs_clear_faults(sim_fs *fs)
 {
+    sim_fs_fail_path(fs, NULL, false, 0);
     arm(&fs->fsync_fault, 0, 0);
     arm(&fs->pwrite_fault, 0, 0);
     arm(&fs->pread_fault, 0, 0);

@@ -101,6 +101,12 @@ void sim_fs_fail_pwrite(sim_fs *fs, int n, int err);
 void sim_fs_short_pwrite(sim_fs *fs, int n, sim_prng *prng);
 /* The next n preads return err (e.g. -EIO) and read nothing. */
 void sim_fs_fail_pread(sim_fs *fs, int n, int err);
+/* While suffix is not NULL: every open of a path ending in suffix
+ * (at_open), or else every pwrite through a descriptor opened on one,
+ * returns err (e.g. -EMFILE, -ENOSPC) and does nothing; descriptors opened
+ * while it was armed keep it for pwrite. NULL disarms (a snapshot job's
+ * file failing alone, tests/sim/w_node.c). */
+void sim_fs_fail_path(sim_fs *fs, const char *suffix, bool at_open, int err);
 /* Disarms every fault above. */
 void sim_fs_clear_faults(sim_fs *fs);
 /* While paused, armed faults stay armed but neither fire nor count down

@@ -21,7 +21,8 @@ const char *const w_check_names[W_CHECK_COUNT] = {
     "acked-durable",       "recovered-durable", "consumer-committed",  "producer-id-unique",
     "silent-after-fatal",  "flushed-is-durable", "snapshot-at-log-start", "snapshot-below-hw",
     "leader-never-loads-snapshot", "log-start-monotonic", "offsets-durable",
-    "offsets-not-invented", "offsets-monotonic", "no-client-control", "liveness", "scenario", "final",
+    "offsets-not-invented", "offsets-monotonic", "no-client-control",
+    "snapshot-failure-not-fatal", "liveness", "scenario", "final",
 };
 
 int w_check_find(const char *name)
@@ -354,6 +355,14 @@ void w_check_on_snapshot(w_world *w, int idx, raft_snapshot_id id)
     if (id.end_offset > st.high_watermark)
         w_inv_fail(w, W_INV_SNAPSHOT_BELOW_HW, "node %d writes snapshot %lld above its HW %lld",
                    idx + 1, (long long)id.end_offset, (long long)st.high_watermark);
+}
+
+void w_check_on_snapshot_fatal(w_world *w, int idx, const char *what, int rc)
+{
+    if (w_check_on(w, W_INV_SNAPSHOT_FAILURE_NOT_FATAL))
+        w_inv_fail(w, W_INV_SNAPSHOT_FAILURE_NOT_FATAL,
+                   "node %d stopped (%s) because its snapshot file could not be written (%s)",
+                   idx + 1, what, strerror(-rc));
 }
 
 void w_check_on_out_of_range(w_world *w, int client, int64_t offset, int64_t log_start,

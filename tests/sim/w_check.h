@@ -38,6 +38,8 @@ enum w_check_id {
     W_INV_OFFSETS_MONOTONIC,   /* a group's OffsetFetch answers never drop (in real time) */
     /* issue 19 (w_check_control.c) */
     W_INV_NO_CLIENT_CONTROL,   /* no control batch a client wrote is appended to any log */
+    /* issue 19 item 9 (w_node.c injects the faults) */
+    W_INV_SNAPSHOT_FAILURE_NOT_FATAL, /* a node never stops because a snapshot write failed */
     W_INV_PER_EVENT_COUNT,
     /* end of run */
     W_CHECK_LIVENESS = W_INV_PER_EVENT_COUNT, /* leader, commit, catch-up within 60 s */
@@ -77,6 +79,9 @@ void w_check_on_restart(w_world *w, int idx, int64_t flushed_before, int64_t end
 void w_check_on_refusal(w_world *w, int idx, const char *err);
 /* Node idx is about to write snapshot id (its state is fixed). */
 void w_check_on_snapshot(w_world *w, int idx, raft_snapshot_id id);
+/* Node idx stopped (fatal) while its snapshot job's write had failed with
+ * the injected resource error rc (snapshot-failure-not-fatal). */
+void w_check_on_snapshot_fatal(w_world *w, int idx, const char *what, int rc);
 /* A consumer was refused OFFSET_OUT_OF_RANGE at offset by a node that
  * reported log_start and high_watermark. */
 void w_check_on_out_of_range(w_world *w, int client, int64_t offset, int64_t log_start,

@@ -3,6 +3,7 @@
  * timer, flush jobs that reach the disk and complete after a heavy-tailed
  * latency, w_net for every frame — plus crashes (power loss or process
  * kill, also between two actions of one output), fail-stop and pauses. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "kq/assert.h"
 #include "kq/handler.h"
 #include "kq/log.h"
+#include "kq/snapshot_file.h"
 #include "sim.h"
 #include "w_check.h"
 
@@ -146,6 +148,8 @@ static void env_fatal(void *ctx, const char *what, const char *detail)
     w_world *w;
     w_node *n = env_node(ctx, &w);
     w_trace(w, "node %d fatal: %s: %s", n->id, what, detail);
+    if (n->snap_fault_rc && strcmp(what, "cannot write a snapshot") == 0)
+        w_check_on_snapshot_fatal(w, n->idx, what, n->snap_fault_rc);
     n->fatal = true;
     n->crash_pending = true;
 }
@@ -177,6 +181,14 @@ static void env_on_snapshot(void *ctx, raft_snapshot_id id)
     w_check_on_snapshot(w, n->idx, id);
 }
 
+static void env_on_snapshot_failed(void *ctx, raft_snapshot_id id, int rc)
+{
+    w_world *w;
+    w_node *n = env_node(ctx, &w);
+    w_trace(w, "node %d snapshot %lld-%d not written: %s", n->id, (long long)id.end_offset,
+            id.epoch, strerror(-rc));
+}
+
 static void env_on_shutdown_complete(void *ctx)
 {
     w_world *w;
@@ -204,6 +216,7 @@ static exec_env node_env(w_node *n)
         .on_committed = env_on_committed,
         .on_shutdown_complete = env_on_shutdown_complete,
         .on_snapshot = env_on_snapshot,
+        .on_snapshot_failed = env_on_snapshot_failed,
     };
 }
 
@@ -363,7 +376,19 @@ void w_node_on_event(w_world *w, const sim_event *ev)
         break;
     case W_EV_SNAP_RUN:
         if (ev->gen == n->inc && n->snap_job && !n->snap_ran) {
+            n->snap_fault_rc = 0;
+            if (w->snap_fault_ppm && sim_prng_chance(&w->rng, w->snap_fault_ppm)) {
+                /* This job's file alone fails, for want of descriptors at
+                 * open or of space at a write (issue 19 item 9). */
+                bool at_open = sim_prng_below(&w->rng, 2);
+                n->snap_fault_rc = at_open ? -EMFILE : -ENOSPC;
+                w_trace(w, "node %d snapshot job: its file fails (%s)", n->id,
+                        at_open ? "EMFILE at open" : "ENOSPC at write");
+                sim_fs_fail_path(n->fs, KQ_SNAPSHOT_PART_SUFFIX, at_open, n->snap_fault_rc);
+            }
             n->snap_rc = exec_snapshot_job_run(n->snap_job);
+            if (n->snap_fault_rc)
+                sim_fs_fail_path(n->fs, NULL, false, 0);
             n->snap_ran = true;
         }
         break;
@@ -373,6 +398,7 @@ void w_node_on_event(w_world *w, const sim_event *ev)
             struct exec_snapshot_job *job = n->snap_job;
             n->snap_job = NULL;
             exec_snapshot_done(n->x, job, n->snap_rc);
+            n->snap_fault_rc = 0;
         }
         break;
     default:
