@@ -472,4 +472,11 @@ _Static_assert((uint64_t)KQ_GROUP_COMMIT_PARTITIONS_MAX *
                         KQ_GROUP_OFFSET_METADATA_BYTES_MAX + 64) <= RECORD_BATCH_BYTES_MAX,
                "one OffsetCommit's control batch fits one batch");
 
+/* ---- issue 19 (store): startup checks and log scans off the loop */
+/* Snapshot files storage lists at open to vouch for the log start
+ * (SnapshotAtLogStart); the executor keeps at most EXEC_SNAPSHOTS_MAX. */
+#define STORAGE_START_SNAPSHOTS_LISTED_MAX 64
+_Static_assert(STORAGE_START_SNAPSHOTS_LISTED_MAX >= EXEC_SNAPSHOTS_MAX,
+               "storage sees every snapshot the executor keeps");
+
 #endif
