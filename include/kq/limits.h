@@ -518,5 +518,11 @@ _Static_assert((uint64_t)KQ_GROUP_OFFSETS_MAX * KQ_GROUP_OFFSET_ENTRY_FIXED_BYTE
                    KQ_GROUP_OFFSETS_BYTES_MAX,
                "the entry count limit is reachable with short names");
 _Static_assert(EXEC_SNAPSHOT_RETRY_MS_MIN <= EXEC_SNAPSHOT_RETRY_MS_MAX, "the backoff grows");
+/* ---- issue 19 (store): startup checks and log scans off the loop */
+/* Snapshot files storage lists at open to vouch for the log start
+ * (SnapshotAtLogStart); the executor keeps at most EXEC_SNAPSHOTS_MAX. */
+#define STORAGE_START_SNAPSHOTS_LISTED_MAX 64
+_Static_assert(STORAGE_START_SNAPSHOTS_LISTED_MAX >= EXEC_SNAPSHOTS_MAX,
+               "storage sees every snapshot the executor keeps");
 
 #endif

@@ -61,6 +61,11 @@ typedef struct kq_log_options {
      * last good batch instead of refused, and kq_log_repair says so (the
      * node refetches it from the leader). A single node always refuses. */
     bool repair;
+    /* SnapshotAtLogStart (KIP-630; set by the executor): a
+     * log-start-offset-checkpoint L > 0 is believed only when a snapshot
+     * file in the directory ends at L; otherwise open refuses, touching
+     * nothing (a damaged checkpoint never deletes a segment). */
+    bool snapshot_at_start;
 } kq_log_options;
 kq_log *kq_log_open_with(const kq_log_options *options, char *errbuf, size_t errlen);
 /* Writes buffered index entries and closes. A flush job must not be pending. */

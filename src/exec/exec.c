@@ -231,7 +231,7 @@ static bool exec_open_storage(kq_exec *x, raft_quorum_state *qs, char *err, size
     x->repair_allowed = x->cfg.voter_count > 1 || !voter;
     kq_log_options lo = {.fs = x->env.fs, .log_dir = x->log_dir,
                          .segment_bytes = x->cfg.segment_bytes, .mutants = x->cfg.mutants,
-                         .repair = x->repair_allowed};
+                         .repair = x->repair_allowed, .snapshot_at_start = true};
     x->log = kq_log_open_with(&lo, note, sizeof(note));
     if (!x->log) {
         snprintf(err, errlen, "refusing to start: %s", note);
@@ -248,6 +248,37 @@ static bool exec_open_storage(kq_exec *x, raft_quorum_state *qs, char *err, size
     }
     x->stored_qstate = *qs;
     return true;
+}
+
+/* The quorum state may not go back behind the log (issue 19): the epoch
+ * of every batch and snapshot was made durable in quorum-state before it
+ * was written (a leader stores its epoch before appending in it, a
+ * follower before it appends a fetched batch), so a file whose epoch is
+ * below the log's last epoch (or the newest snapshot's) was damaged or
+ * replaced; believing it could cast a second vote in an epoch. */
+static bool exec_qstate_agrees(kq_exec *x, const raft_quorum_state *qs, char *err,
+                               size_t errlen)
+{
+    raft_epoch_entry last[1];
+    int32_t epoch = kq_log_epochs(x->log, last, 1) == 1 ? last[0].epoch : -1;
+    const char *what = "the log's last batch";
+    int64_t repair_end;
+    int32_t repair_epoch;
+    if (kq_log_repair(x->log, &repair_end, &repair_epoch) && repair_epoch > epoch) {
+        epoch = repair_epoch;
+        what = "the log's last batch before the repair";
+    }
+    if (x->snap.count > 0 && x->snap.files[x->snap.count - 1].id.epoch > epoch) {
+        epoch = x->snap.files[x->snap.count - 1].id.epoch;
+        what = "the newest snapshot";
+    }
+    if (qs->epoch >= epoch)
+        return true;
+    snprintf(err, errlen,
+             "refusing to start: %s/" KQ_LOG_PARTITION_DIR "/quorum-state holds epoch %d, "
+             "below epoch %d of %s: the file went backwards (damaged or replaced); restore it",
+             x->log_dir, qs->epoch, epoch, what);
+    return false;
 }
 
 kq_exec *exec_create(const exec_config *config, const exec_env *env, char *err, size_t errlen)
@@ -270,7 +301,8 @@ kq_exec *exec_create(const exec_config *config, const exec_env *env, char *err, 
     x->truncated_lower = -1;
     exec_metrics_init(x);
     raft_quorum_state qs;
-    if (!exec_open_storage(x, &qs, err, errlen) || !exec_snapshots_open(x, err, errlen))
+    if (!exec_open_storage(x, &qs, err, errlen) || !exec_snapshots_open(x, err, errlen) ||
+        !exec_qstate_agrees(x, &qs, err, errlen))
         goto fail;
     x->producers = producer_state_create(EXEC_PRODUCERS_MAX);
     x->offsets = group_offsets_create();

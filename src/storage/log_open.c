@@ -380,6 +380,8 @@ static int recover(storage_recovery *rc)
         return r;
     r = found ? storage_recover_rp(rc) : recover_legacy(rc);
     if (r == 0)
+        r = storage_recover_start_check(rc);
+    if (r == 0)
         r = finish(rc);
     if (r == 0 && log->seg_count == 0)
         r = storage_segment_create(log, rc->has_start ? rc->start : found ? log->rp.start : 0,
@@ -404,6 +406,7 @@ static kq_log *log_new(const kq_log_options *options, char *errbuf, size_t errle
     log->fs = options->fs ? options->fs : kq_fs_posix();
     log->mutants = options->mutants;
     log->repair_allowed = options->repair;
+    log->snapshot_at_start = options->snapshot_at_start;
     log->rp_fd = -1;
     uint64_t segment_bytes = options->segment_bytes;
     if (segment_bytes == 0 || segment_bytes > INT32_MAX)

@@ -21,6 +21,7 @@ typedef struct storage_recovery {
     size_t first_scanned; /* log->segs from this index on were read past the
                            * recovery point: synced when recovery ends */
     bool has_start;       /* log-start-offset-checkpoint read: start holds L */
+    bool start_vouched;   /* a snapshot file ends at L (SnapshotAtLogStart) */
     int64_t start;
     int64_t *below;       /* segment files wholly below L: deleted once */
     size_t below_n;       /* recovery accepted the rest */
@@ -40,6 +41,11 @@ int storage_recover_open_segment(storage_recovery *rc, size_t i, storage_segment
  * kq_log_advance_start deleted them; settle deletes them) and reconciles the recovery point
  * loaded (found) with the first file left. 0, -EUCLEAN or -errno. */
 int storage_recover_start_prepare(storage_recovery *rc, bool found);
+/* After recovery decided (before anything is written): refuses a
+ * checkpoint that contradicts the log: L above a log holding batches
+ * without the snapshot ending at L, below the first segment, not a batch
+ * boundary. 0 or -EUCLEAN (err filled). */
+int storage_recover_start_check(storage_recovery *rc);
 /* After recovery: sets the log start; a log holding nothing at or above L
  * becomes the empty log at L. 0, -EUCLEAN (L no batch boundary, or below
  * the first segment of a non-empty log) or -errno. */

@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kq/assert.h"
+#include "kq/limits.h"
+#include "kq/snapshot_file.h"
 #include "recover.h"
 
 static void add_note(storage_recovery *rc, const char *fmt, int64_t a, int64_t b)
@@ -79,6 +82,46 @@ static void reconcile_rp(storage_recovery *rc)
     log->rp_stale = true;
 }
 
+/* Whether a snapshot file in the log's directory ends at offset. */
+static int snapshot_ends_at(const kq_log *log, int64_t offset, bool *found)
+{
+    char parent[STORAGE_PATH_MAX];
+    size_t len = strlen(log->dir), tail = strlen("/" KQ_LOG_PARTITION_DIR);
+    KQ_ASSERT(len > tail && len - tail < sizeof parent);
+    memcpy(parent, log->dir, len - tail);
+    parent[len - tail] = '\0';
+    raft_snapshot_id ids[STORAGE_START_SNAPSHOTS_LISTED_MAX];
+    int n = kq_snapshot_list(log->fs, parent, ids, STORAGE_START_SNAPSHOTS_LISTED_MAX, false);
+    if (n < 0)
+        return n;
+    *found = false;
+    for (int i = 0; i < n; i++)
+        *found |= ids[i].end_offset == offset;
+    return 0;
+}
+
+/* SnapshotAtLogStart: a checkpoint L > 0 is the end of a durable snapshot
+ * (retention and reset write it only then). Decided before anything is
+ * touched, so a damaged checkpoint deletes nothing. */
+static int vouch_start(storage_recovery *rc)
+{
+    kq_log *log = rc->log;
+    int r = snapshot_ends_at(log, rc->start, &rc->start_vouched);
+    if (r < 0) {
+        storage_errf(rc->err, rc->errlen, "cannot list the snapshots in %s: %s", log->dir,
+                     strerror(-r));
+        return r;
+    }
+    if (rc->start_vouched || !log->snapshot_at_start || rc->start == 0)
+        return 0;
+    storage_errf(rc->err, rc->errlen,
+                 "corrupt %s/" STORAGE_START_CHECKPOINT ": it says the log starts at %" PRId64
+                 ", but no snapshot ends there (SnapshotAtLogStart); refusing to open, nothing "
+                 "deleted",
+                 log->dir, rc->start);
+    return -EUCLEAN;
+}
+
 int storage_recover_start_prepare(storage_recovery *rc, bool found)
 {
     int r = storage_start_load(rc->log, &rc->start, rc->err, rc->errlen);
@@ -87,6 +130,8 @@ int storage_recover_start_prepare(storage_recovery *rc, bool found)
     rc->has_start = r == 1;
     if (!rc->has_start)
         return 0;
+    if ((r = vouch_start(rc)) < 0)
+        return r;
     size_t k = 0; /* files wholly below L; never the last one */
     while (k + 1 < rc->n && rc->bases[k + 1] <= rc->start)
         k++;
@@ -117,33 +162,58 @@ static int empty_at_start(storage_recovery *rc)
     return storage_segment_create(log, rc->start, rc->err, rc->errlen);
 }
 
+/* Whether the log recovered so far (its cut decided, nothing written yet)
+ * holds no batch, or ends below L: then it becomes the empty log at L. */
+static bool empties(const storage_recovery *rc)
+{
+    const kq_log *log = rc->log;
+    int64_t first = storage_first_base(log), end = kq_log_end_offset(log);
+    return end < rc->start || (end == first && first != rc->start);
+}
+
+int storage_recover_start_check(storage_recovery *rc)
+{
+    kq_log *log = rc->log;
+    if (!rc->has_start || log->seg_count == 0)
+        return 0;
+    int64_t first = storage_first_base(log), end = kq_log_end_offset(log), l = rc->start;
+    const char *why = NULL;
+    if (empties(rc)) {
+        /* A crash in a reset leaves no batch; a log holding batches that
+         * all lie below L is believed only with the snapshot ending at L. */
+        if (end != first && !rc->start_vouched)
+            why = "lies above the log end, and no snapshot ends there";
+    } else if (l < first) {
+        why = "lies below the first segment";
+    } else if (l < end &&
+               storage_boundary_position(log->fs, storage_segment_find(log, l), l) < 0) {
+        why = "is not a batch boundary";
+    }
+    if (!why)
+        return 0;
+    storage_errf(rc->err, rc->errlen,
+                 "corrupt log %s: the log start %" PRId64 " of " STORAGE_START_CHECKPOINT
+                 " %s (the log holds %" PRId64 "..%" PRId64 "); refusing to open, nothing "
+                 "deleted",
+                 log->dir, l, why, first, end);
+    return -EUCLEAN;
+}
+
 int storage_recover_start_settle(storage_recovery *rc)
 {
     kq_log *log = rc->log;
-    int64_t first = storage_first_base(log), end = kq_log_end_offset(log), l = rc->start;
-    log->start_offset = first;
+    log->start_offset = storage_first_base(log);
     if (!rc->has_start)
         return 0; /* a log from before the file: L is the first base */
-    if (end < l || (end == first && first != l)) {
-        int r = delete_below(rc);
+    int r = 0;
+    if (empties(rc)) {
+        r = delete_below(rc);
         if (r == 0)
             r = empty_at_start(rc);
-        if (r == 0)
-            log->start_offset = l;
-        return r;
+    } else {
+        r = delete_below(rc);
     }
-    const char *why = NULL;
-    if (l < first)
-        why = "lies below the first segment";
-    else if (l < end && storage_boundary_position(log->fs, storage_segment_find(log, l), l) < 0)
-        why = "is not a batch boundary";
-    if (why) {
-        storage_errf(rc->err, rc->errlen,
-                     "corrupt log %s: the log start %" PRId64 " of " STORAGE_START_CHECKPOINT
-                     " %s (the log holds %" PRId64 "..%" PRId64 "); refusing to open",
-                     log->dir, l, why, first, end);
-        return -EUCLEAN;
-    }
-    log->start_offset = l;
-    return delete_below(rc);
+    if (r == 0)
+        log->start_offset = rc->start;
+    return r;
 }

@@ -62,6 +62,7 @@ struct kq_log {
     const kq_fs *fs;            /* every file operation goes through it */
     unsigned mutants;           /* enum kq_mutant bits; 0 outside the simulator */
     bool repair_allowed;        /* cut corruption below the recovery point (peers refill it) */
+    bool snapshot_at_start;     /* the checkpoint needs a snapshot ending at L (kq_log_options) */
     int64_t repair_end;         /* > 0: the recovery point that corruption cut below */
     int32_t repair_epoch;       /* the epoch of the batch ending at repair_end */
     char dir[STORAGE_PATH_MAX]; /* the partition directory */

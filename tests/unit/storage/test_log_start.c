@@ -226,13 +226,44 @@ static void test_open_deletes_below_start(void **state)
     assert_int_equal(kq_log_start_offset(f->log), 60);
 }
 
+/* A snapshot file ending at end_offset (storage reads only its name). */
+static void write_snapshot(tu_fixture *f, int64_t end_offset)
+{
+    char name[64];
+    snprintf(name, sizeof name, "%020lld-%010d.checkpoint", (long long)end_offset, 2);
+    int fd = open(tu_path(f->dir, name), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    assert_true(fd >= 0);
+    close(fd);
+}
+
+static kq_log *open_strict(tu_fixture *f)
+{
+    kq_log_options o = {.log_dir = f->dir, .segment_bytes = SEG_BYTES, .snapshot_at_start = true};
+    return kq_log_open_with(&o, f->err, sizeof f->err);
+}
+
+/* Issue 19: a checkpoint above a log holding batches deletes nothing and
+ * refuses, unless the snapshot ending there vouches for it (an install
+ * the last run did not finish). */
 static void test_open_start_above_end(void **state)
 {
     tu_fixture *f = *state;
     fill(f);
     kq_log_close(f->log);
     f->log = NULL;
+    int64_t sizes[5];
+    for (int i = 0; i < 5; i++)
+        sizes[i] = tu_file_size(tu_seg_path(f->dir, 20 * i, ".log"));
     write_checkpoint(f, "0\n1\n__cluster_metadata 0 500\n");
+    assert_null(kq_log_open(f->dir, SEG_BYTES, f->err, sizeof f->err));
+    assert_non_null(strstr(f->err, "log-start-offset-checkpoint"));
+    assert_non_null(strstr(f->err, "above the log end"));
+    assert_non_null(strstr(f->err, "nothing deleted"));
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(tu_file_size(tu_seg_path(f->dir, 20 * i, ".log")), sizes[i]);
+    assert_int_equal(tu_file_size(tu_path(f->dir, "log-start-offset-checkpoint")),
+                     (int64_t)strlen("0\n1\n__cluster_metadata 0 500\n"));
+    write_snapshot(f, 500);
     open_log(f);
     assert_int_equal(kq_log_start_offset(f->log), 500);
     assert_int_equal(kq_log_end_offset(f->log), 500);
@@ -240,6 +271,37 @@ static void test_open_start_above_end(void **state)
     assert_true(exists(f, 500) && !exists(f, 80));
     open_log(f);
     assert_int_equal(kq_log_end_offset(f->log), 500);
+}
+
+/* With snapshot_at_start (the executor's): a checkpoint L > 0 needs the
+ * snapshot ending at L, else open refuses before anything is deleted. */
+static void test_open_start_needs_snapshot(void **state)
+{
+    tu_fixture *f = *state;
+    fill(f);
+    kq_log_close(f->log);
+    f->log = NULL;
+    int64_t sizes[5];
+    for (int i = 0; i < 5; i++)
+        sizes[i] = tu_file_size(tu_seg_path(f->dir, 20 * i, ".log"));
+    write_snapshot(f, 40); /* an older snapshot does not vouch for 60 */
+    const char *bad[] = {"0\n1\n__cluster_metadata 0 60\n", "0\n1\n__cluster_metadata 0 960\n"};
+    for (int k = 0; k < 2; k++) {
+        write_checkpoint(f, bad[k]);
+        assert_null(open_strict(f));
+        assert_non_null(strstr(f->err, "log-start-offset-checkpoint"));
+        assert_non_null(strstr(f->err, "no snapshot ends there"));
+        for (int i = 0; i < 5; i++)
+            assert_int_equal(tu_file_size(tu_seg_path(f->dir, 20 * i, ".log")), sizes[i]);
+    }
+    write_checkpoint(f, "0\n1\n__cluster_metadata 0 40\n");
+    f->log = open_strict(f);
+    assert_non_null(f->log);
+    assert_int_equal(kq_log_start_offset(f->log), 40);
+    assert_int_equal(kq_log_end_offset(f->log), 100);
+    int n = 0;
+    assert_int_equal(kq_log_scan(f->log, 0, count_cb, &n), 0);
+    assert_int_equal(n, 6);
 }
 
 static void refuses(tu_fixture *f, const char *text, const char *why)
@@ -281,6 +343,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_reset_empty_log, tu_setup, tu_teardown),
         cmocka_unit_test_setup_teardown(test_open_deletes_below_start, tu_setup, tu_teardown),
         cmocka_unit_test_setup_teardown(test_open_start_above_end, tu_setup, tu_teardown),
+        cmocka_unit_test_setup_teardown(test_open_start_needs_snapshot, tu_setup, tu_teardown),
         cmocka_unit_test_setup_teardown(test_open_refuses_bad_checkpoint, tu_setup, tu_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
