@@ -54,6 +54,10 @@ enum handler_op {
     HANDLER_OP_CONSUME,     /* Fetch (consumers), ListOffsets, the group APIs */
     HANDLER_OP_DESCRIBE,    /* Metadata topics, DescribeQuorum, DescribeCluster,
                              * FindCoordinator */
+    /* Kafka's CLUSTER_ACTION on the cluster (issue 19): the Raft RPCs,
+     * replica Fetch, FetchSnapshot and a relayed DescribeQuorum. Implies
+     * nothing else and is implied by nothing but super.users. */
+    HANDLER_OP_CLUSTER_ACTION,
     HANDLER_OP_COUNT
 };
 

@@ -48,6 +48,10 @@ enum tn_reply_kind { TN_REPLY = 1, TN_REPLY_NONE, TN_REPLY_CLOSE };
 #define TN_SASL_CONNS 16
 static struct kq_cred_store *tn_sasl_store;
 static void *tn_sasl_cells[TN_SASL_CONNS];
+/* Issue 19: the authorizer tn_open gives the node (NULL: none), and whether
+ * the SASL listener is a quorum one (no controller.listener.names). */
+static const handler_acl *tn_acl;
+static bool tn_sasl_quorum;
 typedef struct tn_slot {
     int id;
 } tn_slot;
@@ -133,7 +137,8 @@ static inline void tn_slot_conn_cb(void *ctx, void *slot, handler_conn *out)
     int id = ((const tn_slot *)slot)->id;
     if (id >= TN_SASL_ID) {
         assert_true(id < TN_SASL_ID + TN_SASL_CONNS);
-        *out = (handler_conn){.voter_id = -1, .sasl_listener = true,
+        *out = (handler_conn){.quorum_listener = tn_sasl_quorum, .voter_id = -1,
+                              .sasl_listener = true,
                               .sasl_mechanisms = (1u << 0) | (1u << 1),
                               .session = &tn_sasl_cells[id - TN_SASL_ID]};
         return;
@@ -222,6 +227,7 @@ static inline void tn_open(tn_node *n, int32_t node_id, int voter_count)
         .random_seed = 7,
         .producer_id_base = 1000,
         .sasl_credentials = tn_sasl_store,
+        .acl = tn_acl,
     };
     for (int i = 0; i < voter_count; i++) {
         c.voters[i].node_id = i + 1;
