@@ -127,8 +127,10 @@ bool handler_acl_cluster_action(const handler_acl *acl, const char *principal);
 /* Whether slot's principal may do op; a denial is logged (what: the API). */
 bool handler_authorized(handler *h, void *slot, enum handler_op op, const char *what);
 
-/* Where clients reach svc.nodes[i] (Metadata, DescribeCluster brokers). */
-const handler_endpoint *handler_broker_endpoint(const handler *h, int i);
+/* Where clients of conn's listener reach svc.nodes[i] (Metadata,
+ * DescribeCluster brokers, FindCoordinator); conn NULL: the client
+ * listener's. */
+const handler_endpoint *handler_broker_endpoint(const handler *h, int i, const handler_conn *conn);
 
 void handler_note_read_failure(handler *h, int64_t offset, int rc);
 
