@@ -104,7 +104,13 @@ typedef struct kq_config_principals {
 } kq_config_principals;
 
 /* Operations of the allow-list authorizer, as handler_acl counts them. */
-enum kq_config_acl_op { KQ_ACL_PRODUCE = 0, KQ_ACL_CONSUME, KQ_ACL_DESCRIBE, KQ_ACL_OP_COUNT };
+enum kq_config_acl_op {
+    KQ_ACL_PRODUCE = 0,
+    KQ_ACL_CONSUME,
+    KQ_ACL_DESCRIBE,
+    KQ_ACL_CLUSTER_ACTION, /* acl.cluster.action.principals (issue 19) */
+    KQ_ACL_OP_COUNT
+};
 
 typedef struct kq_config {
     char path[4096];

@@ -46,6 +46,12 @@ typedef struct handler_conn {
     bool sasl_listener;
     uint32_t sasl_mechanisms;
     void **session;
+    /* This node's endpoint on the connection's listener (issue 19 item
+     * 13): Metadata, DescribeCluster and FindCoordinator name the node by
+     * the listener they were asked on, as Kafka's brokers do per listener
+     * name. NULL or port 0: the node's client endpoint (a controller
+     * listener, or the voter endpoint of a seed-style single listener). */
+    const handler_endpoint *advertised;
 } handler_conn;
 
 /* Operations the authorizer allows per principal (issue 9). */
@@ -54,6 +60,10 @@ enum handler_op {
     HANDLER_OP_CONSUME,     /* Fetch (consumers), ListOffsets, the group APIs */
     HANDLER_OP_DESCRIBE,    /* Metadata topics, DescribeQuorum, DescribeCluster,
                              * FindCoordinator */
+    /* Kafka's CLUSTER_ACTION on the cluster (issue 19): the Raft RPCs,
+     * replica Fetch, FetchSnapshot and a relayed DescribeQuorum. Implies
+     * nothing else and is implied by nothing but super.users. */
+    HANDLER_OP_CLUSTER_ACTION,
     HANDLER_OP_COUNT
 };
 

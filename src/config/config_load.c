@@ -61,6 +61,7 @@ enum cfg_key {
     K_ACL_PRODUCE,
     K_ACL_CONSUME,
     K_ACL_DESCRIBE,
+    K_ACL_CLUSTER_ACTION,
     K_SASL_MECHANISMS,
     K_SASL_CREDENTIALS,
     K_METRICS_PORT,
@@ -124,6 +125,7 @@ static const struct cfg_key_def {
     {"acl.produce.principals", K_ACL_PRODUCE},
     {"acl.consume.principals", K_ACL_CONSUME},
     {"acl.describe.principals", K_ACL_DESCRIBE},
+    {"acl.cluster.action.principals", K_ACL_CLUSTER_ACTION},
     {"sasl.enabled.mechanisms", K_SASL_MECHANISMS},
     {"sasl.credentials.file", K_SASL_CREDENTIALS},
     {"metrics.port", K_METRICS_PORT},
@@ -526,6 +528,8 @@ static int cfg_handler(void *user, const char *section, const char *name,
         return set_principals(c, key, value, &cfg->acl[KQ_ACL_CONSUME]);
     case K_ACL_DESCRIBE:
         return set_principals(c, key, value, &cfg->acl[KQ_ACL_DESCRIBE]);
+    case K_ACL_CLUSTER_ACTION:
+        return set_principals(c, key, value, &cfg->acl[KQ_ACL_CLUSTER_ACTION]);
     case K_SASL_MECHANISMS:
         return keep_string(c, k, value); /* resolve_sasl */
     case K_SASL_CREDENTIALS:

@@ -39,6 +39,9 @@ struct node {
     /* The listener proves voters by certificate: a controller listener on
      * SSL with ssl.client.auth=required and voter principals configured. */
     bool voter_proof[KQ_CONFIG_LISTENERS_MAX];
+    /* Where Metadata names this node on each listener (port 0: the client
+     * endpoint; node_listener_endpoints). */
+    handler_endpoint listener_endpoints[KQ_CONFIG_LISTENERS_MAX];
     uv_timer_t timer;
     int64_t clock_offset_ms; /* wall clock at start minus uv_now at start */
     bool flush_in_flight;
@@ -146,7 +149,8 @@ static void env_slot_conn(void *ctx, void *slot, handler_conn *out)
                           .voter_id = kq_config_voter_for_principal(&n->config, principal),
                           .sasl_listener = l->sasl,
                           .sasl_mechanisms = l->sasl_mechanisms,
-                          .session = l->sasl ? net_slot_conn_user(slot) : NULL};
+                          .session = l->sasl ? net_slot_conn_user(slot) : NULL,
+                          .advertised = &n->listener_endpoints[i]};
 }
 
 static void on_conn_closed(void *ctx, void *user)
@@ -355,6 +359,37 @@ static void node_client_endpoint(const kq_config *c, exec_config *ec)
     ec->discover_client_endpoints = c->voter_count > 1;
 }
 
+/* This node on each client listener, as Kafka's brokers advertise one
+ * endpoint per listener name (issue 19 item 13): the listener's
+ * advertised.listeners entry, else its bound address (0.0.0.0 or empty:
+ * the voter host). A controller listener, and a seed-style listener that
+ * is the voter endpoint and advertises nothing, keep the client endpoint
+ * (port 0). */
+static void node_listener_endpoints(node *n)
+{
+    const kq_config *c = &n->config;
+    const char *voter_host = "localhost";
+    uint16_t voter_port = 0;
+    for (int i = 0; i < c->voter_count; i++)
+        if (c->voters[i].id == c->node_id) {
+            voter_host = c->voters[i].host;
+            voter_port = c->voters[i].port;
+        }
+    for (int i = 0; i < c->listener_count; i++) {
+        const kq_config_listener *l = &c->listeners[i];
+        handler_endpoint *e = &n->listener_endpoints[i];
+        *e = (handler_endpoint){.node_id = c->node_id};
+        if ((c->controller_listener_named && l->controller) ||
+            (!c->controller_listener_named && !l->advertised && l->port == voter_port))
+            continue;
+        const char *host = l->advertised_host;
+        if (host[0] == '\0' || strcmp(host, "0.0.0.0") == 0 || strcmp(host, "::") == 0)
+            host = voter_host;
+        snprintf(e->host, sizeof e->host, "%s", host);
+        e->port = l->advertised_port;
+    }
+}
+
 /* handler_acl over the node's own copy of the configuration. */
 static void node_acl(node *n)
 {
@@ -362,7 +397,8 @@ static void node_acl(node *n)
     _Static_assert((int)KQ_ACL_OP_COUNT == (int)HANDLER_OP_COUNT &&
                        (int)KQ_ACL_PRODUCE == (int)HANDLER_OP_PRODUCE &&
                        (int)KQ_ACL_CONSUME == (int)HANDLER_OP_CONSUME &&
-                       (int)KQ_ACL_DESCRIBE == (int)HANDLER_OP_DESCRIBE,
+                       (int)KQ_ACL_DESCRIBE == (int)HANDLER_OP_DESCRIBE &&
+                       (int)KQ_ACL_CLUSTER_ACTION == (int)HANDLER_OP_CLUSTER_ACTION,
                    "the config's operations are the handlers'");
     n->acl = (handler_acl){.enabled = c->authorizer_enabled, .super_users = n->super_users,
                            .super_user_count = c->super_users.count};
@@ -518,6 +554,7 @@ node *node_start(uv_loop_t *loop, const kq_config *config, const struct kq_cred_
     exec_config ec;
     node_exec_config(&n->config, wall, &ec);
     node_acl(n);
+    node_listener_endpoints(n);
     ec.acl = &n->acl;
     ec.sasl_credentials = creds;
     exec_env env = {

@@ -35,11 +35,23 @@ bool handler_acl_allows(const handler_acl *acl, const char *principal, enum hand
                    principal));
 }
 
+bool handler_acl_cluster_action(const handler_acl *acl, const char *principal)
+{
+    if (!acl)
+        return false;
+    if (!principal)
+        principal = ANONYMOUS;
+    return listed(acl->super_users, acl->super_user_count, principal) ||
+           listed(acl->allowed[HANDLER_OP_CLUSTER_ACTION],
+                  acl->allowed_count[HANDLER_OP_CLUSTER_ACTION], principal);
+}
+
 static const char *op_name(enum handler_op op)
 {
     switch (op) {
     case HANDLER_OP_PRODUCE: return "produce";
     case HANDLER_OP_CONSUME: return "consume";
+    case HANDLER_OP_CLUSTER_ACTION: return "cluster action";
     default: return "describe";
     }
 }

@@ -65,8 +65,10 @@ void handle_metadata(handler *h, handler_request *req, kq_reader *r)
 
     wire_metadata_broker brokers[HANDLER_NODES_MAX];
     int32_t ids[HANDLER_NODES_MAX];
+    handler_conn conn;
+    handler_get_conn(h, req->slot, &conn);
     for (int i = 0; i < h->svc.node_count; i++) {
-        const handler_endpoint *e = handler_broker_endpoint(h, i);
+        const handler_endpoint *e = handler_broker_endpoint(h, i, &conn);
         brokers[i] = (wire_metadata_broker){
             .node_id = h->svc.nodes[i].node_id,
             .host = kq_slice_cstr(e->host),
@@ -149,10 +151,12 @@ void handle_describe_cluster(handler *h, handler_request *req, kq_reader *r)
     raft_status st;
     raft_get_status(h->svc.raft, &st);
     wire_describe_cluster_broker brokers[HANDLER_NODES_MAX];
+    handler_conn conn;
+    handler_get_conn(h, req->slot, &conn);
     for (int i = 0; i < h->svc.node_count; i++) {
         /* KIP-919: type 2 asks for the controllers (the voter endpoints). */
         const handler_endpoint *e =
-            body.endpoint_type == 2 ? &h->svc.nodes[i] : handler_broker_endpoint(h, i);
+            body.endpoint_type == 2 ? &h->svc.nodes[i] : handler_broker_endpoint(h, i, &conn);
         brokers[i] = (wire_describe_cluster_broker){
             .broker_id = h->svc.nodes[i].node_id,
             .host = kq_slice_cstr(e->host),

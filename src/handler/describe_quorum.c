@@ -48,20 +48,13 @@ static bool forward(handler *h, handler_request *req, int32_t leader_id)
 }
 
 /* A relay (a follower forwarding its client's DescribeQuorum, already
- * authorized there) is a quorum request: only a voter on a quorum listener
- * sends one (issue 9). */
+ * authorized there) is a quorum request: the client id only says it is one;
+ * whether it may be is the connection's identity (quorum_auth.c), so a
+ * client cannot skip the describe check by naming itself kq-forwarded
+ * (issue 19 item 10). */
 static bool relay_allowed(handler *h, handler_request *req, bool relayed)
 {
-    if (!relayed)
-        return true;
-    handler_conn conn;
-    handler_get_conn(h, req->slot, &conn);
-    if (conn.quorum_listener && (!conn.voter_proof_required || conn.voter_id >= 0))
-        return true;
-    log_line("request from %s: a relayed DescribeQuorum from %s; refused",
-             h->svc.slot_peer(h->svc.ctx, req->slot),
-             conn.quorum_listener ? "no voter's certificate" : "a client listener");
-    return false;
+    return !relayed || quorum_identity_allowed(h, req, -1, true);
 }
 
 void handle_describe_quorum(handler *h, handler_request *req, kq_reader *r)

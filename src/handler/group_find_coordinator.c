@@ -1,5 +1,5 @@
-/* FindCoordinator: the leader coordinates every group (it is named by its
- * client listener, as Metadata names it); there is no transaction
+/* FindCoordinator: the leader coordinates every group (it is named by the
+ * listener asked, as Metadata names it); there is no transaction
  * coordinator. v4+ batch the keys. */
 #include "group_handlers.h"
 #include "kq/wire_find_coordinator.h"
@@ -25,11 +25,13 @@ static void find_one(handler *h, void *slot, int8_t key_type, wire_find_coordina
     }
     raft_status st;
     raft_get_status(h->svc.raft, &st);
+    handler_conn conn;
+    handler_get_conn(h, slot, &conn);
     c->error_code = KAFKA_COORDINATOR_NOT_AVAILABLE;
     for (int i = 0; st.leader_id >= 0 && i < h->svc.node_count; i++) {
         if (h->svc.nodes[i].node_id != st.leader_id)
             continue;
-        const handler_endpoint *e = handler_broker_endpoint(h, i);
+        const handler_endpoint *e = handler_broker_endpoint(h, i, &conn);
         c->error_code = KAFKA_NONE;
         c->node_id = st.leader_id;
         c->host = kq_slice_cstr(e->host);

@@ -122,11 +122,16 @@ void handle_sasl_authenticate(handler *h, handler_request *req, kq_reader *r);
 
 /* authorize.c */
 bool handler_acl_allows(const handler_acl *acl, const char *principal, enum handler_op op);
+/* Kafka's CLUSTER_ACTION, whether the authorizer is on or not (a SASL
+ * quorum listener asks it either way): a super user or one listed for it. */
+bool handler_acl_cluster_action(const handler_acl *acl, const char *principal);
 /* Whether slot's principal may do op; a denial is logged (what: the API). */
 bool handler_authorized(handler *h, void *slot, enum handler_op op, const char *what);
 
-/* Where clients reach svc.nodes[i] (Metadata, DescribeCluster brokers). */
-const handler_endpoint *handler_broker_endpoint(const handler *h, int i);
+/* Where clients of conn's listener reach svc.nodes[i] (Metadata,
+ * DescribeCluster brokers, FindCoordinator); conn NULL: the client
+ * listener's. */
+const handler_endpoint *handler_broker_endpoint(const handler *h, int i, const handler_conn *conn);
 
 void handler_note_read_failure(handler *h, int64_t offset, int rc);
 
@@ -189,9 +194,14 @@ raft_pending *raft_pending_take(handler *h, uint64_t token);
 /* raft_rpc.c, shared with fetch_snapshot.c. Answers a Raft request at once
  * with a top-level error. */
 void reply_raft_error(handler *h, handler_request *req, int16_t error);
-/* Issue 9's rules (quorum listener, voter certificate; our cluster id):
- * false when refused, the request then answered with the error. */
+/* quorum_auth.c: issue 9's and 19's rules (quorum listener, voter
+ * certificate, CLUSTER_ACTION): whether req may speak for voter claimed_id
+ * (relay: for any voter); a refusal is logged. */
+bool quorum_identity_allowed(handler *h, handler_request *req, int32_t claimed_id, bool relay);
+/* The same for a Raft request, answered CLUSTER_AUTHORIZATION_FAILED when
+ * refused. */
 bool quorum_request_allowed(handler *h, handler_request *req, int32_t claimed_id);
+/* raft_rpc.c: our cluster id, else INCONSISTENT_CLUSTER_ID. */
 bool cluster_id_checked(handler *h, handler_request *req, kq_slice id);
 /* Hands msg (from a peer's request) to the core: HANDLER_RAFT_RECEIVE. */
 void step_request(handler *h, handler_request *req, raft_msg *msg, bool by_id);

@@ -13,11 +13,14 @@
 #define ENDPOINT_REQUEST_VERSION 1 /* v1 carries the endpoint type (KIP-919) */
 #define ENDPOINT_TYPE_BROKERS 1
 
-const handler_endpoint *handler_broker_endpoint(const handler *h, int i)
+const handler_endpoint *handler_broker_endpoint(const handler *h, int i, const handler_conn *conn)
 {
     KQ_ASSERT(i >= 0 && i < h->svc.node_count);
-    if (h->svc.nodes[i].node_id == h->svc.node_id)
+    if (h->svc.nodes[i].node_id == h->svc.node_id) {
+        if (conn && conn->advertised && conn->advertised->port != 0)
+            return conn->advertised;
         return h->svc.client_endpoint.port != 0 ? &h->svc.client_endpoint : &h->svc.nodes[i];
+    }
     return h->peer_client_known[i] ? &h->peer_clients[i] : &h->svc.nodes[i];
 }
 

@@ -95,33 +95,6 @@ void reply_raft_error(handler *h, handler_request *req, int16_t error)
     handler_finish_response(h, req->slot);
 }
 
-/* Only a quorum listener speaks for the quorum (issue 9): elsewhere a
- * client naming a voter (a Fetch with replica_id 2, a Vote from
- * "candidate 3") would count as that voter. Refused before the core sees
- * it, with Kafka's error for an unauthorised cluster action. */
-bool quorum_request_allowed(handler *h, handler_request *req, int32_t claimed_id)
-{
-    handler_conn conn;
-    handler_get_conn(h, req->slot, &conn);
-    if (h->svc.mutants & KQ_MUTANT_QUORUM_ANY_LISTENER)
-        return true;
-    if (conn.quorum_listener && (!conn.voter_proof_required || conn.voter_id == claimed_id))
-        return true;
-    if (!conn.quorum_listener)
-        log_line("request from %s: %s v%d as replica %d on a client listener; refused "
-                 "(Raft RPCs and replica fetches are taken on controller listeners only)",
-                 h->svc.slot_peer(h->svc.ctx, req->slot), wire_api_name(req->header.api_key),
-                 req->header.api_version, claimed_id);
-    else
-        log_line("request from %s: %s v%d as replica %d from %s, %s; refused",
-                 h->svc.slot_peer(h->svc.ctx, req->slot), wire_api_name(req->header.api_key),
-                 req->header.api_version, claimed_id,
-                 conn.principal ? conn.principal : "User:ANONYMOUS",
-                 conn.voter_id >= 0 ? "the certificate of another voter" : "not a voter's certificate");
-    reply_raft_error(h, req, KAFKA_CLUSTER_AUTHORIZATION_FAILED);
-    return false;
-}
-
 bool cluster_id_checked(handler *h, handler_request *req, kq_slice id)
 {
     if (cluster_id_matches(h, id))

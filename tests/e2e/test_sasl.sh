@@ -8,7 +8,9 @@
 # kafka-metadata-quorum.sh --command-config all work as alice; bob's produce
 # is refused (TOPIC_AUTHORIZATION_FAILED) but he reads; a wrong password and
 # a client that does not speak SASL are turned away with a log line, and
-# alice is served after each.
+# alice is served after each. The node also has a PLAINTEXT listener (the
+# voter endpoint): Metadata asked on each listener names that listener
+# (issue 19 item 13), so kcat with SASL keeps working after bootstrap.
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_server
@@ -26,9 +28,10 @@ printf 'bob-secret' > "$E2E_TMP/bob.pw"
 grep -q "alice-secret" "$E2E_TMP/credentials" && fail "a password is stored in the clear"
 
 port="$(pick_ports 34300 1)" || fail "no free port"
+pport="$(pick_ports 43500 1)" || fail "no free port for the PLAINTEXT listener"
 cat > "$E2E_TMP/s1.properties" <<EOF
 node.id=1
-listeners=SASL_PLAINTEXT://localhost:$port
+listeners=PLAINTEXT://localhost:$pport,SASL_PLAINTEXT://localhost:$port
 sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-256,SCRAM-SHA-512
 sasl.credentials.file=$E2E_TMP/credentials
 log.dirs=$E2E_TMP/data1
@@ -55,6 +58,13 @@ for ((t = 0; t < 50; t++)); do
     sleep 0.2
 done
 ((t < 50)) || fail "kcat (SCRAM-SHA-256) could not produce as alice"
+# Each listener advertises itself: SASL clients are sent to the SASL port.
+kc PLAIN alice alice-secret -L > "$E2E_TMP/md-sasl.txt" || fail "kcat -L on the SASL listener failed"
+grep -q "broker 1 at localhost:$port" "$E2E_TMP/md-sasl.txt" ||
+    fail "Metadata on the SASL listener: $(grep broker "$E2E_TMP/md-sasl.txt")"
+timeout 30 kcat -b "localhost:$pport" -L > "$E2E_TMP/md-plain.txt" || fail "kcat -L on PLAINTEXT failed"
+grep -q "broker 1 at localhost:$pport" "$E2E_TMP/md-plain.txt" ||
+    fail "Metadata on the PLAINTEXT listener: $(grep broker "$E2E_TMP/md-plain.txt")"
 produce PLAIN alice alice-secret "kcat-plain" || fail "kcat (PLAIN) could not produce as alice"
 
 # bob may read, not write.

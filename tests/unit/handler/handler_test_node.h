@@ -48,6 +48,17 @@ enum tn_reply_kind { TN_REPLY = 1, TN_REPLY_NONE, TN_REPLY_CLOSE };
 #define TN_SASL_CONNS 16
 static struct kq_cred_store *tn_sasl_store;
 static void *tn_sasl_cells[TN_SASL_CONNS];
+/* Issue 19: the authorizer tn_open gives the node (NULL: none), and whether
+ * the SASL listener is a quorum one (no controller.listener.names). */
+static const handler_acl *tn_acl;
+static bool tn_sasl_quorum;
+/* Ids TN_LISTENER_ID + k: a client listener of kind k (enum tn_listener
+ * _kind: PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL; the SASL ones use
+ * SASL cells TN_SASL_CONNS - 4 + k) where this node advertises
+ * tn_listener_endpoints[k]. */
+#define TN_LISTENER_ID 4000
+enum tn_listener_kind { TN_PLAINTEXT = 0, TN_SSL, TN_SASL_PLAINTEXT, TN_SASL_SSL, TN_KINDS };
+static handler_endpoint tn_listener_endpoints[TN_KINDS];
 typedef struct tn_slot {
     int id;
 } tn_slot;
@@ -131,9 +142,21 @@ static inline void tn_slot_conn_cb(void *ctx, void *slot, handler_conn *out)
 {
     (void)ctx;
     int id = ((const tn_slot *)slot)->id;
+    if (id >= TN_LISTENER_ID) {
+        int k = id - TN_LISTENER_ID;
+        assert_true(k < TN_KINDS);
+        bool sasl = k == TN_SASL_PLAINTEXT || k == TN_SASL_SSL;
+        *out = (handler_conn){.voter_id = -1,
+                              .principal = k == TN_SSL ? "User:CN=client" : NULL,
+                              .sasl_listener = sasl, .sasl_mechanisms = 1u << 0,
+                              .session = sasl ? &tn_sasl_cells[TN_SASL_CONNS - 4 + k] : NULL,
+                              .advertised = &tn_listener_endpoints[k]};
+        return;
+    }
     if (id >= TN_SASL_ID) {
         assert_true(id < TN_SASL_ID + TN_SASL_CONNS);
-        *out = (handler_conn){.voter_id = -1, .sasl_listener = true,
+        *out = (handler_conn){.quorum_listener = tn_sasl_quorum, .voter_id = -1,
+                              .sasl_listener = true,
                               .sasl_mechanisms = (1u << 0) | (1u << 1),
                               .session = &tn_sasl_cells[id - TN_SASL_ID]};
         return;
@@ -224,6 +247,7 @@ static inline void tn_start(tn_node *n, int32_t node_id, int voter_count)
         .random_seed = 7,
         .producer_id_base = 1000,
         .sasl_credentials = tn_sasl_store,
+        .acl = tn_acl,
     };
     for (int i = 0; i < voter_count; i++) {
         c.voters[i].node_id = i + 1;
