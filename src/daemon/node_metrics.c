@@ -162,6 +162,10 @@ static size_t render(void *ctx, char *buf, size_t cap)
     kq_mtext_family(&t, refused, "counter", "Metrics connections closed at accept (all "
                     "connection slots taken)");
     kq_mtext_sample(&t, refused, NULL, 0, (double)metrics_http_refused(m->http));
+    const char *evicted = "kq_metrics_http_evicted_connections_total";
+    kq_mtext_family(&t, evicted, "counter", "Metrics connections closed to make room for a new "
+                    "one (idle, or the oldest without a complete request)");
+    kq_mtext_sample(&t, evicted, NULL, 0, (double)metrics_http_evicted(m->http));
     write_process(&t);
     return t.truncated ? 0 : t.len;
 }
