@@ -58,7 +58,7 @@ static bool relay_allowed(handler *h, handler_request *req, bool relayed)
     handler_get_conn(h, req->slot, &conn);
     if (conn.quorum_listener && (!conn.voter_proof_required || conn.voter_id >= 0))
         return true;
-    log_line("request from %s: a relayed DescribeQuorum from %s; refused",
+    LOG_LINE_LIMITED("request from %s: a relayed DescribeQuorum from %s; refused",
              h->svc.slot_peer(h->svc.ctx, req->slot),
              conn.quorum_listener ? "no voter's certificate" : "a client listener");
     return false;
