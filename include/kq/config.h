@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "kq/conn_limits.h"
 #include "kq/limits.h"
 
 
@@ -198,6 +199,16 @@ typedef struct kq_config {
     kq_config_voter_principal voter_principals[KQ_CONFIG_VOTERS_MAX];
     int voter_principal_count;
     int voter_principals_line;
+    /* Connections (src/config/config_conn.c, kq/conn_limits.h): Kafka's
+     * max.connections and max.connections.per.ip (0 .. KQ_MAX_CONNECTIONS_LIMIT;
+     * -1, the default: derived from RLIMIT_NOFILE at start, the per-ip one
+     * equal to max.connections) and max.connections.per.ip.overrides
+     * ("ip:count,ip:count"). Each line is kept for the check after parsing. */
+    int64_t max_connections;
+    int64_t max_connections_per_ip;
+    kq_conn_ip_override max_connections_ip_overrides[KQ_CONN_IP_OVERRIDES_MAX];
+    int max_connections_ip_override_count;
+    int max_connections_per_ip_line;
 } kq_config;
 
 /* Fills *out with the defaults (node_id -1, no voters, no path). */

@@ -524,5 +524,67 @@ _Static_assert(EXEC_SNAPSHOT_RETRY_MS_MIN <= EXEC_SNAPSHOT_RETRY_MS_MAX, "the ba
 #define STORAGE_START_SNAPSHOTS_LISTED_MAX 64
 _Static_assert(STORAGE_START_SNAPSHOTS_LISTED_MAX >= EXEC_SNAPSHOTS_MAX,
                "storage sees every snapshot the executor keeps");
+/* ---- connections and descriptors (issue 19 items 2, 7, 8; src/net/conn_limits.c,
+ * include/kq/conn_limits.h, README "Connections and descriptors") */
+/* Descriptors no client connection can take: the log's segments and
+ * directory, snapshots being written or sent, the peers' channels, the
+ * metrics endpoint, libuv's own (loop, signals, thread pool) and one being
+ * accepted to be refused. max.connections defaults to RLIMIT_NOFILE minus
+ * this and the controller listeners' slots, and is cut to that if set
+ * higher. */
+#define KQ_FD_RESERVE 256
+/* Connections on the controller listeners (controller.listener.names)
+ * together, counted apart from every client listener's: client floods
+ * cannot take them. Per address at most KQ_CONTROLLER_CONNECTIONS_PER_IP_MAX
+ * (a voter opens one channel to each peer; tools ask DescribeQuorum). */
+#define KQ_CONTROLLER_CONNECTIONS_MAX 128
+#define KQ_CONTROLLER_CONNECTIONS_PER_IP_MAX 32
+/* A node whose RLIMIT_NOFILE (after raising the soft limit to the hard one)
+ * leaves fewer client connections than this refuses to start. */
+#define KQ_CLIENT_CONNECTIONS_MIN 16
+/* max.connections and max.connections.per.ip cannot be set above this. */
+#define KQ_MAX_CONNECTIONS_LIMIT (1u << 24)
+/* max.connections.per.ip.overrides: entries. */
+#define KQ_CONN_IP_OVERRIDES_MAX 64
+/* After accept failed with EMFILE or ENFILE, a listener takes no connection
+ * for this long (libuv has already closed what was waiting). */
+#define KQ_ACCEPT_BACKOFF_MS 200
+/* TLS handshakes in progress from one address (exact IPv4 or IPv6 address),
+ * per listener; beyond it a connection from that address is closed at
+ * accept, so one flooding address cannot hold KQ_TLS_HANDSHAKES_MAX. */
+#define KQ_TLS_HANDSHAKES_PER_IP_MAX 8
+/* Metrics endpoint connections from one address; a new one past this, or
+ * with every slot taken, replaces the oldest connection still reading its
+ * request (from that address first). The request head must be complete
+ * within KQ_METRICS_HTTP_HEADER_MS of accept. */
+#define KQ_METRICS_HTTP_CONNS_PER_IP_MAX 4
+#define KQ_METRICS_HTTP_HEADER_MS 2000
+/* Slots beyond KQ_METRICS_HTTP_CONNS_MAX for connections closed to make
+ * room and not yet released by libuv (a flood past them is refused). */
+#define KQ_METRICS_HTTP_CLOSING_SLOTS 8
+/* Client-caused log lines (LOG_LINE_LIMITED, kq/log_line.h): per call site
+ * at most this many lines per window; the rest are counted and the count
+ * is printed with the next line let through. */
+#define KQ_LOG_LIMITED_LINES_PER_WINDOW 10
+#define KQ_LOG_LIMITED_WINDOW_MS 1000
+
+_Static_assert(KQ_FD_RESERVE >= KQ_METRICS_HTTP_CONNS_MAX + 2 * KQ_CONFIG_VOTERS_MAX + 64,
+               "the reserve holds the metrics connections, the peers' channels and storage");
+_Static_assert(KQ_CONTROLLER_CONNECTIONS_PER_IP_MAX <= KQ_CONTROLLER_CONNECTIONS_MAX,
+               "one address cannot take more than every controller slot");
+_Static_assert(KQ_CONTROLLER_CONNECTIONS_MAX >= 4 * KQ_CONFIG_VOTERS_MAX,
+               "every voter's channels fit the controller slots with room for tools");
+_Static_assert(KQ_TLS_HANDSHAKES_PER_IP_MAX < KQ_TLS_HANDSHAKES_MAX,
+               "one address leaves TLS handshakes for others");
+_Static_assert(KQ_METRICS_HTTP_CONNS_PER_IP_MAX < KQ_METRICS_HTTP_CONNS_MAX,
+               "one address leaves metrics slots for others");
+_Static_assert((uint64_t)(KQ_METRICS_HTTP_CONNS_MAX + KQ_METRICS_HTTP_CLOSING_SLOTS) *
+                       (KQ_METRICS_HTTP_REQUEST_BYTES_MAX + KQ_METRICS_RESPONSE_BYTES_MAX) <=
+                   (16u << 20),
+               "every metrics slot, closing ones too, at its bounds holds at most 16 MiB");
+_Static_assert(KQ_METRICS_HTTP_HEADER_MS <= KQ_METRICS_HTTP_IDLE_MS,
+               "the header deadline is the tighter one");
+_Static_assert(KQ_CLIENT_CONNECTIONS_MIN <= KQ_MAX_CONNECTIONS_LIMIT, "a minimum below the limit");
+_Static_assert(KQ_LOG_LIMITED_LINES_PER_WINDOW >= 1, "a limited site still logs");
 
 #endif

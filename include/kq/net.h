@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <uv.h>
 
+#include "kq/conn_limits.h"
 #include "kq/tls.h"
 
 #define NET_SLOTS_PER_CONN 128 /* requests in flight per connection before reading pauses */
@@ -66,6 +67,15 @@ typedef struct net_server_config {
     kq_tls_ctx *tls;
     const kq_tls_principal_rules *tls_principal_rules;
     uint32_t tls_handshake_timeout_ms;
+    /* Connection admission (kq/conn_limits.h): the pool this listener's
+     * connections count in (borrowed, shared by listeners, outlives the
+     * server); NULL admits all. A refused connection is accepted and closed
+     * at once. pool_name names it in log lines ("max.connections"). After
+     * accept fails with EMFILE/ENFILE, the listener takes no connection for
+     * KQ_ACCEPT_BACKOFF_MS. TLS handshakes are also bounded per address
+     * (KQ_TLS_HANDSHAKES_PER_IP_MAX). */
+    kq_conn_pool *pool;
+    const char *pool_name;
 } net_server_config;
 
 /* What the server holds now, and the most it held since it started. */
@@ -83,6 +93,14 @@ typedef struct net_server_stats {
     /* Bytes read from and handed to the sockets (TLS: ciphertext). */
     uint64_t received_bytes;
     uint64_t sent_bytes;
+    /* Connections closed at accept by the pool (total / per address), by
+     * the TLS bounds (listener / per address), and accept failures for
+     * want of descriptors (each starts a back-off). */
+    uint64_t refused_max_connections;
+    uint64_t refused_per_ip;
+    uint64_t refused_tls_handshakes;
+    uint64_t refused_tls_handshakes_per_ip;
+    uint64_t accept_fd_exhausted;
 } net_server_stats;
 
 net_server *net_server_start(uv_loop_t *loop, const net_server_config *config,

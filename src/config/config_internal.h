@@ -58,4 +58,14 @@ int kq_config_ssl_set(kq_config *cfg, const char *name, const char *value, int l
                       size_t whylen);
 int kq_config_ssl_resolve(kq_config *cfg, char *err, size_t errlen);
 
+/* max.connections, max.connections.per.ip and their overrides
+ * (config_conn.c): the defaults, whether name is one, keeping its value (0,
+ * or -1 with the reason), and the check after the whole file is read (0,
+ * or -1 with the whole "<file>:<line>: <key>: <reason>" line in err). */
+void kq_config_conn_defaults(kq_config *cfg);
+bool kq_config_conn_is_key(const char *name);
+int kq_config_conn_set(kq_config *cfg, const char *name, const char *value, int line, char *why,
+                       size_t whylen);
+int kq_config_conn_resolve(const kq_config *cfg, char *err, size_t errlen);
+
 #endif

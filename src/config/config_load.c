@@ -483,6 +483,12 @@ static int cfg_handler(void *user, const char *section, const char *name,
         cfg_fail(c, c->line, name, "%s", ssl_why);
         return 0;
     }
+    if (section[0] == '\0' && kq_config_conn_is_key(name)) { /* config_conn.c */
+        if (kq_config_conn_set(c->cfg, name, value, c->line, ssl_why, sizeof ssl_why) == 0)
+            return 1;
+        cfg_fail(c, c->line, name, "%s", ssl_why);
+        return 0;
+    }
     if (section[0] == '\0') {
         for (size_t i = 0; i < sizeof cfg_keys / sizeof cfg_keys[0]; i++) {
             if (strcmp(cfg_keys[i].name, name) == 0) {
@@ -909,6 +915,7 @@ void kq_config_defaults(kq_config *out)
     out->group_max_session_timeout_ms = KQ_GROUP_MAX_SESSION_TIMEOUT_MS_DEFAULT;
     out->group_initial_rebalance_delay_ms = KQ_GROUP_INITIAL_REBALANCE_DELAY_MS_DEFAULT;
     strcpy(out->cluster_id, "kq-raft-test-cluster");
+    kq_config_conn_defaults(out);
 }
 
 int kq_config_load_warn(const char *path, kq_config *out, char *err,
@@ -959,7 +966,8 @@ int kq_config_load_warn(const char *path, kq_config *out, char *err,
     if (resolve_node_id(&c) != 0 || resolve_log_dir(&c) != 0 || resolve_listeners(&c) != 0 ||
         resolve_sasl(&c) != 0 || resolve_voters(&c) != 0 || check_sasl_quorum(&c) != 0 ||
         check_request_memory(&c) != 0 || check_group_sessions(&c) != 0 ||
-        kq_config_ssl_resolve(out, err, errlen) != 0)
+        kq_config_ssl_resolve(out, err, errlen) != 0 ||
+        kq_config_conn_resolve(out, err, errlen) != 0)
         goto out;
     rc = 0;
 out:

@@ -20,6 +20,7 @@
 #include "kq/fs.h"
 #include "kq/log_line.h"
 #include "kq/net.h"
+#include "conn_budget.h"
 
 struct node {
     uv_loop_t *loop;
@@ -30,6 +31,9 @@ struct node {
     const char *allowed[KQ_ACL_OP_COUNT][KQ_CONFIG_PRINCIPALS_MAX];
     kq_exec *exec;
     net_server *servers[KQ_CONFIG_LISTENERS_MAX]; /* one per listener, tag = index */
+    /* max.connections: every client listener's connections, and the
+     * controller listeners' own (conn_budget.h). */
+    kq_conn_pool client_pool, controller_pool;
     net_peer *peers[KQ_CONFIG_VOTERS_MAX];
     int peer_count;
     /* TLS per SSL listener, and toward peers (kq/config_ssl.h). */
@@ -485,7 +489,8 @@ static bool node_open_tls(node *n, char *err, size_t errlen)
 static bool node_open_network(node *n, char *err, size_t errlen)
 {
     const kq_config *config = &n->config;
-    if (!node_open_tls(n, err, errlen))
+    if (!node_open_tls(n, err, errlen) ||
+        !conn_budget_setup(config, &n->client_pool, &n->controller_pool, err, errlen))
         return false;
     for (int i = 0; i < config->voter_count; i++) {
         if (config->voters[i].id == config->node_id)
@@ -518,6 +523,11 @@ static bool node_open_network(node *n, char *err, size_t errlen)
             .on_conn_closed = on_conn_closed,
             .tls = n->tls_server[i],
             .tls_principal_rules = n->tls_rules[i],
+            .pool = config->controller_listener_named && l->controller ? &n->controller_pool
+                                                                       : &n->client_pool,
+            .pool_name = config->controller_listener_named && l->controller
+                             ? "the controller listeners' slots"
+                             : "max.connections",
         };
         n->servers[i] = net_server_start(n->loop, &sc, err, errlen);
         if (!n->servers[i])

@@ -88,6 +88,46 @@ static void write_network(node_metrics *m, kq_mtext *t)
                   m->src.peer_count);
 }
 
+/* Connections per listener, those refused at accept by reason, accept
+ * failures for want of descriptors, and suppressed client-caused log lines
+ * (README "Connections and descriptors"). */
+static void write_connections(node_metrics *m, kq_mtext *t)
+{
+    const char *open = "kq_listener_connections";
+    const char *refused = "kq_listener_connections_refused_total";
+    const char *fds = "kq_listener_accept_fd_exhausted_total";
+    static const char *const reasons[4] = {"max_connections", "per_ip", "tls_handshakes",
+                                           "tls_handshakes_per_ip"};
+    int n = m->config->listener_count;
+    net_server_stats st[KQ_CONFIG_LISTENERS_MAX];
+    for (int i = 0; i < n; i++)
+        net_server_get_stats(m->src.servers[i], &st[i]);
+    kq_mtext_family(t, open, "gauge", "Open connections of a listener");
+    for (int i = 0; i < n; i++) {
+        kq_mlabel l = {"listener", m->config->listeners[i].name};
+        kq_mtext_sample(t, open, &l, 1, (double)st[i].connections);
+    }
+    kq_mtext_family(t, refused, "counter", "Connections closed at accept: max.connections, "
+                    "max.connections.per.ip, TLS handshakes in progress (listener, address)");
+    for (int i = 0; i < n; i++) {
+        uint64_t v[4] = {st[i].refused_max_connections, st[i].refused_per_ip,
+                         st[i].refused_tls_handshakes, st[i].refused_tls_handshakes_per_ip};
+        for (int r = 0; r < 4; r++) {
+            kq_mlabel l[2] = {{"listener", m->config->listeners[i].name}, {"reason", reasons[r]}};
+            kq_mtext_sample(t, refused, l, 2, (double)v[r]);
+        }
+    }
+    kq_mtext_family(t, fds, "counter", "accept failed with EMFILE or ENFILE (each pauses "
+                    "accepting for KQ_ACCEPT_BACKOFF_MS)");
+    for (int i = 0; i < n; i++) {
+        kq_mlabel l = {"listener", m->config->listeners[i].name};
+        kq_mtext_sample(t, fds, &l, 1, (double)st[i].accept_fd_exhausted);
+    }
+    const char *sup = "kq_log_lines_suppressed_total";
+    kq_mtext_family(t, sup, "counter", "Client-caused log lines suppressed by the rate limit");
+    kq_mtext_sample(t, sup, NULL, 0, (double)log_line_suppressed_total());
+}
+
 static void write_process(kq_mtext *t)
 {
     FILE *f = fopen("/proc/self/statm", "r");
@@ -117,10 +157,15 @@ static size_t render(void *ctx, char *buf, size_t cap)
     kq_mtext_sample(&t, idle, NULL, 0,
                     kq_window_avg(&m->idle_ratio, (int64_t)uv_now(m->src.loop)));
     write_network(m, &t);
+    write_connections(m, &t);
     const char *refused = "kq_metrics_http_refused_connections_total";
     kq_mtext_family(&t, refused, "counter", "Metrics connections closed at accept (all "
                     "connection slots taken)");
     kq_mtext_sample(&t, refused, NULL, 0, (double)metrics_http_refused(m->http));
+    const char *evicted = "kq_metrics_http_evicted_connections_total";
+    kq_mtext_family(&t, evicted, "counter", "Metrics connections closed to make room for a new "
+                    "one (idle, or the oldest without a complete request)");
+    kq_mtext_sample(&t, evicted, NULL, 0, (double)metrics_http_evicted(m->http));
     write_process(&t);
     return t.truncated ? 0 : t.len;
 }

@@ -1,6 +1,7 @@
 /* The executor's inbound events: a client or peer frame (the handlers
  * decide, the executor carries the decision out), a peer's answer, the
  * timer, a finished flush job and a shutdown request. */
+#include <errno.h>
 #include <string.h>
 
 #include "exec_internal.h"
@@ -58,7 +59,11 @@ void exec_flush_done(kq_exec *x, kq_log_flush_job *job, int rc)
     x->flush_job = NULL;
     int64_t flushed = kq_log_flush_end(x->log, job);
     if (rc != 0) {
-        exec_fatal(x, "fsync of the log failed", strerror(-rc));
+        /* a file of the log could not be opened for the flush: say so, not
+         * "fsync failed" (KQ_FD_RESERVE should make this impossible) */
+        exec_fatal(x, rc == -EMFILE || rc == -ENFILE ? "opening a file of the log to flush failed"
+                                                     : "fsync of the log failed",
+                   strerror(-rc));
         return;
     }
     exec_metrics_flush_done(x);

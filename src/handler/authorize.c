@@ -67,7 +67,7 @@ bool handler_authorized(handler *h, void *slot, enum handler_op op, const char *
         h->denials_unlogged[op]++;
         return false;
     }
-    log_line("request from %s: %s denied to %s (may not %s)%s", h->svc.slot_peer(h->svc.ctx, slot),
+    LOG_LINE_LIMITED("request from %s: %s denied to %s (may not %s)%s", h->svc.slot_peer(h->svc.ctx, slot),
              what, conn.principal ? conn.principal : ANONYMOUS, op_name(op),
              h->denials_unlogged[op] ? " (and earlier denials not logged)" : "");
     h->denials_logged_ms[op] = now;

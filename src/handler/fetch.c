@@ -74,7 +74,7 @@ void handle_fetch(handler *h, handler_request *req, kq_reader *r, uint8_t *frame
     int16_t v = req->header.api_version;
     wire_fetch_request body;
     if (wire_fetch_request_decode(r, v, &h->arena, &body) != 0) {
-        log_line("request from %s: malformed Fetch v%d", h->svc.slot_peer(h->svc.ctx, req->slot), v);
+        LOG_LINE_LIMITED("request from %s: malformed Fetch v%d", h->svc.slot_peer(h->svc.ctx, req->slot), v);
         h->svc.reply_close(h->svc.ctx, req->slot, "malformed Fetch request");
         return;
     }

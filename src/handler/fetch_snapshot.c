@@ -18,7 +18,7 @@
 static void reply_unknown_partition(handler *h, handler_request *req, kq_slice topic,
                                     int32_t partition)
 {
-    log_line("request from %s: FetchSnapshot for %.*s-%d, not %s-0; refused",
+    LOG_LINE_LIMITED("request from %s: FetchSnapshot for %.*s-%d, not %s-0; refused",
              h->svc.slot_peer(h->svc.ctx, req->slot), topic.len > 0 ? (int)topic.len : 0,
              topic.len > 0 ? (const char *)topic.ptr : "", partition, WIRE_METADATA_TOPIC_NAME);
     wire_fetch_snapshot_partition_data pd = {
@@ -41,7 +41,7 @@ void handle_fetch_snapshot(handler *h, handler_request *req, kq_reader *r)
     int16_t v = req->header.api_version;
     wire_fetch_snapshot_request b;
     if (wire_fetch_snapshot_request_decode(r, v, &h->arena, &b) != 0) {
-        log_line("request from %s: malformed FetchSnapshot v%d",
+        LOG_LINE_LIMITED("request from %s: malformed FetchSnapshot v%d",
                  h->svc.slot_peer(h->svc.ctx, req->slot), v);
         h->svc.reply_close(h->svc.ctx, req->slot, "malformed Raft request");
         return;

@@ -220,7 +220,7 @@ bool groups_id_storable(const char *group_id)
 
 void groups_malformed(handler *h, handler_request *req, const char *what)
 {
-    log_line("request from %s: malformed %s v%d", h->svc.slot_peer(h->svc.ctx, req->slot), what,
+    LOG_LINE_LIMITED("request from %s: malformed %s v%d", h->svc.slot_peer(h->svc.ctx, req->slot), what,
              req->header.api_version);
     h->svc.reply_close(h->svc.ctx, req->slot, "malformed request");
 }

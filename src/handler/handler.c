@@ -132,7 +132,7 @@ static void dispatch_frame(handler *h, void *slot, uint8_t *frame, size_t len)
     kq_reader_init(&r, frame, len);
     handler_request req = {.slot = slot, .frame = frame, .len = len};
     if (wire_request_header_decode(&r, &req.header) != 0) {
-        log_line("request from %s: malformed request header", h->svc.slot_peer(h->svc.ctx, slot));
+        LOG_LINE_LIMITED("request from %s: malformed request header", h->svc.slot_peer(h->svc.ctx, slot));
         h->svc.reply_close(h->svc.ctx, slot, "malformed request header");
         return;
     }
@@ -148,7 +148,7 @@ static void dispatch_frame(handler *h, void *slot, uint8_t *frame, size_t len)
         return;
     }
     if (!wire_api_accepted(hdr->api_key, hdr->api_version)) {
-        log_line("request from %s: %s (key %d) version %d is not supported; closing",
+        LOG_LINE_LIMITED("request from %s: %s (key %d) version %d is not supported; closing",
                  h->svc.slot_peer(h->svc.ctx, slot), wire_api_name(hdr->api_key), hdr->api_key,
                  hdr->api_version);
         h->svc.reply_close(h->svc.ctx, slot, "unsupported API or version");

@@ -287,7 +287,7 @@ void handle_produce(handler *h, handler_request *req, kq_reader *r)
     int16_t v = req->header.api_version;
     wire_produce_request body;
     if (wire_produce_request_decode(r, v, &h->arena, &body) != 0) {
-        log_line("request from %s: malformed Produce v%d", h->svc.slot_peer(h->svc.ctx, req->slot), v);
+        LOG_LINE_LIMITED("request from %s: malformed Produce v%d", h->svc.slot_peer(h->svc.ctx, req->slot), v);
         h->svc.reply_close(h->svc.ctx, req->slot, "malformed Produce request");
         return;
     }

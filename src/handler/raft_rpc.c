@@ -99,7 +99,7 @@ bool cluster_id_checked(handler *h, handler_request *req, kq_slice id)
 {
     if (cluster_id_matches(h, id))
         return true;
-    log_line("request from %s: %s with cluster id %s%.*s%s, not %s; refused",
+    LOG_LINE_LIMITED("request from %s: %s with cluster id %s%.*s%s, not %s; refused",
              h->svc.slot_peer(h->svc.ctx, req->slot), wire_api_name(req->header.api_key),
              id.len < 0 ? "null" : "\"", id.len > 0 ? (int)id.len : 0,
              id.len > 0 ? (const char *)id.ptr : "", id.len < 0 ? "" : "\"", h->svc.cluster_id);
@@ -196,7 +196,7 @@ void handle_raft_request(handler *h, handler_request *req, kq_reader *r)
         break;
     }
     if (!ok) {
-        log_line("request from %s: malformed %s v%d", h->svc.slot_peer(h->svc.ctx, req->slot),
+        LOG_LINE_LIMITED("request from %s: malformed %s v%d", h->svc.slot_peer(h->svc.ctx, req->slot),
                  wire_api_name(req->header.api_key), v);
         h->svc.reply_close(h->svc.ctx, req->slot, "malformed Raft request");
         return;
@@ -206,7 +206,7 @@ void handle_raft_request(handler *h, handler_request *req, kq_reader *r)
     if (!handler_is_metadata_topic(topic) || partition != 0) {
         /* Another Raft partition sharing our cluster id: never voted for or
          * followed (issue 8); Kafka answers INVALID_REQUEST. */
-        log_line("request from %s: %s for %.*s-%d, not %s-0; refused", h->svc.slot_peer(h->svc.ctx, req->slot),
+        LOG_LINE_LIMITED("request from %s: %s for %.*s-%d, not %s-0; refused", h->svc.slot_peer(h->svc.ctx, req->slot),
                  wire_api_name(req->header.api_key), topic.len > 0 ? (int)topic.len : 0,
                  topic.len > 0 ? (const char *)topic.ptr : "", partition, WIRE_METADATA_TOPIC_NAME);
         reply_raft_error(h, req, KAFKA_INVALID_REQUEST);
@@ -231,7 +231,7 @@ void handle_replica_fetch(handler *h, handler_request *req, const wire_fetch_req
                 part = &ft->partitions[p];
     }
     if (!part) {
-        log_line("request from %s: replica Fetch from %d names no %s-0; refused",
+        LOG_LINE_LIMITED("request from %s: replica Fetch from %d names no %s-0; refused",
                  h->svc.slot_peer(h->svc.ctx, req->slot), f->replica_id, WIRE_METADATA_TOPIC_NAME);
         reply_raft_error(h, req, KAFKA_INVALID_REQUEST);
         return;

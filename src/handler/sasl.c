@@ -63,7 +63,7 @@ bool handler_sasl_gate(handler *h, handler_request *req, const handler_conn *con
     if ((s && s->state == SASL_AUTHENTICATED) || key == WIRE_API_API_VERSIONS ||
         key == WIRE_API_SASL_HANDSHAKE || key == WIRE_API_SASL_AUTHENTICATE)
         return true;
-    log_line("request from %s: %s before SASL authentication; closing",
+    LOG_LINE_LIMITED("request from %s: %s before SASL authentication; closing",
              h->svc.slot_peer(h->svc.ctx, req->slot), wire_api_name(key));
     h->svc.reply_close(h->svc.ctx, req->slot, "request before SASL authentication");
     return false;
@@ -109,7 +109,7 @@ void handle_sasl_handshake(handler *h, handler_request *req, kq_reader *r)
         *conn.session = s;
         h->sasl_sessions++;
     } else {
-        log_line("request from %s: SaslHandshake for %.*s refused (error %d)",
+        LOG_LINE_LIMITED("request from %s: SaslHandshake for %.*s refused (error %d)",
                  h->svc.slot_peer(h->svc.ctx, req->slot),
                  body.mechanism.len > 0 ? (int)(body.mechanism.len > 64 ? 64 : body.mechanism.len) : 0,
                  body.mechanism.len > 0 ? (const char *)body.mechanism.ptr : "", err);
@@ -132,7 +132,7 @@ static kq_sasl_status sasl_step(handler *h, void *slot, handler_sasl *s, const u
         kq_sasl_session_clear(&s->session); /* no keys kept past the exchange */
     } else if (st == KQ_SASL_FAILURE) {
         s->state = SASL_FAILED;
-        log_line("request from %s: SASL %s authentication failed: %s",
+        LOG_LINE_LIMITED("request from %s: SASL %s authentication failed: %s",
                  h->svc.slot_peer(h->svc.ctx, slot), kq_sasl_mech_name(s->session.mech),
                  out->reason);
     }

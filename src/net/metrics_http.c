@@ -2,7 +2,14 @@
  * reads into its fixed buffer until kq_http_parse_request decides, queues
  * one answer, half-closes after it is written and discards what the client
  * still sends until it closes or the idle timer fires (closing with unread
- * input would reset the connection and could lose the answer). */
+ * input would reset the connection and could lose the answer).
+ *
+ * Slowloris (issue 19 item 7): the request head must be complete within
+ * KQ_METRICS_HTTP_HEADER_MS; one address holds at most
+ * KQ_METRICS_HTTP_CONNS_PER_IP_MAX connections; a new connection past that,
+ * or with every slot taken, closes an idle one first (answer written,
+ * draining), else the oldest still reading its request (of its own address
+ * first). An answer being written is never cut. */
 #include "kq/metrics_http.h"
 
 #include <stdbool.h>
@@ -10,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kq/conn_limits.h"
 #include "kq/http_request.h"
 #include "kq/limits.h"
 #include "kq/log_line.h"
@@ -24,6 +32,8 @@ typedef struct mh_conn {
     uv_write_t write_req;
     uv_shutdown_t shutdown_req;
     int handles_open;
+    kq_conn_addr addr;
+    uint64_t accepted_ms;
     char *answer;
     size_t len;   /* of answer */
     size_t rlen;  /* of buf */
@@ -37,7 +47,8 @@ struct metrics_http {
     char host[256];
     char *body; /* KQ_METRICS_RESPONSE_BYTES_MAX, rendered into */
     uint64_t refused;
-    mh_conn conns[KQ_METRICS_HTTP_CONNS_MAX];
+    uint64_t evicted;
+    mh_conn conns[KQ_METRICS_HTTP_CONNS_MAX + KQ_METRICS_HTTP_CLOSING_SLOTS];
 };
 
 static void mh_on_handle_closed(uv_handle_t *h)
@@ -188,12 +199,62 @@ static void mh_on_read(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf)
     }
 }
 
+#define MH_SLOTS (KQ_METRICS_HTTP_CONNS_MAX + KQ_METRICS_HTTP_CLOSING_SLOTS)
+
 static mh_conn *mh_free_conn(metrics_http *s)
 {
-    for (int i = 0; i < KQ_METRICS_HTTP_CONNS_MAX; i++)
+    for (int i = 0; i < MH_SLOTS; i++)
         if (s->conns[i].state == MH_FREE)
             return &s->conns[i];
     return NULL;
+}
+
+static bool mh_live(const mh_conn *c)
+{
+    return c->state != MH_FREE && c->state != MH_CLOSING;
+}
+
+/* The connection to close for room: a draining one first, then the oldest
+ * still reading; from addr only when addr is given. NULL: none (every one
+ * is writing its answer). */
+static mh_conn *mh_victim(metrics_http *s, const kq_conn_addr *addr)
+{
+    mh_conn *best = NULL;
+    for (int i = 0; i < MH_SLOTS; i++) {
+        mh_conn *c = &s->conns[i];
+        if ((c->state != MH_DRAINING && c->state != MH_READING) ||
+            (addr && !kq_conn_addr_equal(&c->addr, addr)))
+            continue;
+        if (!best || (c->state == MH_DRAINING && best->state != MH_DRAINING) ||
+            (c->state == best->state && c->accepted_ms < best->accepted_ms))
+            best = c;
+    }
+    return best;
+}
+
+/* Makes room for a connection from addr; false: refuse it. */
+static bool mh_make_room(metrics_http *s, const kq_conn_addr *addr)
+{
+    int live = 0, from_addr = 0;
+    for (int i = 0; i < MH_SLOTS; i++) {
+        if (!mh_live(&s->conns[i]))
+            continue;
+        live++;
+        from_addr += kq_conn_addr_equal(&s->conns[i].addr, addr);
+    }
+    mh_conn *victim = NULL;
+    if (from_addr >= KQ_METRICS_HTTP_CONNS_PER_IP_MAX) {
+        if (!(victim = mh_victim(s, addr)))
+            return false;
+    } else if (live >= KQ_METRICS_HTTP_CONNS_MAX) {
+        if (!(victim = mh_victim(s, NULL)))
+            return false;
+    }
+    if (victim) {
+        s->evicted++;
+        mh_close(victim);
+    }
+    return true;
 }
 
 static void mh_on_refused_closed(uv_handle_t *h)
@@ -223,17 +284,34 @@ static void mh_on_connection(uv_stream_t *listener, int status)
         mh_refuse(s);
         return;
     }
-    *c = (mh_conn){.server = s, .state = MH_READING, .handles_open = 2};
+    *c = (mh_conn){.server = s, .state = MH_READING, .handles_open = 2,
+                   .accepted_ms = uv_now(s->loop)};
     uv_tcp_init(s->loop, &c->tcp);
     uv_timer_init(s->loop, &c->timer);
     c->tcp.data = c;
     c->timer.data = c;
-    if (uv_accept(listener, (uv_stream_t *)&c->tcp) != 0 ||
-        uv_read_start((uv_stream_t *)&c->tcp, mh_alloc, mh_on_read) != 0) {
+    if (uv_accept(listener, (uv_stream_t *)&c->tcp) != 0) {
         mh_close(c);
         return;
     }
-    uv_timer_start(&c->timer, mh_on_timeout, KQ_METRICS_HTTP_IDLE_MS, 0);
+    struct sockaddr_storage peer;
+    int plen = sizeof peer;
+    if (uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&peer, &plen) == 0)
+        kq_conn_addr_from_sockaddr(&c->addr, (const struct sockaddr *)&peer);
+    c->state = MH_CLOSING; /* not counted while room is made */
+    bool room = mh_make_room(s, &c->addr);
+    c->state = MH_READING;
+    if (!room) {
+        s->refused++;
+        mh_close(c);
+        return;
+    }
+    if (uv_read_start((uv_stream_t *)&c->tcp, mh_alloc, mh_on_read) != 0) {
+        mh_close(c);
+        return;
+    }
+    /* the request head's deadline (slowloris); the answer gets IDLE_MS */
+    uv_timer_start(&c->timer, mh_on_timeout, KQ_METRICS_HTTP_HEADER_MS, 0);
 }
 
 /* Binds the first address host resolves to (synchronously, at start). */
@@ -286,4 +364,9 @@ metrics_http *metrics_http_start(uv_loop_t *loop, const metrics_http_config *con
 uint64_t metrics_http_refused(const metrics_http *server)
 {
     return server->refused;
+}
+
+uint64_t metrics_http_evicted(const metrics_http *server)
+{
+    return server->evicted;
 }

@@ -10,10 +10,13 @@
 
 #define IDLE_SWEEP_MS_MAX 1000
 
+static void server_on_accept_timer(uv_timer_t *t);
+
 static void server_maybe_free(net_server *s)
 {
     if (s->stopped && s->handles_open == 0 && !s->conns) {
         free(s->tls_scratch);
+        kq_addr_counts_free(&s->tls_per_ip);
         free(s);
     }
 }
@@ -60,12 +63,13 @@ void conn_close(net_conn *c, const char *why)
     c->closing = true;
     c->reading = false;
     conn_memory_unwait(c);
-    if (c->tls_handshaking) {
-        c->tls_handshaking = false;
-        c->server->tls_handshakes--;
+    conn_tls_handshake_end(c);
+    if (c->admitted) { /* uv_close releases the descriptor at once */
+        c->admitted = false;
+        kq_conn_pool_release(c->server->config.pool, &c->addr);
     }
     if (why)
-        log_line("connection %s closed: %s", c->peer, why);
+        LOG_LINE_LIMITED("connection %s closed: %s", c->peer, why);
     uv_close((uv_handle_t *)&c->tcp, conn_on_closed);
 }
 
@@ -131,6 +135,7 @@ static void conn_describe_peer(net_conn *c)
     snprintf(c->peer, sizeof(c->peer), "?");
     if (uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&addr, &len) != 0)
         return;
+    kq_conn_addr_from_sockaddr(&c->addr, (const struct sockaddr *)&addr);
     char ip[48] = "?";
     int port = 0;
     if (addr.ss_family == AF_INET) {
@@ -145,16 +150,42 @@ static void conn_describe_peer(net_conn *c)
     snprintf(c->peer, sizeof(c->peer), "%s:%d", ip, port);
 }
 
-static void server_on_connection(uv_stream_t *listener, int status)
+/* max.connections / max.connections.per.ip: false when refused (closed). */
+static bool conn_admit(net_conn *c)
 {
-    net_server *s = listener->data;
-    if (status < 0) {
-        log_line("accept failed: %s", uv_strerror(status));
+    net_server *s = c->server;
+    if (!s->config.pool)
+        return true;
+    kq_conn_verdict v = kq_conn_pool_admit(s->config.pool, &c->addr);
+    if (v == KQ_CONN_ADMIT) {
+        c->admitted = true;
+        return true;
+    }
+    const char *name = s->config.pool_name ? s->config.pool_name : "max.connections";
+    if (v == KQ_CONN_REFUSE_PER_IP) {
+        s->stats.refused_per_ip++;
+        LOG_LINE_LIMITED("connection %s refused: %u connections from its address (%s.per.ip)",
+                         c->peer, (unsigned)kq_conn_pool_ip_limit(s->config.pool, &c->addr), name);
+    } else {
+        s->stats.refused_max_connections++;
+        LOG_LINE_LIMITED("connection %s refused: %u connections open (%s)%s", c->peer,
+                         (unsigned)s->config.pool->open, name,
+                         v == KQ_CONN_REFUSE_MEMORY ? ", out of memory" : "");
+    }
+    conn_close(c, NULL);
+    return false;
+}
+
+static void server_accept_one(net_server *s)
+{
+    net_conn *c = calloc(1, sizeof(*c));
+    if (!c) {
+        /* leave it with libuv (polling stops) and try again after a back-off */
+        s->accept_pending = true;
+        s->accept_paused = true;
+        uv_timer_start(&s->accept_timer, server_on_accept_timer, KQ_ACCEPT_BACKOFF_MS, 0);
         return;
     }
-    net_conn *c = calloc(1, sizeof(*c));
-    if (!c)
-        return;
     c->server = s;
     c->next = s->conns;
     if (s->conns)
@@ -162,18 +193,58 @@ static void server_on_connection(uv_stream_t *listener, int status)
     s->conns = c;
     uv_tcp_init(s->loop, &c->tcp);
     c->tcp.data = c;
-    if (uv_accept(listener, (uv_stream_t *)&c->tcp) != 0) {
+    if (uv_accept((uv_stream_t *)&s->listener, (uv_stream_t *)&c->tcp) != 0) {
         c->closing = true;
         uv_close((uv_handle_t *)&c->tcp, conn_on_closed);
         return;
     }
-    uv_tcp_nodelay(&c->tcp, 1);
     conn_describe_peer(c);
+    if (!conn_admit(c))
+        return;
+    uv_tcp_nodelay(&c->tcp, 1);
     conn_touch(c);
     c->accepted_ms = c->active_ms;
     if (s->config.tls && !conn_tls_accept(c))
         return;
     conn_start_reading(c);
+}
+
+static void server_on_accept_timer(uv_timer_t *t)
+{
+    net_server *s = t->data;
+    s->accept_paused = false;
+    if (s->accept_pending && !s->stopped) {
+        s->accept_pending = false;
+        server_accept_one(s); /* uv_accept resumes polling the listener */
+    }
+}
+
+/* EMFILE/ENFILE: libuv already accepted and closed what was waiting (its
+ * reserved descriptor); take nothing for KQ_ACCEPT_BACKOFF_MS. A resource
+ * error of the listener, never a storage failure. */
+static void server_on_connection(uv_stream_t *listener, int status)
+{
+    net_server *s = listener->data;
+    if (status < 0) {
+        if (status == UV_EMFILE || status == UV_ENFILE) {
+            s->stats.accept_fd_exhausted++;
+            LOG_LINE_LIMITED("accept failed: %s; not accepting for %d ms (%llu times so far)",
+                             uv_strerror(status), KQ_ACCEPT_BACKOFF_MS,
+                             (unsigned long long)s->stats.accept_fd_exhausted);
+            if (!s->accept_paused) {
+                s->accept_paused = true;
+                uv_timer_start(&s->accept_timer, server_on_accept_timer, KQ_ACCEPT_BACKOFF_MS, 0);
+            }
+        } else {
+            LOG_LINE_LIMITED("accept failed: %s", uv_strerror(status));
+        }
+        return;
+    }
+    if (s->accept_paused) {
+        s->accept_pending = true; /* libuv stops polling until uv_accept */
+        return;
+    }
+    server_accept_one(s);
 }
 
 /* ---- Lifetime. */
@@ -251,6 +322,8 @@ net_server *net_server_start(uv_loop_t *loop, const net_server_config *config, c
     s->flush_check.data = s;
     uv_check_start(&s->flush_check, server_on_check);
     uv_idle_init(loop, &s->flush_idle);
+    uv_timer_init(loop, &s->accept_timer);
+    s->accept_timer.data = s;
     server_start_idle_timer(s);
     server_tls_start(s);
     return s;
@@ -265,12 +338,14 @@ void net_server_stop(net_server *server)
         conn_close(c, NULL);
     /* Connections whose slots are still outstanding keep server alive until
      * their last slot completes; the last one out frees it. */
-    server->handles_open = 5;
+    server->handles_open = 6;
     server->flush_check.data = server;
     server->flush_idle.data = server;
     uv_check_stop(&server->flush_check);
     uv_timer_stop(&server->idle_timer);
     uv_timer_stop(&server->tls_timer);
+    uv_timer_stop(&server->accept_timer);
+    uv_close((uv_handle_t *)&server->accept_timer, server_on_handle_closed);
     uv_close((uv_handle_t *)&server->tls_timer, server_on_handle_closed);
     uv_close((uv_handle_t *)&server->flush_check, server_on_handle_closed);
     uv_close((uv_handle_t *)&server->flush_idle, server_on_handle_closed);

@@ -69,6 +69,9 @@ struct net_conn {
     int tls_plain_index;   /* buffer of tls_plain, and the offset in it */
     size_t tls_plain_offset;
     char *principal;       /* net_slot_tls_principal */
+    kq_conn_addr addr;     /* the peer's address, for the limits */
+    bool admitted;         /* counted in the server's pool */
+    bool tls_counted_ip;   /* counted in the server's tls_per_ip */
 };
 
 struct net_server {
@@ -89,6 +92,10 @@ struct net_server {
     uv_timer_t tls_timer; /* the handshake deadline sweep */
     uint8_t *tls_scratch; /* ciphertext of one read, fed at once */
     uint32_t tls_handshakes;
+    kq_addr_counts tls_per_ip; /* handshakes in progress per address */
+    uv_timer_t accept_timer;   /* the EMFILE/ENFILE back-off */
+    bool accept_paused;
+    bool accept_pending;       /* a connection waits in libuv for the back-off's end */
 };
 
 /* server.c */
@@ -129,6 +136,8 @@ void conn_tls_pump_in(net_conn *c);
 void conn_tls_flush(net_conn *c);
 void conn_tls_release(net_conn *c);
 void server_tls_start(net_server *s);
+/* The connection leaves the handshake counts (done, failed or closed). */
+void conn_tls_handshake_end(net_conn *c);
 
 /* server_write.c */
 void conn_flush(net_conn *c);

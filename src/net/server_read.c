@@ -270,7 +270,7 @@ void conn_parse(net_conn *c)
     while (!c->closing && !c->close_when_written && !c->close_requested && c->rlen - pos >= 4) {
         int32_t size = (int32_t)frame_size_at(c->rbuf + pos);
         if (size < 0 || size > c->server->config.frame_bytes_max) {
-            log_line("connection %s: frame of %d bytes exceeds socket.request.max.bytes=%d",
+            LOG_LINE_LIMITED("connection %s: frame of %d bytes exceeds socket.request.max.bytes=%d",
                      c->peer, size, c->server->config.frame_bytes_max);
             conn_close(c, "oversized frame");
             return;

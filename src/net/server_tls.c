@@ -8,7 +8,8 @@
  * of ciphertext per connection is inside uv_writes at a time.
  *
  * Handshakes are bounded: at most KQ_TLS_HANDSHAKES_MAX in progress per
- * listener (more are closed at accept) and each has a deadline. Every
+ * listener and KQ_TLS_HANDSHAKES_PER_IP_MAX per address (more are closed at
+ * accept), and each has a deadline. Every
  * failure is one log line with the peer and the engine's reason, then the
  * connection closes (after the alert, if any, was written). */
 #include <stdio.h>
@@ -95,9 +96,9 @@ static void conn_tls_fail(net_conn *c, const char *why)
         return;
     c->server->stats.tls_failures++;
     if (!kq_tls_conn_failed(c->tls) || why)
-        log_line("connection %s: %s", c->peer, why ? why : "TLS error");
+        LOG_LINE_LIMITED("connection %s: %s", c->peer, why ? why : "TLS error");
     else if (strstr(kq_tls_conn_error(c->tls), "close_notify") == NULL)
-        log_line("connection %s: %s", c->peer, kq_tls_conn_error(c->tls));
+        LOG_LINE_LIMITED("connection %s: %s", c->peer, kq_tls_conn_error(c->tls));
     if (conn_tls_send(c))
         conn_tls_closing(c);
 }
@@ -107,9 +108,21 @@ bool conn_tls_accept(net_conn *c)
     net_server *s = c->server;
     if (s->tls_handshakes >= KQ_TLS_HANDSHAKES_MAX) {
         s->stats.tls_failures++;
-        log_line("connection %s refused: %u TLS handshakes already in progress "
-                 "(KQ_TLS_HANDSHAKES_MAX)",
-                 c->peer, (unsigned)s->tls_handshakes);
+        s->stats.refused_tls_handshakes++;
+        LOG_LINE_LIMITED("connection %s refused: %u TLS handshakes already in progress "
+                         "(KQ_TLS_HANDSHAKES_MAX)",
+                         c->peer, (unsigned)s->tls_handshakes);
+        conn_close(c, NULL);
+        return false;
+    }
+    /* Per address too, so that one flooding address leaves room for others. */
+    uint32_t from_ip = kq_addr_counts_get(&s->tls_per_ip, &c->addr);
+    if (from_ip >= KQ_TLS_HANDSHAKES_PER_IP_MAX) {
+        s->stats.tls_failures++;
+        s->stats.refused_tls_handshakes_per_ip++;
+        LOG_LINE_LIMITED("connection %s refused: %u TLS handshakes from its address already in "
+                         "progress (KQ_TLS_HANDSHAKES_PER_IP_MAX)",
+                         c->peer, (unsigned)from_ip);
         conn_close(c, NULL);
         return false;
     }
@@ -118,9 +131,26 @@ bool conn_tls_accept(net_conn *c)
         conn_close(c, "out of memory (TLS)");
         return false;
     }
+    if (!kq_addr_counts_add(&s->tls_per_ip, &c->addr)) {
+        conn_close(c, "out of memory (TLS)");
+        return false;
+    }
+    c->tls_counted_ip = true;
     c->tls_handshaking = true;
     s->tls_handshakes++;
     return true;
+}
+
+void conn_tls_handshake_end(net_conn *c)
+{
+    if (c->tls_counted_ip) {
+        c->tls_counted_ip = false;
+        kq_addr_counts_remove(&c->server->tls_per_ip, &c->addr);
+    }
+    if (c->tls_handshaking) {
+        c->tls_handshaking = false;
+        c->server->tls_handshakes--;
+    }
 }
 
 void conn_tls_release(net_conn *c)
@@ -140,8 +170,7 @@ void conn_tls_release(net_conn *c)
  * false when the connection was failed. */
 static bool conn_tls_established(net_conn *c)
 {
-    c->tls_handshaking = false;
-    c->server->tls_handshakes--;
+    conn_tls_handshake_end(c);
     static kq_tls_peer_identity id; /* large; one loop thread */
     bool ok = kq_tls_conn_peer_identity(c->tls, &id);
     if (!id.has_certificate)
@@ -226,7 +255,8 @@ void conn_tls_on_read(net_conn *c, ssize_t n)
     if (n < 0) {
         if (c->tls_handshaking && n == UV_EOF) {
             c->server->stats.tls_failures++;
-            log_line("connection %s: closed by the peer during the TLS handshake", c->peer);
+            LOG_LINE_LIMITED("connection %s: closed by the peer during the TLS handshake",
+                             c->peer);
         }
         conn_close(c, n == UV_EOF ? NULL : uv_strerror((int)n));
         return;

@@ -233,7 +233,7 @@ void net_slot_close(net_slot *slot, const char *why)
 {
     net_conn *c = slot->conn;
     if (why && !c->closing)
-        log_line("closing connection %s: %s", c->peer, why);
+        LOG_LINE_LIMITED("closing connection %s: %s", c->peer, why);
     /* Frames pipelined behind this one are never handled: their side effects
      * (an appended Produce) would reach no client. */
     c->close_requested = true;

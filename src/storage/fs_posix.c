@@ -1,10 +1,12 @@
 /* kq_fs over the real file system: the only file in src/storage that calls
  * POSIX file functions (everything else goes through the kq_fs table, so the
  * simulator can substitute its own). Thread-safe: no state besides the
- * kernel's, ctx unused. */
+ * kernel's and the directory descriptors kept for fsync_dir (under a
+ * mutex), ctx unused. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -134,13 +136,75 @@ static int posix_list_dir(void *ctx, const char *path, kq_fs_dir_fn fn, void *ar
     return rc;
 }
 
+/* A directory's descriptor is opened at its first fsync (at start, before
+ * any client) and kept, so that a later fsync of it never needs a free
+ * descriptor: descriptors exhausted by clients can then not turn into an
+ * "fsync failed" (issue 19 item 2). Checked against the path's inode each
+ * time (a directory replaced under the same name gets a fresh descriptor). */
+#define DIR_FDS_KEPT 8
+static struct dir_fd {
+    char path[4096];
+    int fd;
+    dev_t dev;
+    ino_t ino;
+} dir_fds[DIR_FDS_KEPT];
+static int dir_fd_count;
+static pthread_mutex_t dir_fd_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+/* The kept descriptor of path (dup'ed: the caller closes it), or -1. */
+static int dir_fd_get(const char *path, const struct stat *st)
+{
+    int fd = -1;
+    pthread_mutex_lock(&dir_fd_mutex);
+    for (int i = 0; i < dir_fd_count; i++) {
+        struct dir_fd *d = &dir_fds[i];
+        if (strcmp(d->path, path) != 0)
+            continue;
+        if (d->dev == st->st_dev && d->ino == st->st_ino)
+            fd = d->fd;
+        break;
+    }
+    pthread_mutex_unlock(&dir_fd_mutex);
+    return fd;
+}
+
+static void dir_fd_keep(const char *path, int fd, const struct stat *st)
+{
+    pthread_mutex_lock(&dir_fd_mutex);
+    int slot = -1;
+    for (int i = 0; i < dir_fd_count; i++)
+        if (strcmp(dir_fds[i].path, path) == 0)
+            slot = i; /* replaced directory: the old descriptor stays open (rare) */
+    if (slot < 0 && dir_fd_count < DIR_FDS_KEPT && strlen(path) < sizeof dir_fds[0].path)
+        slot = dir_fd_count++;
+    if (slot >= 0) {
+        int keep = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+        if (keep >= 0) {
+            snprintf(dir_fds[slot].path, sizeof dir_fds[slot].path, "%s", path);
+            dir_fds[slot].fd = keep;
+            dir_fds[slot].dev = st->st_dev;
+            dir_fds[slot].ino = st->st_ino;
+        }
+    }
+    pthread_mutex_unlock(&dir_fd_mutex);
+}
+
 static int posix_fsync_dir(void *ctx, const char *path)
 {
     (void)ctx;
+    struct stat st;
+    if (stat(path, &st) < 0)
+        return -errno;
+    int kept = dir_fd_get(path, &st);
+    if (kept >= 0)
+        return fsync(kept) < 0 ? -errno : 0; /* kept descriptors are never closed */
     int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0)
         return -errno;
     int rc = fsync(fd) < 0 ? -errno : 0;
+    struct stat fst;
+    if (rc == 0 && fstat(fd, &fst) == 0)
+        dir_fd_keep(path, fd, &fst);
     close(fd);
     return rc;
 }

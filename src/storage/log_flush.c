@@ -76,9 +76,12 @@ static void job_capture(kq_log *log, kq_log_flush_job *job, bool rp_sync)
          * except once a roll sealed it. */
         if ((seg->dirty || seg->index_sync_due) && storage_index_sync(log, seg, NULL, 0) < 0)
             job->result = -EIO;
-        if (seg->index_sync_due && seg->index_fd < 0 && job->result == 0 &&
-            storage_index_open(log, seg) < 0)
-            job->result = -EIO;
+        /* the open's own error: EMFILE is not reported as an I/O error */
+        if (seg->index_sync_due && seg->index_fd < 0 && job->result == 0) {
+            int rc = storage_index_open(log, seg);
+            if (rc < 0)
+                job->result = rc;
+        }
         if (seg->dirty && job_add_fd(job, seg->fd))
             seg->dirty = false;
         if (seg->index_sync_due && seg->index_fd >= 0 && job_add_fd(job, seg->index_fd))

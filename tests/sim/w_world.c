@@ -48,6 +48,13 @@ static void w_log_sink(void *ctx, const char *line)
                 w->current_node >= 0 ? w->nodes[w->current_node].id : 0, line);
 }
 
+/* Rate-limited log lines (LOG_LINE_LIMITED) count simulated time. */
+static uint64_t w_log_clock(void *ctx)
+{
+    const w_world *w = ctx;
+    return w->now > 0 ? (uint64_t)w->now : 0;
+}
+
 static void w_msg_free(void *p)
 {
     w_msg *m = p;
@@ -128,6 +135,7 @@ bool w_world_init(w_world *w, const w_params *p)
     sim_prng_seed(&w->rng, p->seed * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull);
     sim_sched_init(&w->sched, w_msg_free);
     log_line_set_sink(w_log_sink, w);
+    log_line_set_clock(w_log_clock, w);
     w_config(w);
     w->flush_min_ms = sim_prng_range(&w->rng, 0, 5);
     w->flush_max_ms = w->flush_min_ms + sim_prng_range(&w->rng, 0, 40);
@@ -163,6 +171,7 @@ void w_world_free(w_world *w)
     w_check_destroy(w->check);
     free(w->reqs);
     log_line_set_sink(NULL, NULL);
+    log_line_set_clock(NULL, NULL);
 }
 
 int w_current_leader(const w_world *w)

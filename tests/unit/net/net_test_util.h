@@ -115,6 +115,26 @@ static inline int nt_connect(uint16_t port)
     return fd;
 }
 
+/* The same from a chosen loopback source address ("127.0.0.2"). */
+static inline int nt_connect_from(uint16_t port, const char *source)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0)
+        return -1;
+    struct sockaddr_in src = {.sin_family = AF_INET};
+    inet_pton(AF_INET, source, &src.sin_addr);
+    struct sockaddr_in a = nt_addr(port);
+    if (bind(fd, (struct sockaddr *)&src, sizeof(src)) != 0 ||
+        connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
+        close(fd);
+        return -1;
+    }
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    nt_set_nonblocking(fd);
+    return fd;
+}
+
 /* Accepts one connection on a non-blocking listener while pumping loop. */
 static inline int nt_accept(uv_loop_t *loop, int lfd, uint64_t max_ms)
 {

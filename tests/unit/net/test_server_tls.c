@@ -199,24 +199,33 @@ static void test_plaintext_on_tls_port_closes_only_it(void **state)
     fx_stop(f);
 }
 
+/* Source addresses spread so that the per-address bound is not hit. */
+static int connect_spread(uint16_t port, int i)
+{
+    char src[32];
+    snprintf(src, sizeof src, "127.0.0.%d", 1 + i / KQ_TLS_HANDSHAKES_PER_IP_MAX);
+    return nt_connect_from(port, src);
+}
+
 static void test_handshake_deadline_and_cap(void **state)
 {
     (void)state;
     fx *f = fx_start(300);
     int fds[KQ_TLS_HANDSHAKES_MAX + 1];
     for (int i = 0; i < KQ_TLS_HANDSHAKES_MAX; i++) {
-        fds[i] = nt_connect(f->port);
+        fds[i] = connect_spread(f->port, i);
         assert_true(fds[i] >= 0);
     }
     nt_pump_ms(&f->loop, 100);
     net_server_stats st;
     net_server_get_stats(f->server, &st);
     assert_int_equal(st.tls_handshakes, KQ_TLS_HANDSHAKES_MAX);
-    /* One more is closed at accept. */
-    fds[KQ_TLS_HANDSHAKES_MAX] = nt_connect(f->port);
+    /* One more (from a fresh address) is closed at accept. */
+    fds[KQ_TLS_HANDSHAKES_MAX] = nt_connect_from(f->port, "127.0.1.1");
     assert_true(nt_wait_eof(&f->loop, fds[KQ_TLS_HANDSHAKES_MAX]));
     net_server_get_stats(f->server, &st);
     assert_int_equal(st.tls_failures, 1);
+    assert_int_equal(st.refused_tls_handshakes, 1);
     /* The silent ones are closed at their deadline. */
     for (int i = 0; i < KQ_TLS_HANDSHAKES_MAX; i++)
         assert_true(nt_wait_eof(&f->loop, fds[i]));
@@ -233,12 +242,41 @@ static void test_handshake_deadline_and_cap(void **state)
     fx_stop(f);
 }
 
+/* One address holding KQ_TLS_HANDSHAKES_PER_IP_MAX stalled handshakes gets
+ * no more; another address still completes its handshake meanwhile. */
+static void test_handshakes_per_address(void **state)
+{
+    (void)state;
+    fx *f = fx_start(0);
+    int fds[KQ_TLS_HANDSHAKES_PER_IP_MAX + 4];
+    for (int i = 0; i < KQ_TLS_HANDSHAKES_PER_IP_MAX; i++)
+        assert_true((fds[i] = nt_connect_from(f->port, "127.0.0.1")) >= 0);
+    nt_pump_ms(&f->loop, 100);
+    for (int i = KQ_TLS_HANDSHAKES_PER_IP_MAX; i < KQ_TLS_HANDSHAKES_PER_IP_MAX + 4; i++) {
+        assert_true((fds[i] = nt_connect_from(f->port, "127.0.0.1")) >= 0);
+        assert_true(nt_wait_eof(&f->loop, fds[i]));
+    }
+    net_server_stats st;
+    net_server_get_stats(f->server, &st);
+    assert_int_equal(st.tls_handshakes, KQ_TLS_HANDSHAKES_PER_IP_MAX);
+    assert_int_equal(st.refused_tls_handshakes_per_ip, 4);
+    int fd = nt_connect_from(f->port, "127.0.0.2");
+    kq_tls_conn *c = kq_tls_conn_create(f->cctx, false, "localhost");
+    tls_echo(f, fd, c, 10);
+    kq_tls_conn_destroy(c);
+    close(fd);
+    for (int i = 0; i < KQ_TLS_HANDSHAKES_PER_IP_MAX + 4; i++)
+        close(fds[i]);
+    fx_stop(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tls_frames_and_principal),
         cmocka_unit_test(test_plaintext_on_tls_port_closes_only_it),
         cmocka_unit_test(test_handshake_deadline_and_cap),
+        cmocka_unit_test(test_handshakes_per_address),
     };
     return cmocka_run_group_tests(tests, certs_setup, certs_teardown);
 }

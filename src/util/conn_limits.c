@@ -1,0 +1,231 @@
+/* Connection admission and per-address counts (kq/conn_limits.h): pure,
+ * no libuv. */
+#include "kq/conn_limits.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "kq/assert.h"
+
+void kq_conn_addr_from_sockaddr(kq_conn_addr *out, const struct sockaddr *sa)
+{
+    memset(out, 0, sizeof *out);
+    if (!sa)
+        return;
+    if (sa->sa_family == AF_INET) {
+        const struct sockaddr_in *a = (const struct sockaddr_in *)sa;
+        out->family = 4;
+        memcpy(out->bytes, &a->sin_addr, 4);
+    } else if (sa->sa_family == AF_INET6) {
+        const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)sa;
+        if (IN6_IS_ADDR_V4MAPPED(&a->sin6_addr)) {
+            out->family = 4;
+            memcpy(out->bytes, (const uint8_t *)&a->sin6_addr + 12, 4);
+        } else {
+            out->family = 6;
+            memcpy(out->bytes, &a->sin6_addr, 16);
+        }
+    }
+}
+
+bool kq_conn_addr_parse(kq_conn_addr *out, const char *s, size_t n)
+{
+    char buf[64];
+    if (n >= 2 && s[0] == '[' && s[n - 1] == ']') {
+        s++;
+        n -= 2;
+    }
+    if (n == 0 || n >= sizeof buf)
+        return false;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    memset(out, 0, sizeof *out);
+    struct in_addr a4;
+    struct in6_addr a6;
+    if (inet_pton(AF_INET, buf, &a4) == 1) {
+        out->family = 4;
+        memcpy(out->bytes, &a4, 4);
+        return true;
+    }
+    if (inet_pton(AF_INET6, buf, &a6) == 1) {
+        struct sockaddr_in6 sa = {.sin6_family = AF_INET6, .sin6_addr = a6};
+        kq_conn_addr_from_sockaddr(out, (const struct sockaddr *)&sa);
+        return true;
+    }
+    return false;
+}
+
+bool kq_conn_addr_equal(const kq_conn_addr *a, const kq_conn_addr *b)
+{
+    return a->family == b->family && memcmp(a->bytes, b->bytes, sizeof a->bytes) == 0;
+}
+
+/* ---- per-address counts: open addressing, deletion by backward shift */
+
+static uint32_t addr_hash(const kq_conn_addr *a)
+{
+    uint32_t h = 2166136261u ^ a->family; /* FNV-1a */
+    for (size_t i = 0; i < sizeof a->bytes; i++)
+        h = (h ^ a->bytes[i]) * 16777619u;
+    return h ^ (h >> 15);
+}
+
+static kq_addr_count_entry *addr_find(const kq_addr_counts *t, const kq_conn_addr *a)
+{
+    if (t->cap == 0)
+        return NULL;
+    for (uint32_t i = addr_hash(a) & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
+        kq_addr_count_entry *e = &t->slots[i];
+        if (e->count == 0)
+            return NULL;
+        if (kq_conn_addr_equal(&e->addr, a))
+            return e;
+    }
+}
+
+static void addr_insert(kq_addr_counts *t, const kq_conn_addr *a, uint32_t count)
+{
+    uint32_t i = addr_hash(a) & (t->cap - 1);
+    while (t->slots[i].count != 0)
+        i = (i + 1) & (t->cap - 1);
+    t->slots[i] = (kq_addr_count_entry){.addr = *a, .count = count};
+    t->used++;
+}
+
+/* Keeps the load at most one half. */
+static bool addr_grow(kq_addr_counts *t)
+{
+    if ((uint64_t)(t->used + 1) * 2 <= t->cap)
+        return true;
+    uint32_t cap = t->cap ? t->cap * 2 : 16;
+    if (cap == 0 || cap > (1u << 30))
+        return false;
+    kq_addr_count_entry *slots = calloc(cap, sizeof *slots);
+    if (!slots)
+        return false;
+    kq_addr_counts old = *t;
+    *t = (kq_addr_counts){.slots = slots, .cap = cap};
+    for (uint32_t i = 0; i < old.cap; i++)
+        if (old.slots[i].count)
+            addr_insert(t, &old.slots[i].addr, old.slots[i].count);
+    free(old.slots);
+    return true;
+}
+
+uint32_t kq_addr_counts_get(const kq_addr_counts *t, const kq_conn_addr *addr)
+{
+    const kq_addr_count_entry *e = addr_find(t, addr);
+    return e ? e->count : 0;
+}
+
+bool kq_addr_counts_add(kq_addr_counts *t, const kq_conn_addr *addr)
+{
+    kq_addr_count_entry *e = addr_find(t, addr);
+    if (e) {
+        KQ_ASSERT(e->count < UINT32_MAX);
+        e->count++;
+        return true;
+    }
+    if (!addr_grow(t))
+        return false;
+    addr_insert(t, addr, 1);
+    return true;
+}
+
+void kq_addr_counts_remove(kq_addr_counts *t, const kq_conn_addr *addr)
+{
+    kq_addr_count_entry *e = addr_find(t, addr);
+    KQ_ASSERT(e && e->count > 0);
+    if (--e->count > 0)
+        return;
+    t->used--;
+    /* Backward shift: move later entries of the run into the hole. */
+    uint32_t mask = t->cap - 1, hole = (uint32_t)(e - t->slots);
+    for (uint32_t j = (hole + 1) & mask; t->slots[j].count != 0; j = (j + 1) & mask) {
+        uint32_t home = addr_hash(&t->slots[j].addr) & mask;
+        /* j's entry may fill the hole when its home is not in (hole, j] */
+        bool stays = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
+        if (stays)
+            continue;
+        t->slots[hole] = t->slots[j];
+        t->slots[j].count = 0;
+        hole = j;
+    }
+}
+
+void kq_addr_counts_free(kq_addr_counts *t)
+{
+    free(t->slots);
+    *t = (kq_addr_counts){0};
+}
+
+/* ---- pools */
+
+void kq_conn_pool_init(kq_conn_pool *p, const kq_conn_pool_config *config)
+{
+    memset(p, 0, sizeof *p);
+    p->max_connections = config->max_connections;
+    p->max_per_ip = config->max_per_ip;
+    KQ_ASSERT(config->override_count >= 0 && config->override_count <= KQ_CONN_IP_OVERRIDES_MAX);
+    p->override_count = config->override_count;
+    if (config->override_count)
+        memcpy(p->overrides, config->overrides,
+               (size_t)config->override_count * sizeof p->overrides[0]);
+}
+
+void kq_conn_pool_free(kq_conn_pool *p)
+{
+    kq_addr_counts_free(&p->per_ip);
+}
+
+uint32_t kq_conn_pool_ip_limit(const kq_conn_pool *p, const kq_conn_addr *addr)
+{
+    for (int i = 0; i < p->override_count; i++)
+        if (kq_conn_addr_equal(&p->overrides[i].addr, addr))
+            return p->overrides[i].max;
+    return p->max_per_ip;
+}
+
+kq_conn_verdict kq_conn_pool_admit(kq_conn_pool *p, const kq_conn_addr *addr)
+{
+    if (p->open >= p->max_connections) {
+        p->refused_total++;
+        return KQ_CONN_REFUSE_TOTAL;
+    }
+    if (kq_addr_counts_get(&p->per_ip, addr) >= kq_conn_pool_ip_limit(p, addr)) {
+        p->refused_per_ip++;
+        return KQ_CONN_REFUSE_PER_IP;
+    }
+    if (!kq_addr_counts_add(&p->per_ip, addr)) {
+        p->refused_total++;
+        return KQ_CONN_REFUSE_MEMORY;
+    }
+    p->open++;
+    return KQ_CONN_ADMIT;
+}
+
+void kq_conn_pool_release(kq_conn_pool *p, const kq_conn_addr *addr)
+{
+    KQ_ASSERT(p->open > 0);
+    p->open--;
+    kq_addr_counts_remove(&p->per_ip, addr);
+}
+
+uint32_t kq_conn_client_budget(uint64_t nofile, bool controller_reserved)
+{
+    uint64_t taken = KQ_FD_RESERVE + (controller_reserved ? KQ_CONTROLLER_CONNECTIONS_MAX : 0);
+    if (nofile <= taken)
+        return 0;
+    uint64_t left = nofile - taken;
+    return left > KQ_MAX_CONNECTIONS_LIMIT ? KQ_MAX_CONNECTIONS_LIMIT : (uint32_t)left;
+}
+
+uint32_t kq_conn_effective_max(int64_t configured, uint32_t budget)
+{
+    if (configured < 0 || (uint64_t)configured > budget)
+        return budget;
+    return (uint32_t)configured;
+}

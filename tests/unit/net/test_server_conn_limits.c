@@ -1,0 +1,145 @@
+/* Connection admission on real sockets (kq/conn_limits.h through
+ * net_server_config.pool): over max.connections or max.connections.per.ip
+ * a connection is accepted and closed at once, counted per reason; the
+ * admitted ones are served; a closed one frees its slot. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "kq/conn_limits.h"
+#include "kq/limits.h"
+#include "kq/net.h"
+#include "net/net_test_util.h"
+
+typedef struct fx {
+    uv_loop_t loop;
+    net_server *server;
+    uint16_t port;
+    kq_conn_pool pool;
+} fx;
+
+static void on_frame(void *ctx, net_slot *slot, uint8_t *frame, size_t len)
+{
+    (void)ctx;
+    net_slot_respond(slot, frame, len);
+}
+
+static void find_listener(uv_handle_t *h, void *arg)
+{
+    if (h->type != UV_TCP)
+        return;
+    struct sockaddr_in a;
+    int alen = sizeof(a);
+    if (uv_tcp_getsockname((uv_tcp_t *)h, (struct sockaddr *)&a, &alen) == 0)
+        *(uint16_t *)arg = ntohs(a.sin_port);
+}
+
+static fx *fx_start(uint32_t max, uint32_t per_ip)
+{
+    fx *f = calloc(1, sizeof(*f));
+    assert_non_null(f);
+    assert_int_equal(uv_loop_init(&f->loop), 0);
+    kq_conn_pool_init(&f->pool, &(kq_conn_pool_config){.max_connections = max, .max_per_ip = per_ip});
+    net_server_config cfg = {.host = "127.0.0.1", .frame_bytes_max = 1 << 20, .on_frame = on_frame,
+                             .ctx = f, .pool = &f->pool};
+    char err[256] = "";
+    f->server = net_server_start(&f->loop, &cfg, err, sizeof(err));
+    assert_non_null(f->server);
+    uv_walk(&f->loop, find_listener, &f->port);
+    assert_true(f->port != 0);
+    return f;
+}
+
+static void fx_stop(fx *f)
+{
+    net_server_stop(f->server);
+    assert_int_equal(nt_loop_finish(&f->loop), 0);
+    assert_int_equal(f->pool.open, 0); /* every admitted connection released */
+    kq_conn_pool_free(&f->pool);
+    free(f);
+}
+
+/* A frame goes out and comes back: the connection is served. */
+static void echo(fx *f, int fd)
+{
+    uint8_t out[9] = {0, 0, 0, 5, 'h', 'e', 'l', 'l', 'o'}, in[9];
+    assert_true(nt_send_all(&f->loop, fd, out, sizeof out));
+    assert_int_equal(nt_recv_exact(&f->loop, fd, in, sizeof in), sizeof in);
+    assert_memory_equal(in, out, sizeof out);
+}
+
+static void test_total_and_per_ip(void **state)
+{
+    (void)state;
+    fx *f = fx_start(3, 2);
+    int a1 = nt_connect_from(f->port, "127.0.0.1");
+    int a2 = nt_connect_from(f->port, "127.0.0.1");
+    echo(f, a1);
+    echo(f, a2);
+    int a3 = nt_connect_from(f->port, "127.0.0.1"); /* per ip */
+    assert_true(nt_wait_eof(&f->loop, a3));
+    int b1 = nt_connect_from(f->port, "127.0.0.2");
+    echo(f, b1);
+    int c1 = nt_connect_from(f->port, "127.0.0.3"); /* total */
+    assert_true(nt_wait_eof(&f->loop, c1));
+    net_server_stats st;
+    net_server_get_stats(f->server, &st);
+    assert_int_equal(st.connections, 3);
+    assert_int_equal(st.refused_per_ip, 1);
+    assert_int_equal(st.refused_max_connections, 1);
+    /* a closed connection frees its slot */
+    close(a1);
+    nt_pump_ms(&f->loop, 100);
+    int c2 = nt_connect_from(f->port, "127.0.0.3");
+    echo(f, c2);
+    echo(f, a2);
+    close(a2);
+    close(a3);
+    close(b1);
+    close(c1);
+    close(c2);
+    fx_stop(f);
+}
+
+/* A flood far past the limit: every extra connection is closed, the server
+ * keeps serving the admitted ones and holds no more than the limit. */
+static void test_flood(void **state)
+{
+    (void)state;
+    fx *f = fx_start(8, 8);
+    int keep[8];
+    for (int i = 0; i < 8; i++) {
+        keep[i] = nt_connect_from(f->port, "127.0.0.5");
+        echo(f, keep[i]);
+    }
+    int extra[200];
+    for (int i = 0; i < 200; i++)
+        assert_true((extra[i] = nt_connect_from(f->port, "127.0.0.6")) >= 0);
+    for (int i = 0; i < 200; i++) {
+        assert_true(nt_wait_eof(&f->loop, extra[i]));
+        close(extra[i]);
+    }
+    net_server_stats st;
+    net_server_get_stats(f->server, &st);
+    assert_int_equal(st.connections, 8);
+    assert_int_equal(st.refused_max_connections, 200);
+    for (int i = 0; i < 8; i++) {
+        echo(f, keep[i]);
+        close(keep[i]);
+    }
+    fx_stop(f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_total_and_per_ip),
+        cmocka_unit_test(test_flood),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
