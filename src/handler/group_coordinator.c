@@ -19,6 +19,7 @@ bool groups_create(handler *h)
         return false;
     h->groups->wake_at_ms = INT64_MAX;
     kq_writer_init(&h->groups->batch, RECORD_BATCH_BYTES_MAX);
+    kq_writer_init(&h->groups->expiry_batch, RECORD_BATCH_BYTES_MAX);
     return true;
 }
 
@@ -60,6 +61,7 @@ void groups_destroy(handler *h)
         group_coord_destroy(h->groups->coord);
     groups_commits_free(h);
     kq_writer_free(&h->groups->batch);
+    kq_writer_free(&h->groups->expiry_batch);
     free(h->groups);
     h->groups = NULL;
 }
@@ -151,6 +153,9 @@ void groups_deliver(handler *h, const group_output *out)
         KQ_ASSERT(index < HANDLER_GROUP_PENDING_MAX);
         group_pending *p = &g->pending[index];
         KQ_ASSERT(p->in_use && p->generation == (uint32_t)(a->token >> 16) && p->kind == a->kind);
+        if (a->limit)
+            groups_log_limit(h, p->slot, a->kind == GROUP_ANSWER_JOIN ? "JoinGroup" : "SyncGroup",
+                             p->group_id, a->limit);
         groups_answer(h, p, a);
         p->in_use = false;
         g->pending_count--;
@@ -194,6 +199,28 @@ int64_t groups_next_deadline(const handler *h)
             due = d;
     }
     return due;
+}
+
+void groups_log_limit(handler *h, void *slot, const char *api, const char *group_id,
+                      const char *limit)
+{
+    handler_groups *g = h->groups;
+    int64_t now = h->svc.now_ms(h->svc.ctx);
+    if (g->limit_logged && now - g->limit_logged_ms < KQ_GROUP_LIMIT_LOG_INTERVAL_MS) {
+        g->limit_suppressed++;
+        return;
+    }
+    handler_conn conn = {0};
+    if (h->svc.slot_conn)
+        h->svc.slot_conn(h->svc.ctx, slot, &conn);
+    log_line("%s for group %s from %s at %s refused: limit %s reached (%llu such lines "
+             "suppressed before)",
+             api, group_id, conn.principal ? conn.principal : "User:ANONYMOUS",
+             h->svc.slot_peer(h->svc.ctx, slot), limit,
+             (unsigned long long)g->limit_suppressed);
+    g->limit_logged = true;
+    g->limit_logged_ms = now;
+    g->limit_suppressed = 0;
 }
 
 bool groups_cstr(handler *h, kq_slice s, const char **out)

@@ -62,6 +62,17 @@ struct handler_groups {
     /* Appended commits waiting for the high watermark, in append order. */
     commit_pending queue[GROUP_COMMIT_QUEUE_CAP];
     uint32_t head, tail;
+    /* Group limits hit: logged once per KQ_GROUP_LIMIT_LOG_INTERVAL_MS. */
+    int64_t limit_logged_ms;
+    bool limit_logged;
+    uint64_t limit_suppressed;
+    /* Offset expiry (group_offset_expiry.c). */
+    int64_t expiry_due_ms;        /* next retention check; 0: at the first tick */
+    bool expiry_open;             /* the tombstone batch decided, not yet appended */
+    bool expiry_inflight;         /* appended, not yet applied by the offsets table */
+    int32_t expiry_epoch;
+    int64_t expiry_last_offset;
+    kq_writer expiry_batch;
 };
 
 _Static_assert((GROUP_COMMIT_QUEUE_CAP & (GROUP_COMMIT_QUEUE_CAP - 1)) == 0,
@@ -86,6 +97,11 @@ bool groups_cstr(handler *h, kq_slice s, const char **out);
 bool groups_id_storable(const char *group_id);
 /* Requests that cannot be decoded close the connection. */
 void groups_malformed(handler *h, handler_request *req, const char *what);
+
+/* Logs (rate-limited) a request refused at a group limit, naming the
+ * limit, the principal and the address. */
+void groups_log_limit(handler *h, void *slot, const char *api, const char *group_id,
+                      const char *limit);
 
 /* group_join_sync.c: encodes and sends the answer a to its entry p. */
 void groups_answer(handler *h, const group_pending *p, const group_answer *a);
