@@ -105,6 +105,19 @@ static bool coord_make(handler *h, int32_t epoch)
     return true;
 }
 
+int16_t groups_ready(handler *h)
+{
+    raft_status st;
+    raft_get_status(h->svc.raft, &st);
+    coord_check_role(h, &st);
+    if (st.role != RAFT_ROLE_LEADER)
+        return KAFKA_NOT_COORDINATOR;
+    int64_t start = epoch_start(h, st.epoch);
+    if (start < 0 || st.high_watermark <= start || !offsets_loaded(h, &st))
+        return KAFKA_COORDINATOR_LOAD_IN_PROGRESS;
+    return KAFKA_NONE;
+}
+
 int16_t groups_gate(handler *h)
 {
     raft_status st;
@@ -187,12 +200,16 @@ void groups_on_tick(handler *h, int64_t now_ms)
             g->wake_at_ms = now_ms + 1;
     }
     groups_commits_expire(h, now_ms);
+    groups_expiry_tick(h, now_ms);
 }
 
 int64_t groups_next_deadline(const handler *h)
 {
     const handler_groups *g = h->groups;
     int64_t due = g->coord ? g->wake_at_ms : INT64_MAX;
+    if (g->coord && h->svc.offsets && !g->expiry_inflight && g->expiry_due_ms < due &&
+        (h->svc.group.max_size > 0 ? h->svc.group.offsets_retention_ms > 0 : true))
+        due = g->expiry_due_ms;
     if (g->head != g->tail) {
         int64_t d = g->queue[g->head & (GROUP_COMMIT_QUEUE_CAP - 1)].deadline_ms;
         if (d < due)

@@ -72,6 +72,7 @@ struct handler_groups {
     bool expiry_inflight;         /* appended, not yet applied by the offsets table */
     int32_t expiry_epoch;
     int64_t expiry_last_offset;
+    int expiry_count;             /* records in expiry_batch */
     kq_writer expiry_batch;
 };
 
@@ -85,6 +86,8 @@ _Static_assert(HANDLER_GROUP_PENDING_MAX <= 0xffff, "a token holds the entry in 
  * (the offsets of this epoch are not all applied yet) or
  * COORDINATOR_NOT_AVAILABLE (out of memory). */
 int16_t groups_gate(handler *h);
+/* The same checks without making the coordinator (it may stay NULL). */
+int16_t groups_ready(handler *h);
 /* Takes an entry for a JoinGroup/SyncGroup; 0 when the table is full. */
 uint64_t groups_pending_add(handler *h, handler_request *req, enum group_answer_kind kind,
                             const char *group_id);
@@ -102,6 +105,9 @@ void groups_malformed(handler *h, handler_request *req, const char *what);
  * limit, the principal and the address. */
 void groups_log_limit(handler *h, void *slot, const char *api, const char *group_id,
                       const char *limit);
+
+/* group_offset_expiry.c */
+void groups_expiry_tick(handler *h, int64_t now_ms);
 
 /* group_join_sync.c: encodes and sends the answer a to its entry p. */
 void groups_answer(handler *h, const group_pending *p, const group_answer *a);
