@@ -170,6 +170,11 @@ typedef struct kq_config {
     int32_t group_min_session_timeout_ms;
     int32_t group_max_session_timeout_ms;
     int32_t group_initial_rebalance_delay_ms;
+    /* offsets.retention.minutes (10080, as ms here) and
+     * offsets.retention.check.interval.ms (600000): committed offsets of a
+     * group without members expire (issue 19, KIP-211). */
+    int64_t offsets_retention_ms;
+    int64_t offsets_retention_check_interval_ms;
     char cluster_id[64];              /* cluster.id, "kq-raft-test-cluster" */
     /* metrics.port (our key): the Prometheus endpoint http://host:port/metrics
      * (README "Metrics"); 0: off. metrics.host: where it binds; empty: the

@@ -42,6 +42,12 @@ typedef struct group_config {
     int32_t max_session_timeout_ms;    /* group.max.session.timeout.ms */
     int32_t initial_rebalance_delay_ms;/* group.initial.rebalance.delay.ms */
     uint64_t random_seed;              /* for member ids */
+    /* Members + pending member ids per client host (0: unbounded). */
+    int32_t members_per_connection_max;
+    /* offsets.retention.minutes (as ms) and
+     * offsets.retention.check.interval.ms: read by the handlers. */
+    int64_t offsets_retention_ms;
+    int64_t offsets_retention_check_interval_ms;
 } group_config;
 /* Kafka's defaults. */
 group_config group_config_default(void);
@@ -105,6 +111,9 @@ typedef struct group_answer {
     bool is_leader;                     /* JOIN */
     const uint8_t *assignment;          /* SYNC */
     size_t assignment_len;
+    /* A limit refused it: its name (static), for the handlers' log line
+     * (JoinGroup and SyncGroup answers carry no message); NULL otherwise. */
+    const char *limit;
 } group_answer;
 
 typedef struct group_output {
@@ -175,6 +184,15 @@ bool group_member_at(const group_coord *coord, const char *group_id, int index,
 int group_count(const group_coord *coord);
 /* The index-th group (0 <= index < group_count), false past the end. */
 bool group_at(const group_coord *coord, int index, group_summary *out);
+
+/* Whether the offsets of group_id may expire (KIP-211): the group is unknown
+ * or Empty with no pending member id. *empty_since_ms is when it became
+ * Empty (INT64_MIN when unknown). */
+bool group_offsets_may_expire(const group_coord *coord, const char *group_id,
+                              int64_t *empty_since_ms);
+/* Bytes of member metadata and assignments held (all groups, one group). */
+uint64_t group_bytes(const group_coord *coord);
+uint64_t group_bytes_of(const group_coord *coord, const char *group_id);
 
 /* DeleteGroups: GROUP_ID_NOT_FOUND, NON_EMPTY_GROUP or NONE (removed). */
 enum kafka_error group_delete(group_coord *coord, const char *group_id);

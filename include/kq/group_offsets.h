@@ -31,6 +31,13 @@
 /* Our control record type (Kafka's are 0-6; a high number stays clear of
  * the ones Kafka adds). */
 #define KQ_CONTROL_OFFSET_COMMIT 19281 /* 0x4B51, "KQ" */
+/* An expired offset's tombstone (issue 19; Kafka writes a null value for the
+ * offset's key). Its value is the commit it expires, in the same layout,
+ * metadata null: applied (the key forgotten) only while the key still holds
+ * that commit (offset, leader epoch and commit timestamp), so that a newer
+ * commit appended before it survives. Every replica and every restart apply
+ * it at the same log position. */
+#define KQ_CONTROL_OFFSET_EXPIRE 19282
 
 /* One committed offset of a group for one partition. */
 typedef struct group_offset {
@@ -61,6 +68,11 @@ void group_offsets_clear(group_offsets *o, int64_t from);
  * fails. */
 bool group_offsets_build_batch(kq_writer *out, const group_offset *entries, int count,
                                int64_t timestamp_ms);
+
+/* The same for the tombstones of count committed entries (their metadata
+ * is not written). */
+bool group_offsets_build_expire_batch(kq_writer *out, const group_offset *entries, int count,
+                                      int64_t timestamp_ms);
 
 /* Batches appended at the log end (whole v2 batches back to back, with their
  * log offsets): the commits in control batches of our type wait as pending.
@@ -111,6 +123,8 @@ bool group_offsets_has_group(const group_offsets *o, const char *group_id);
 /* Every group with committed offsets, each once (order unspecified). */
 int group_offsets_foreach_group_id(const group_offsets *o,
                                    int (*cb)(void *ctx, const char *group_id), void *ctx);
+/* Every committed entry (order unspecified); cb returning non-zero stops. */
+int group_offsets_foreach(const group_offsets *o, group_offsets_cb cb, void *ctx);
 /* Committed entries (distinct group, topic, partition). */
 int group_offsets_count(const group_offsets *o);
 

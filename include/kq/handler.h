@@ -231,5 +231,9 @@ void handler_on_progress(handler *h);
 /* Earliest deadline of a waiting request (INT64_MAX if none) and expiry. */
 int64_t handler_next_deadline(const handler *h);
 void handler_on_tick(handler *h, int64_t now_ms);
+/* After handler_on_tick: a batch the server itself writes (the tombstones of
+ * expired group offsets) to append as a HANDLER_APPEND; the executor then
+ * calls handler_append_result. false: none. */
+bool handler_take_append(handler *h, handler_append *out);
 
 #endif

@@ -586,5 +586,31 @@ _Static_assert(KQ_METRICS_HTTP_HEADER_MS <= KQ_METRICS_HTTP_IDLE_MS,
                "the header deadline is the tighter one");
 _Static_assert(KQ_CLIENT_CONNECTIONS_MIN <= KQ_MAX_CONNECTIONS_LIMIT, "a minimum below the limit");
 _Static_assert(KQ_LOG_LIMITED_LINES_PER_WINDOW >= 1, "a limited site still logs");
+/* ---- Group state bounded in bytes and in time (issue 19, items 5 and 6) ---- */
+/* Member metadata (every protocol) and assignments held for one group, and
+ * for all groups. A JoinGroup or SyncGroup that would pass the group's budget
+ * is answered GROUP_MAX_SIZE_REACHED, one past the total
+ * COORDINATOR_NOT_AVAILABLE (retriable: room frees as members leave). */
+#define KQ_GROUP_BYTES_MAX (16u << 20)
+#define KQ_GROUPS_BYTES_MAX (256u << 20)
+/* Members and pending member ids (MEMBER_ID_REQUIRED) one connection (its
+ * client host, "address:port") may hold in all groups: one client cannot
+ * take every group slot. Past it: GROUP_MAX_SIZE_REACHED. */
+#define KQ_GROUP_MEMBERS_PER_CONNECTION_MAX 64
+/* Kafka's offsets.retention.minutes and offsets.retention.check.interval.ms
+ * (KIP-211): a committed offset of a group without members expires this long
+ * after its commit (or after the group became Empty, when later). */
+#define KQ_OFFSETS_RETENTION_MINUTES_DEFAULT 10080
+#define KQ_OFFSETS_RETENTION_CHECK_INTERVAL_MS_DEFAULT 600000
+/* A group limit hit is logged at most once per this (with a count of the
+ * lines left out). */
+#define KQ_GROUP_LIMIT_LOG_INTERVAL_MS 10000
+
+_Static_assert(2ull * KQ_GROUP_MEMBER_BYTES_MAX <= KQ_GROUP_BYTES_MAX,
+               "one member's largest metadata and assignment fit a group's budget");
+_Static_assert(KQ_GROUP_BYTES_MAX <= KQ_GROUPS_BYTES_MAX, "a group's budget fits the total");
+_Static_assert(KQ_GROUP_MEMBERS_PER_CONNECTION_MAX < KQ_GROUPS_MAX &&
+                   KQ_GROUP_MEMBERS_PER_CONNECTION_MAX < HANDLER_GROUP_PENDING_MAX,
+               "one connection cannot take every group nor every waiting join");
 
 #endif

@@ -49,6 +49,8 @@ enum cfg_key {
     K_GROUP_MIN_SESSION,
     K_GROUP_MAX_SESSION,
     K_GROUP_REBALANCE_DELAY,
+    K_OFFSETS_RETENTION,
+    K_OFFSETS_RETENTION_CHECK,
     K_SOCKET_MAX,
     K_QUEUED_MAX,
     K_IDLE_MAX,
@@ -113,6 +115,8 @@ static const struct cfg_key_def {
     {"group.min.session.timeout.ms", K_GROUP_MIN_SESSION},
     {"group.max.session.timeout.ms", K_GROUP_MAX_SESSION},
     {"group.initial.rebalance.delay.ms", K_GROUP_REBALANCE_DELAY},
+    {"offsets.retention.minutes", K_OFFSETS_RETENTION},
+    {"offsets.retention.check.interval.ms", K_OFFSETS_RETENTION_CHECK},
     {"socket.request.max.bytes", K_SOCKET_MAX},
     {"queued.max.request.bytes", K_QUEUED_MAX},
     {"connections.max.idle.ms", K_IDLE_MAX},
@@ -355,6 +359,9 @@ static const struct num_key_def {
     {K_GROUP_MIN_SESSION, K_GROUP_MIN_SESSION, 1, 0, INT32_MAX, 1},
     {K_GROUP_MAX_SESSION, K_GROUP_MAX_SESSION, 1, 1, INT32_MAX, 1},
     {K_GROUP_REBALANCE_DELAY, K_GROUP_REBALANCE_DELAY, 1, 0, INT32_MAX, 1},
+    /* Committed offsets' expiry (issue 19, KIP-211): Kafka's keys, at least 1. */
+    {K_OFFSETS_RETENTION, K_OFFSETS_RETENTION, 1, 1, INT32_MAX, 60000},
+    {K_OFFSETS_RETENTION_CHECK, K_OFFSETS_RETENTION_CHECK, 1, 1, INT32_MAX, 1},
 };
 
 static void store_num(kq_config *cfg, enum cfg_key value, int64_t x)
@@ -389,6 +396,12 @@ static void store_num(kq_config *cfg, enum cfg_key value, int64_t x)
         break;
     case K_GROUP_REBALANCE_DELAY:
         cfg->group_initial_rebalance_delay_ms = (int32_t)x;
+        break;
+    case K_OFFSETS_RETENTION:
+        cfg->offsets_retention_ms = x;
+        break;
+    case K_OFFSETS_RETENTION_CHECK:
+        cfg->offsets_retention_check_interval_ms = x;
         break;
     default:
         KQ_ASSERT(!"a value of num_keys");
@@ -585,6 +598,8 @@ static int cfg_handler(void *user, const char *section, const char *name,
     case K_GROUP_MIN_SESSION:
     case K_GROUP_MAX_SESSION:
     case K_GROUP_REBALANCE_DELAY:
+    case K_OFFSETS_RETENTION:
+    case K_OFFSETS_RETENTION_CHECK:
         return set_num(c, k, key, value);
     case K_SOCKET_MAX:
         if (kq_config_parse_int(value, 1, INT32_MAX, &x, why, sizeof why) != 0) {
@@ -914,6 +929,8 @@ void kq_config_defaults(kq_config *out)
     out->group_min_session_timeout_ms = KQ_GROUP_MIN_SESSION_TIMEOUT_MS_DEFAULT;
     out->group_max_session_timeout_ms = KQ_GROUP_MAX_SESSION_TIMEOUT_MS_DEFAULT;
     out->group_initial_rebalance_delay_ms = KQ_GROUP_INITIAL_REBALANCE_DELAY_MS_DEFAULT;
+    out->offsets_retention_ms = (int64_t)KQ_OFFSETS_RETENTION_MINUTES_DEFAULT * 60000;
+    out->offsets_retention_check_interval_ms = KQ_OFFSETS_RETENTION_CHECK_INTERVAL_MS_DEFAULT;
     strcpy(out->cluster_id, "kq-raft-test-cluster");
     kq_config_conn_defaults(out);
 }

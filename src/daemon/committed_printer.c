@@ -23,11 +23,12 @@ static void print_control(const record_batch_header *h, const record *rec)
         if (record_parse_leader_change(rec->value, &leader, voters, &voter_count, 16))
             printf("committed offset=%" PRId64 " epoch=%d leader-change leader=%d\n",
                    rec->offset, h->partition_leader_epoch, leader);
-    } else if (type == KQ_CONTROL_OFFSET_COMMIT) {
+    } else if (type == KQ_CONTROL_OFFSET_COMMIT || type == KQ_CONTROL_OFFSET_EXPIRE) {
         static group_offset_value v; /* 4.6 KB; the printer runs on the loop only */
         if (!group_offset_read_value(rec->value, &v))
-            printf("committed offset=%" PRId64 " epoch=%d offset-commit group=%s topic=%s "
+            printf("committed offset=%" PRId64 " epoch=%d %s group=%s topic=%s "
                    "partition=%d offset=%" PRId64 "\n", rec->offset, h->partition_leader_epoch,
+                   type == KQ_CONTROL_OFFSET_COMMIT ? "offset-commit" : "offset-expire",
                    v.group_id, v.topic, v.entry.partition, v.entry.offset);
     }
 }

@@ -458,6 +458,9 @@ static void node_exec_config(const kq_config *c, int64_t wall_ms, exec_config *e
         .max_session_timeout_ms = c->group_max_session_timeout_ms,
         .initial_rebalance_delay_ms = c->group_initial_rebalance_delay_ms,
         .random_seed = ec->random_seed ^ 0x67726f7570ull, /* "group" */
+        .members_per_connection_max = KQ_GROUP_MEMBERS_PER_CONNECTION_MAX,
+        .offsets_retention_ms = c->offsets_retention_ms,
+        .offsets_retention_check_interval_ms = c->offsets_retention_check_interval_ms,
     };
     ec->workload_records_per_s = c->workload_records_per_s;
     ec->workload_record_bytes = c->workload_record_bytes;

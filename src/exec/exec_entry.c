@@ -41,6 +41,9 @@ void exec_on_timer(kq_exec *x)
     if (x->failed)
         return;
     handler_on_tick(x->handler, exec_now(x));
+    handler_append server_batch; /* e.g. expired group offsets' tombstones */
+    if (handler_take_append(x->handler, &server_batch))
+        exec_append(x, &server_batch);
     exec_ask_endpoints(x);
     exec_workload_tick(x);
     exec_workload_report(x);

@@ -27,6 +27,9 @@ group_config group_config_default(void)
         .max_session_timeout_ms = KQ_GROUP_MAX_SESSION_TIMEOUT_MS_DEFAULT,
         .initial_rebalance_delay_ms = KQ_GROUP_INITIAL_REBALANCE_DELAY_MS_DEFAULT,
         .random_seed = 1,
+        .members_per_connection_max = KQ_GROUP_MEMBERS_PER_CONNECTION_MAX,
+        .offsets_retention_ms = (int64_t)KQ_OFFSETS_RETENTION_MINUTES_DEFAULT * 60000,
+        .offsets_retention_check_interval_ms = KQ_OFFSETS_RETENTION_CHECK_INTERVAL_MS_DEFAULT,
     };
     return c;
 }
@@ -58,10 +61,17 @@ static void free_graveyard(group_coord *c)
     }
 }
 
-void gc_free_group(ggroup *g)
+/* Frees g (already out of c's list) and what its members held. */
+void gc_free_group(group_coord *c, ggroup *g)
 {
-    for (int i = 0; i < g->member_count; i++)
-        gm_free(g->members[i]);
+    for (int i = 0; i < g->member_count; i++) {
+        gmember *m = g->members[i];
+        gm_account(c, g, m, -(int64_t)m->bytes);
+        go_owner_add(&c->owners, m->client_host, -1);
+        gm_free(m);
+    }
+    for (int i = 0; i < g->pending_count; i++)
+        go_owner_add(&c->owners, g->pending[i].client_host, -1);
     free(g->members);
     free(g->pending);
     free(g);
@@ -72,7 +82,9 @@ void group_coord_destroy(group_coord *c)
     if (!c)
         return;
     for (int i = 0; i < c->group_count; i++)
-        gc_free_group(c->groups[i]);
+        gc_free_group(c, c->groups[i]);
+    KQ_ASSERT(c->bytes == 0 && c->owners.count == 0);
+    go_owners_free(&c->owners);
     free_graveyard(c);
     free(c->out.answers);
     free(c);
@@ -99,9 +111,28 @@ ggroup *gc_find(const group_coord *c, const char *group_id)
     return NULL;
 }
 
+/* A full table forgets the Empty group (no members, no pending ids) that
+ * has been Empty longest: its committed offsets stay in the offsets table. */
+static bool evict_empty(group_coord *c)
+{
+    int oldest = -1;
+    for (int i = 0; i < c->group_count; i++) {
+        const ggroup *g = c->groups[i];
+        if (g->state == GROUP_EMPTY && g->member_count == 0 && g->pending_count == 0 &&
+            (oldest < 0 || g->empty_since_ms < c->groups[oldest]->empty_since_ms))
+            oldest = i;
+    }
+    if (oldest < 0)
+        return false;
+    ggroup *g = c->groups[oldest];
+    c->groups[oldest] = c->groups[--c->group_count];
+    gc_free_group(c, g);
+    return true;
+}
+
 ggroup *gc_create_group(group_coord *c, const char *group_id)
 {
-    if (c->group_count >= KQ_GROUPS_MAX)
+    if (c->group_count >= KQ_GROUPS_MAX && !evict_empty(c))
         return NULL;
     ggroup *g = calloc(1, sizeof(*g));
     if (!g)
@@ -109,11 +140,12 @@ ggroup *gc_create_group(group_coord *c, const char *group_id)
     g->members = calloc((size_t)c->config.max_size, sizeof(gmember *));
     g->pending = calloc((size_t)c->config.max_size, sizeof(gpending));
     if (!g->members || !g->pending) {
-        gc_free_group(g);
+        gc_free_group(c, g);
         return NULL;
     }
     gc_copy(g->id, group_id);
     g->state = GROUP_EMPTY;
+    g->empty_since_ms = c->now_ms;
     c->groups[c->group_count++] = g;
     return g;
 }
@@ -144,9 +176,10 @@ int gc_pending_index(const ggroup *g, const char *member_id)
     return -1;
 }
 
-void gc_remove_pending(ggroup *g, int index)
+void gc_remove_pending(group_coord *c, ggroup *g, int index)
 {
     KQ_ASSERT(index >= 0 && index < g->pending_count);
+    go_owner_add(&c->owners, g->pending[index].client_host, -1);
     g->pending[index] = g->pending[--g->pending_count];
 }
 
@@ -225,6 +258,8 @@ void gc_remove_member(group_coord *c, ggroup *g, gmember *m)
         if (g->members[i] == m)
             at = i;
     KQ_ASSERT(at >= 0);
+    gm_account(c, g, m, -(int64_t)m->bytes);
+    go_owner_add(&c->owners, m->client_host, -1);
     memmove(&g->members[at], &g->members[at + 1],
             (size_t)(g->member_count - at - 1) * sizeof(gmember *));
     g->member_count--;

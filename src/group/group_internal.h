@@ -13,6 +13,7 @@ typedef struct gmember {
     uint8_t *metadata[KQ_GROUP_PROTOCOLS_MAX];
     size_t metadata_len[KQ_GROUP_PROTOCOLS_MAX];
     int protocol_count;
+    uint64_t bytes; /* metadata of every protocol + assignment */
     int32_t session_timeout_ms;
     int32_t rebalance_timeout_ms;
     uint8_t *assignment;
@@ -28,6 +29,7 @@ typedef struct gmember {
 
 typedef struct gpending {
     char id[KQ_GROUP_NAME_BYTES_MAX];
+    char client_host[KQ_GROUP_NAME_BYTES_MAX]; /* counted in the owners */
     int64_t deadline_ms;
 } gpending;
 
@@ -47,12 +49,27 @@ typedef struct ggroup {
     int32_t initial_remaining_ms;  /* of the rebalance timeout after the delay */
     bool joined_during_delay;
     int64_t sync_deadline_ms; /* members still pending_sync are removed then */
+    uint64_t bytes;           /* of its members */
+    int64_t empty_since_ms;   /* when it last became Empty */
 } ggroup;
+
+/* Members + pending ids per client host (group_owners.c). */
+typedef struct gowner {
+    char *host;
+    int count;
+} gowner;
+typedef struct gowners {
+    gowner *slots; /* open addressing, host NULL = empty; cap a power of two */
+    size_t cap;
+    size_t count;
+} gowners;
 
 struct group_coord {
     group_config config;
     ggroup *groups[KQ_GROUPS_MAX];
     int group_count;
+    uint64_t bytes; /* of every group */
+    gowners owners;
     gmember *graveyard; /* removed members, freed at the next call */
     uint64_t rng;
     group_output out;
@@ -62,11 +79,11 @@ struct group_coord {
 /* group_coord.c */
 ggroup *gc_find(const group_coord *c, const char *group_id);
 ggroup *gc_create_group(group_coord *c, const char *group_id);
-void gc_free_group(ggroup *g);
+void gc_free_group(group_coord *c, ggroup *g);
 gmember *gc_member(const ggroup *g, const char *member_id);
 gmember *gc_static_member(const ggroup *g, const char *instance_id);
 int gc_pending_index(const ggroup *g, const char *member_id);
-void gc_remove_pending(ggroup *g, int index);
+void gc_remove_pending(group_coord *c, ggroup *g, int index);
 void gc_new_member_id(group_coord *c, const char *client_id, char *out);
 void gc_begin(group_coord *c, int64_t now_ms);
 const group_output *gc_end(group_coord *c);
@@ -77,8 +94,22 @@ bool gc_str_ok(const char *s);
 void gc_copy(char *dst, const char *src);
 bool gc_empty(const char *s);
 
+/* group_owners.c */
+int go_owner_count(const gowners *o, const char *host);
+/* delta +1/-1; false when memory runs out (for +1). */
+bool go_owner_add(gowners *o, const char *host, int delta);
+void go_owners_free(gowners *o);
+/* Whether host may hold one more member or pending id. */
+bool gc_owner_room(const group_coord *c, const char *host);
+
 /* group_member.c */
-enum kafka_error gm_set_protocols(gmember *m, const group_join_request *req);
+/* Replaces m's protocols with the request's, if the byte budgets allow
+ * (m's bytes counted in g and c): GROUP_MAX_SIZE_REACHED past the group's,
+ * COORDINATOR_NOT_AVAILABLE past the total, *limit naming it. */
+enum kafka_error gm_set_protocols(group_coord *c, ggroup *g, gmember *m,
+                                  const group_join_request *req, const char **limit);
+/* Accounts a change of m's bytes by delta in g and c. */
+void gm_account(group_coord *c, ggroup *g, gmember *m, int64_t delta);
 bool gm_same_protocols(const gmember *m, const group_join_request *req);
 int gm_protocol_index(const gmember *m, const char *name);
 void gm_free(gmember *m);

@@ -39,6 +39,16 @@ static void fail(group_coord *c, const group_join_request *req, enum kafka_error
     gc_copy(a->member_id, member_id ? member_id : "");
 }
 
+static void fail_limit(group_coord *c, const group_join_request *req, enum kafka_error error,
+                       const char *member_id, const char *limit)
+{
+    fail(c, req, error, member_id);
+    c->out.answers[c->out.answer_count - 1].limit = limit;
+}
+
+static const char *const per_connection_limit =
+    "KQ_GROUP_MEMBERS_PER_CONNECTION_MAX (64 members and pending member ids per connection)";
+
 static void await_join(group_coord *c, ggroup *g, gmember *m, const group_join_request *req)
 {
     if (m->awaiting_join) { /* a join superseded by this one */
@@ -54,10 +64,21 @@ static void await_join(group_coord *c, ggroup *g, gmember *m, const group_join_r
 
 static void add_member(group_coord *c, ggroup *g, const group_join_request *req, const char *id)
 {
+    if (!gc_owner_room(c, req->client_host)) {
+        fail_limit(c, req, KAFKA_GROUP_MAX_SIZE_REACHED, "", per_connection_limit);
+        return;
+    }
     gmember *m = calloc(1, sizeof(*m));
-    if (!m || gm_set_protocols(m, req) != KAFKA_NONE) {
-        free(m);
-        fail(c, req, KAFKA_UNKNOWN_SERVER_ERROR, "");
+    const char *limit = NULL;
+    enum kafka_error err = m ? gm_set_protocols(c, g, m, req, &limit) : KAFKA_UNKNOWN_SERVER_ERROR;
+    if (err == KAFKA_NONE && !go_owner_add(&c->owners, req->client_host, 1))
+        err = KAFKA_UNKNOWN_SERVER_ERROR;
+    if (err != KAFKA_NONE) {
+        if (m) {
+            gm_account(c, g, m, -(int64_t)m->bytes);
+            gm_free(m);
+        }
+        fail_limit(c, req, err, "", limit);
         return;
     }
     gc_copy(m->id, id);
@@ -74,11 +95,28 @@ static void add_member(group_coord *c, ggroup *g, const group_join_request *req,
     await_join(c, g, m, req);
 }
 
+/* A member's connection moves to req's client host (counted per host). */
+static bool move_owner(group_coord *c, gmember *m, const group_join_request *req)
+{
+    const char *host = req->client_host ? req->client_host : "";
+    if (strcmp(m->client_host, host) == 0)
+        return true;
+    if (!gc_owner_room(c, host) || !go_owner_add(&c->owners, host, 1))
+        return false;
+    go_owner_add(&c->owners, m->client_host, -1);
+    gc_copy(m->client_host, host);
+    return true;
+}
+
 /* Kafka's updateStaticMemberAndRebalance: the new member id replaces the
  * old one, whose pending answers are FENCED_INSTANCE_ID. */
 static void replace_static(group_coord *c, ggroup *g, gmember *old, const group_join_request *req,
                            const char *id)
 {
+    if (!move_owner(c, old, req)) {
+        fail_limit(c, req, KAFKA_GROUP_MAX_SIZE_REACHED, "", per_connection_limit);
+        return;
+    }
     if (old->awaiting_join)
         gc_answer(c, GROUP_ANSWER_JOIN, old->join_token, KAFKA_FENCED_INSTANCE_ID);
     if (old->awaiting_sync)
@@ -88,11 +126,12 @@ static void replace_static(group_coord *c, ggroup *g, gmember *old, const group_
         gc_copy(g->leader_id, id);
     gc_copy(old->id, id);
     gc_copy(old->client_id, req->client_id);
-    gc_copy(old->client_host, req->client_host);
     bool same = gm_same_protocols(old, req);
-    if (gm_set_protocols(old, req) != KAFKA_NONE) {
+    const char *limit = NULL;
+    enum kafka_error err = gm_set_protocols(c, g, old, req, &limit);
+    if (err != KAFKA_NONE) {
         gc_remove_member(c, g, old);
-        fail(c, req, KAFKA_UNKNOWN_SERVER_ERROR, "");
+        fail_limit(c, req, err, "", limit);
         return;
     }
     if (g->state == GROUP_STABLE && same) {
@@ -115,8 +154,13 @@ static void join_new(group_coord *c, ggroup *g, const group_join_request *req)
     if (old) {
         replace_static(c, g, old, req, id);
     } else if (gc_empty(req->instance_id) && req->require_known_member_id) {
+        if (!gc_owner_room(c, req->client_host) || !go_owner_add(&c->owners, req->client_host, 1)) {
+            fail_limit(c, req, KAFKA_GROUP_MAX_SIZE_REACHED, "", per_connection_limit);
+            return;
+        }
         gpending *p = &g->pending[g->pending_count++];
         gc_copy(p->id, id);
+        gc_copy(p->client_host, req->client_host);
         p->deadline_ms = c->now_ms + req->session_timeout_ms;
         fail(c, req, KAFKA_MEMBER_ID_REQUIRED, id);
     } else {
@@ -128,7 +172,7 @@ static void join_known(group_coord *c, ggroup *g, const group_join_request *req)
 {
     int pi = gc_pending_index(g, req->member_id);
     if (pi >= 0) {
-        gc_remove_pending(g, pi);
+        gc_remove_pending(c, g, pi);
         add_member(c, g, req, req->member_id);
         return;
     }
@@ -149,8 +193,10 @@ static void join_known(group_coord *c, ggroup *g, const group_join_request *req)
         gr_join_answer(c, g, m, req->token);
         return;
     }
-    if (gm_set_protocols(m, req) != KAFKA_NONE) {
-        fail(c, req, KAFKA_UNKNOWN_SERVER_ERROR, m->id);
+    const char *limit = NULL;
+    enum kafka_error err = gm_set_protocols(c, g, m, req, &limit);
+    if (err != KAFKA_NONE) {
+        fail_limit(c, req, err, m->id, limit);
         return;
     }
     await_join(c, g, m, req);

@@ -15,7 +15,7 @@ static enum kafka_error leave_one(group_coord *c, ggroup *g, const group_leave_m
     } else {
         int pi = gc_pending_index(g, lm->member_id);
         if (pi >= 0) {
-            gc_remove_pending(g, pi);
+            gc_remove_pending(c, g, pi);
             *removed = true;
             return KAFKA_NONE;
         }

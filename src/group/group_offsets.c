@@ -32,7 +32,7 @@ void group_offsets_destroy(group_offsets *o)
     free(o);
 }
 
-bool go_pending_push(group_offsets *o, const group_offset *e)
+bool go_pending_push(group_offsets *o, const group_offset *e, bool tombstone)
 {
     if (e->log_offset < o->committed_to ||
         (o->pending_len > o->pending_head &&
@@ -55,6 +55,7 @@ bool go_pending_push(group_offsets *o, const group_offset *e)
     go_entry *x = go_entry_new(e);
     if (!x)
         return false;
+    x->tombstone = tombstone;
     o->pending[o->pending_len++] = x;
     o->pending_bytes += x->cost;
     return true;
@@ -73,12 +74,43 @@ void go_pending_drop_from(group_offsets *o, size_t keep)
         o->pending_head = o->pending_len = 0;
 }
 
+bool go_tombstone_matches(const go_entry *t, const go_entry *x)
+{
+    return x->e.offset == t->e.offset && x->e.leader_epoch == t->e.leader_epoch &&
+           x->e.commit_timestamp_ms == t->e.commit_timestamp_ms;
+}
+
+/* Forgets old (committed), and its group once it has no entry left. */
+static void forget(group_offsets *o, go_entry *old)
+{
+    go_group *g = go_group_find(&o->groups, old->e.group_id, go_string_hash(old->e.group_id));
+    KQ_ASSERT(g && g->count > 0);
+    go_entry **link = &g->head;
+    while (*link != old) {
+        KQ_ASSERT(*link);
+        link = &(*link)->next_in_group;
+    }
+    *link = old->next_in_group;
+    g->count--;
+    go_map_remove(&o->committed, old);
+    go_entry_free(old);
+    if (g->count == 0)
+        go_group_remove(&o->groups, g);
+}
+
 /* Moves the owned entry x into the committed table (overwriting its key's
- * value); false when memory runs out (x is then freed). */
+ * value, or, for a tombstone, forgetting the key if it still holds the
+ * commit expired); false when memory runs out (x is then freed). */
 static bool apply(group_offsets *o, go_entry *x)
 {
     go_entry *old = go_map_find(&o->committed, x->e.group_id, x->e.topic, x->e.partition,
                                 x->hash);
+    if (x->tombstone) {
+        if (old && go_tombstone_matches(x, old))
+            forget(o, old);
+        go_entry_free(x);
+        return true;
+    }
     if (old) {
         KQ_ASSERT(o->committed_bytes >= old->cost);
         o->committed_bytes = o->committed_bytes - old->cost + x->cost;
@@ -145,6 +177,17 @@ bool group_offsets_get(const group_offsets *o, const char *group_id, const char 
     if (x && out)
         *out = x->e;
     return x != NULL;
+}
+
+int group_offsets_foreach(const group_offsets *o, group_offsets_cb cb, void *ctx)
+{
+    for (size_t i = 0; i < o->committed.cap; i++) {
+        const go_entry *x = o->committed.slots[i];
+        int rc = x ? cb(ctx, &x->e) : 0;
+        if (rc)
+            return rc;
+    }
+    return 0;
 }
 
 int group_offsets_count(const group_offsets *o)

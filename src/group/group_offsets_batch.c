@@ -8,24 +8,31 @@
 #include "kq/group_offset_codec.h"
 #include "kq/record.h"
 
-/* Control record key {version 0, type KQ_CONTROL_OFFSET_COMMIT}. */
+/* Control record keys {version 0, type KQ_CONTROL_OFFSET_COMMIT / _EXPIRE}. */
 static const uint8_t commit_key[4] = { 0, 0, (uint8_t)(KQ_CONTROL_OFFSET_COMMIT >> 8),
                                        (uint8_t)(KQ_CONTROL_OFFSET_COMMIT & 0xff) };
+static const uint8_t expire_key[4] = { 0, 0, (uint8_t)(KQ_CONTROL_OFFSET_EXPIRE >> 8),
+                                       (uint8_t)(KQ_CONTROL_OFFSET_EXPIRE & 0xff) };
 
-/* Writes every value into values; their ends into ends. */
-static bool write_values(kq_writer *values, size_t *ends, const group_offset *entries, int count)
+/* Writes every value into values (a tombstone's without its metadata);
+ * their ends into ends. */
+static bool write_values(kq_writer *values, size_t *ends, const group_offset *entries, int count,
+                         bool tombstones)
 {
     for (int i = 0; i < count; i++) {
         if (group_offset_invalid(&entries[i]))
             return false;
-        group_offset_write_value(values, &entries[i]);
+        group_offset e = entries[i];
+        if (tombstones)
+            e.metadata = NULL;
+        group_offset_write_value(values, &e);
         ends[i] = values->len;
     }
     return !values->error;
 }
 
 static bool build_records(kq_writer *out, const kq_writer *values, const size_t *ends,
-                          int count, int64_t timestamp_ms)
+                          int count, int64_t timestamp_ms, const uint8_t *key)
 {
     record *recs = calloc((size_t)count, sizeof(*recs));
     if (!recs)
@@ -33,7 +40,7 @@ static bool build_records(kq_writer *out, const kq_writer *values, const size_t 
     for (int i = 0; i < count; i++) {
         size_t start = i ? ends[i - 1] : 0;
         recs[i].timestamp = timestamp_ms;
-        recs[i].key = (kq_slice){ commit_key, sizeof(commit_key) };
+        recs[i].key = (kq_slice){ key, 4 };
         recs[i].value = (kq_slice){ values->data + start, (int32_t)(ends[i] - start) };
     }
     record_batch_builder_args args = {
@@ -52,8 +59,8 @@ static bool build_records(kq_writer *out, const kq_writer *values, const size_t 
     return ok;
 }
 
-bool group_offsets_build_batch(kq_writer *out, const group_offset *entries, int count,
-                               int64_t timestamp_ms)
+static bool build_batch(kq_writer *out, const group_offset *entries, int count,
+                        int64_t timestamp_ms, bool tombstones)
 {
     if (!out || !entries || count < 1 || count > KQ_GROUP_COMMIT_PARTITIONS_MAX)
         return false;
@@ -62,11 +69,24 @@ bool group_offsets_build_batch(kq_writer *out, const group_offset *entries, int 
         return false;
     kq_writer values;
     kq_writer_init(&values, RECORD_BATCH_BYTES_MAX);
-    bool ok = write_values(&values, ends, entries, count) &&
-              build_records(out, &values, ends, count, timestamp_ms);
+    bool ok = write_values(&values, ends, entries, count, tombstones) &&
+              build_records(out, &values, ends, count, timestamp_ms,
+                            tombstones ? expire_key : commit_key);
     kq_writer_free(&values);
     free(ends);
     return ok;
+}
+
+bool group_offsets_build_batch(kq_writer *out, const group_offset *entries, int count,
+                               int64_t timestamp_ms)
+{
+    return build_batch(out, entries, count, timestamp_ms, false);
+}
+
+bool group_offsets_build_expire_batch(kq_writer *out, const group_offset *entries, int count,
+                                      int64_t timestamp_ms)
+{
+    return build_batch(out, entries, count, timestamp_ms, true);
 }
 
 static void note_skip(group_offsets_skipped *skipped, int64_t offset, const char *reason)
@@ -92,7 +112,8 @@ static int note_control(group_offsets *o, const uint8_t *batch, size_t len,
     int noted = 0;
     enum record_status st = record_iter_open(&it, batch, len);
     while (st == RECORD_OK && noted >= 0 && record_iter_next(&it, &rec)) {
-        if (record_control_type(rec.key) != KQ_CONTROL_OFFSET_COMMIT)
+        int type = record_control_type(rec.key);
+        if (type != KQ_CONTROL_OFFSET_COMMIT && type != KQ_CONTROL_OFFSET_EXPIRE)
             continue;
         group_offset_value v;
         const char *why = rec.offset < h->base_offset ? "offset delta below zero"
@@ -102,7 +123,7 @@ static int note_control(group_offsets *o, const uint8_t *batch, size_t len,
             continue;
         }
         v.entry.log_offset = rec.offset;
-        noted = go_pending_push(o, &v.entry) ? noted + 1 : -1;
+        noted = go_pending_push(o, &v.entry, type == KQ_CONTROL_OFFSET_EXPIRE) ? noted + 1 : -1;
     }
     if (noted >= 0 && (st != RECORD_OK || it.status != RECORD_OK)) {
         go_pending_drop_from(o, o->pending_head + kept);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "group_offsets_internal.h"
+#include "kq/assert.h"
 
 #define GO_GROUP_MAP_CAP_MIN 16
 
@@ -63,6 +64,29 @@ go_group *go_group_get(go_group_map *m, const char *id, uint64_t hash)
     place(m->slots, m->cap, g);
     m->count++;
     return g;
+}
+
+void go_group_remove(go_group_map *m, go_group *g)
+{
+    KQ_ASSERT(g->count == 0 && !g->head && m->cap > 0);
+    size_t mask = m->cap - 1, i = g->hash & mask;
+    while (m->slots[i] != g) {
+        KQ_ASSERT(m->slots[i]);
+        i = (i + 1) & mask;
+    }
+    m->slots[i] = NULL;
+    m->count--;
+    for (size_t j = (i + 1) & mask; m->slots[j]; j = (j + 1) & mask) {
+        size_t home = m->slots[j]->hash & mask;
+        bool stays = i <= j ? (home > i && home <= j) : (home > i || home <= j);
+        if (stays)
+            continue;
+        m->slots[i] = m->slots[j];
+        m->slots[j] = NULL;
+        i = j;
+    }
+    free(g->id);
+    free(g);
 }
 
 void go_group_map_free(go_group_map *m)

@@ -18,6 +18,7 @@ typedef struct go_entry {
     group_offset e;
     uint64_t hash;
     uint64_t cost; /* group_offsets_entry_bytes(&e) */
+    bool tombstone; /* pending only: KQ_CONTROL_OFFSET_EXPIRE */
     struct go_entry *next_in_group; /* committed entries of the same group */
 } go_entry;
 
@@ -63,6 +64,11 @@ go_entry *go_map_find(const go_map *m, const char *group_id, const char *topic,
                       int32_t partition, uint64_t hash);
 /* Adds x (its key absent); false when memory runs out. */
 bool go_map_insert(go_map *m, go_entry *x);
+/* Takes x (in m) out of m, not freeing it. */
+void go_map_remove(go_map *m, const go_entry *x);
+/* The slot holding an entry of that key, or NULL. */
+go_entry **go_map_slot(const go_map *m, const char *group_id, const char *topic,
+                       int32_t partition, uint64_t hash);
 /* Frees the slots (and the entries when owned). */
 void go_map_free(go_map *m, bool owned);
 
@@ -70,10 +76,14 @@ void go_map_free(go_map *m, bool owned);
 go_group *go_group_find(const go_group_map *m, const char *id, uint64_t hash);
 go_group *go_group_get(go_group_map *m, const char *id, uint64_t hash);
 void go_group_map_free(go_group_map *m);
+/* Forgets g (in m, without entries) and frees it. */
+void go_group_remove(go_group_map *m, go_group *g);
+/* Whether tombstone t applies to committed entry x (the same commit). */
+bool go_tombstone_matches(const go_entry *t, const go_entry *x);
 
 /* Adds an owned copy of e as pending (log_offset ascending); false when
  * memory runs out or log_offset is not above the previous one. */
-bool go_pending_push(group_offsets *o, const group_offset *e);
+bool go_pending_push(group_offsets *o, const group_offset *e, bool tombstone);
 /* Frees pending entries from index keep on. */
 void go_pending_drop_from(group_offsets *o, size_t keep);
 

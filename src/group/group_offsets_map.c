@@ -79,8 +79,8 @@ static bool same_key(const go_entry *x, const char *group_id, const char *topic,
            strcmp(x->e.group_id, group_id) == 0;
 }
 
-go_entry *go_map_find(const go_map *m, const char *group_id, const char *topic,
-                      int32_t partition, uint64_t hash)
+go_entry **go_map_slot(const go_map *m, const char *group_id, const char *topic,
+                       int32_t partition, uint64_t hash)
 {
     if (m->cap == 0)
         return NULL;
@@ -89,7 +89,34 @@ go_entry *go_map_find(const go_map *m, const char *group_id, const char *topic,
         if (!x)
             return NULL;
         if (x->hash == hash && same_key(x, group_id, topic, partition))
-            return x;
+            return &m->slots[i];
+    }
+}
+
+go_entry *go_map_find(const go_map *m, const char *group_id, const char *topic,
+                      int32_t partition, uint64_t hash)
+{
+    go_entry **slot = go_map_slot(m, group_id, topic, partition, hash);
+    return slot ? *slot : NULL;
+}
+
+/* Backward-shift deletion (linear probing keeps no tombstones): entries
+ * after the hole move into it unless their home lies in (hole, j]. */
+void go_map_remove(go_map *m, const go_entry *x)
+{
+    go_entry **slot = go_map_slot(m, x->e.group_id, x->e.topic, x->e.partition, x->hash);
+    KQ_ASSERT(slot && *slot == x);
+    size_t mask = m->cap - 1, i = (size_t)(slot - m->slots);
+    m->slots[i] = NULL;
+    m->count--;
+    for (size_t j = (i + 1) & mask; m->slots[j]; j = (j + 1) & mask) {
+        size_t home = m->slots[j]->hash & mask;
+        bool stays = i <= j ? (home > i && home <= j) : (home > i || home <= j);
+        if (stays)
+            continue;
+        m->slots[i] = m->slots[j];
+        m->slots[j] = NULL;
+        i = j;
     }
 }
 

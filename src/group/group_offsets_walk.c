@@ -63,32 +63,56 @@ int group_offsets_foreach_group(const group_offsets *o, const char *group_id,
     return rc;
 }
 
+static bool same_key(const go_entry *x, const char *group_id, const char *topic,
+                     int32_t partition)
+{
+    return x->e.partition == partition && strcmp(x->e.topic, topic) == 0 &&
+           strcmp(x->e.group_id, group_id) == 0;
+}
+
+/* The pending records replayed in log order onto the committed value. */
 bool group_offsets_get_at_end(const group_offsets *o, const char *group_id, const char *topic,
                               int32_t partition, group_offset *out)
 {
     if (!group_id || !topic)
         return false;
-    for (size_t i = o->pending_len; i > o->pending_head; i--) {
-        const go_entry *x = o->pending[i - 1];
-        if (x->e.partition == partition && strcmp(x->e.topic, topic) == 0 &&
-            strcmp(x->e.group_id, group_id) == 0) {
-            if (out)
-                *out = x->e;
-            return true;
-        }
+    const go_entry *cur = go_map_find(&o->committed, group_id, topic, partition,
+                                      go_key_hash(group_id, topic, partition));
+    for (size_t i = o->pending_head; i < o->pending_len; i++) {
+        const go_entry *x = o->pending[i];
+        if (!same_key(x, group_id, topic, partition))
+            continue;
+        if (!x->tombstone)
+            cur = x;
+        else if (cur && go_tombstone_matches(x, cur))
+            cur = NULL;
     }
-    return group_offsets_get(o, group_id, topic, partition, out);
+    if (cur && out)
+        *out = cur->e;
+    return cur != NULL;
 }
 
-/* The newest pending commit of each key, in a temporary map (not owning). */
-static go_map newest_pending(const group_offsets *o)
+/* Each key's state after the pending records, replayed in log order, in a
+ * temporary map (not owning): its newest commit, or a tombstone that
+ * applies (the key is gone at the end). */
+static go_map end_of_pending(const group_offsets *o)
 {
     go_map m;
     memset(&m, 0, sizeof(m));
-    for (size_t i = o->pending_len; i > o->pending_head; i--) {
-        go_entry *x = o->pending[i - 1];
-        if (go_map_find(&m, x->e.group_id, x->e.topic, x->e.partition, x->hash))
+    for (size_t i = o->pending_head; i < o->pending_len; i++) {
+        go_entry *x = o->pending[i];
+        go_entry **slot = go_map_slot(&m, x->e.group_id, x->e.topic, x->e.partition, x->hash);
+        if (x->tombstone) {
+            const go_entry *cur = slot ? *slot
+                                       : go_map_find(&o->committed, x->e.group_id, x->e.topic,
+                                                     x->e.partition, x->hash);
+            if (!cur || cur->tombstone || !go_tombstone_matches(x, cur))
+                continue;
+        }
+        if (slot) {
+            *slot = x;
             continue;
+        }
         bool inserted = go_map_insert(&m, x);
         KQ_ASSERT(inserted);
     }
@@ -106,7 +130,7 @@ static int cmp_key(const void *a, const void *b)
  * snapshot files whatever the history of the maps. */
 int group_offsets_foreach_at_end(const group_offsets *o, group_offsets_cb cb, void *ctx)
 {
-    go_map newest = newest_pending(o);
+    go_map newest = end_of_pending(o);
     size_t cap = o->committed.count + newest.count;
     const go_entry **list = malloc(sizeof(*list) * (cap ? cap : 1));
     KQ_ASSERT(list); /* no error to report: as the table's own memory */
@@ -117,12 +141,13 @@ int group_offsets_foreach_at_end(const group_offsets *o, group_offsets_cb cb, vo
             continue;
         const go_entry *p = go_map_find(&newest, x->e.group_id, x->e.topic, x->e.partition,
                                         x->hash);
-        list[n++] = p ? p : x;
+        if (!p || !p->tombstone)
+            list[n++] = p ? p : x;
     }
     for (size_t i = 0; i < newest.cap; i++) {
         const go_entry *p = newest.slots[i];
-        if (p && !go_map_find(&o->committed, p->e.group_id, p->e.topic, p->e.partition,
-                              p->hash))
+        if (p && !p->tombstone &&
+            !go_map_find(&o->committed, p->e.group_id, p->e.topic, p->e.partition, p->hash))
             list[n++] = p;
     }
     KQ_ASSERT(n <= cap);

@@ -133,6 +133,7 @@ void gr_complete_join(group_coord *c, ggroup *g)
     g->initial_delay = false;
     if (g->member_count == 0) {
         g->state = GROUP_EMPTY;
+        g->empty_since_ms = c->now_ms;
         g->protocol_name[0] = '\0';
         return;
     }
@@ -197,7 +198,7 @@ void gr_tick_group(group_coord *c, ggroup *g)
     bool removed = false;
     for (int i = g->pending_count - 1; i >= 0; i--)
         if (g->pending[i].deadline_ms <= c->now_ms) {
-            gc_remove_pending(g, i);
+            gc_remove_pending(c, g, i);
             removed = true;
         }
     for (int i = g->member_count - 1; i >= 0; i--) {

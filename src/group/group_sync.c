@@ -37,38 +37,73 @@ static void sync_answer(group_coord *c, const ggroup *g, const gmember *m, uint6
     a->assignment_len = m->assignment_len;
 }
 
-static enum kafka_error set_assignment(gmember *m, const uint8_t *data, size_t len)
+static enum kafka_error set_assignment(group_coord *c, ggroup *g, gmember *m,
+                                       const uint8_t *data, size_t len)
 {
     uint8_t *copy = malloc(len ? len : 1);
     if (!copy)
         return KAFKA_UNKNOWN_SERVER_ERROR;
     if (len)
         memcpy(copy, data, len);
+    gm_account(c, g, m, -(int64_t)m->assignment_len);
     free(m->assignment);
     m->assignment = copy;
     m->assignment_len = len;
+    gm_account(c, g, m, (int64_t)len);
+    return KAFKA_NONE;
+}
+
+/* The assignment the leader gives m (NULL, 0: none). */
+static const group_assignment *assignment_for(const group_sync_request *req, const gmember *m)
+{
+    const group_assignment *found = NULL;
+    for (int j = 0; j < req->assignment_count; j++) {
+        const group_assignment *a = &req->assignments[j];
+        if (a->member_id && strcmp(a->member_id, m->id) == 0)
+            found = a; /* the last one named, as before */
+    }
+    return found;
+}
+
+/* Whether the group's and the total byte budgets hold the new assignments. */
+static enum kafka_error assignment_budget(const group_coord *c, const ggroup *g,
+                                          const group_sync_request *req, const char **limit)
+{
+    uint64_t old = 0, want = 0;
+    for (int i = 0; i < g->member_count; i++) {
+        const group_assignment *a = assignment_for(req, g->members[i]);
+        old += g->members[i]->assignment_len;
+        want += a ? a->assignment_len : 0;
+    }
+    if (want <= old)
+        return KAFKA_NONE;
+    if (g->bytes + (want - old) > KQ_GROUP_BYTES_MAX) {
+        *limit = "KQ_GROUP_BYTES_MAX (16 MiB of member metadata and assignments per group)";
+        return KAFKA_GROUP_MAX_SIZE_REACHED;
+    }
+    if (c->bytes + (want - old) > KQ_GROUPS_BYTES_MAX) {
+        *limit = "KQ_GROUPS_BYTES_MAX (256 MiB of member metadata and assignments in all groups)";
+        return KAFKA_COORDINATOR_NOT_AVAILABLE;
+    }
     return KAFKA_NONE;
 }
 
 /* The leader's assignments (members it does not name get none), then every
  * waiting member is answered and the group is Stable. */
-static enum kafka_error leader_sync(group_coord *c, ggroup *g, const group_sync_request *req)
+static enum kafka_error leader_sync(group_coord *c, ggroup *g, const group_sync_request *req,
+                                   const char **limit)
 {
     for (int i = 0; i < req->assignment_count; i++)
         if (req->assignments[i].assignment_len > KQ_GROUP_MEMBER_BYTES_MAX)
             return KAFKA_INVALID_REQUEST;
+    enum kafka_error err = assignment_budget(c, g, req, limit);
+    if (err != KAFKA_NONE)
+        return err;
     for (int i = 0; i < g->member_count; i++) {
         gmember *m = g->members[i];
-        const uint8_t *data = NULL;
-        size_t len = 0;
-        for (int j = 0; j < req->assignment_count; j++) {
-            const group_assignment *a = &req->assignments[j];
-            if (a->member_id && strcmp(a->member_id, m->id) == 0) {
-                data = a->assignment;
-                len = a->assignment_len;
-            }
-        }
-        if (set_assignment(m, data, len) != KAFKA_NONE)
+        const group_assignment *a = assignment_for(req, m);
+        if (set_assignment(c, g, m, a ? a->assignment : NULL, a ? a->assignment_len : 0) !=
+            KAFKA_NONE)
             return KAFKA_UNKNOWN_SERVER_ERROR;
     }
     g->state = GROUP_STABLE;
@@ -101,6 +136,7 @@ const group_output *group_sync(group_coord *c, const group_sync_request *req, in
     gc_begin(c, now_ms);
     ggroup *g = gc_str_ok(req->group_id) && req->group_id ? gc_find(c, req->group_id) : NULL;
     gmember *m = NULL;
+    const char *limit = NULL;
     enum kafka_error err = sync_checks(g, req, &m);
     if (err == KAFKA_NONE) {
         m->heartbeat_deadline_ms = now_ms + m->session_timeout_ms;
@@ -114,12 +150,12 @@ const group_output *group_sync(group_coord *c, const group_sync_request *req, in
         m->awaiting_sync = true;
         m->sync_token = req->token;
         if (strcmp(m->id, g->leader_id) == 0)
-            err = leader_sync(c, g, req);
+            err = leader_sync(c, g, req, &limit);
         if (err != KAFKA_NONE)
             m->awaiting_sync = false;
     }
     if (err != KAFKA_NONE)
-        gc_answer(c, GROUP_ANSWER_SYNC, req->token, err);
+        gc_answer(c, GROUP_ANSWER_SYNC, req->token, err)->limit = limit;
     return gc_end(c);
 }
 

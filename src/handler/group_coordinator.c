@@ -19,6 +19,7 @@ bool groups_create(handler *h)
         return false;
     h->groups->wake_at_ms = INT64_MAX;
     kq_writer_init(&h->groups->batch, RECORD_BATCH_BYTES_MAX);
+    kq_writer_init(&h->groups->expiry_batch, RECORD_BATCH_BYTES_MAX);
     return true;
 }
 
@@ -60,6 +61,7 @@ void groups_destroy(handler *h)
         group_coord_destroy(h->groups->coord);
     groups_commits_free(h);
     kq_writer_free(&h->groups->batch);
+    kq_writer_free(&h->groups->expiry_batch);
     free(h->groups);
     h->groups = NULL;
 }
@@ -101,6 +103,19 @@ static bool coord_make(handler *h, int32_t epoch)
     g->coord_epoch = epoch;
     g->wake_at_ms = INT64_MAX;
     return true;
+}
+
+int16_t groups_ready(handler *h)
+{
+    raft_status st;
+    raft_get_status(h->svc.raft, &st);
+    coord_check_role(h, &st);
+    if (st.role != RAFT_ROLE_LEADER)
+        return KAFKA_NOT_COORDINATOR;
+    int64_t start = epoch_start(h, st.epoch);
+    if (start < 0 || st.high_watermark <= start || !offsets_loaded(h, &st))
+        return KAFKA_COORDINATOR_LOAD_IN_PROGRESS;
+    return KAFKA_NONE;
 }
 
 int16_t groups_gate(handler *h)
@@ -151,6 +166,9 @@ void groups_deliver(handler *h, const group_output *out)
         KQ_ASSERT(index < HANDLER_GROUP_PENDING_MAX);
         group_pending *p = &g->pending[index];
         KQ_ASSERT(p->in_use && p->generation == (uint32_t)(a->token >> 16) && p->kind == a->kind);
+        if (a->limit)
+            groups_log_limit(h, p->slot, a->kind == GROUP_ANSWER_JOIN ? "JoinGroup" : "SyncGroup",
+                             p->group_id, a->limit);
         groups_answer(h, p, a);
         p->in_use = false;
         g->pending_count--;
@@ -182,18 +200,44 @@ void groups_on_tick(handler *h, int64_t now_ms)
             g->wake_at_ms = now_ms + 1;
     }
     groups_commits_expire(h, now_ms);
+    groups_expiry_tick(h, now_ms);
 }
 
 int64_t groups_next_deadline(const handler *h)
 {
     const handler_groups *g = h->groups;
     int64_t due = g->coord ? g->wake_at_ms : INT64_MAX;
+    if (g->coord && h->svc.offsets && !g->expiry_inflight && g->expiry_due_ms < due &&
+        (h->svc.group.max_size > 0 ? h->svc.group.offsets_retention_ms > 0 : true))
+        due = g->expiry_due_ms;
     if (g->head != g->tail) {
         int64_t d = g->queue[g->head & (GROUP_COMMIT_QUEUE_CAP - 1)].deadline_ms;
         if (d < due)
             due = d;
     }
     return due;
+}
+
+void groups_log_limit(handler *h, void *slot, const char *api, const char *group_id,
+                      const char *limit)
+{
+    handler_groups *g = h->groups;
+    int64_t now = h->svc.now_ms(h->svc.ctx);
+    if (g->limit_logged && now - g->limit_logged_ms < KQ_GROUP_LIMIT_LOG_INTERVAL_MS) {
+        g->limit_suppressed++;
+        return;
+    }
+    handler_conn conn = {0};
+    if (h->svc.slot_conn)
+        h->svc.slot_conn(h->svc.ctx, slot, &conn);
+    log_line("%s for group %s from %s at %s refused: limit %s reached (%llu such lines "
+             "suppressed before)",
+             api, group_id, conn.principal ? conn.principal : "User:ANONYMOUS",
+             h->svc.slot_peer(h->svc.ctx, slot), limit,
+             (unsigned long long)g->limit_suppressed);
+    g->limit_logged = true;
+    g->limit_logged_ms = now;
+    g->limit_suppressed = 0;
 }
 
 bool groups_cstr(handler *h, kq_slice s, const char **out)

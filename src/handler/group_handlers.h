@@ -62,6 +62,18 @@ struct handler_groups {
     /* Appended commits waiting for the high watermark, in append order. */
     commit_pending queue[GROUP_COMMIT_QUEUE_CAP];
     uint32_t head, tail;
+    /* Group limits hit: logged once per KQ_GROUP_LIMIT_LOG_INTERVAL_MS. */
+    int64_t limit_logged_ms;
+    bool limit_logged;
+    uint64_t limit_suppressed;
+    /* Offset expiry (group_offset_expiry.c). */
+    int64_t expiry_due_ms;        /* next retention check; 0: at the first tick */
+    bool expiry_open;             /* the tombstone batch decided, not yet appended */
+    bool expiry_inflight;         /* appended, not yet applied by the offsets table */
+    int32_t expiry_epoch;
+    int64_t expiry_last_offset;
+    int expiry_count;             /* records in expiry_batch */
+    kq_writer expiry_batch;
 };
 
 _Static_assert((GROUP_COMMIT_QUEUE_CAP & (GROUP_COMMIT_QUEUE_CAP - 1)) == 0,
@@ -74,6 +86,8 @@ _Static_assert(HANDLER_GROUP_PENDING_MAX <= 0xffff, "a token holds the entry in 
  * (the offsets of this epoch are not all applied yet) or
  * COORDINATOR_NOT_AVAILABLE (out of memory). */
 int16_t groups_gate(handler *h);
+/* The same checks without making the coordinator (it may stay NULL). */
+int16_t groups_ready(handler *h);
 /* Takes an entry for a JoinGroup/SyncGroup; 0 when the table is full. */
 uint64_t groups_pending_add(handler *h, handler_request *req, enum group_answer_kind kind,
                             const char *group_id);
@@ -86,6 +100,14 @@ bool groups_cstr(handler *h, kq_slice s, const char **out);
 bool groups_id_storable(const char *group_id);
 /* Requests that cannot be decoded close the connection. */
 void groups_malformed(handler *h, handler_request *req, const char *what);
+
+/* Logs (rate-limited) a request refused at a group limit, naming the
+ * limit, the principal and the address. */
+void groups_log_limit(handler *h, void *slot, const char *api, const char *group_id,
+                      const char *limit);
+
+/* group_offset_expiry.c */
+void groups_expiry_tick(handler *h, int64_t now_ms);
 
 /* group_join_sync.c: encodes and sends the answer a to its entry p. */
 void groups_answer(handler *h, const group_pending *p, const group_answer *a);

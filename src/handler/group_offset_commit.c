@@ -213,7 +213,9 @@ static bool commit_entry(handler *h, const wire_offset_commit_partition *p, cons
     *e = (group_offset){.group_id = group_id, .topic = WIRE_METADATA_TOPIC_NAME,
                         .partition = p->partition_index, .offset = p->committed_offset,
                         .leader_epoch = p->committed_leader_epoch, .metadata = metadata,
-                        .log_offset = -1};
+                        /* Kafka's commitTimestamp: the coordinator's clock,
+                         * what offsets.retention.minutes counts from. */
+                        .commit_timestamp_ms = h->svc.now_ms(h->svc.ctx), .log_offset = -1};
     return true;
 }
 

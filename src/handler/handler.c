@@ -105,7 +105,8 @@ void handler_on_frame(handler *h, void *slot, uint8_t *frame, size_t len,
                       handler_decision *decision)
 {
     /* The executor completes an APPEND before it hands over the next frame. */
-    KQ_ASSERT(!h->produce_open && !h->init_pid_open && !groups_commit_open(h));
+    KQ_ASSERT(!h->produce_open && !h->init_pid_open && !groups_commit_open(h) &&
+              !groups_expiry_open(h));
     memset(decision, 0, sizeof(*decision));
     decision->kind = HANDLER_DONE;
     h->decision = decision;
@@ -118,6 +119,10 @@ void handler_append_result(handler *h, int16_t error, int64_t base_offset, int64
 {
     if (groups_commit_open(h)) {
         groups_commit_append_result(h, error, base_offset, last_offset, epoch);
+        return;
+    }
+    if (groups_expiry_open(h)) {
+        groups_expiry_append_result(h, error, last_offset, epoch);
         return;
     }
     KQ_ASSERT(h->produce_open);
@@ -240,6 +245,12 @@ int64_t handler_next_deadline(const handler *h)
     int64_t c = groups_next_deadline(h);
     int64_t due = a < b ? a : b;
     return c < due ? c : due;
+}
+
+bool handler_take_append(handler *h, handler_append *out)
+{
+    KQ_ASSERT(!h->produce_open && !h->init_pid_open && !groups_commit_open(h));
+    return groups_expiry_take(h, out);
 }
 
 void handler_on_tick(handler *h, int64_t now_ms)

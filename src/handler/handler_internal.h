@@ -164,6 +164,11 @@ void groups_commit_append_result(handler *h, int16_t error, int64_t base_offset,
                                  int64_t last_offset, int32_t epoch);
 void groups_on_progress(handler *h, const raft_status *st);
 void groups_on_tick(handler *h, int64_t now_ms);
+/* Offset expiry's tombstone batch (group_offset_expiry.c): decided on a
+ * tick, handed to the executor, its outcome. */
+bool groups_expiry_take(handler *h, handler_append *out);
+bool groups_expiry_open(const handler *h);
+void groups_expiry_append_result(handler *h, int16_t error, int64_t last_offset, int32_t epoch);
 int64_t groups_next_deadline(const handler *h);
 void handle_find_coordinator(handler *h, handler_request *req, kq_reader *r);
 void handle_join_group(handler *h, handler_request *req, kq_reader *r);

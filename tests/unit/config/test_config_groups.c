@@ -110,9 +110,30 @@ static void test_errors(void **state)
                  "exceeds group.max.session.timeout.ms (1800000)");
 }
 
+/* offsets.retention.minutes and offsets.retention.check.interval.ms
+ * (issue 19): Kafka's defaults, minutes kept as ms, at least 1. */
+static void test_offsets_retention(void **state)
+{
+    (void)state;
+    kq_config cfg;
+    load_ok("node.id=1\n", &cfg);
+    assert_int_equal(cfg.offsets_retention_ms, 10080LL * 60000);
+    assert_int_equal(cfg.offsets_retention_check_interval_ms, 600000);
+    load_ok("node.id=1\noffsets.retention.minutes=2\noffsets.retention.check.interval.ms=50\n",
+            &cfg);
+    assert_int_equal(cfg.offsets_retention_ms, 120000);
+    assert_int_equal(cfg.offsets_retention_check_interval_ms, 50);
+    expect_error("node.id=1\noffsets.retention.minutes=0\n",
+                 ":2: offsets.retention.minutes: out of range: \"0\" "
+                 "(must be between 1 and 2147483647)");
+    expect_error("node.id=1\noffsets.retention.check.interval.ms=x\n",
+                 ":2: offsets.retention.check.interval.ms: not a number: \"x\"");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_offsets_retention),
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_values),
         cmocka_unit_test(test_errors),

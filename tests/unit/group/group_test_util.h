@@ -23,6 +23,7 @@ static inline group_coord *t_coord(int32_t initial_delay_ms, int32_t max_size)
     group_config cfg = group_config_default();
     cfg.initial_rebalance_delay_ms = initial_delay_ms;
     cfg.max_size = max_size;
+    cfg.members_per_connection_max = 0; /* one client host here: tested on its own */
     group_coord *c = group_coord_create(&cfg);
     assert_non_null(c);
     return c;

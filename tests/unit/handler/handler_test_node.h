@@ -132,11 +132,13 @@ static inline void tn_reply_close_cb(void *ctx, void *slot, const char *why)
     assert_non_null(why);
     tn_record_reply(ctx, slot, TN_REPLY_CLOSE, NULL, 0);
 }
+/* Every slot is a connection of its own ("address:port" in the daemon). */
 static inline const char *tn_slot_peer_cb(void *ctx, void *slot)
 {
+    static char peer[64];
     (void)ctx;
-    (void)slot;
-    return "test-client";
+    snprintf(peer, sizeof(peer), "test-client-%p", slot);
+    return peer;
 }
 static inline void tn_slot_conn_cb(void *ctx, void *slot, handler_conn *out)
 {
