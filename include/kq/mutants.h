@@ -33,6 +33,9 @@ enum kq_mutant {
     /* group offsets: OffsetFetch sees commits at the log end (pending ones
      * included), not only those below the high watermark */
     KQ_MUTANT_OFFSETS_VISIBLE_AT_END = 1u << 11,
+    /* budget (kq/budget.h): only the per-connection bound is enforced, the
+     * server-wide response budget never stops a read nor shrinks a Fetch */
+    KQ_MUTANT_PER_CONNECTION_BUDGET_ONLY = 1u << 13,
 };
 
 #endif
