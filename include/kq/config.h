@@ -192,6 +192,11 @@ typedef struct kq_config {
     kq_config_voter_principal voter_principals[KQ_CONFIG_VOTERS_MAX];
     int voter_principal_count;
     int voter_principals_line;
+    /* Memory held for clients (issue 19; kq/budget.h, limits.h):
+     * queued.max.response.bytes (our key), 128 MiB, at least 1 MiB; and
+     * sasl.server.max.receive.size (Kafka's), 512 KiB, 1 .. socket.request.max.bytes. */
+    uint64_t queued_max_response_bytes;
+    int32_t sasl_server_max_receive_size;
 } kq_config;
 
 /* Fills *out with the defaults (node_id -1, no voters, no path). */
