@@ -214,6 +214,11 @@ typedef struct kq_config {
     kq_conn_ip_override max_connections_ip_overrides[KQ_CONN_IP_OVERRIDES_MAX];
     int max_connections_ip_override_count;
     int max_connections_per_ip_line;
+    /* Memory held for clients (issue 19; kq/budget.h, limits.h):
+     * queued.max.response.bytes (our key), 128 MiB, at least 1 MiB; and
+     * sasl.server.max.receive.size (Kafka's), 512 KiB, 1 .. socket.request.max.bytes. */
+    uint64_t queued_max_response_bytes;
+    int32_t sasl_server_max_receive_size;
 } kq_config;
 
 /* Fills *out with the defaults (node_id -1, no voters, no path). */

@@ -115,6 +115,12 @@ typedef struct exec_env {
     /* What the transport knows of slot's connection (kq/handler.h); NULL
      * when every connection may speak for the quorum. */
     void (*slot_conn)(void *ctx, void *slot, struct handler_conn *out);
+    /* Optional (NULL: want): how many bytes of log data the answer to slot
+     * may hold under the transport's response budget (kq/budget.h). */
+    uint64_t (*slot_grant)(void *ctx, void *slot, uint64_t want);
+    /* Optional: slot's connection completed SASL authentication (the
+     * transport lifts sasl.server.max.receive.size for it). */
+    void (*slot_authenticated)(void *ctx, void *slot);
     /* Runs kq_log_flush_run(job) somewhere; then, on the loop thread, the
      * env calls exec_flush_done(x, job, rc) exactly once. */
     void (*flush_start)(void *ctx, kq_log_flush_job *job);

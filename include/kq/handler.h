@@ -109,6 +109,13 @@ typedef struct handler_services {
     const struct kq_cred_store *sasl_credentials; /* kq/auth.h; NULL: no SASL listener */
     /* The connection of slot (NULL: every connection is a quorum one). */
     void (*slot_conn)(void *ctx, void *slot, handler_conn *out);
+    /* Optional (NULL: want): how many of want bytes of log data a consumer
+     * Fetch answer to slot may hold (the transport's response budget,
+     * kq/budget.h); fewer bytes, never an error. */
+    uint64_t (*slot_grant)(void *ctx, void *slot, uint64_t want);
+    /* Optional: slot's connection has authenticated (SASL): the transport
+     * lifts its pre-authentication frame bound (sasl.server.max.receive.size). */
+    void (*slot_authenticated)(void *ctx, void *slot);
     /* Consumer groups (issue 12): the committed offsets the executor keeps
      * (read only here: commits go through HANDLER_APPEND as control
      * batches), and the coordinator's settings (max_size 0: Kafka's

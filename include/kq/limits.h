@@ -612,5 +612,44 @@ _Static_assert(KQ_GROUP_BYTES_MAX <= KQ_GROUPS_BYTES_MAX, "a group's budget fits
 _Static_assert(KQ_GROUP_MEMBERS_PER_CONNECTION_MAX < KQ_GROUPS_MAX &&
                    KQ_GROUP_MEMBERS_PER_CONNECTION_MAX < HANDLER_GROUP_PENDING_MAX,
                "one connection cannot take every group nor every waiting join");
+/* ---- the response memory budget (issue 19 items 3-5; kq/budget.h, src/net) */
+/* queued.max.response.bytes default (our key; Kafka has none, it mutes a
+ * connection while a response is pending and sends log data with zero
+ * copy): server-wide, every listener together, the bytes of responses
+ * completed but not yet taken by the kernel, consumer Fetch data included.
+ * Past it the connections holding the most stop being read, and a consumer
+ * Fetch reads from the log only what is left (fewer bytes, never an error). */
+#define KQ_QUEUED_RESPONSE_BYTES_DEFAULT (128u << 20)
+/* The share of that budget no client connection can take: it is kept for
+ * the quorum's own traffic on the controller listener (replica Fetch, Raft
+ * RPCs, FetchSnapshot answers), 1/KQ_RESPONSE_QUORUM_SHARE_DIV of it. */
+#define KQ_RESPONSE_QUORUM_SHARE_DIV 4
+/* Kept free of Fetch data below the budget for the small answers of
+ * requests already read (their size is not known before they are
+ * handled): Fetch data is granted only below budget - headroom, and past
+ * that point only connections holding less than the mean are read. */
+#define KQ_RESPONSE_HEADROOM_BYTES (1u << 20)
+/* sasl.server.max.receive.size default (Kafka's, 512 KiB): the largest frame
+ * a connection on a SASL listener may send before it authenticated; a larger
+ * size prefix closes the connection. */
+#define KQ_SASL_RECEIVE_BYTES_DEFAULT (512u << 10)
+/* Before a frame's bytes arrived, its read buffer is at most this much
+ * larger than what the connection sent of it (it doubles as bytes arrive):
+ * an announced size alone reserves no more than a read step. */
+#define KQ_NET_READ_GROWTH_MIN_BYTES KQ_NET_READ_CHUNK_BYTES
+
+_Static_assert(KQ_QUEUED_RESPONSE_BYTES_DEFAULT >=
+                   (uint64_t)KQ_FETCH_RESPONSE_BYTES_MAX + KQ_RESPONSE_HEADROOM_BYTES +
+                       KQ_QUEUED_RESPONSE_BYTES_DEFAULT / KQ_RESPONSE_QUORUM_SHARE_DIV,
+               "the clients' share of the response budget holds one maximal Fetch answer");
+_Static_assert(KQ_QUEUED_RESPONSE_BYTES_DEFAULT / KQ_RESPONSE_QUORUM_SHARE_DIV >=
+                   (16u << 20) + KQ_RESPONSE_HEADROOM_BYTES,
+               "the quorum's share holds a follower's fetch answers (fetch.max.bytes of the "
+               "peers, 1 MiB by default) many times over");
+_Static_assert(KQ_RESPONSE_QUORUM_SHARE_DIV >= 2, "clients keep at least half the budget");
+_Static_assert(KQ_SASL_RECEIVE_BYTES_DEFAULT <= KQ_REQUEST_FRAME_BYTES_DEFAULT,
+               "sasl.server.max.receive.size is below socket.request.max.bytes");
+_Static_assert(KQ_NET_READ_GROWTH_MIN_BYTES >= KQ_NET_READ_CHUNK_BYTES,
+               "a read step always fits");
 
 #endif

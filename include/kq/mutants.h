@@ -39,6 +39,9 @@ enum kq_mutant {
     /* executor: a snapshot that cannot be encoded or written (ENOSPC,
      * EMFILE) stops the node, as before issue 19 */
     KQ_MUTANT_SNAPSHOT_FAILURE_FATAL = 1u << 14,
+    /* budget (kq/budget.h): only the per-connection bound is enforced, the
+     * server-wide response budget never stops a read nor shrinks a Fetch */
+    KQ_MUTANT_PER_CONNECTION_BUDGET_ONLY = 1u << 13,
 };
 
 #endif

@@ -9,8 +9,11 @@
  * Memory a client can make the server hold is bounded (kq/limits.h): per
  * connection, reading pauses while its responses waiting to be written reach
  * write_queue_bytes_max; server-wide, read buffers for requests being
- * received stay within request_bytes_max (queued.max.request.bytes); idle
- * connections close after idle_ms (connections.max.idle.ms). */
+ * received stay within request_bytes_max (queued.max.request.bytes), and
+ * responses waiting to be written within one kq_budget shared by every
+ * listener (queued.max.response.bytes): past it the connections holding the
+ * most stop being read, and net_slot_grant cuts consumer Fetch answers;
+ * idle connections close after idle_ms (connections.max.idle.ms). */
 #ifndef KQ_NET_H
 #define KQ_NET_H
 
@@ -20,6 +23,7 @@
 #include <uv.h>
 
 #include "kq/conn_limits.h"
+#include "kq/budget.h"
 #include "kq/tls.h"
 
 #define NET_SLOTS_PER_CONN 128 /* requests in flight per connection before reading pauses */
@@ -46,6 +50,16 @@ typedef struct net_server_config {
     /* Per connection, responses not yet written past which reading pauses;
      * 0 means KQ_CONN_WRITE_QUEUE_BYTES_MAX. */
     uint64_t write_queue_bytes_max;
+    /* The server-wide response budget (kq/budget.h), borrowed and shared by
+     * every listener of the process (it outlives them); NULL: only the
+     * per-connection bound. budget_class: KQ_BUDGET_QUORUM on the controller
+     * listener (the quorum's reserved share), else KQ_BUDGET_CLIENT. */
+    kq_budget *budget;
+    enum kq_budget_class budget_class;
+    /* sasl.server.max.receive.size: until net_slot_authenticated, a frame
+     * larger than this closes the connection; 0: no such bound (not a SASL
+     * listener). */
+    int32_t unauthenticated_frame_bytes_max;
     /* connections.max.idle.ms; 0 means KQ_CONNECTION_IDLE_MS_DEFAULT,
      * negative never closes idle connections. */
     int64_t idle_ms;
@@ -86,7 +100,8 @@ typedef struct net_server_stats {
     uint64_t write_queued_bytes; /* responses not yet written, all connections */
     uint64_t write_queued_bytes_conn_peak; /* largest queue of one connection */
     uint32_t conns_waiting_memory; /* paused: request_bytes_max reached */
-    uint32_t conns_paused_backlog; /* paused: slots or write queue full */
+    uint32_t conns_paused_backlog; /* paused: slots or write queue full, or the budget */
+    uint32_t conns_paused_budget;  /* of those: the server-wide response budget */
     uint64_t conns_closed_idle;
     uint32_t tls_handshakes; /* TLS handshakes in progress */
     uint64_t tls_failures;   /* connections closed for a TLS error or timeout */
@@ -135,6 +150,12 @@ const char *net_slot_tls_principal(const net_slot *slot);
 uint64_t *net_slot_stamp(net_slot *slot);
 /* True once the connection is gone (the response would be dropped). */
 bool net_slot_orphaned(const net_slot *slot);
+/* How many of want bytes of log data the answer to slot may hold under its
+ * connection's write-queue bound and the response budget (kq/budget.h). */
+uint64_t net_slot_grant(const net_slot *slot, uint64_t want);
+/* The connection authenticated: frames up to frame_bytes_max from now on
+ * (unauthenticated_frame_bytes_max no longer applies). */
+void net_slot_authenticated(net_slot *slot);
 
 /* ---- Outbound peer channels (one connection per remote node). */
 

@@ -68,6 +68,8 @@ enum cfg_key {
     K_SASL_CREDENTIALS,
     K_METRICS_PORT,
     K_METRICS_HOST,
+    K_QUEUED_RESPONSE_MAX, /* issue 19: memory held for clients */
+    K_SASL_RECEIVE_MAX,
     K_COUNT
 };
 
@@ -134,6 +136,8 @@ static const struct cfg_key_def {
     {"sasl.credentials.file", K_SASL_CREDENTIALS},
     {"metrics.port", K_METRICS_PORT},
     {"metrics.host", K_METRICS_HOST},
+    {"queued.max.response.bytes", K_QUEUED_RESPONSE_MAX},
+    {"sasl.server.max.receive.size", K_SASL_RECEIVE_MAX},
 };
 
 /* listener.name.<name>.sasl.enabled.mechanisms, kept until the listeners
@@ -612,6 +616,20 @@ static int cfg_handler(void *user, const char *section, const char *name,
         return set_queued_max(c, key, value);
     case K_IDLE_MAX:
         return set_idle_max(c, key, value);
+    case K_QUEUED_RESPONSE_MAX: /* issue 19 */
+        if (kq_config_parse_int(value, 1 << 20, INT64_MAX, &x, why, sizeof why) != 0) {
+            cfg_fail(c, c->line, key, "%s", why);
+            return 0;
+        }
+        cfg->queued_max_response_bytes = (uint64_t)x;
+        return 1;
+    case K_SASL_RECEIVE_MAX:
+        if (kq_config_parse_int(value, 1, INT32_MAX, &x, why, sizeof why) != 0) {
+            cfg_fail(c, c->line, key, "%s", why);
+            return 0;
+        }
+        cfg->sasl_server_max_receive_size = (int32_t)x;
+        return 1;
     case K_METRICS_PORT:
         if (kq_config_parse_int(value, 1, 65535, &x, why, sizeof why) != 0) {
             cfg_fail(c, c->line, key, "%s", why);
@@ -925,6 +943,8 @@ void kq_config_defaults(kq_config *out)
     out->socket_request_max_bytes = KQ_REQUEST_FRAME_BYTES_DEFAULT;
     out->queued_max_request_bytes = KQ_QUEUED_REQUEST_BYTES_DEFAULT;
     out->connections_max_idle_ms = KQ_CONNECTION_IDLE_MS_DEFAULT;
+    out->queued_max_response_bytes = KQ_QUEUED_RESPONSE_BYTES_DEFAULT;
+    out->sasl_server_max_receive_size = KQ_SASL_RECEIVE_BYTES_DEFAULT;
     out->group_max_size = KQ_GROUP_MAX_SIZE_DEFAULT;
     out->group_min_session_timeout_ms = KQ_GROUP_MIN_SESSION_TIMEOUT_MS_DEFAULT;
     out->group_max_session_timeout_ms = KQ_GROUP_MAX_SESSION_TIMEOUT_MS_DEFAULT;

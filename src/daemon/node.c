@@ -34,6 +34,8 @@ struct node {
     /* max.connections: every client listener's connections, and the
      * controller listeners' own (conn_budget.h). */
     kq_conn_pool client_pool, controller_pool;
+    /* queued.max.response.bytes: every listener's responses (kq/budget.h). */
+    kq_budget budget;
     net_peer *peers[KQ_CONFIG_VOTERS_MAX];
     int peer_count;
     /* TLS per SSL listener, and toward peers (kq/config_ssl.h). */
@@ -132,6 +134,16 @@ static void env_reply_close(void *ctx, void *slot, const char *why)
 {
     (void)ctx;
     net_slot_close(slot, why);
+}
+static uint64_t env_slot_grant(void *ctx, void *slot, uint64_t want)
+{
+    (void)ctx;
+    return net_slot_grant(slot, want);
+}
+static void env_slot_authenticated(void *ctx, void *slot)
+{
+    (void)ctx;
+    net_slot_authenticated(slot);
 }
 static const char *env_slot_peer(void *ctx, void *slot)
 {
@@ -511,10 +523,18 @@ static bool node_open_network(node *n, char *err, size_t errlen)
         };
         n->peers[n->peer_count++] = net_peer_create(n->loop, &pc);
     }
-    /* queued.max.request.bytes is per listener here (Kafka: per broker). */
+    /* queued.max.request.bytes is per listener here (Kafka: per broker);
+     * queued.max.response.bytes is one budget for them all, the controller
+     * listener's connections in the quorum's reserved share. */
+    kq_budget_init(&n->budget, config->queued_max_response_bytes, 0, 0);
     for (int i = 0; i < config->listener_count; i++) {
         const kq_config_listener *l = &config->listeners[i];
+        bool quorum_only = config->controller_listener_named && l->controller;
         net_server_config sc = {
+            .budget = &n->budget,
+            .budget_class = quorum_only ? KQ_BUDGET_QUORUM : KQ_BUDGET_CLIENT,
+            .unauthenticated_frame_bytes_max =
+                l->sasl ? config->sasl_server_max_receive_size : 0,
             .host = l->host,
             .port = l->port,
             .frame_bytes_max = config->socket_request_max_bytes,
@@ -583,6 +603,8 @@ node *node_start(uv_loop_t *loop, const kq_config *config, const struct kq_cred_
         .slot_peer = env_slot_peer,
         .slot_stamp = env_slot_stamp,
         .slot_conn = env_slot_conn,
+        .slot_grant = env_slot_grant,
+        .slot_authenticated = env_slot_authenticated,
         .flush_start = env_flush_start,
         .snapshot_start = env_snapshot_start,
         .arm_timer = env_arm_timer,

@@ -101,6 +101,17 @@ static void h_slot_conn(void *ctx, void *slot, handler_conn *out)
     else
         *out = (handler_conn){.quorum_listener = true};
 }
+static uint64_t h_slot_grant(void *ctx, void *slot, uint64_t want)
+{
+    kq_exec *x = ctx;
+    return x->env.slot_grant ? x->env.slot_grant(x->env.ctx, slot, want) : want;
+}
+static void h_slot_authenticated(void *ctx, void *slot)
+{
+    kq_exec *x = ctx;
+    if (x->env.slot_authenticated)
+        x->env.slot_authenticated(x->env.ctx, slot);
+}
 static int64_t h_now(void *ctx)
 {
     return exec_now(ctx);
@@ -123,6 +134,8 @@ static handler *exec_make_handler(kq_exec *x)
         .reply_close = h_reply_close,
         .slot_peer = h_slot_peer,
         .slot_conn = h_slot_conn,
+        .slot_grant = h_slot_grant,
+        .slot_authenticated = h_slot_authenticated,
         .acl = x->cfg.acl,
         .sasl_credentials = x->cfg.sasl_credentials,
         .offsets = x->offsets,

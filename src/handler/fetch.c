@@ -16,17 +16,26 @@ static bool topic_matches(int16_t version, kq_slice name, kq_uuid id)
     return handler_is_metadata_topic(name);
 }
 
-/* Reads committed batches for one partition into h->records. */
-static int16_t consumer_read(handler *h, const raft_status *st, int64_t fetch_offset,
-                             size_t max_bytes, kq_slice *records)
+/* The errors of a consumer read at fetch_offset, reading nothing. */
+static int16_t consumer_check(handler *h, const raft_status *st, int64_t fetch_offset)
 {
-    *records = (kq_slice){(const uint8_t *)"", 0};
     if (st->role != RAFT_ROLE_LEADER)
         return KAFKA_NOT_LEADER_OR_FOLLOWER;
     int64_t start = kq_log_start_offset(h->svc.log);
     int64_t end = kq_log_end_offset(h->svc.log);
     if (fetch_offset < start || fetch_offset > end)
         return KAFKA_OFFSET_OUT_OF_RANGE;
+    return KAFKA_NONE;
+}
+
+/* Reads committed batches for one partition into h->records. */
+static int16_t consumer_read(handler *h, const raft_status *st, int64_t fetch_offset,
+                             size_t max_bytes, kq_slice *records)
+{
+    *records = (kq_slice){(const uint8_t *)"", 0};
+    int16_t err = consumer_check(h, st, fetch_offset);
+    if (err != KAFKA_NONE)
+        return err;
     int64_t hw = st->high_watermark < 0 ? 0 : st->high_watermark;
     if (fetch_offset >= hw)
         return KAFKA_NONE;
@@ -101,6 +110,13 @@ void handle_fetch(handler *h, handler_request *req, kq_reader *r, uint8_t *frame
     size_t budget = body.max_bytes > 0 ? (size_t)body.max_bytes : 0;
     if (budget > HANDLER_FETCH_BYTES_MAX)
         budget = HANDLER_FETCH_BYTES_MAX;
+    /* The server-wide response budget (kq/budget.h) may grant less: the
+     * answer then holds fewer bytes, never an error. */
+    size_t wanted = budget > 0 ? budget : 1;
+    size_t granted = h->svc.slot_grant ? (size_t)h->svc.slot_grant(h->svc.ctx, req->slot, wanted)
+                                       : wanted;
+    if (granted < budget)
+        budget = granted;
     bool any_data = false;
     bool any_error = false;
     int32_t pi = 0;
@@ -147,10 +163,11 @@ void handle_fetch(handler *h, handler_request *req, kq_reader *r, uint8_t *frame
             size_t max = fp->partition_max_bytes > 0 ? (size_t)fp->partition_max_bytes : 0;
             if (max > HANDLER_FETCH_BYTES_MAX)
                 max = HANDLER_FETCH_BYTES_MAX;
-            if (budget < max && any_data)
+            if (budget < max && (any_data || granted < wanted))
                 max = budget;
-            pd->error_code = consumer_read(h, &st, fp->fetch_offset, max > 0 ? max : 1,
-                                           &pd->records);
+            pd->error_code = granted == 0 ? consumer_check(h, &st, fp->fetch_offset)
+                                          : consumer_read(h, &st, fp->fetch_offset,
+                                                          max > 0 ? max : 1, &pd->records);
             if (pd->error_code != KAFKA_NONE) {
                 any_error = true;
                 if (pd->error_code == KAFKA_NOT_LEADER_OR_FOLLOWER && st.leader_id >= 0) {

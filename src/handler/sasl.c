@@ -130,6 +130,8 @@ static kq_sasl_status sasl_step(handler *h, void *slot, handler_sasl *s, const u
         s->state = SASL_AUTHENTICATED;
         snprintf(s->principal, sizeof(s->principal), "%s", out->principal);
         kq_sasl_session_clear(&s->session); /* no keys kept past the exchange */
+        if (h->svc.slot_authenticated)
+            h->svc.slot_authenticated(h->svc.ctx, slot);
     } else if (st == KQ_SASL_FAILURE) {
         s->state = SASL_FAILED;
         LOG_LINE_LIMITED("request from %s: SASL %s authentication failed: %s",

@@ -34,6 +34,9 @@ void conn_maybe_free(net_conn *c)
         return;
     conn_free_slots(c);
     net_server *server = c->server;
+    conn_set_paused_budget(c, false);
+    if (server->config.budget)
+        kq_budget_conn_close(server->config.budget, server->config.budget_class);
     if (c->user && server->config.on_conn_closed)
         server->config.on_conn_closed(server->config.ctx, c->user);
     if (c->prev)
@@ -187,6 +190,8 @@ static void server_accept_one(net_server *s)
         return;
     }
     c->server = s;
+    if (s->config.budget)
+        kq_budget_conn_open(s->config.budget, s->config.budget_class);
     c->next = s->conns;
     if (s->conns)
         s->conns->prev = c;
@@ -359,12 +364,14 @@ void net_server_get_stats(const net_server *server, net_server_stats *out)
     out->connections = 0;
     out->conns_waiting_memory = 0;
     out->conns_paused_backlog = 0;
+    out->conns_paused_budget = 0;
     for (const net_conn *c = server->conns; c; c = c->next) {
         if (c->closing)
             continue;
         out->connections++;
         out->conns_waiting_memory += c->waiting_memory;
         out->conns_paused_backlog += c->paused_backlog;
+        out->conns_paused_budget += c->paused_budget;
     }
     out->tls_handshakes = server->tls_handshakes;
 }

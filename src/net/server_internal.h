@@ -45,7 +45,9 @@ struct net_conn {
     bool handle_closed;
     bool closing;
     bool reading;
-    bool paused_backlog; /* slots full or write queue over its limit */
+    bool paused_backlog; /* slots full or write queue over its limit, or the budget */
+    bool paused_budget;  /* of those: the server-wide response budget refused */
+    bool authenticated;  /* net_slot_authenticated: the SASL receive bound is lifted */
     bool waiting_memory; /* on the server's memory wait list */
     bool flush_queued;
     bool close_when_written;
@@ -96,6 +98,10 @@ struct net_server {
     uv_timer_t accept_timer;   /* the EMFILE/ENFILE back-off */
     bool accept_paused;
     bool accept_pending;       /* a connection waits in libuv for the back-off's end */
+    uint64_t budget_released_seen; /* kq_budget.released at the last resume sweep */
+    uint32_t paused_budget_count;  /* connections with paused_budget set */
+    uint32_t memory_holders;         /* connections with a read buffer (rcap > 0) */
+    uint32_t memory_holders_waiting; /* of those: on the memory wait list */
 };
 
 /* server.c */
@@ -118,7 +124,13 @@ void conn_resume_backlog(net_conn *c);
 void conn_release_buffer(net_conn *c);
 /* Leaves the memory wait list (on close). */
 void conn_memory_unwait(net_conn *c);
-bool conn_backlog_full(const net_conn *c);
+bool conn_backlog_full(net_conn *c);
+/* Frames larger than this close the connection (SASL before authentication). */
+int32_t conn_frame_bytes_max(const net_conn *c);
+/* The budget freed memory: connections paused on it are read again if it
+ * now lets them (from the loop's check phase). */
+void server_resume_budget(net_server *s);
+void conn_set_paused_budget(net_conn *c, bool paused);
 
 /* Makes room in the read buffer for the next read (the budget permitting);
  * false when the connection now waits for memory or is out of it. */

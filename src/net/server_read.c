@@ -6,14 +6,16 @@
  * slot is written or the queue drains below the limit.
  *
  * Memory: every connection's read buffer is charged to one server-wide
- * budget (queued.max.request.bytes). Once a frame's size is known the buffer
- * is grown to the whole frame at once, so a frame that was admitted can
- * always be completed, and a buffer is freed as soon as it holds nothing.
- * A connection whose buffer would have to grow past the budget stops reading
- * and waits on a list; freed memory wakes the waiters that fit. Connections
- * whose frame is already reserved keep reading (that is what frees memory),
- * and a frame is admitted whatever the budget when no other connection holds
- * buffer memory, so the budget never deadlocks. */
+ * budget (queued.max.request.bytes). The buffer grows as the frame's bytes
+ * arrive, at most doubling what the connection sent of it (issue 19 item 5:
+ * an announced size alone reserves one read step, not the frame), and a
+ * buffer is freed as soon as it holds nothing. A connection whose buffer
+ * would have to grow past the budget stops reading and waits on a list;
+ * freed memory wakes the waiters that fit. Connections with room in their
+ * buffer keep reading (that is what frees memory), and a connection may grow
+ * whatever the budget when no other connection holds buffer memory, or when
+ * every other one that does waits too, so the budget never deadlocks (the
+ * sum is then at most the budget plus one frame). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,9 +37,18 @@ static size_t conn_frame_bytes(const net_conn *c)
     if (c->rlen < 4)
         return 0;
     uint32_t size = frame_size_at(c->rbuf);
-    if (size > (uint32_t)c->server->config.frame_bytes_max)
+    if (size > (uint32_t)conn_frame_bytes_max(c))
         return 0;
     return (size_t)size + 4;
+}
+
+int32_t conn_frame_bytes_max(const net_conn *c)
+{
+    const net_server_config *cfg = &c->server->config;
+    if (!c->authenticated && cfg->unauthenticated_frame_bytes_max > 0 &&
+        cfg->unauthenticated_frame_bytes_max < cfg->frame_bytes_max)
+        return cfg->unauthenticated_frame_bytes_max;
+    return cfg->frame_bytes_max;
 }
 
 /* Reallocates the buffer to cap bytes (0 frees it), charging the budget. */
@@ -53,6 +64,13 @@ static bool conn_set_rcap(net_conn *c, size_t cap)
             return false;
         c->rbuf = p;
     }
+    net_server *s = c->server;
+    if ((c->rcap > 0) != (cap > 0)) { /* holders, and those of them waiting */
+        int d = cap > 0 ? 1 : -1;
+        s->memory_holders += d;
+        if (c->waiting_memory)
+            s->memory_holders_waiting += d;
+    }
     st->request_bytes_buffered = st->request_bytes_buffered - c->rcap + cap;
     if (st->request_bytes_buffered > st->request_bytes_buffered_peak)
         st->request_bytes_buffered_peak = st->request_bytes_buffered;
@@ -65,7 +83,13 @@ static bool conn_set_rcap(net_conn *c, size_t cap)
 static bool memory_fits(const net_server *s, const net_conn *c, size_t need)
 {
     uint64_t used = s->stats.request_bytes_buffered;
-    return used + need <= s->config.request_bytes_max || used == c->rcap;
+    if (used + need <= s->config.request_bytes_max || used == c->rcap)
+        return true;
+    /* Every other holder waits for memory too: nothing would free any. The
+     * oldest waiter (or a reader not yet waiting) grows; the others wait on. */
+    uint32_t others = s->memory_holders - (c->rcap > 0);
+    uint32_t others_waiting = s->memory_holders_waiting - (c->waiting_memory && c->rcap > 0);
+    return others == others_waiting && (!c->waiting_memory || s->mem_head == c);
 }
 
 static void memory_wait(net_conn *c, size_t need)
@@ -75,6 +99,8 @@ static void memory_wait(net_conn *c, size_t need)
     if (c->waiting_memory)
         return;
     c->waiting_memory = true;
+    if (c->rcap > 0)
+        s->memory_holders_waiting++;
     c->mem_next = NULL;
     c->mem_prev = s->mem_tail;
     if (s->mem_tail)
@@ -109,6 +135,8 @@ void conn_memory_unwait(net_conn *c)
         s->mem_tail = c->mem_prev;
     c->mem_prev = c->mem_next = NULL;
     c->waiting_memory = false;
+    if (c->rcap > 0)
+        s->memory_holders_waiting--;
 }
 
 /* Lets every waiter whose growth now fits read again, oldest first. Each
@@ -165,8 +193,13 @@ bool conn_reserve_read(net_conn *c)
 {
     size_t want = c->rcap > KQ_NET_READ_CHUNK_BYTES ? c->rcap : KQ_NET_READ_CHUNK_BYTES;
     size_t frame = conn_frame_bytes(c);
-    if (frame > want)
-        want = frame;
+    if (frame > want) {
+        /* Grow with what arrived, up to the frame (issue 19 item 5). */
+        size_t step = c->rlen > KQ_NET_READ_GROWTH_MIN_BYTES ? c->rlen : KQ_NET_READ_GROWTH_MIN_BYTES;
+        want = c->rlen + step < frame ? c->rlen + step : frame;
+        if (want < c->rcap)
+            want = c->rcap;
+    }
     if (want <= c->rlen)
         want = c->rlen + KQ_NET_READ_CHUNK_BYTES; /* not expected: keep reading */
     if (want > c->rcap) {
@@ -245,10 +278,45 @@ void conn_update_reading(net_conn *c)
     }
 }
 
-bool conn_backlog_full(const net_conn *c)
+void conn_set_paused_budget(net_conn *c, bool paused)
 {
-    return c->tail - c->head >= NET_SLOTS_PER_CONN ||
-           c->write_queued_bytes >= c->server->config.write_queue_bytes_max;
+    if (paused == c->paused_budget)
+        return;
+    c->paused_budget = paused;
+    if (paused)
+        c->server->paused_budget_count++;
+    else
+        c->server->paused_budget_count--;
+}
+
+bool conn_backlog_full(net_conn *c)
+{
+    const net_server_config *cfg = &c->server->config;
+    if (c->tail - c->head >= NET_SLOTS_PER_CONN ||
+        c->write_queued_bytes >= cfg->write_queue_bytes_max)
+        return true;
+    bool refused = cfg->budget && !kq_budget_may_read(cfg->budget, cfg->budget_class,
+                                                      c->write_queued_bytes);
+    conn_set_paused_budget(c, refused);
+    return refused;
+}
+
+void server_resume_budget(net_server *s)
+{
+    kq_budget *b = s->config.budget;
+    if (!b || s->paused_budget_count == 0 || b->released == s->budget_released_seen)
+        return;
+    s->budget_released_seen = b->released;
+    net_conn *next = NULL;
+    for (net_conn *c = s->conns; c; c = next) {
+        next = c->next;
+        if (!c->paused_budget || c->closing)
+            continue;
+        c->outstanding++; /* keep c alive across the resume */
+        conn_resume_backlog(c);
+        c->outstanding--;
+        conn_maybe_free(c);
+    }
 }
 
 static void conn_dispatch(net_conn *c, uint8_t *frame, size_t size)
@@ -269,9 +337,13 @@ void conn_parse(net_conn *c)
     size_t pos = 0;
     while (!c->closing && !c->close_when_written && !c->close_requested && c->rlen - pos >= 4) {
         int32_t size = (int32_t)frame_size_at(c->rbuf + pos);
-        if (size < 0 || size > c->server->config.frame_bytes_max) {
-            LOG_LINE_LIMITED("connection %s: frame of %d bytes exceeds socket.request.max.bytes=%d",
-                     c->peer, size, c->server->config.frame_bytes_max);
+        int32_t size_max = conn_frame_bytes_max(c);
+        if (size < 0 || size > size_max) {
+            bool sasl = size_max < c->server->config.frame_bytes_max;
+            LOG_LINE_LIMITED("connection %s: frame of %d bytes exceeds %s=%d", c->peer, size,
+                     sasl ? "sasl.server.max.receive.size (not authenticated)"
+                          : "socket.request.max.bytes",
+                     size_max);
             conn_close(c, "oversized frame");
             return;
         }

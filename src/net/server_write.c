@@ -16,6 +16,8 @@ static void write_queue_add(net_conn *c, uint64_t bytes)
     net_server_stats *st = &c->server->stats;
     c->write_queued_bytes += bytes;
     st->write_queued_bytes += bytes;
+    if (c->server->config.budget)
+        kq_budget_charge(c->server->config.budget, c->server->config.budget_class, bytes);
     if (c->write_queued_bytes > st->write_queued_bytes_conn_peak)
         st->write_queued_bytes_conn_peak = c->write_queued_bytes;
 }
@@ -24,6 +26,8 @@ static void write_queue_sub(net_conn *c, uint64_t bytes)
 {
     c->write_queued_bytes -= bytes;
     c->server->stats.write_queued_bytes -= bytes;
+    if (c->server->config.budget)
+        kq_budget_release(c->server->config.budget, c->server->config.budget_class, bytes);
 }
 
 void conn_free_slots(net_conn *c)
@@ -159,6 +163,7 @@ void server_on_check(uv_check_t *h)
 {
     net_server *s = h->data;
     uv_idle_stop(&s->flush_idle);
+    server_resume_budget(s);
     while (s->flush_list) {
         net_conn *c = s->flush_list;
         s->flush_list = c->flush_next;
@@ -270,4 +275,21 @@ const char *net_slot_tls_principal(const net_slot *slot)
 bool net_slot_orphaned(const net_slot *slot)
 {
     return slot->conn->closing;
+}
+
+uint64_t net_slot_grant(const net_slot *slot, uint64_t want)
+{
+    const net_conn *c = slot->conn;
+    const net_server_config *cfg = &c->server->config;
+    if (cfg->budget)
+        return kq_budget_grant(cfg->budget, cfg->budget_class, c->write_queued_bytes, want);
+    uint64_t room = c->write_queued_bytes < cfg->write_queue_bytes_max
+                        ? cfg->write_queue_bytes_max - c->write_queued_bytes
+                        : 0;
+    return want < room ? want : room;
+}
+
+void net_slot_authenticated(net_slot *slot)
+{
+    slot->conn->authenticated = true;
 }
