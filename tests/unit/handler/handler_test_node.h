@@ -225,8 +225,7 @@ static inline void tn_after(tn_node *n)
 
 /* Node node_id among voters 1..voter_count, every one listed as an endpoint
  * (host "node<id>.test", port TN_PORT_BASE + id). Steps one TICK. */
-/* Set before tn_open: the authorizer and the mutants the node runs with. */
-static const handler_acl *tn_acl;
+/* Set before tn_open: the mutants the node runs with (tn_acl above). */
 static uint32_t tn_mutants;
 
 /* Creates and starts the executor over n->dir (a fresh or an existing log). */
@@ -249,7 +248,6 @@ static inline void tn_start(tn_node *n, int32_t node_id, int voter_count)
         .random_seed = 7,
         .producer_id_base = 1000,
         .sasl_credentials = tn_sasl_store,
-        .acl = tn_acl,
     };
     for (int i = 0; i < voter_count; i++) {
         c.voters[i].node_id = i + 1;
