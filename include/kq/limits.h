@@ -559,9 +559,12 @@ _Static_assert(STORAGE_START_SNAPSHOTS_LISTED_MAX >= EXEC_SNAPSHOTS_MAX,
  * within KQ_METRICS_HTTP_HEADER_MS of accept. */
 #define KQ_METRICS_HTTP_CONNS_PER_IP_MAX 4
 #define KQ_METRICS_HTTP_HEADER_MS 2000
-/* Slots beyond KQ_METRICS_HTTP_CONNS_MAX for connections closed to make
- * room and not yet released by libuv (a flood past them is refused). */
-#define KQ_METRICS_HTTP_CLOSING_SLOTS 8
+/* The endpoint's listen backlog, and slots beyond KQ_METRICS_HTTP_CONNS_MAX
+ * for connections closed to make room and not yet released by libuv (one
+ * loop turn accepts up to a backlog's worth, each closing one before it; a
+ * flood past them is refused). */
+#define KQ_METRICS_HTTP_BACKLOG 64
+#define KQ_METRICS_HTTP_CLOSING_SLOTS (2 * KQ_METRICS_HTTP_BACKLOG)
 /* Client-caused log lines (LOG_LINE_LIMITED, kq/log_line.h): per call site
  * at most this many lines per window; the rest are counted and the count
  * is printed with the next line let through. */
@@ -578,10 +581,14 @@ _Static_assert(KQ_TLS_HANDSHAKES_PER_IP_MAX < KQ_TLS_HANDSHAKES_MAX,
                "one address leaves TLS handshakes for others");
 _Static_assert(KQ_METRICS_HTTP_CONNS_PER_IP_MAX < KQ_METRICS_HTTP_CONNS_MAX,
                "one address leaves metrics slots for others");
+/* An answer lives from its request to the end of its write (a connection
+ * closed for room drops it at once): live connections, plus as many being
+ * closed mid-write. */
 _Static_assert((uint64_t)(KQ_METRICS_HTTP_CONNS_MAX + KQ_METRICS_HTTP_CLOSING_SLOTS) *
-                       (KQ_METRICS_HTTP_REQUEST_BYTES_MAX + KQ_METRICS_RESPONSE_BYTES_MAX) <=
-                   (16u << 20),
-               "every metrics slot, closing ones too, at its bounds holds at most 16 MiB");
+                       KQ_METRICS_HTTP_REQUEST_BYTES_MAX +
+                   2ull * KQ_METRICS_HTTP_CONNS_MAX * KQ_METRICS_RESPONSE_BYTES_MAX <=
+                   (24u << 20),
+               "every metrics slot, closing ones too, at its bounds holds at most 24 MiB");
 _Static_assert(KQ_METRICS_HTTP_HEADER_MS <= KQ_METRICS_HTTP_IDLE_MS,
                "the header deadline is the tighter one");
 _Static_assert(KQ_CLIENT_CONNECTIONS_MIN <= KQ_MAX_CONNECTIONS_LIMIT, "a minimum below the limit");

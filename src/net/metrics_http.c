@@ -252,6 +252,10 @@ static bool mh_make_room(metrics_http *s, const kq_conn_addr *addr)
     }
     if (victim) {
         s->evicted++;
+        if (victim->state == MH_DRAINING) { /* its write is done: drop the answer now */
+            free(victim->answer);
+            victim->answer = NULL;
+        }
         mh_close(victim);
     }
     return true;
@@ -329,7 +333,7 @@ static bool mh_listen(metrics_http *s, char *err, size_t errlen)
         uv_freeaddrinfo(req.addrinfo);
     }
     if (rc == 0)
-        rc = uv_listen((uv_stream_t *)&s->listener, 128, mh_on_connection);
+        rc = uv_listen((uv_stream_t *)&s->listener, KQ_METRICS_HTTP_BACKLOG, mh_on_connection);
     if (rc != 0) {
         snprintf(err, errlen, "metrics endpoint %s:%u: %s", host, s->config.port,
                  uv_strerror(rc));

@@ -224,9 +224,10 @@ static void server_on_accept_timer(uv_timer_t *t)
     }
 }
 
-/* EMFILE/ENFILE: libuv already accepted and closed what was waiting (its
- * reserved descriptor); take nothing for KQ_ACCEPT_BACKOFF_MS. A resource
- * error of the listener, never a storage failure. */
+/* EMFILE/ENFILE: libuv first accepts and closes what is waiting through a
+ * descriptor it keeps for that, and reports the error here only when that
+ * failed too; then take nothing for KQ_ACCEPT_BACKOFF_MS. A resource error
+ * of the listener, never a storage failure. */
 static void server_on_connection(uv_stream_t *listener, int status)
 {
     net_server *s = listener->data;

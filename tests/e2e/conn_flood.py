@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """Connection floods against one node (tests/e2e/test_connection_limits.sh).
 
-usage: conn_flood.py PLAIN_PORT SSL_PORT METRICS_PORT CA_FILE PER_IP MAX_CONN
+usage: conn_flood.py PLAIN_PORT SSL_PORT METRICS_PORT CA_FILE PER_IP MAX_CONN CONTROLLER_PORT
 
 Holds idle sockets from several loopback addresses (127.0.0.2 ...) past
 max.connections.per.ip and max.connections, stalled TLS handshakes, and a
 metrics slowloris, and checks after each flood that the node turned the
 excess away at once (accept and close) while a real client from 127.0.0.1
 (kcat, acks=all) still produces, a TLS handshake from another address
-completes and /metrics answers. Prints the number of records produced on
+completes and /metrics answers. With every client slot taken, the controller
+listener (its own slots) still answers DescribeQuorum, and holds at most
+KQ_CONTROLLER_CONNECTIONS_PER_IP_MAX connections from one address. Prints the number of records produced on
 the last line ("produced N").
 """
 import re
@@ -22,6 +24,7 @@ import urllib.request
 HOST = "127.0.0.1"
 TLS_PER_IP = 8  # KQ_TLS_HANDSHAKES_PER_IP_MAX
 METRICS_PER_IP = 4  # KQ_METRICS_HTTP_CONNS_PER_IP_MAX
+CONTROLLER_PER_IP = 32  # KQ_CONTROLLER_CONNECTIONS_PER_IP_MAX
 
 
 def die(msg):
@@ -148,8 +151,9 @@ def phase_metrics_slowloris(metrics_port):
 
 
 def main():
-    plain, ssl_port, mport, ca, per_ip, max_conn = sys.argv[1:7]
-    plain, ssl_port, mport, per_ip, max_conn = map(int, (plain, ssl_port, mport, per_ip, max_conn))
+    plain, ssl_port, mport, ca, per_ip, max_conn, cport = sys.argv[1:8]
+    plain, ssl_port, mport, per_ip, max_conn, cport = map(
+        int, (plain, ssl_port, mport, per_ip, max_conn, cport))
     produce(plain)
     tls_refused = phase_tls(ssl_port, ca)
     scrapes = phase_metrics_slowloris(mport)
@@ -168,6 +172,18 @@ def main():
     if len(alive3) != rest or len(closed3) != 40:
         die(f"from 127.0.0.3: {len(alive3)} held, {len(closed3)} closed; want {rest} and 40")
     produce(plain, expect_ok=False)  # every slot taken: refused at accept
+    log("controller listener: its own slots while every client slot is taken")
+    f6 = open_from("127.0.0.6", cport, CONTROLLER_PER_IP + 8)
+    alive6, closed6 = split_closed(f6)
+    if len(alive6) != CONTROLLER_PER_IP or len(closed6) != 8:
+        die(f"controller listener from 127.0.0.6: {len(alive6)} held, {len(closed6)} closed; "
+            f"want {CONTROLLER_PER_IP} and 8")
+    probe = subprocess.run(["timeout", "20", sys.executable,
+                            __file__.replace("conn_flood.py", "quorum_probe.py"),
+                            "--leader", f"localhost:{cport}"], capture_output=True)
+    if probe.returncode != 0 or not probe.stdout.decode().startswith("1 "):
+        die(f"DescribeQuorum on the controller listener: {probe.stdout!r} {probe.stderr[-300:]!r}")
+    close_all(f6)
     text = metrics(mport)  # the metrics endpoint is not a client listener
     if sample(text, "kq_listener_connections_refused_total", reason="per_ip") < 60:
         die("per-ip refusals not counted")

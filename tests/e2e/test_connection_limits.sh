@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # Issue 19 items 2, 7, 8: connections bounded below the descriptor limit.
 # One node under `ulimit -n 1024` (RLIMIT_NOFILE raised to its hard limit,
-# here also 1024), a PLAINTEXT and an SSL client listener and the metrics
-# endpoint; max.connections left at its default (1024 - KQ_FD_RESERVE = 768),
+# here also 1024), a PLAINTEXT and an SSL client listener, a controller
+# listener and the metrics endpoint; max.connections left at its default
+# (1024 - KQ_FD_RESERVE - KQ_CONTROLLER_CONNECTIONS_MAX = 640),
 # max.connections.per.ip=500. conn_flood.py holds idle sockets from
 # 127.0.0.2 past the per-ip limit and from 127.0.0.3 past max.connections,
 # stalled TLS handshakes from 127.0.0.4 and a metrics slowloris from
 # 127.0.0.5; kcat from 127.0.0.1 produces with acks=all throughout (so the
 # log's fsyncs keep working with every client slot taken), except while
-# every slot is taken, when it is refused; a TLS handshake and /metrics
-# scrapes from 127.0.0.1 get through. Then: the node is alive, never
+# every slot is taken, when it is refused (the controller listener then
+# still answers DescribeQuorum); a TLS handshake and /metrics scrapes from
+# 127.0.0.1 get through. Then: the node is alive, never
 # logged FATAL, logged the refusals rate-limited, and every record produced
 # is read back.
 set -uo pipefail
@@ -22,15 +24,16 @@ CERTS="$E2E_TMP/certs"
 sh "$E2E_ROOT/tests/e2e/gen_certs.sh" "$CERTS" > "$E2E_TMP/gen_certs.log" 2>&1 ||
     fail "gen_certs.sh failed: $(tail -n 3 "$E2E_TMP/gen_certs.log")"
 
-base="$(pick_ports 41500 3)" || fail "no free ports"
-plain=$base ssl=$((base + 1)) mport=$((base + 2))
+base="$(pick_ports 41500 4)" || fail "no free ports"
+plain=$base ssl=$((base + 1)) mport=$((base + 2)) cport=$((base + 3))
 PER_IP=500
-MAX_CONN=768 # 1024 - KQ_FD_RESERVE
+MAX_CONN=640 # 1024 - KQ_FD_RESERVE - KQ_CONTROLLER_CONNECTIONS_MAX
 cat > "$E2E_TMP/s1.properties" <<EOF2
 node.id=1
-listeners=PLAINTEXT://localhost:$plain,SECURE://localhost:$ssl
-listener.security.protocol.map=PLAINTEXT:PLAINTEXT,SECURE:SSL
-controller.quorum.voters=1@localhost:$plain
+listeners=PLAINTEXT://localhost:$plain,SECURE://localhost:$ssl,CONTROLLER://localhost:$cport
+listener.security.protocol.map=PLAINTEXT:PLAINTEXT,SECURE:SSL,CONTROLLER:PLAINTEXT
+controller.listener.names=CONTROLLER
+controller.quorum.voters=1@localhost:$cport
 log.dirs=$E2E_TMP/data1
 ssl.keystore.location=$CERTS/node1.pem
 ssl.truststore.location=$CERTS/ca.crt
@@ -50,7 +53,7 @@ grep -q "max.connections=$MAX_CONN, max.connections.per.ip=$PER_IP" "$S1LOG" ||
     fail "max.connections is not derived from RLIMIT_NOFILE: $(grep 'max.connections' "$S1LOG")"
 
 out="$(timeout 300 "$PY" "$E2E_ROOT/tests/e2e/conn_flood.py" "$plain" "$ssl" "$mport" \
-    "$CERTS/ca.crt" "$PER_IP" "$MAX_CONN")" || fail "conn_flood.py failed (see above)"
+    "$CERTS/ca.crt" "$PER_IP" "$MAX_CONN" "$cport")" || fail "conn_flood.py failed (see above)"
 n="$(echo "$out" | sed -n 's/^produced \([0-9]*\)$/\1/p')"
 [[ -n "$n" && "$n" -ge 4 ]] || fail "conn_flood.py produced ${n:-nothing}"
 

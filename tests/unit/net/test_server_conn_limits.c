@@ -10,6 +10,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 
 #include "kq/conn_limits.h"
 #include "kq/limits.h"
@@ -135,11 +136,49 @@ static void test_flood(void **state)
     fx_stop(f);
 }
 
+/* Descriptors run out (RLIMIT_NOFILE lowered under the open ones): a
+ * connection arriving then is dropped, the server neither stops nor spins,
+ * and once descriptors are free again a new connection is served. */
+static void test_descriptors_exhausted(void **state)
+{
+    (void)state;
+    fx *f = fx_start(100, 100);
+    int early = nt_connect_from(f->port, "127.0.0.1");
+    echo(f, early);
+    int late = socket(AF_INET, SOCK_STREAM, 0), later = socket(AF_INET, SOCK_STREAM, 0);
+    assert_true(late >= 0 && later >= 0);
+    struct rlimit was;
+    assert_int_equal(getrlimit(RLIMIT_NOFILE, &was), 0);
+    struct rlimit low = {.rlim_cur = (rlim_t)later + 8, .rlim_max = was.rlim_max};
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+    int fill[16], filled = 0;
+    while (filled < 16 && (fill[filled] = dup(0)) >= 0)
+        filled++;
+    assert_true(filled < 16); /* every descriptor taken */
+    struct sockaddr_in a = nt_addr(f->port);
+    assert_int_equal(connect(late, (struct sockaddr *)&a, sizeof a), 0);
+    nt_set_nonblocking(late);
+    assert_true(nt_wait_eof(&f->loop, late)); /* libuv drops it (its spare descriptor) */
+    echo(f, early); /* the admitted connection is still served */
+    for (int i = 0; i < filled; i++)
+        close(fill[i]);
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &was), 0);
+    assert_int_equal(connect(later, (struct sockaddr *)&a, sizeof a), 0);
+    nt_set_nonblocking(later);
+    nt_pump_ms(&f->loop, KQ_ACCEPT_BACKOFF_MS + 100);
+    echo(f, later);
+    close(early);
+    close(late);
+    close(later);
+    fx_stop(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_total_and_per_ip),
         cmocka_unit_test(test_flood),
+        cmocka_unit_test(test_descriptors_exhausted),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
