@@ -37,6 +37,7 @@ static const mutant_name mutants[] = {
     {"delete-before-snapshot-durable", 0, KQ_MUTANT_DELETE_BEFORE_SNAPSHOT_DURABLE},
     {"offset-commit-on-append", 0, KQ_MUTANT_OFFSET_COMMIT_ON_APPEND},
     {"offsets-visible-at-end", 0, KQ_MUTANT_OFFSETS_VISIBLE_AT_END},
+    {"per-connection-budget-only", 0, KQ_MUTANT_PER_CONNECTION_BUDGET_ONLY},
 };
 #define MUTANT_COUNT (sizeof(mutants) / sizeof(mutants[0]))
 
@@ -125,6 +126,13 @@ static void add_clients(w_world *w)
     for (int i = 0; i < groups; i++) {
         w_client_kind k = sim_prng_below(&w->rng, 3) ? W_CLIENT_GROUP : W_CLIENT_GROUP_MEMBER;
         w->clients[w->client_n] = w_client_create(w, w->client_n, k);
+        w->client_n++;
+    }
+    /* A third of the worlds: two or three clients that pipeline Fetches and
+     * never read (issue 19, w_client_flood.c). */
+    int floods = sim_prng_below(&w->rng, 3) == 0 ? (int)sim_prng_range(&w->rng, 2, 3) : 0;
+    for (int i = 0; i < floods; i++) {
+        w->clients[w->client_n] = w_client_create(w, w->client_n, W_CLIENT_FLOOD);
         w->client_n++;
     }
 }

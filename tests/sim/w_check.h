@@ -36,6 +36,8 @@ enum w_check_id {
     W_INV_OFFSETS_DURABLE,     /* an OffsetFetch sent after an acked commit of v sees >= v */
     W_INV_OFFSETS_NOT_INVENTED, /* a fetched offset is -1 or one the group's client sent */
     W_INV_OFFSETS_MONOTONIC,   /* a group's OffsetFetch answers never drop (in real time) */
+    /* memory held for clients (issue 19) */
+    W_INV_RESPONSE_BUDGET,     /* a node's buffered client answers never pass its budget */
     W_INV_PER_EVENT_COUNT,
     /* end of run */
     W_CHECK_LIVENESS = W_INV_PER_EVENT_COUNT, /* leader, commit, catch-up within 60 s */
