@@ -39,6 +39,7 @@ static const mutant_name mutants[] = {
     {"offsets-visible-at-end", 0, KQ_MUTANT_OFFSETS_VISIBLE_AT_END},
     {"control-batch-first-only", 0, KQ_MUTANT_CONTROL_BATCH_FIRST_ONLY},
     {"snapshot-failure-fatal", 0, KQ_MUTANT_SNAPSHOT_FAILURE_FATAL},
+    {"per-connection-budget-only", 0, KQ_MUTANT_PER_CONNECTION_BUDGET_ONLY},
 };
 #define MUTANT_COUNT (sizeof(mutants) / sizeof(mutants[0]))
 
@@ -102,7 +103,9 @@ static bool parse_checks(const char *s, uint32_t *mask)
 
 /* Two or three producers of the kinds the seed draws, a consumer, in half
  * the seeds a forger of replica fetches and, in half the seeds, one or two
- * offset committers (consumer groups), a third of them as group members. */
+ * offset committers (consumer groups), a third of them as group members;
+ * issue 19's hostile producer and Fetch floods in a third of the seeds each
+ * (11 clients at most, SIM_CLIENTS_MAX 12). */
 static void add_clients(w_world *w)
 {
     static const w_client_kind kinds[] = {W_CLIENT_IDEMPOTENT, W_CLIENT_ACKS_ALL,
@@ -132,6 +135,13 @@ static void add_clients(w_world *w)
     /* Issue 19: in a third of the seeds, a producer smuggling control batches. */
     if (sim_prng_below(&w->rng, 3) == 0) {
         w->clients[w->client_n] = w_client_create(w, w->client_n, W_CLIENT_HOSTILE);
+        w->client_n++;
+    }
+    /* A third of the worlds: two or three clients that pipeline Fetches and
+     * never read (issue 19, w_client_flood.c). */
+    int floods = sim_prng_below(&w->rng, 3) == 0 ? (int)sim_prng_range(&w->rng, 2, 3) : 0;
+    for (int i = 0; i < floods; i++) {
+        w->clients[w->client_n] = w_client_create(w, w->client_n, W_CLIENT_FLOOD);
         w->client_n++;
     }
 }

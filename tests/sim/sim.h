@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kq/budget.h"
 #include "kq/exec.h"
 #include "kq/raft.h"
 #include "prng.h"
@@ -17,7 +18,7 @@
 #include "sim_fs.h"
 
 #define SIM_NODES_MAX 8
-#define SIM_CLIENTS_MAX 8
+#define SIM_CLIENTS_MAX 12
 #define SIM_LOG_DIR "/data"
 
 enum w_ev {
@@ -39,6 +40,11 @@ typedef struct w_msg {
     int to;            /* node index (requests) */
     uint8_t *bytes;
     size_t len;
+    /* A response to a client, charged to node held_node's response budget
+     * (incarnation held_inc) until it arrives; held_node -1: not charged. */
+    int held_node;
+    uint64_t held_inc;
+    int held_client;
 } w_msg;
 
 /* An outstanding request: exactly one outcome (response or failure). */
@@ -105,6 +111,16 @@ typedef struct w_node {
     int64_t last_flushed; /* storage's flushed offset, last seen alive */
     int64_t checked_flushed; /* flushed-is-durable: last offset compared */
     uint64_t checked_inc;
+    /* The response budget of this incarnation (kq/budget.h, the shipped
+     * decisions): every client response is charged from the moment it is
+     * answered until it arrives (a client that never reads: for good);
+     * held[] is what each client's connection holds; requests the budget
+     * does not let be read wait in deferred, in order (w_net.c). */
+    kq_budget budget;
+    uint64_t held[SIM_CLIENTS_MAX];
+    bool conn_open[SIM_CLIENTS_MAX];
+    w_msg **deferred;
+    int deferred_n, deferred_cap;
 } w_node;
 
 typedef struct w_link {
@@ -189,6 +205,19 @@ void w_net_cut_one_way(w_world *w, int from, int to);
 void w_net_heal(w_world *w);
 void w_net_reset(w_world *w, int from, int to);
 int w_node_index(const w_world *w, int32_t id);
+/* The answer to a client slot may hold this many of want bytes of log data. */
+uint64_t w_net_slot_grant(w_world *w, const w_slot *slot, uint64_t want);
+/* Node idx (re)starts: a fresh response budget. */
+void w_net_node_up(w_world *w, int idx);
+/* Requests of client waiting at node for the budget to let them be read. */
+int w_net_client_backlog(const w_world *w, int client, int node);
+/* Client's connections close: what they held is freed. */
+void w_net_client_close(w_world *w, int client);
+/* The simulated nodes' response budget (queued.max.response.bytes) and
+ * per-connection bound: small, so that two clients that never read reach
+ * it with a few KiB of log. */
+#define W_BUDGET_BYTES (64u << 10)
+#define W_BUDGET_CONN_BYTES (48u << 10)
 
 /* ---- the event loop (w_world.c) */
 bool w_run_event(w_world *w);

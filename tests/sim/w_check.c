@@ -22,7 +22,7 @@ const char *const w_check_names[W_CHECK_COUNT] = {
     "silent-after-fatal",  "flushed-is-durable", "snapshot-at-log-start", "snapshot-below-hw",
     "leader-never-loads-snapshot", "log-start-monotonic", "offsets-durable",
     "offsets-not-invented", "offsets-monotonic", "no-client-control",
-    "snapshot-failure-not-fatal", "liveness", "scenario", "final",
+    "snapshot-failure-not-fatal", "response-budget", "liveness", "scenario", "final",
 };
 
 int w_check_find(const char *name)
@@ -133,9 +133,30 @@ int w_voters_flushed_past(const w_world *w, int64_t offset)
     return count;
 }
 
+/* response-budget: what a node's budget (the shipped kq/budget.h
+ * accounting the network charges) holds never passes queued.max.response.bytes. */
+static void w_check_response_budget(w_world *w)
+{
+    if (!w_check_on(w, W_INV_RESPONSE_BUDGET))
+        return;
+    for (int i = 0; i < w->n; i++) {
+        const w_node *n = &w->nodes[i];
+        if (!n->running)
+            continue;
+        uint64_t used = kq_budget_used(&n->budget);
+        if (used > n->budget.bytes_max) {
+            w_inv_fail(w, W_INV_RESPONSE_BUDGET,
+                     "node %d holds %llu bytes of client answers, over its budget of %llu",
+                     n->id, (unsigned long long)used, (unsigned long long)n->budget.bytes_max);
+            return;
+        }
+    }
+}
+
 void w_check_after_event(w_world *w)
 {
     struct w_check *c = w->check;
+    w_check_response_budget(w);
     w_check_flushed_durable(w);
     for (int i = 0; i < w->n && !w->failed; i++) {
         raft_status st;

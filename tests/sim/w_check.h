@@ -40,6 +40,8 @@ enum w_check_id {
     W_INV_NO_CLIENT_CONTROL,   /* no control batch a client wrote is appended to any log */
     /* issue 19 item 9 (w_node.c injects the faults) */
     W_INV_SNAPSHOT_FAILURE_NOT_FATAL, /* a node never stops because a snapshot write failed */
+    /* memory held for clients (issue 19) */
+    W_INV_RESPONSE_BUDGET,     /* a node's buffered client answers never pass its budget */
     W_INV_PER_EVENT_COUNT,
     /* end of run */
     W_CHECK_LIVENESS = W_INV_PER_EVENT_COUNT, /* leader, commit, catch-up within 60 s */

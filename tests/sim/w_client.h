@@ -25,6 +25,7 @@ typedef enum w_client_kind {
     W_CLIENT_GROUP,  /* OffsetCommit/OffsetFetch of group g<idx> ("simple consumer") */
     W_CLIENT_GROUP_MEMBER, /* the same as a member: JoinGroup, SyncGroup, Heartbeat */
     W_CLIENT_HOSTILE, /* Produce smuggling control batches (w_client_hostile.c, issue 19) */
+    W_CLIENT_FLOOD, /* pipelines consumer Fetches and never reads (w_client_flood.c) */
 } w_client_kind;
 
 typedef struct w_client w_client;
@@ -49,5 +50,7 @@ void w_client_stop_new(w_client *c);
 bool w_client_group_final_fetch(w_world *w, w_client *c, int node);
 bool w_client_group_final_pending(const w_client *c);
 bool w_client_group_final_answered(const w_client *c);
+/* A flood client whose connections are open: its answers are never read. */
+bool w_client_never_reads(const w_world *w, int idx);
 
 #endif

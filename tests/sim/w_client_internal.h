@@ -117,6 +117,9 @@ struct w_client {
     int64_t fetch_offset;
     /* group clients (w_client_group.c) */
     wc_group group;
+    /* flood clients (w_client_flood.c) */
+    int64_t flood_until;  /* its connections close then */
+    bool flood_closed;
 };
 
 const char *wc_error_name(int16_t e);
@@ -140,6 +143,10 @@ void wc_act_group(w_world *w, w_client *c);
 /* The outcome of one of its requests (bytes NULL: failed). */
 void wc_on_group_response(w_world *w, w_client *c, const wc_inflight *f, const uint8_t *bytes,
                           size_t len);
+
+/* ---- w_client_flood.c */
+void wcf_init(w_world *w, w_client *c);
+void wcf_act(w_world *w, w_client *c);
 
 /* ---- w_client_member.c */
 /* A member's JoinGroup/SyncGroup/Heartbeat as due; true when it may commit

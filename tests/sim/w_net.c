@@ -3,7 +3,14 @@
  * sender, as with src/net: the answer, or a failure (timeout, reset, node
  * down). Faults: delay with a tail beyond every timeout, loss, duplicated
  * request delivery, one-way and two-way partitions, connection resets that
- * fail everything in flight on a link. */
+ * fail everything in flight on a link.
+ *
+ * Client connections hold their answers under each node's response budget
+ * (kq/budget.h, the shipped decisions, as src/net applies them): an answer
+ * is charged when the node gives it and released when it arrives at the
+ * client, or never for a client that never reads (w_client_flood.c); a
+ * request the budget does not let be read waits at the node, behind the
+ * earlier ones of its client, until released bytes let it in. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,19 +71,27 @@ static bool link_up(const w_world *w, int from, int to)
     return !w->links[from][to].cut;
 }
 
-static void send_frame(w_world *w, enum w_ev type, uint64_t id, int to, const uint8_t *frame,
-                       size_t len, int64_t extra_ms)
+static w_msg *msg_new(uint64_t id, int to, const uint8_t *frame, size_t len)
 {
-    w_msg *m = malloc(sizeof(*m));
+    w_msg *m = calloc(1, sizeof(*m));
     KQ_ASSERT(m);
     m->req_id = id;
     m->to = to;
     m->len = len;
+    m->held_node = -1;
     m->bytes = malloc(len ? len : 1);
     KQ_ASSERT(m->bytes);
     if (len)
         memcpy(m->bytes, frame, len);
+    return m;
+}
+
+static w_msg *send_frame(w_world *w, enum w_ev type, uint64_t id, int to, const uint8_t *frame,
+                         size_t len, int64_t extra_ms)
+{
+    w_msg *m = msg_new(id, to, frame, len);
     w_schedule(w, w->now + delay_ms(w) + extra_ms, type, to, 0, 0, m);
+    return m;
 }
 
 static void deliver_request(w_world *w, uint64_t id, const w_req *r, const uint8_t *frame,
@@ -156,6 +171,131 @@ static void complete(w_world *w, uint64_t id, const uint8_t *frame, size_t len)
     w->current_node = -1;
 }
 
+/* ---- the response budget of the client connections */
+
+static void held_charge(w_world *w, int node, int client, size_t len)
+{
+    w_node *n = &w->nodes[node];
+    KQ_ASSERT(client >= 0 && client < SIM_CLIENTS_MAX);
+    kq_budget_charge(&n->budget, KQ_BUDGET_CLIENT, len);
+    n->held[client] += len;
+}
+
+static void on_request(w_world *w, w_msg *m);
+
+static bool client_deferred(const w_node *n, int client)
+{
+    for (int i = 0; i < n->deferred_n; i++)
+        if (n->deferred[i]->held_client == client)
+            return true;
+    return false;
+}
+
+/* Requests waiting for the budget, oldest first: each one the budget now
+ * lets in is read, unless an earlier one of its client still waits. */
+static void deferred_drain(w_world *w, int node)
+{
+    w_node *n = &w->nodes[node];
+    bool blocked[SIM_CLIENTS_MAX] = {0};
+    int i = 0;
+    while (i < n->deferred_n && n->running) {
+        w_msg *m = n->deferred[i];
+        int client = m->held_client;
+        if (blocked[client] ||
+            !kq_budget_may_read(&n->budget, KQ_BUDGET_CLIENT, n->held[client])) {
+            blocked[client] = true;
+            i++;
+            continue;
+        }
+        memmove(&n->deferred[i], &n->deferred[i + 1],
+                sizeof(*n->deferred) * (size_t)(n->deferred_n - i - 1));
+        n->deferred_n--;
+        m->held_node = -2; /* read now, in its turn */
+        on_request(w, m);
+        free(m->bytes);
+        free(m);
+    }
+}
+
+static void held_release(w_world *w, const w_msg *m)
+{
+    if (m->held_node < 0)
+        return;
+    w_node *n = &w->nodes[m->held_node];
+    if (!n->running || n->inc != m->held_inc)
+        return; /* the connection went with the process */
+    kq_budget_release(&n->budget, KQ_BUDGET_CLIENT, m->len);
+    KQ_ASSERT(n->held[m->held_client] >= m->len);
+    n->held[m->held_client] -= m->len;
+    deferred_drain(w, m->held_node);
+}
+
+static void defer_request(w_node *n, const w_msg *m, int client)
+{
+    if (n->deferred_n == n->deferred_cap) {
+        n->deferred_cap = n->deferred_cap ? n->deferred_cap * 2 : 16;
+        n->deferred = realloc(n->deferred, sizeof(*n->deferred) * (size_t)n->deferred_cap);
+        KQ_ASSERT(n->deferred);
+    }
+    w_msg *copy = msg_new(m->req_id, m->to, m->bytes, m->len);
+    copy->held_client = client;
+    n->deferred[n->deferred_n++] = copy;
+}
+
+int w_net_client_backlog(const w_world *w, int client, int node)
+{
+    const w_node *n = &w->nodes[node];
+    int count = 0;
+    for (int i = 0; i < n->deferred_n; i++)
+        count += n->deferred[i]->held_client == client;
+    return count;
+}
+
+uint64_t w_net_slot_grant(w_world *w, const w_slot *slot, uint64_t want)
+{
+    w_node *n = &w->nodes[slot->node];
+    const w_req *r = req_get(w, slot->req_id);
+    if (!slot->from_client || !r)
+        return kq_budget_grant(&n->budget, KQ_BUDGET_QUORUM, 0, want);
+    return kq_budget_grant(&n->budget, KQ_BUDGET_CLIENT, n->held[r->from], want);
+}
+
+void w_net_client_close(w_world *w, int client)
+{
+    KQ_ASSERT(client >= 0 && client < SIM_CLIENTS_MAX);
+    for (int i = 0; i < w->n; i++) {
+        w_node *n = &w->nodes[i];
+        if (!n->running)
+            continue;
+        kq_budget_release(&n->budget, KQ_BUDGET_CLIENT, n->held[client]);
+        n->held[client] = 0;
+        if (n->conn_open[client]) {
+            n->conn_open[client] = false;
+            kq_budget_conn_close(&n->budget, KQ_BUDGET_CLIENT);
+        }
+        int k = 0;
+        for (int j = 0; j < n->deferred_n; j++) {
+            w_msg *m = n->deferred[j];
+            if (m->held_client == client) {
+                free(m->bytes);
+                free(m);
+            } else {
+                n->deferred[k++] = m;
+            }
+        }
+        n->deferred_n = k;
+        deferred_drain(w, i);
+    }
+}
+
+void w_net_node_up(w_world *w, int idx)
+{
+    w_node *n = &w->nodes[idx];
+    kq_budget_init(&n->budget, W_BUDGET_BYTES, W_BUDGET_CONN_BYTES, w->p.mutants);
+    memset(n->held, 0, sizeof(n->held));
+    memset(n->conn_open, 0, sizeof(n->conn_open));
+}
+
 void w_net_reply(w_world *w, w_slot *slot, const uint8_t *data, size_t len, bool close)
 {
     KQ_ASSERT(!slot->answered);
@@ -169,11 +309,20 @@ void w_net_reply(w_world *w, w_slot *slot, const uint8_t *data, size_t len, bool
     w_req *r = req_get(w, slot->req_id);
     if (r && data && !r->from_client)
         w_check_on_peer_answer(w, slot->node, r, data, len);
-    if (r && !r->done && data && !close) {
+    if (r && data && !close && r->from_client && w_client_never_reads(w, r->from)) {
+        held_charge(w, slot->node, r->from, len); /* in its socket for good */
+    } else if (r && !r->done && data && !close) {
         int from = r->from_client ? W_CLIENT_FROM : r->from;
         bool up = link_up(w, slot->node, from < 0 ? -1 : from);
-        if (up && !(w->loss_ppm && sim_prng_chance(&w->rng, w->loss_ppm)))
-            send_frame(w, W_EV_RESPONSE, slot->req_id, from, data, len, 0);
+        if (up && !(w->loss_ppm && sim_prng_chance(&w->rng, w->loss_ppm))) {
+            w_msg *m = send_frame(w, W_EV_RESPONSE, slot->req_id, from, data, len, 0);
+            if (r->from_client) {
+                held_charge(w, slot->node, r->from, len);
+                m->held_node = slot->node;
+                m->held_inc = w->nodes[slot->node].inc;
+                m->held_client = r->from;
+            }
+        }
     } else if (r && !r->done && close) {
         complete(w, slot->req_id, NULL, 0); /* the connection closed: fails at once */
     }
@@ -184,8 +333,25 @@ static void on_request(w_world *w, w_msg *m)
 {
     w_node *n = &w->nodes[m->to];
     w_req *r = req_get(w, m->req_id);
-    if (!r || r->done || !n->running || n->crash_pending)
+    if (!r || (r->done && !r->from_client) || !n->running || n->crash_pending)
         return;
+    if (r->from_client) {
+        /* TCP: a request the client gave up on is still read, in order. */
+        int client = r->from;
+        KQ_ASSERT(client >= 0 && client < SIM_CLIENTS_MAX);
+        if (!n->conn_open[client]) {
+            n->conn_open[client] = true;
+            kq_budget_conn_open(&n->budget, KQ_BUDGET_CLIENT);
+        }
+        if (m->held_node != -2 && (client_deferred(n, client) ||
+                                   !kq_budget_may_read(&n->budget, KQ_BUDGET_CLIENT,
+                                                       n->held[client]))) {
+            defer_request(n, m, client);
+            return;
+        }
+        if (r->done)
+            return;
+    }
     w_slot *s = calloc(1, sizeof(*s));
     KQ_ASSERT(s);
     s->req_id = m->req_id;
@@ -211,6 +377,7 @@ void w_net_on_event(w_world *w, const sim_event *ev)
         break;
     case W_EV_RESPONSE: {
         w_msg *m = ev->ptr;
+        held_release(w, m);
         complete(w, m->req_id, m->bytes, m->len);
         break;
     }
@@ -228,6 +395,11 @@ void w_net_node_down(w_world *w, int idx)
     for (int i = 0; i < n->slot_n; i++)
         free(n->slots[i]); /* never answered: their senders time out */
     n->slot_n = 0;
+    for (int i = 0; i < n->deferred_n; i++) {
+        free(n->deferred[i]->bytes);
+        free(n->deferred[i]);
+    }
+    n->deferred_n = 0;
 }
 
 void w_net_partition(w_world *w, const bool *side_a)

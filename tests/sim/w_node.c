@@ -70,6 +70,13 @@ static const char *env_slot_peer(void *ctx, void *slot)
 
 /* The simulated servers have a controller listener that their peers use
  * and a client listener that the clients use. */
+static uint64_t env_slot_grant(void *ctx, void *slot, uint64_t want)
+{
+    w_world *w;
+    env_node(ctx, &w);
+    return w_net_slot_grant(w, slot, want);
+}
+
 static void env_slot_conn(void *ctx, void *slot, handler_conn *out)
 {
     (void)ctx;
@@ -208,6 +215,7 @@ static exec_env node_env(w_node *n)
         .reply_close = env_reply_close,
         .slot_peer = env_slot_peer,
         .slot_conn = env_slot_conn,
+        .slot_grant = env_slot_grant,
         .flush_start = env_flush_start,
         .snapshot_start = env_snapshot_start,
         .arm_timer = env_arm_timer,
@@ -241,6 +249,7 @@ bool w_node_start(w_world *w, int idx)
     exec_env env = node_env(n);
     char err[600];
     n->inc++;
+    w_net_node_up(w, idx);
     n->fatal = false;
     n->crash_pending = false;
     n->shutting_down = false;

@@ -163,6 +163,7 @@ void w_world_free(w_world *w)
             exec_destroy(n->x, true);
         w_net_node_down(w, i);
         free(n->slots);
+        free(n->deferred);
         sim_fs_destroy(n->fs);
     }
     for (int i = 0; i < w->client_n; i++)
