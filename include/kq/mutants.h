@@ -33,6 +33,10 @@ enum kq_mutant {
     /* group offsets: OffsetFetch sees commits at the log end (pending ones
      * included), not only those below the high watermark */
     KQ_MUTANT_OFFSETS_VISIBLE_AT_END = 1u << 11,
+    /* handler (issue 19): offset expiry ignores offsets.retention.minutes:
+     * every offset of a group without members expires at each check (a
+     * high bit, clear of the entries other pieces add) */
+    KQ_MUTANT_OFFSETS_EXPIRE_EARLY = 1u << 24,
 };
 
 #endif

@@ -37,6 +37,7 @@ static const mutant_name mutants[] = {
     {"delete-before-snapshot-durable", 0, KQ_MUTANT_DELETE_BEFORE_SNAPSHOT_DURABLE},
     {"offset-commit-on-append", 0, KQ_MUTANT_OFFSET_COMMIT_ON_APPEND},
     {"offsets-visible-at-end", 0, KQ_MUTANT_OFFSETS_VISIBLE_AT_END},
+    {"offsets-expire-early", 0, KQ_MUTANT_OFFSETS_EXPIRE_EARLY},
 };
 #define MUTANT_COUNT (sizeof(mutants) / sizeof(mutants[0]))
 
