@@ -2,8 +2,8 @@
  * the leader's tick writes a tombstone control batch once retention has
  * passed since the commit of a group without members; once committed the
  * offset is gone (OffsetFetch -1), also after a restart that rebuilds the
- * table from the log; the group commits again; a group with a member keeps
- * its offsets. */
+ * table from the log; the group commits again; a group that had a member
+ * after its commit counts retention from when it became Empty (KIP-211). */
 #include "handler_test_node.h"
 
 #include "kq/group_offsets.h"
@@ -109,7 +109,8 @@ static void test_offsets_expire_and_stay_expired(void **state)
     int64_t t0 = n.now;
     commit(&n, &s, 1, "idle", 42);
     commit(&n, &s, 2, "busy", 7);
-    join(&n, &m, 3, "busy"); /* a member: its group's offsets stay */
+    join(&n, &m, 3, "busy"); /* a member (it never syncs: removed after the
+                              * rebalance timeout, the group Empty from then) */
     assert_int_equal(fetched(&n, &s, 4, "idle"), 42);
     tn_tick(&n, t0 + RETENTION_MS / 2);
     tn_flush(&n);
