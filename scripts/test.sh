@@ -148,6 +148,7 @@ if want sim && ((asan_ok)); then
         # issue 19: a control batch after a data batch in one Produce
         sim_mutant control-batch-first-only no-client-control
         sim_mutant snapshot-failure-fatal snapshot-failure-not-fatal
+        sim_mutant offsets-expire-early offsets-durable
     else
         echo "scripts/simulate.sh not present: simulator not run"
     fi

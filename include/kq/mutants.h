@@ -42,6 +42,10 @@ enum kq_mutant {
     /* budget (kq/budget.h): only the per-connection bound is enforced, the
      * server-wide response budget never stops a read nor shrinks a Fetch */
     KQ_MUTANT_PER_CONNECTION_BUDGET_ONLY = 1u << 13,
+    /* handler (issue 19): offset expiry ignores offsets.retention.minutes:
+     * every offset of a group without members expires at each check (a
+     * high bit, clear of the entries other pieces add) */
+    KQ_MUTANT_OFFSETS_EXPIRE_EARLY = 1u << 24,
 };
 
 #endif

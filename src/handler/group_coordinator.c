@@ -5,6 +5,7 @@
  * SyncGroup wait in a bounded table keyed by token until the coordinator
  * answers them; losing the lead answers them NOT_COORDINATOR. */
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -230,11 +231,13 @@ void groups_log_limit(handler *h, void *slot, const char *api, const char *group
     handler_conn conn = {0};
     if (h->svc.slot_conn)
         h->svc.slot_conn(h->svc.ctx, slot, &conn);
-    log_line("%s for group %s from %s at %s refused: limit %s reached (%llu such lines "
-             "suppressed before)",
-             api, group_id, conn.principal ? conn.principal : "User:ANONYMOUS",
-             h->svc.slot_peer(h->svc.ctx, slot), limit,
-             (unsigned long long)g->limit_suppressed);
+    char suppressed[64] = "";
+    if (g->limit_suppressed)
+        snprintf(suppressed, sizeof(suppressed), " (%llu more such lines left out before)",
+                 (unsigned long long)g->limit_suppressed);
+    log_line("%s for group %s from %s at %s refused: limit %s reached%s", api, group_id,
+             conn.principal ? conn.principal : "User:ANONYMOUS",
+             h->svc.slot_peer(h->svc.ctx, slot), limit, suppressed);
     g->limit_logged = true;
     g->limit_logged_ms = now;
     g->limit_suppressed = 0;

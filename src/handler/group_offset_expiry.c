@@ -15,11 +15,13 @@
 #include "group_handlers.h"
 #include "kq/assert.h"
 #include "kq/log_line.h"
+#include "kq/mutants.h"
 
 /* Not leading, or loading: the check is tried again this much later. */
 #define EXPIRY_NOT_READY_RETRY_MS 1000
 
 typedef struct expiry_walk {
+    bool early; /* KQ_MUTANT_OFFSETS_EXPIRE_EARLY */
     const group_coord *coord;
     int64_t now_ms;
     int64_t retention_ms;
@@ -48,7 +50,7 @@ static int pick(void *ctx, const group_offset *e)
     if (w->coord && !group_offsets_may_expire(w->coord, e->group_id, &since))
         return 0;
     int64_t from = e->commit_timestamp_ms > since ? e->commit_timestamp_ms : since;
-    if (from > w->now_ms - w->retention_ms)
+    if (from > w->now_ms - w->retention_ms && !w->early)
         return 0;
     if (w->count == KQ_GROUP_COMMIT_PARTITIONS_MAX) {
         w->more = true;
@@ -106,7 +108,8 @@ void groups_expiry_tick(handler *h, int64_t now_ms)
     group_offset *entries = malloc(sizeof(group_offset) * KQ_GROUP_COMMIT_PARTITIONS_MAX);
     if (!entries)
         return; /* at the next tick */
-    expiry_walk w = {.coord = g->coord, .now_ms = now_ms,
+    expiry_walk w = {.early = (h->svc.mutants & KQ_MUTANT_OFFSETS_EXPIRE_EARLY) != 0,
+                     .coord = g->coord, .now_ms = now_ms,
                      .retention_ms = cfg->offsets_retention_ms, .entries = entries};
     group_offsets_foreach(h->svc.offsets, pick, &w);
     if (g->coord)

@@ -7,7 +7,10 @@
  *     leader after convergence);
  *   offsets-not-invented: every offset read is -1 or one the client sent;
  *   offsets-monotonic: an OffsetFetch sent after another was answered NONE
- *     never returns less than it. */
+ *     never returns less than it.
+ * In worlds whose offsets expire (issue 19), -1 is allowed in place of a
+ * floor v only once offsets.retention.minutes has passed since v was sent:
+ * the commit expired is v or a later one, committed no earlier than sent. */
 #include <stdlib.h>
 
 #include "kq/assert.h"
@@ -47,8 +50,31 @@ static bool was_sent(const w_group_offsets *g, int64_t offset)
 
 void w_check_groups_free(struct w_check *c)
 {
-    for (int i = 0; i < SIM_CLIENTS_MAX; i++)
+    for (int i = 0; i < SIM_CLIENTS_MAX; i++) {
         free(c->groups[i].sent);
+        free(c->groups[i].sent_ms);
+    }
+}
+
+/* Whether -1 may stand for floor (an offset sent, or -1) now. */
+static bool may_have_expired(const w_world *w, const w_group_offsets *g, int64_t floor)
+{
+    int64_t retention = w->cfg.group.offsets_retention_ms;
+    if (floor < 0)
+        return true;
+    if (w->cfg.group.max_size <= 0 || retention <= 0)
+        return false;
+    size_t lo = 0, hi = g->sent_n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (g->sent[mid] < floor)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == g->sent_n || g->sent[lo] != floor)
+        return false; /* not one sent (offsets-not-invented's to report) */
+    return w->now - retention >= g->sent_ms[lo];
 }
 
 void w_check_on_offset_commit_sent(w_world *w, int client, int64_t value)
@@ -62,8 +88,10 @@ void w_check_on_offset_commit_sent(w_world *w, int client, int64_t value)
     if (g->sent_n == g->sent_cap) {
         g->sent_cap = g->sent_cap ? g->sent_cap * 2 : 64;
         g->sent = realloc(g->sent, g->sent_cap * sizeof(*g->sent));
-        KQ_ASSERT(g->sent);
+        g->sent_ms = realloc(g->sent_ms, g->sent_cap * sizeof(*g->sent_ms));
+        KQ_ASSERT(g->sent && g->sent_ms);
     }
+    g->sent_ms[g->sent_n] = w->now;
     g->sent[g->sent_n++] = value;
 }
 
@@ -89,12 +117,14 @@ void w_check_on_offset_fetched(w_world *w, int client, const w_offsets_floor *fl
         w_inv_fail(w, W_INV_OFFSETS_NOT_INVENTED,
                    "client %d: %s answered by node %d returned offset %lld, never sent", client,
                    what, node + 1, (long long)offset);
-    else if (w_check_on(w, W_INV_OFFSETS_DURABLE) && offset < floor->acked)
+    else if (w_check_on(w, W_INV_OFFSETS_DURABLE) && offset < floor->acked &&
+             !(offset == -1 && may_have_expired(w, g, floor->acked)))
         w_inv_fail(w, W_INV_OFFSETS_DURABLE,
                    "client %d: %s answered by node %d returned offset %lld; a commit of %lld "
                    "was acknowledged before it was sent", client, what, node + 1,
                    (long long)offset, (long long)floor->acked);
-    else if (w_check_on(w, W_INV_OFFSETS_MONOTONIC) && offset < floor->fetched)
+    else if (w_check_on(w, W_INV_OFFSETS_MONOTONIC) && offset < floor->fetched &&
+             !(offset == -1 && may_have_expired(w, g, floor->fetched)))
         w_inv_fail(w, W_INV_OFFSETS_MONOTONIC,
                    "client %d: %s answered by node %d returned offset %lld; one answered "
                    "before it was sent returned %lld", client, what, node + 1,

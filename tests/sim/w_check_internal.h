@@ -25,6 +25,7 @@ typedef struct w_consumed {
 typedef struct w_group_offsets {
     bool used;           /* the fields below are set */
     int64_t *sent;       /* every offset its client sent, ascending */
+    int64_t *sent_ms;    /* when each was sent */
     size_t sent_n, sent_cap;
     int64_t acked_max;   /* highest acknowledged; -1 none */
     int64_t fetched_max; /* highest answered to an OffsetFetch; -1 none */

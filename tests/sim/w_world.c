@@ -122,6 +122,15 @@ static void w_config(w_world *w)
     } else {
         c->retention_bytes = -1; /* Kafka's 100 MiB is never reached here */
     }
+    /* A quarter of the worlds expire committed offsets within the run
+     * (issue 19): offsets.retention.minutes as a few hundred ms, checked
+     * often; the offsets checks allow an expiry only that long after the
+     * commit expired (w_check_groups.c). */
+    if (sim_prng_range(&w->rng, 0, 3) == 0) {
+        c->group = group_config_default();
+        c->group.offsets_retention_ms = sim_prng_range(&w->rng, 200, 3000);
+        c->group.offsets_retention_check_interval_ms = sim_prng_range(&w->rng, 20, 500);
+    }
     c->raft_mutants = w->p.raft_mutants;
     c->mutants = w->p.mutants;
 }

@@ -223,8 +223,14 @@ static inline void tn_after(tn_node *n)
 
 /* ---- set-up */
 
+/* The coordinator's settings of the nodes a test opens (max_size 0:
+ * Kafka's defaults). */
+static group_config tn_group_config;
+
 /* Node node_id among voters 1..voter_count, every one listed as an endpoint
- * (host "node<id>.test", port TN_PORT_BASE + id). Steps one TICK. */
+ * (host "node<id>.test", port TN_PORT_BASE + id), on dir (NULL: a new
+ * one) at time now (tn_open_at; tn_open: a new dir at 1000000 ms). Steps
+ * one TICK. */
 /* Set before tn_open: the mutants the node runs with (tn_acl above). */
 static uint32_t tn_mutants;
 
@@ -248,6 +254,7 @@ static inline void tn_start(tn_node *n, int32_t node_id, int voter_count)
         .random_seed = 7,
         .producer_id_base = 1000,
         .sasl_credentials = tn_sasl_store,
+        .group = tn_group_config,
     };
     for (int i = 0; i < voter_count; i++) {
         c.voters[i].node_id = i + 1;
@@ -278,15 +285,25 @@ static inline void tn_start(tn_node *n, int32_t node_id, int voter_count)
     tn_after(n);
 }
 
-static inline void tn_open(tn_node *n, int32_t node_id, int voter_count)
+static inline void tn_open_at(tn_node *n, int32_t node_id, int voter_count, const char *dir,
+                              int64_t now)
 {
     memset(n, 0, sizeof(*n));
     n->node_id = node_id;
-    n->now = 1000000;
-    snprintf(n->dir, sizeof(n->dir), "/tmp/kq-handler-XXXXXX");
-    assert_non_null(mkdtemp(n->dir));
+    n->now = now;
+    if (dir) {
+        snprintf(n->dir, sizeof(n->dir), "%s", dir);
+    } else {
+        snprintf(n->dir, sizeof(n->dir), "/tmp/kq-handler-XXXXXX");
+        assert_non_null(mkdtemp(n->dir));
+    }
     kq_arena_init(&n->arena, 0);
     tn_start(n, node_id, voter_count);
+}
+
+static inline void tn_open(tn_node *n, int32_t node_id, int voter_count)
+{
+    tn_open_at(n, node_id, voter_count, NULL, 1000000);
 }
 
 /* Carries out the flush job the executor started (if any) and lets it report

@@ -91,10 +91,56 @@ static void test_join_floods(void **state)
     tn_close(&n);
 }
 
+/* Issue 19: 4,096 JoinGroups (v4: MEMBER_ID_REQUIRED, a pending id each) to
+ * distinct groups from one connection: it holds at most
+ * KQ_GROUP_MEMBERS_PER_CONNECTION_MAX, the rest are refused at once, and a
+ * consumer on another connection still joins a new group. */
+static void test_one_connection_cannot_take_every_group(void **state)
+{
+    (void)state;
+    tn_node n;
+    tn_open_leader(&n);
+    tn_slot attacker = {TN_CLIENT_LISTENER_ID}, consumer = {TN_CLIENT_LISTENER_ID};
+    wire_join_group_protocol proto = {kq_slice_cstr("range"), kq_slice_cstr("m")};
+    wire_join_group_request req = {
+        .session_timeout_ms = 10000, .rebalance_timeout_ms = 20000,
+        .member_id = kq_slice_cstr(""), .group_instance_id = {NULL, -1},
+        .protocol_type = kq_slice_cstr("consumer"), .protocols = &proto, .protocol_count = 1,
+        .reason = {NULL, -1}};
+    char name[32];
+    int required = 0, refused = 0;
+    for (int i = 0; i < KQ_GROUPS_MAX; i++) {
+        snprintf(name, sizeof(name), "flood-%d", i);
+        req.group_id = kq_slice_cstr(name);
+        TN_SEND(&n, &attacker, WIRE_API_JOIN_GROUP, 4, i, wire_join_group_request_encode, &req);
+        wire_join_group_response resp;
+        TN_DECODE(&n, &attacker, WIRE_API_JOIN_GROUP, 4, i, wire_join_group_response_decode, &resp);
+        required += resp.error_code == KAFKA_MEMBER_ID_REQUIRED;
+        refused += resp.error_code == KAFKA_GROUP_MAX_SIZE_REACHED;
+    }
+    assert_int_equal(required, KQ_GROUP_MEMBERS_PER_CONNECTION_MAX);
+    assert_int_equal(refused, KQ_GROUPS_MAX - KQ_GROUP_MEMBERS_PER_CONNECTION_MAX);
+    req.group_id = kq_slice_cstr("real-consumers");
+    TN_SEND(&n, &consumer, WIRE_API_JOIN_GROUP, 4, 1, wire_join_group_request_encode, &req);
+    wire_join_group_response resp;
+    TN_DECODE(&n, &consumer, WIRE_API_JOIN_GROUP, 4, 1, wire_join_group_response_decode, &resp);
+    assert_int_equal(resp.error_code, KAFKA_MEMBER_ID_REQUIRED);
+    /* With its member id it joins (the group's first member: its leader). */
+    char id[KQ_GROUP_NAME_BYTES_MAX];
+    snprintf(id, sizeof(id), "%.*s", (int)resp.member_id.len, (const char *)resp.member_id.ptr);
+    req.member_id = kq_slice_cstr(id);
+    TN_SEND(&n, &consumer, WIRE_API_JOIN_GROUP, 4, 2, wire_join_group_request_encode, &req);
+    tn_tick(&n, n.now + KQ_GROUP_INITIAL_REBALANCE_DELAY_MS_DEFAULT + 1);
+    TN_DECODE(&n, &consumer, WIRE_API_JOIN_GROUP, 4, 2, wire_join_group_response_decode, &resp);
+    assert_int_equal(resp.error_code, KAFKA_NONE);
+    tn_close(&n);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_join_floods),
+        cmocka_unit_test(test_one_connection_cannot_take_every_group),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
