@@ -75,6 +75,7 @@ typedef struct exec_config {
     uint32_t workload_records_per_s;
     uint32_t workload_record_bytes;
     const struct kq_cred_store *sasl_credentials; /* kq/auth.h; NULL: no SASL */
+    int32_t failed_auth_delay_ms; /* connection.failed.authentication.delay.ms; 0: none */
     /* group.max.size, group.{min,max}.session.timeout.ms,
      * group.initial.rebalance.delay.ms (max_size 0: Kafka's defaults). */
     group_config group;

@@ -107,6 +107,9 @@ typedef struct handler_services {
     const char *(*slot_peer)(void *ctx, void *slot);
     const handler_acl *acl; /* NULL: everything is allowed */
     const struct kq_cred_store *sasl_credentials; /* kq/auth.h; NULL: no SASL listener */
+    /* connection.failed.authentication.delay.ms: a failed SASL login is
+     * answered this much later (sasl_limits.c); 0: at once. */
+    int32_t failed_auth_delay_ms;
     /* The connection of slot (NULL: every connection is a quorum one). */
     void (*slot_conn)(void *ctx, void *slot, handler_conn *out);
     /* Consumer groups (issue 12): the committed offsets the executor keeps

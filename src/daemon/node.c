@@ -557,6 +557,7 @@ node *node_start(uv_loop_t *loop, const kq_config *config, const struct kq_cred_
     node_listener_endpoints(n);
     ec.acl = &n->acl;
     ec.sasl_credentials = creds;
+    ec.failed_auth_delay_ms = n->config.failed_auth_delay_ms;
     exec_env env = {
         .ctx = n,
         .fs = kq_fs_posix(),

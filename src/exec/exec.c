@@ -125,6 +125,7 @@ static handler *exec_make_handler(kq_exec *x)
         .slot_conn = h_slot_conn,
         .acl = x->cfg.acl,
         .sasl_credentials = x->cfg.sasl_credentials,
+        .failed_auth_delay_ms = x->cfg.failed_auth_delay_ms,
         .offsets = x->offsets,
         .group = x->cfg.group,
     };

@@ -75,6 +75,24 @@ typedef struct fetch_parked {
 /* The consumer-group handlers' state (group_handlers.h). */
 typedef struct handler_groups handler_groups;
 
+/* sasl_limits.c: a SASL handshake waiting for its SaslAuthenticate, and a
+ * failed login's answer held for connection.failed.authentication.delay.ms. */
+typedef struct sasl_pending_entry {
+    struct handler_sasl *s;
+    uint64_t addr_hash; /* of addr, to count per address */
+    int64_t started_ms;
+    char addr[KQ_SASL_ADDRESS_BYTES_MAX];
+} sasl_pending_entry;
+
+typedef struct sasl_delayed {
+    bool in_use;
+    bool close; /* close instead of answering (after SaslHandshake v0) */
+    void *slot;
+    uint8_t *data; /* malloc'd answer */
+    size_t len;
+    int64_t due_ms;
+} sasl_delayed;
+
 struct handler {
     handler_services svc;
     kq_arena arena;
@@ -103,6 +121,12 @@ struct handler {
     handler_endpoint peer_clients[HANDLER_NODES_MAX];
     bool peer_client_known[HANDLER_NODES_MAX];
     int sasl_sessions; /* sasl.c: connections holding SASL state */
+    sasl_pending_entry sasl_pending[KQ_SASL_PENDING_MAX];
+    int sasl_pending_count;
+    sasl_delayed sasl_delayed[KQ_SASL_FAILED_DELAYED_MAX];
+    int sasl_delayed_count;
+    int64_t sasl_evict_logged_ms; /* evictions logged at most once per HANDLER_DENIAL_LOG_MS */
+    uint64_t sasl_evict_unlogged;
     /* authorize.c: denial log lines, rate-limited per operation */
     int64_t denials_logged_ms[HANDLER_OP_COUNT];
     uint64_t denials_unlogged[HANDLER_OP_COUNT];
