@@ -120,6 +120,9 @@ struct handler {
     /* Client listeners the peers reported (by index in svc.nodes). */
     handler_endpoint peer_clients[HANDLER_NODES_MAX];
     bool peer_client_known[HANDLER_NODES_MAX];
+    /* ... and per listener name (index in svc.client_listeners). */
+    handler_endpoint peer_listeners[HANDLER_NODES_MAX][KQ_CONFIG_LISTENERS_MAX];
+    bool peer_listener_known[HANDLER_NODES_MAX][KQ_CONFIG_LISTENERS_MAX];
     int sasl_sessions; /* sasl.c: connections holding SASL state */
     sasl_pending_entry sasl_pending[KQ_SASL_PENDING_MAX];
     int sasl_pending_count;
@@ -155,6 +158,11 @@ bool handler_authorized(handler *h, void *slot, enum handler_op op, const char *
  * DescribeCluster brokers, FindCoordinator); conn NULL: the client
  * listener's. */
 const handler_endpoint *handler_broker_endpoint(const handler *h, int i, const handler_conn *conn);
+/* A peer's DescribeCluster asking for this node's endpoint on one listener
+ * name (peer_endpoints.c): that endpoint, else NULL. */
+#define HANDLER_ENDPOINT_CLIENT_ID_PREFIX "kq-endpoint/"
+const handler_endpoint *handler_endpoint_asked(const handler *h, const handler_request *req,
+                                               const handler_conn *conn);
 
 void handler_note_read_failure(handler *h, int64_t offset, int rc);
 

@@ -63,6 +63,9 @@ static int32_t tn_failed_auth_delay_ms;
 #define TN_LISTENER_ID 10000
 enum tn_listener_kind { TN_PLAINTEXT = 0, TN_SSL, TN_SASL_PLAINTEXT, TN_SASL_SSL, TN_KINDS };
 static handler_endpoint tn_listener_endpoints[TN_KINDS];
+static const char *const tn_listener_names[TN_KINDS] = {"PLAIN", "TLS", "SASL", "SASL_TLS"};
+/* Called by tn_open on the executor's configuration before it starts. */
+static void (*tn_config_hook)(exec_config *c);
 typedef struct tn_slot {
     int id;
 } tn_slot;
@@ -159,7 +162,8 @@ static inline void tn_slot_conn_cb(void *ctx, void *slot, handler_conn *out)
                               .principal = k == TN_SSL ? "User:CN=client" : NULL,
                               .sasl_listener = sasl, .sasl_mechanisms = 1u << 0,
                               .session = sasl ? &tn_sasl_cells[TN_SASL_CONNS - 4 + k] : NULL,
-                              .advertised = &tn_listener_endpoints[k]};
+                              .advertised = &tn_listener_endpoints[k],
+                              .listener_name = tn_listener_names[k]};
         return;
     }
     if (id >= TN_SASL_ID) {
@@ -262,6 +266,8 @@ static inline void tn_open(tn_node *n, int32_t node_id, int voter_count)
         snprintf(c.voters[i].host, sizeof(c.voters[i].host), "node%d.test", i + 1);
         c.voters[i].port = (uint16_t)(TN_PORT_BASE + i + 1);
     }
+    if (tn_config_hook)
+        tn_config_hook(&c);
     exec_env env = {
         .ctx = n,
         .fs = kq_fs_posix(),
