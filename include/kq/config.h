@@ -162,6 +162,9 @@ typedef struct kq_config {
      * here), at least socket.request.max.bytes */
     uint64_t queued_max_request_bytes;
     int64_t connections_max_idle_ms;  /* connections.max.idle.ms, 600000; -1 never */
+    /* connection.failed.authentication.delay.ms (issue 19): a failed SASL
+     * login is answered this much later; KQ_FAILED_AUTH_DELAY_MS_DEFAULT. */
+    int32_t failed_auth_delay_ms;
     /* The group coordinator (Kafka's keys and defaults, limits.h KQ_GROUP_*):
      * group.max.size 1 .. KQ_GROUP_MAX_SIZE_DEFAULT (its default),
      * group.min.session.timeout.ms (6000) <= group.max.session.timeout.ms

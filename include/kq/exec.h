@@ -46,6 +46,14 @@ typedef struct exec_config {
      * endpoints when a controller listener is named). */
     exec_endpoint client_endpoint;
     bool discover_client_endpoints;
+    /* This node's client listeners by name with its endpoint on each (issue
+     * 19 item 13): Metadata asked on one names every node by its endpoint
+     * on the listener of that name, learned from the peers as above. */
+    struct {
+        char name[KQ_CONFIG_LISTENER_NAME_BYTES_MAX];
+        exec_endpoint endpoint;
+    } client_listeners[KQ_CONFIG_LISTENERS_MAX];
+    int client_listener_count;
     const char *cluster_id;
     const char *log_dir;
     uint64_t segment_bytes;
@@ -75,6 +83,7 @@ typedef struct exec_config {
     uint32_t workload_records_per_s;
     uint32_t workload_record_bytes;
     const struct kq_cred_store *sasl_credentials; /* kq/auth.h; NULL: no SASL */
+    int32_t failed_auth_delay_ms; /* connection.failed.authentication.delay.ms; 0: none */
     /* group.max.size, group.{min,max}.session.timeout.ms,
      * group.initial.rebalance.delay.ms (max_size 0: Kafka's defaults). */
     group_config group;

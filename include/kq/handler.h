@@ -52,7 +52,16 @@ typedef struct handler_conn {
      * name. NULL or port 0: the node's client endpoint (a controller
      * listener, or the voter endpoint of a seed-style single listener). */
     const handler_endpoint *advertised;
+    /* The listener's name (NULL: unknown), to name the peers by their
+     * endpoints on the listener of the same name when they told us. */
+    const char *listener_name;
 } handler_conn;
+
+/* This node's endpoint on one of its client listeners, by name. */
+typedef struct handler_listener_endpoint {
+    char name[KQ_CONFIG_LISTENER_NAME_BYTES_MAX];
+    handler_endpoint endpoint;
+} handler_listener_endpoint;
 
 /* Operations the authorizer allows per principal (issue 9). */
 enum handler_op {
@@ -92,6 +101,8 @@ typedef struct handler_services {
     /* This node's advertised client listener, what Metadata names it by
      * (port 0: its voter endpoint, as with a single listener). */
     handler_endpoint client_endpoint;
+    handler_listener_endpoint client_listeners[KQ_CONFIG_LISTENERS_MAX];
+    int client_listener_count;
     int32_t frame_bytes_max;
     uint32_t mutants;   /* enum kq_mutant (simulator only) */
     int64_t (*now_ms)(void *ctx);
@@ -107,6 +118,9 @@ typedef struct handler_services {
     const char *(*slot_peer)(void *ctx, void *slot);
     const handler_acl *acl; /* NULL: everything is allowed */
     const struct kq_cred_store *sasl_credentials; /* kq/auth.h; NULL: no SASL listener */
+    /* connection.failed.authentication.delay.ms: a failed SASL login is
+     * answered this much later (sasl_limits.c); 0: at once. */
+    int32_t failed_auth_delay_ms;
     /* The connection of slot (NULL: every connection is a quorum one). */
     void (*slot_conn)(void *ctx, void *slot, handler_conn *out);
     /* Optional (NULL: want): how many of want bytes of log data a consumer
@@ -211,10 +225,14 @@ bool handler_decode_raft_response(handler *h, enum raft_msg_type request_type,
  * controller connection; the peer's own entry in the answer becomes its
  * broker endpoint in Metadata. Until then Metadata names the voter
  * endpoint. The encoded request is malloc'd (the caller frees it). */
-bool handler_encode_endpoint_request(handler *h, int32_t correlation_id, uint8_t **data,
-                                     size_t *len);
+/* listener: -1 asks for the peer's client endpoint; an index into
+ * svc.client_listeners asks for its endpoint on the listener of that name
+ * (the name rides in the client id, HANDLER_ENDPOINT_CLIENT_ID_PREFIX). */
+bool handler_encode_endpoint_request(handler *h, int32_t correlation_id, int listener,
+                                     uint8_t **data, size_t *len);
 /* Returns false on a malformed answer or one without node_id's entry. */
-bool handler_note_peer_endpoint(handler *h, int32_t node_id, const uint8_t *frame, size_t len);
+bool handler_note_peer_endpoint(handler *h, int32_t node_id, int listener, const uint8_t *frame,
+                                size_t len);
 
 /* Stamps the relayed frame of f with the correlation id it is sent under. */
 void handler_forward_set_correlation_id(handler_forward *f, int32_t correlation_id);

@@ -67,7 +67,6 @@ _Static_assert(KQ_NET_READ_CHUNK_BYTES <= KQ_REQUEST_FRAME_BYTES_DEFAULT,
 #define EXEC_VOTERS_MAX RAFT_VOTERS_MAX
 #define HANDLER_NODES_MAX RAFT_VOTERS_MAX   /* endpoints the handlers know */
 #define HANDLER_DENIAL_LOG_MS 1000          /* authorization denials logged per op */
-#define HANDLER_SASL_SESSIONS_MAX 4096      /* connections holding SASL state */
 /* Actions one raft_step may return; optional work keeps a reserve free. */
 #define RAFT_ACTIONS_MAX 64
 #define RAFT_PARKED_FETCH_MAX 64            /* replica fetches a leader holds */
@@ -658,5 +657,30 @@ _Static_assert(KQ_SASL_RECEIVE_BYTES_DEFAULT <= KQ_REQUEST_FRAME_BYTES_DEFAULT,
                "sasl.server.max.receive.size is below socket.request.max.bytes");
 _Static_assert(KQ_NET_READ_GROWTH_MIN_BYTES >= KQ_NET_READ_CHUNK_BYTES,
                "a read step always fits");
+/* ---- SASL handshakes and failed logins (issue 19 items 11, 13) */
+/* Handshakes waiting for their SaslAuthenticate, in total and per client
+ * address. A new handshake always gets a slot: past the address's share
+ * its own oldest pending one is evicted, past the total the oldest of the
+ * address holding most; an evicted or expired handshake fails (the
+ * connection closes at its next frame), so a flood of handshakes that never
+ * finish cannot lock out real logins. */
+#define KQ_SASL_PENDING_MAX 1024
+#define KQ_SASL_PENDING_PER_ADDRESS_MAX 32
+#define KQ_SASL_HANDSHAKE_TIMEOUT_MS 10000   /* handshake to authenticated */
+/* connection.failed.authentication.delay.ms (Kafka's key and default): a
+ * failed login's answer (or close, after a v0 handshake) waits this long;
+ * at most KQ_SASL_FAILED_DELAYED_MAX wait at once, beyond which they are
+ * answered at once, so delayed connections cannot pile up. */
+#define KQ_FAILED_AUTH_DELAY_MS_DEFAULT 100
+#define KQ_FAILED_AUTH_DELAY_MS_MAX 60000
+#define KQ_SASL_FAILED_DELAYED_MAX 256
+#define KQ_SASL_ADDRESS_BYTES_MAX 64        /* "ip" of a peer address, NUL */
+
+_Static_assert(KQ_SASL_PENDING_PER_ADDRESS_MAX < KQ_SASL_PENDING_MAX,
+               "one address cannot hold every pending handshake");
+_Static_assert(KQ_FAILED_AUTH_DELAY_MS_DEFAULT <= KQ_FAILED_AUTH_DELAY_MS_MAX,
+               "the default delay is allowed");
+_Static_assert(KQ_FAILED_AUTH_DELAY_MS_MAX < KQ_SASL_HANDSHAKE_TIMEOUT_MS * 10,
+               "a delayed failure is answered long before idle connections close");
 
 #endif

@@ -54,6 +54,7 @@ enum cfg_key {
     K_SOCKET_MAX,
     K_QUEUED_MAX,
     K_IDLE_MAX,
+    K_FAILED_AUTH_DELAY,
     K_CLUSTER_ID,
     K_PROTOCOL_MAP,
     K_CONTROLLER_NAMES,
@@ -122,6 +123,7 @@ static const struct cfg_key_def {
     {"socket.request.max.bytes", K_SOCKET_MAX},
     {"queued.max.request.bytes", K_QUEUED_MAX},
     {"connections.max.idle.ms", K_IDLE_MAX},
+    {"connection.failed.authentication.delay.ms", K_FAILED_AUTH_DELAY},
     {"cluster.id", K_CLUSTER_ID},
     {"listener.security.protocol.map", K_PROTOCOL_MAP},
     {"controller.listener.names", K_CONTROLLER_NAMES},
@@ -630,6 +632,13 @@ static int cfg_handler(void *user, const char *section, const char *name,
         }
         cfg->sasl_server_max_receive_size = (int32_t)x;
         return 1;
+    case K_FAILED_AUTH_DELAY:
+        if (kq_config_parse_int(value, 0, KQ_FAILED_AUTH_DELAY_MS_MAX, &x, why, sizeof why) != 0) {
+            cfg_fail(c, c->line, key, "%s", why);
+            return 0;
+        }
+        cfg->failed_auth_delay_ms = (int32_t)x;
+        return 1;
     case K_METRICS_PORT:
         if (kq_config_parse_int(value, 1, 65535, &x, why, sizeof why) != 0) {
             cfg_fail(c, c->line, key, "%s", why);
@@ -945,6 +954,7 @@ void kq_config_defaults(kq_config *out)
     out->connections_max_idle_ms = KQ_CONNECTION_IDLE_MS_DEFAULT;
     out->queued_max_response_bytes = KQ_QUEUED_RESPONSE_BYTES_DEFAULT;
     out->sasl_server_max_receive_size = KQ_SASL_RECEIVE_BYTES_DEFAULT;
+    out->failed_auth_delay_ms = KQ_FAILED_AUTH_DELAY_MS_DEFAULT;
     out->group_max_size = KQ_GROUP_MAX_SIZE_DEFAULT;
     out->group_min_session_timeout_ms = KQ_GROUP_MIN_SESSION_TIMEOUT_MS_DEFAULT;
     out->group_max_session_timeout_ms = KQ_GROUP_MAX_SESSION_TIMEOUT_MS_DEFAULT;

@@ -166,7 +166,8 @@ static void env_slot_conn(void *ctx, void *slot, handler_conn *out)
                           .sasl_listener = l->sasl,
                           .sasl_mechanisms = l->sasl_mechanisms,
                           .session = l->sasl ? net_slot_conn_user(slot) : NULL,
-                          .advertised = &n->listener_endpoints[i]};
+                          .advertised = &n->listener_endpoints[i],
+                          .listener_name = l->name};
 }
 
 static void on_conn_closed(void *ctx, void *user)
@@ -588,8 +589,23 @@ node *node_start(uv_loop_t *loop, const kq_config *config, const struct kq_cred_
     node_exec_config(&n->config, wall, &ec);
     node_acl(n);
     node_listener_endpoints(n);
+    for (int i = 0; i < n->config.listener_count; i++) {
+        const handler_endpoint *e = &n->listener_endpoints[i];
+        if (e->port == 0)
+            continue;
+        int k = ec.client_listener_count++;
+        snprintf(ec.client_listeners[k].name, sizeof ec.client_listeners[k].name, "%s",
+                 n->config.listeners[i].name);
+        ec.client_listeners[k].endpoint.node_id = e->node_id;
+        snprintf(ec.client_listeners[k].endpoint.host, sizeof ec.client_listeners[k].endpoint.host,
+                 "%s", e->host);
+        ec.client_listeners[k].endpoint.port = e->port;
+    }
+    if (ec.client_listener_count > 0 && n->config.voter_count > 1)
+        ec.discover_client_endpoints = true;
     ec.acl = &n->acl;
     ec.sasl_credentials = creds;
+    ec.failed_auth_delay_ms = n->config.failed_auth_delay_ms;
     exec_env env = {
         .ctx = n,
         .fs = kq_fs_posix(),

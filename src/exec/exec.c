@@ -138,6 +138,7 @@ static handler *exec_make_handler(kq_exec *x)
         .slot_authenticated = h_slot_authenticated,
         .acl = x->cfg.acl,
         .sasl_credentials = x->cfg.sasl_credentials,
+        .failed_auth_delay_ms = x->cfg.failed_auth_delay_ms,
         .offsets = x->offsets,
         .group = x->cfg.group,
     };
@@ -146,6 +147,17 @@ static handler *exec_make_handler(kq_exec *x)
     snprintf(hs.client_endpoint.host, sizeof(hs.client_endpoint.host), "%s",
              x->cfg.client_endpoint.host);
     hs.client_endpoint.port = x->cfg.client_endpoint.port;
+    KQ_ASSERT(x->cfg.client_listener_count >= 0 &&
+              x->cfg.client_listener_count <= KQ_CONFIG_LISTENERS_MAX);
+    for (int k = 0; k < x->cfg.client_listener_count; k++) {
+        handler_listener_endpoint *l = &hs.client_listeners[k];
+        snprintf(l->name, sizeof l->name, "%s", x->cfg.client_listeners[k].name);
+        l->endpoint.node_id = x->cfg.node_id;
+        snprintf(l->endpoint.host, sizeof l->endpoint.host, "%s",
+                 x->cfg.client_listeners[k].endpoint.host);
+        l->endpoint.port = x->cfg.client_listeners[k].endpoint.port;
+    }
+    hs.client_listener_count = x->cfg.client_listener_count;
     for (int i = 0; i < x->cfg.voter_count; i++) {
         hs.nodes[i].node_id = x->cfg.voters[i].node_id;
         snprintf(hs.nodes[i].host, sizeof(hs.nodes[i].host), "%s", x->cfg.voters[i].host);

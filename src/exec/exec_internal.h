@@ -107,8 +107,10 @@ struct kq_exec {
     int32_t last_leader;
     struct exec_workload *workload; /* exec_workload.c; NULL: off */
     /* Asking the peers for their client listeners (exec_endpoints.c). */
-    bool endpoint_inflight[EXEC_VOTERS_MAX];
-    int64_t endpoint_due_ms[EXEC_VOTERS_MAX];
+    /* [voter][0]: its client endpoint; [voter][1 + k]: its endpoint on
+     * listener cfg.client_listeners[k] (issue 19). */
+    bool endpoint_inflight[EXEC_VOTERS_MAX][1 + KQ_CONFIG_LISTENERS_MAX];
+    int64_t endpoint_due_ms[EXEC_VOTERS_MAX][1 + KQ_CONFIG_LISTENERS_MAX];
     exec_metrics metrics; /* exec_metrics.c */
     exec_snapshots snap;  /* exec_snapshot.c */
 };

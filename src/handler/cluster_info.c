@@ -153,6 +153,9 @@ void handle_describe_cluster(handler *h, handler_request *req, kq_reader *r)
     wire_describe_cluster_broker brokers[HANDLER_NODES_MAX];
     handler_conn conn;
     handler_get_conn(h, req->slot, &conn);
+    const handler_endpoint *asked = handler_endpoint_asked(h, req, &conn);
+    if (asked)
+        conn.advertised = asked; /* a peer asking for one listener name */
     for (int i = 0; i < h->svc.node_count; i++) {
         /* KIP-919: type 2 asks for the controllers (the voter endpoints). */
         const handler_endpoint *e =

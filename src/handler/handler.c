@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "handler_internal.h"
+#include "sasl_internal.h"
 #include "kq/assert.h"
 #include "kq/log_line.h"
 #include "kq/wire_fetch.h"
@@ -32,6 +33,7 @@ void handler_destroy(handler *h)
     kq_writer_free(&h->out);
     kq_writer_free(&h->records);
     groups_destroy(h);
+    sasl_limits_destroy(h);
     /* Requests still waiting are dropped unanswered. */
     free(h->produce.partitions);
     produce_queue *qs[2] = {&h->produce_acks_all, &h->produce_acks_one};
@@ -243,8 +245,10 @@ int64_t handler_next_deadline(const handler *h)
     int64_t a = produce_next_deadline(h);
     int64_t b = fetch_parked_next_deadline(h);
     int64_t c = groups_next_deadline(h);
+    int64_t d = sasl_limits_next_deadline(h);
     int64_t due = a < b ? a : b;
-    return c < due ? c : due;
+    due = c < due ? c : due;
+    return d < due ? d : due;
 }
 
 bool handler_take_append(handler *h, handler_append *out)
@@ -258,6 +262,7 @@ void handler_on_tick(handler *h, int64_t now_ms)
     produce_on_tick(h, now_ms);
     fetch_parked_on_tick(h, now_ms);
     groups_on_tick(h, now_ms);
+    sasl_limits_on_tick(h, now_ms);
 }
 
 void handler_note_read_failure(handler *h, int64_t offset, int rc)

@@ -76,6 +76,24 @@ typedef struct fetch_parked {
 /* The consumer-group handlers' state (group_handlers.h). */
 typedef struct handler_groups handler_groups;
 
+/* sasl_limits.c: a SASL handshake waiting for its SaslAuthenticate, and a
+ * failed login's answer held for connection.failed.authentication.delay.ms. */
+typedef struct sasl_pending_entry {
+    struct handler_sasl *s;
+    uint64_t addr_hash; /* of addr, to count per address */
+    int64_t started_ms;
+    char addr[KQ_SASL_ADDRESS_BYTES_MAX];
+} sasl_pending_entry;
+
+typedef struct sasl_delayed {
+    bool in_use;
+    bool close; /* close instead of answering (after SaslHandshake v0) */
+    void *slot;
+    uint8_t *data; /* malloc'd answer */
+    size_t len;
+    int64_t due_ms;
+} sasl_delayed;
+
 struct handler {
     handler_services svc;
     kq_arena arena;
@@ -103,7 +121,16 @@ struct handler {
     /* Client listeners the peers reported (by index in svc.nodes). */
     handler_endpoint peer_clients[HANDLER_NODES_MAX];
     bool peer_client_known[HANDLER_NODES_MAX];
+    /* ... and per listener name (index in svc.client_listeners). */
+    handler_endpoint peer_listeners[HANDLER_NODES_MAX][KQ_CONFIG_LISTENERS_MAX];
+    bool peer_listener_known[HANDLER_NODES_MAX][KQ_CONFIG_LISTENERS_MAX];
     int sasl_sessions; /* sasl.c: connections holding SASL state */
+    sasl_pending_entry sasl_pending[KQ_SASL_PENDING_MAX];
+    int sasl_pending_count;
+    sasl_delayed sasl_delayed[KQ_SASL_FAILED_DELAYED_MAX];
+    int sasl_delayed_count;
+    int64_t sasl_evict_logged_ms; /* evictions logged at most once per HANDLER_DENIAL_LOG_MS */
+    uint64_t sasl_evict_unlogged;
     /* authorize.c: denial log lines, rate-limited per operation */
     int64_t denials_logged_ms[HANDLER_OP_COUNT];
     uint64_t denials_unlogged[HANDLER_OP_COUNT];
@@ -132,6 +159,11 @@ bool handler_authorized(handler *h, void *slot, enum handler_op op, const char *
  * DescribeCluster brokers, FindCoordinator); conn NULL: the client
  * listener's. */
 const handler_endpoint *handler_broker_endpoint(const handler *h, int i, const handler_conn *conn);
+/* A peer's DescribeCluster asking for this node's endpoint on one listener
+ * name (peer_endpoints.c): that endpoint, else NULL. */
+#define HANDLER_ENDPOINT_CLIENT_ID_PREFIX "kq-endpoint/"
+const handler_endpoint *handler_endpoint_asked(const handler *h, const handler_request *req,
+                                               const handler_conn *conn);
 
 void handler_note_read_failure(handler *h, int64_t offset, int rc);
 

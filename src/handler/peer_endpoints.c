@@ -1,6 +1,10 @@
 /* The other nodes' client listeners, learned from the peers themselves
  * (kq/handler.h: handler_encode_endpoint_request). A node trusts only each
- * peer's own entry: what B says of C may be stale. */
+ * peer's own entry: what B says of C may be stale. Per listener name too
+ * (issue 19 item 13): a request whose client id is
+ * HANDLER_ENDPOINT_CLIENT_ID_PREFIX<name> is answered, on a quorum
+ * connection, with this node's endpoint on its listener of that name, so
+ * Metadata asked on listener L names every node by its L endpoint. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +17,15 @@
 #define ENDPOINT_REQUEST_VERSION 1 /* v1 carries the endpoint type (KIP-919) */
 #define ENDPOINT_TYPE_BROKERS 1
 
+static int listener_index(const handler *h, const char *name, size_t name_bytes)
+{
+    for (int k = 0; name && k < h->svc.client_listener_count; k++)
+        if (strlen(h->svc.client_listeners[k].name) == name_bytes &&
+            memcmp(h->svc.client_listeners[k].name, name, name_bytes) == 0)
+            return k;
+    return -1;
+}
+
 const handler_endpoint *handler_broker_endpoint(const handler *h, int i, const handler_conn *conn)
 {
     KQ_ASSERT(i >= 0 && i < h->svc.node_count);
@@ -21,16 +34,37 @@ const handler_endpoint *handler_broker_endpoint(const handler *h, int i, const h
             return conn->advertised;
         return h->svc.client_endpoint.port != 0 ? &h->svc.client_endpoint : &h->svc.nodes[i];
     }
+    int k = conn && conn->advertised && conn->advertised->port != 0 && conn->listener_name
+                ? listener_index(h, conn->listener_name, strlen(conn->listener_name)) : -1;
+    if (k >= 0 && h->peer_listener_known[i][k])
+        return &h->peer_listeners[i][k];
     return h->peer_client_known[i] ? &h->peer_clients[i] : &h->svc.nodes[i];
 }
 
-bool handler_encode_endpoint_request(handler *h, int32_t correlation_id, uint8_t **data,
-                                     size_t *len)
+const handler_endpoint *handler_endpoint_asked(const handler *h, const handler_request *req,
+                                               const handler_conn *conn)
+{
+    size_t pre = strlen(HANDLER_ENDPOINT_CLIENT_ID_PREFIX);
+    kq_slice id = req->header.client_id;
+    if (!conn->quorum_listener || id.len <= (int32_t)pre ||
+        memcmp(id.ptr, HANDLER_ENDPOINT_CLIENT_ID_PREFIX, pre) != 0)
+        return NULL;
+    int k = listener_index(h, (const char *)id.ptr + pre, (size_t)id.len - pre);
+    return k >= 0 ? &h->svc.client_listeners[k].endpoint : NULL;
+}
+
+bool handler_encode_endpoint_request(handler *h, int32_t correlation_id, int listener,
+                                     uint8_t **data, size_t *len)
 {
     kq_writer w;
     kq_writer_init(&w, 256);
-    char client_id[32];
-    snprintf(client_id, sizeof(client_id), "raft-server-%d", h->svc.node_id);
+    char client_id[32 + KQ_CONFIG_LISTENER_NAME_BYTES_MAX];
+    KQ_ASSERT(listener < h->svc.client_listener_count);
+    if (listener >= 0)
+        snprintf(client_id, sizeof(client_id), "%s%s", HANDLER_ENDPOINT_CLIENT_ID_PREFIX,
+                 h->svc.client_listeners[listener].name);
+    else
+        snprintf(client_id, sizeof(client_id), "raft-server-%d", h->svc.node_id);
     wire_request_header hdr = {.api_key = WIRE_API_DESCRIBE_CLUSTER,
                                .api_version = ENDPOINT_REQUEST_VERSION,
                                .correlation_id = correlation_id,
@@ -56,8 +90,10 @@ static int node_index(const handler *h, int32_t node_id)
     return -1;
 }
 
-bool handler_note_peer_endpoint(handler *h, int32_t node_id, const uint8_t *frame, size_t len)
+bool handler_note_peer_endpoint(handler *h, int32_t node_id, int listener, const uint8_t *frame,
+                                size_t len)
 {
+    KQ_ASSERT(listener < h->svc.client_listener_count);
     int i = node_index(h, node_id);
     kq_reader r;
     kq_reader_init(&r, frame, len);
@@ -74,21 +110,23 @@ bool handler_note_peer_endpoint(handler *h, int32_t node_id, const uint8_t *fram
         const wire_describe_cluster_broker *e = &resp.brokers[b];
         if (e->broker_id != node_id)
             continue;
-        handler_endpoint *c = &h->peer_clients[i];
+        handler_endpoint *c = listener >= 0 ? &h->peer_listeners[i][listener] : &h->peer_clients[i];
+        bool *known = listener >= 0 ? &h->peer_listener_known[i][listener] : &h->peer_client_known[i];
         if (e->host.len <= 0 || (size_t)e->host.len >= sizeof(c->host) || e->port <= 0 ||
             e->port > 65535)
             return false;
-        bool changed = !h->peer_client_known[i] || c->port != e->port ||
+        bool changed = !*known || c->port != e->port ||
                        strncmp(c->host, (const char *)e->host.ptr, (size_t)e->host.len) != 0 ||
                        c->host[e->host.len] != '\0';
         c->node_id = node_id;
         memcpy(c->host, e->host.ptr, (size_t)e->host.len);
         c->host[e->host.len] = '\0';
         c->port = (uint16_t)e->port;
-        h->peer_client_known[i] = true;
+        *known = true;
         if (changed)
-            log_line("node %d: peer %d serves clients at %s:%u", h->svc.node_id, node_id,
-                     c->host, c->port);
+            log_line("node %d: peer %d serves clients at %s:%u%s%s", h->svc.node_id, node_id,
+                     c->host, c->port, listener >= 0 ? " on listener " : "",
+                     listener >= 0 ? h->svc.client_listeners[listener].name : "");
         return true;
     }
     return false;

@@ -5,25 +5,17 @@
  * connection gets only ApiVersions and the SASL APIs; anything else closes
  * it. A failed exchange is answered with SASL_AUTHENTICATION_FAILED and the
  * connection closes at its next frame. The exchanges themselves are
- * src/auth's; this file is the connection state and the wire. */
+ * src/auth's; this file is the connection state and the wire; the bounds
+ * on pending handshakes and the delay of failed logins are sasl_limits.c's
+ * (issue 19). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "handler_internal.h"
 #include "kq/assert.h"
-#include "kq/auth.h"
 #include "kq/log_line.h"
 #include "kq/wire_sasl.h"
-
-enum sasl_state { SASL_MECH_CHOSEN = 1, SASL_AUTHENTICATED, SASL_FAILED };
-
-struct handler_sasl {
-    enum sasl_state state;
-    bool raw_tokens; /* after SaslHandshake v0 */
-    kq_sasl_session session;
-    char principal[AUTH_PRINCIPAL_BYTES_MAX];
-};
+#include "sasl_internal.h"
 
 static const char *const mech_names[] = {"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"};
 
@@ -42,7 +34,8 @@ void handler_conn_closed(handler *h, void *session)
     handler_sasl *s = session;
     if (!s)
         return;
-    kq_sasl_session_clear(&s->session);
+    if (s->state == SASL_MECH_CHOSEN)
+        sasl_end_exchange(h, s, SASL_FAILED);
     free(s);
     KQ_ASSERT(h->sasl_sessions > 0);
     h->sasl_sessions--;
@@ -78,9 +71,19 @@ static int16_t handshake_error(handler *h, const handler_conn *conn, kq_slice na
         return KAFKA_ILLEGAL_SASL_STATE; /* one handshake per connection (no re-auth) */
     if (kq_sasl_mech_parse(name, mech) != 0 || !(conn->sasl_mechanisms & (1u << *mech)))
         return KAFKA_UNSUPPORTED_SASL_MECHANISM;
-    if (h->sasl_sessions >= HANDLER_SASL_SESSIONS_MAX)
-        return KAFKA_ILLEGAL_SASL_STATE;
     return KAFKA_NONE;
+}
+
+void sasl_end_exchange(handler *h, handler_sasl *s, enum sasl_state state)
+{
+    KQ_ASSERT(s->state == SASL_MECH_CHOSEN && state != SASL_MECH_CHOSEN);
+    s->state = state;
+    sasl_pending_remove(h, s);
+    if (s->session) {
+        kq_sasl_session_clear(s->session); /* no keys kept past the exchange */
+        free(s->session);
+        s->session = NULL;
+    }
 }
 
 void handle_sasl_handshake(handler *h, handler_request *req, kq_reader *r)
@@ -103,11 +106,15 @@ void handle_sasl_handshake(handler *h, handler_request *req, kq_reader *r)
     if (err == KAFKA_NONE) {
         handler_sasl *s = calloc(1, sizeof(*s));
         KQ_ASSERT(s);
+        s->session = malloc(sizeof *s->session);
+        KQ_ASSERT(s->session);
         s->state = SASL_MECH_CHOSEN;
         s->raw_tokens = v == 0;
-        kq_sasl_session_init(&s->session, h->svc.sasl_credentials, mech);
+        s->pending = -1;
+        kq_sasl_session_init(s->session, h->svc.sasl_credentials, mech);
         *conn.session = s;
         h->sasl_sessions++;
+        sasl_pending_add(h, s, h->svc.slot_peer(h->svc.ctx, req->slot));
     } else {
         LOG_LINE_LIMITED("request from %s: SaslHandshake for %.*s refused (error %d)",
                  h->svc.slot_peer(h->svc.ctx, req->slot),
@@ -125,18 +132,17 @@ void handle_sasl_handshake(handler *h, handler_request *req, kq_reader *r)
 static kq_sasl_status sasl_step(handler *h, void *slot, handler_sasl *s, const uint8_t *in,
                                 size_t len, kq_sasl_output *out)
 {
-    kq_sasl_status st = kq_sasl_session_step(&s->session, in, len, out);
+    enum kq_sasl_mech mech = s->session->mech;
+    kq_sasl_status st = kq_sasl_session_step(s->session, in, len, out);
     if (st == KQ_SASL_SUCCESS) {
-        s->state = SASL_AUTHENTICATED;
         snprintf(s->principal, sizeof(s->principal), "%s", out->principal);
-        kq_sasl_session_clear(&s->session); /* no keys kept past the exchange */
+        sasl_end_exchange(h, s, SASL_AUTHENTICATED);
         if (h->svc.slot_authenticated)
             h->svc.slot_authenticated(h->svc.ctx, slot);
     } else if (st == KQ_SASL_FAILURE) {
-        s->state = SASL_FAILED;
+        sasl_end_exchange(h, s, SASL_FAILED);
         LOG_LINE_LIMITED("request from %s: SASL %s authentication failed: %s",
-                 h->svc.slot_peer(h->svc.ctx, slot), kq_sasl_mech_name(s->session.mech),
-                 out->reason);
+                 h->svc.slot_peer(h->svc.ctx, slot), kq_sasl_mech_name(mech), out->reason);
     }
     return st;
 }
@@ -159,18 +165,29 @@ void handle_sasl_authenticate(handler *h, handler_request *req, kq_reader *r)
         h->svc.reply_close(h->svc.ctx, req->slot, "out of memory");
         return;
     }
+    bool failed = false;
     if (!s || s->state != SASL_MECH_CHOSEN || s->raw_tokens) {
         resp.error_code = KAFKA_ILLEGAL_SASL_STATE;
-        resp.error_message = kq_slice_cstr("SaslAuthenticate without a SaslHandshake v1 first");
-    } else if (sasl_step(h, req->slot, s, body.auth_bytes.ptr, (size_t)body.auth_bytes.len,
-                         out) == KQ_SASL_FAILURE) {
-        resp.error_code = KAFKA_SASL_AUTHENTICATION_FAILED;
-        resp.error_message = kq_slice_cstr(kq_sasl_failure_message(s->session.mech));
+        resp.error_message = kq_slice_cstr(s && s->state == SASL_FAILED
+                                               ? "SASL handshake expired or evicted"
+                                               : "SaslAuthenticate without a SaslHandshake v1 first");
     } else {
-        resp.auth_bytes = (kq_slice){out->bytes, (int32_t)out->len};
+        enum kq_sasl_mech mech = s->session->mech;
+        if (sasl_step(h, req->slot, s, body.auth_bytes.ptr, (size_t)body.auth_bytes.len, out) ==
+            KQ_SASL_FAILURE) {
+            failed = true;
+            resp.error_code = KAFKA_SASL_AUTHENTICATION_FAILED;
+            resp.error_message = kq_slice_cstr(kq_sasl_failure_message(mech));
+        } else {
+            resp.auth_bytes = (kq_slice){out->bytes, (int32_t)out->len};
+        }
     }
     handler_begin_response(h, &req->header);
     wire_sasl_authenticate_response_encode(&h->out, v, &resp);
+    /* A failed login is answered late (KIP-306), when it can be held. */
+    if (failed && !h->out.error && h->out.len >= 4 &&
+        sasl_delay_failure(h, req->slot, h->out.data + 4, h->out.len - 4, false))
+        return;
     handler_finish_response(h, req->slot);
 }
 
@@ -183,7 +200,8 @@ bool handler_sasl_raw_token(handler *h, void *slot, const uint8_t *frame, size_t
         return false;
     kq_sasl_output out;
     if (sasl_step(h, slot, s, frame, len, &out) == KQ_SASL_FAILURE) {
-        h->svc.reply_close(h->svc.ctx, slot, "SASL authentication failed");
+        if (!sasl_delay_failure(h, slot, NULL, 0, true))
+            h->svc.reply_close(h->svc.ctx, slot, "SASL authentication failed");
         return true;
     }
     h->svc.reply(h->svc.ctx, slot, out.bytes, out.len); /* raw: no Kafka header */

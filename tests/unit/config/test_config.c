@@ -629,6 +629,27 @@ static void test_metrics_keys(void **state)
     assert_non_null(strstr(err, "metrics.port"));
 }
 
+/* Issue 19: acl.cluster.action.principals (who may speak for the quorum)
+ * and Kafka's connection.failed.authentication.delay.ms. */
+static void test_auth_keys_issue19(void **state)
+{
+    (void)state;
+    kq_config cfg;
+    char err[512];
+    assert_int_equal(load_text("broker.id=1\n", &cfg, err, sizeof err, NULL, 0), 0);
+    assert_int_equal(cfg.failed_auth_delay_ms, 100);
+    assert_int_equal(cfg.acl[KQ_ACL_CLUSTER_ACTION].count, 0);
+    assert_int_equal(load_text("broker.id=1\nacl.cluster.action.principals=User:ANONYMOUS,User:n1\n"
+                               "connection.failed.authentication.delay.ms=0\n",
+                               &cfg, err, sizeof err, NULL, 0), 0);
+    assert_int_equal(cfg.failed_auth_delay_ms, 0);
+    assert_int_equal(cfg.acl[KQ_ACL_CLUSTER_ACTION].count, 2);
+    assert_string_equal(cfg.acl[KQ_ACL_CLUSTER_ACTION].names[1], "User:n1");
+    expect_error("broker.id=1\nconnection.failed.authentication.delay.ms=-1\n",
+                 ":2: connection.failed.authentication.delay.ms: out of range: \"-1\" "
+                 "(must be between 0 and 60000)");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -649,6 +670,7 @@ int main(void)
         cmocka_unit_test(test_errors_file_level),
         cmocka_unit_test(test_value_parsers),
         cmocka_unit_test(test_metrics_keys),
+        cmocka_unit_test(test_auth_keys_issue19),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     remove_props();

@@ -45,20 +45,27 @@ enum tn_reply_kind { TN_REPLY = 1, TN_REPLY_NONE, TN_REPLY_CLOSE };
 /* Ids TN_SASL_ID + k: connection k of a SASL listener (PLAIN and
  * SCRAM-SHA-256) whose credentials are tn_sasl_store. */
 #define TN_SASL_ID 3000
-#define TN_SASL_CONNS 16
+#define TN_SASL_CONNS 1200
 static struct kq_cred_store *tn_sasl_store;
 static void *tn_sasl_cells[TN_SASL_CONNS];
 /* Issue 19: the authorizer tn_open gives the node (NULL: none), and whether
  * the SASL listener is a quorum one (no controller.listener.names). */
 static const handler_acl *tn_acl;
 static bool tn_sasl_quorum;
+/* SASL connection k comes from "10.0.0.<k % tn_sasl_addresses>" (0: every
+ * slot is "test-client"); failed logins wait tn_failed_auth_delay_ms. */
+static int tn_sasl_addresses;
+static int32_t tn_failed_auth_delay_ms;
 /* Ids TN_LISTENER_ID + k: a client listener of kind k (enum tn_listener
  * _kind: PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL; the SASL ones use
  * SASL cells TN_SASL_CONNS - 4 + k) where this node advertises
  * tn_listener_endpoints[k]. */
-#define TN_LISTENER_ID 4000
+#define TN_LISTENER_ID 10000
 enum tn_listener_kind { TN_PLAINTEXT = 0, TN_SSL, TN_SASL_PLAINTEXT, TN_SASL_SSL, TN_KINDS };
 static handler_endpoint tn_listener_endpoints[TN_KINDS];
+static const char *const tn_listener_names[TN_KINDS] = {"PLAIN", "TLS", "SASL", "SASL_TLS"};
+/* Called by tn_open on the executor's configuration before it starts. */
+static void (*tn_config_hook)(exec_config *c);
 typedef struct tn_slot {
     int id;
 } tn_slot;
@@ -137,7 +144,13 @@ static inline const char *tn_slot_peer_cb(void *ctx, void *slot)
 {
     static char peer[64];
     (void)ctx;
-    snprintf(peer, sizeof(peer), "test-client-%p", slot);
+    int id = ((const tn_slot *)slot)->id;
+    if (tn_sasl_addresses <= 0 || id < TN_SASL_ID || id >= TN_SASL_ID + TN_SASL_CONNS) {
+        snprintf(peer, sizeof(peer), "test-client-%p", slot);
+        return peer;
+    }
+    snprintf(peer, sizeof peer, "10.0.0.%d:%d", (id - TN_SASL_ID) % tn_sasl_addresses,
+             10000 + id - TN_SASL_ID);
     return peer;
 }
 static inline void tn_slot_conn_cb(void *ctx, void *slot, handler_conn *out)
@@ -152,7 +165,8 @@ static inline void tn_slot_conn_cb(void *ctx, void *slot, handler_conn *out)
                               .principal = k == TN_SSL ? "User:CN=client" : NULL,
                               .sasl_listener = sasl, .sasl_mechanisms = 1u << 0,
                               .session = sasl ? &tn_sasl_cells[TN_SASL_CONNS - 4 + k] : NULL,
-                              .advertised = &tn_listener_endpoints[k]};
+                              .advertised = &tn_listener_endpoints[k],
+                              .listener_name = tn_listener_names[k]};
         return;
     }
     if (id >= TN_SASL_ID) {
@@ -255,12 +269,15 @@ static inline void tn_start(tn_node *n, int32_t node_id, int voter_count)
         .producer_id_base = 1000,
         .sasl_credentials = tn_sasl_store,
         .group = tn_group_config,
+        .failed_auth_delay_ms = tn_failed_auth_delay_ms,
     };
     for (int i = 0; i < voter_count; i++) {
         c.voters[i].node_id = i + 1;
         snprintf(c.voters[i].host, sizeof(c.voters[i].host), "node%d.test", i + 1);
         c.voters[i].port = (uint16_t)(TN_PORT_BASE + i + 1);
     }
+    if (tn_config_hook)
+        tn_config_hook(&c);
     exec_env env = {
         .ctx = n,
         .fs = kq_fs_posix(),

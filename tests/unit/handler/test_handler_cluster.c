@@ -306,7 +306,7 @@ static void test_peer_client_endpoints(void **state)
     tn_open(&n, 1, 3);
     uint8_t *req = NULL;
     size_t req_len = 0;
-    assert_true(handler_encode_endpoint_request(n.h, 5, &req, &req_len));
+    assert_true(handler_encode_endpoint_request(n.h, 5, -1, &req, &req_len));
     assert_true(req_len > 8);
     free(req);
 
@@ -323,14 +323,14 @@ static void test_peer_client_endpoints(void **state)
     kq_writer_init(&w, 0);
     wire_response_header_encode(&w, WIRE_API_DESCRIBE_CLUSTER, 1, 5);
     wire_describe_cluster_response_encode(&w, 1, &dc);
-    assert_false(handler_note_peer_endpoint(n.h, 2, w.data, w.len - 1)); /* truncated */
-    assert_true(handler_note_peer_endpoint(n.h, 2, w.data, w.len));
+    assert_false(handler_note_peer_endpoint(n.h, 2, -1, w.data, w.len - 1)); /* truncated */
+    assert_true(handler_note_peer_endpoint(n.h, 2, -1, w.data, w.len));
     dc.brokers = &peer[1]; /* node 3's answer without its own entry: nothing learned */
     dc.broker_count = 1;
     kq_writer_reset(&w);
     wire_response_header_encode(&w, WIRE_API_DESCRIBE_CLUSTER, 1, 6);
     wire_describe_cluster_response_encode(&w, 1, &dc);
-    assert_false(handler_note_peer_endpoint(n.h, 3, w.data, w.len));
+    assert_false(handler_note_peer_endpoint(n.h, 3, -1, w.data, w.len));
     kq_writer_free(&w);
 
     tn_slot s = {1};

@@ -92,6 +92,84 @@ static void test_each_listener_kind_names_its_own_endpoint(void **state)
     tn_close(&n);
 }
 
+static void two_client_listeners(exec_config *c)
+{
+    c->client_listener_count = 2;
+    snprintf(c->client_listeners[0].name, sizeof c->client_listeners[0].name, "PLAIN");
+    snprintf(c->client_listeners[0].endpoint.host, 256, "plain.test");
+    c->client_listeners[0].endpoint.port = 9500;
+    snprintf(c->client_listeners[1].name, sizeof c->client_listeners[1].name, "SASL");
+    snprintf(c->client_listeners[1].endpoint.host, 256, "sasl.test");
+    c->client_listeners[1].endpoint.port = 9502;
+}
+
+/* In a quorum every node is named by its endpoint on the listener asked:
+ * each asks its peers per listener name (the name in the client id of a
+ * DescribeCluster on the controller connection) and each answers with its
+ * own endpoint on that listener. */
+static void test_peers_named_by_listener(void **state)
+{
+    (void)state;
+    tn_config_hook = two_client_listeners;
+    tn_node n;
+    tn_open(&n, 1, 3);
+    tn_config_hook = NULL;
+    /* Our request for listener SASL carries its name. */
+    uint8_t *req = NULL;
+    size_t len = 0;
+    assert_true(handler_encode_endpoint_request(n.h, 5, 1, &req, &len));
+    kq_reader r;
+    kq_reader_init(&r, req, len);
+    wire_request_header hdr;
+    assert_int_equal(wire_request_header_decode(&r, &hdr), 0);
+    assert_true(kq_slice_eq_cstr(hdr.client_id, "kq-endpoint/SASL"));
+    /* A peer asking us so (on the controller connection) gets our SASL one. */
+    tn_slot quorum = {1};
+    tn_deliver_raw(&n, &quorum, req, len);
+    free(req);
+    wire_describe_cluster_response dr;
+    TN_DECODE(&n, &quorum, WIRE_API_DESCRIBE_CLUSTER, 1, 5, wire_describe_cluster_response_decode,
+              &dr);
+    assert_true(kq_slice_eq_cstr(dr.brokers[0].host, "sasl.test"));
+    assert_int_equal(dr.brokers[0].port, 9502);
+
+    /* Peer 2's answer for SASL; Metadata on our SASL listener names it. */
+    wire_describe_cluster_broker peer = {.broker_id = 2, .host = kq_slice_cstr("n2-sasl.test"),
+                                         .port = 9602, .rack = {NULL, -1}};
+    wire_describe_cluster_response dc = {.error_message = {NULL, -1}, .endpoint_type = 1,
+                                         .cluster_id = kq_slice_cstr(TN_CLUSTER_ID),
+                                         .controller_id = 2, .brokers = &peer, .broker_count = 1,
+                                         .cluster_authorized_operations = INT32_MIN};
+    kq_writer w;
+    kq_writer_init(&w, 0);
+    wire_response_header_encode(&w, WIRE_API_DESCRIBE_CLUSTER, 1, 6);
+    wire_describe_cluster_response_encode(&w, 1, &dc);
+    assert_true(handler_note_peer_endpoint(n.h, 2, 1, w.data, w.len));
+    kq_writer_free(&w);
+    tn_listener_endpoints[TN_SASL_PLAINTEXT] =
+        (handler_endpoint){.node_id = 1, .host = "sasl.test", .port = 9502};
+    tn_listener_endpoints[TN_PLAINTEXT] =
+        (handler_endpoint){.node_id = 1, .host = "plain.test", .port = 9500};
+    tn_slot sasl = {TN_LISTENER_ID + TN_SASL_PLAINTEXT}, plain = {TN_LISTENER_ID + TN_PLAINTEXT};
+    login(&n, &sasl);
+    wire_metadata_request md = {.topics = NULL, .topic_count = -1};
+    TN_SEND(&n, &sasl, WIRE_API_METADATA, 12, 20, wire_metadata_request_encode, &md);
+    wire_metadata_response mr;
+    TN_DECODE(&n, &sasl, WIRE_API_METADATA, 12, 20, wire_metadata_response_decode, &mr);
+    assert_int_equal(mr.broker_count, 3);
+    assert_int_equal(mr.brokers[0].port, 9502);
+    assert_true(kq_slice_eq_cstr(mr.brokers[1].host, "n2-sasl.test"));
+    assert_int_equal(mr.brokers[1].port, 9602);
+    assert_true(kq_slice_eq_cstr(mr.brokers[2].host, "node3.test")); /* not heard from */
+    /* On PLAIN, peer 2 is not known for that name: its client endpoint
+     * (here still its voter endpoint). */
+    TN_SEND(&n, &plain, WIRE_API_METADATA, 12, 21, wire_metadata_request_encode, &md);
+    TN_DECODE(&n, &plain, WIRE_API_METADATA, 12, 21, wire_metadata_response_decode, &mr);
+    assert_int_equal(mr.brokers[0].port, 9500);
+    assert_true(kq_slice_eq_cstr(mr.brokers[1].host, "node2.test"));
+    tn_close(&n);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -111,6 +189,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_each_listener_kind_names_its_own_endpoint),
+        cmocka_unit_test(test_peers_named_by_listener),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -2,9 +2,14 @@
  * of a SASL listener gets only ApiVersions and the SASL APIs; SaslHandshake
  * picks an enabled mechanism (else UNSUPPORTED_SASL_MECHANISM with the list);
  * SaslAuthenticate (after v1) or raw tokens (after v0) carry the exchange; a
- * failure is SASL_AUTHENTICATION_FAILED and the connection closes next. */
+ * failure is SASL_AUTHENTICATION_FAILED and the connection closes next.
+ * Issue 19: pending handshakes are bounded per address and in total, with
+ * eviction and expiry, so a flood of handshakes cannot lock out logins; a
+ * failed login is answered after connection.failed.authentication.delay.ms,
+ * with a bounded number waiting. */
 #include "handler_test_node.h"
 
+#include "handler_internal.h"
 #include "kq/auth.h"
 #include "kq/wire_metadata.h"
 #include "kq/wire_sasl.h"
@@ -107,6 +112,114 @@ static void test_sasl_v0_raw_tokens(void **state)
     tn_close(&n);
 }
 
+static void handshake_only(tn_node *n, int k)
+{
+    tn_slot s = {TN_SASL_ID + k};
+    wire_sasl_handshake_response hs;
+    handshake(n, &s, 1, 1, "PLAIN", &hs);
+    assert_int_equal(hs.error_code, KAFKA_NONE);
+}
+
+/* The issue's flood: more connections than KQ_SASL_PENDING_MAX, from many
+ * addresses, that only send SaslHandshake; a real login still works, and
+ * the oldest handshakes of the busiest addresses were the ones evicted. */
+static void test_sasl_handshake_flood_cannot_lock_out(void **state)
+{
+    (void)state;
+    tn_sasl_addresses = 40; /* 1100 / 40 < KQ_SASL_PENDING_PER_ADDRESS_MAX each */
+    tn_node n;
+    tn_open_leader(&n);
+    int flood = KQ_SASL_PENDING_MAX + 76;
+    for (int k = 0; k < flood; k++) {
+        n.now++;
+        handshake_only(&n, k);
+        assert_true(n.h->sasl_pending_count <= KQ_SASL_PENDING_MAX);
+    }
+    assert_int_equal(n.h->sasl_pending_count, KQ_SASL_PENDING_MAX);
+    tn_slot alice = {TN_SASL_ID + flood};
+    wire_sasl_handshake_response hs;
+    handshake(&n, &alice, 1, 2, "PLAIN", &hs);
+    assert_int_equal(hs.error_code, KAFKA_NONE);
+    assert_int_equal(authenticate(&n, &alice, 3, "\0alice\0alice-pw", 15), KAFKA_NONE);
+    /* The first connection was evicted: its login closes it. */
+    tn_slot first = {TN_SASL_ID};
+    wire_sasl_authenticate_request req = {{(const uint8_t *)"\0alice\0alice-pw", 15}};
+    TN_SEND(&n, &first, WIRE_API_SASL_AUTHENTICATE, 2, 4, wire_sasl_authenticate_request_encode,
+            &req);
+    assert_int_equal(tn_last(&n, &first)->kind, TN_REPLY_CLOSE);
+    tn_close(&n);
+    tn_sasl_addresses = 0;
+}
+
+/* One address holds at most KQ_SASL_PENDING_PER_ADDRESS_MAX: its own oldest
+ * go first, and the others' handshakes are untouched; an unfinished
+ * handshake expires after KQ_SASL_HANDSHAKE_TIMEOUT_MS. */
+static void test_sasl_pending_per_address_and_expiry(void **state)
+{
+    (void)state;
+    tn_sasl_addresses = 0; /* all "test-client" */
+    tn_node n;
+    tn_open_leader(&n);
+    int many = KQ_SASL_PENDING_PER_ADDRESS_MAX + 5;
+    for (int k = 0; k < many; k++) {
+        n.now++;
+        handshake_only(&n, k);
+    }
+    assert_int_equal(n.h->sasl_pending_count, KQ_SASL_PENDING_PER_ADDRESS_MAX);
+    tn_slot last = {TN_SASL_ID + many - 1};
+    assert_int_equal(authenticate(&n, &last, 5, "\0alice\0alice-pw", 15), KAFKA_NONE);
+    assert_int_equal(n.h->sasl_pending_count, KQ_SASL_PENDING_PER_ADDRESS_MAX - 1);
+
+    int64_t expiry = handler_next_deadline(n.h);
+    assert_true(expiry <= n.now + KQ_SASL_HANDSHAKE_TIMEOUT_MS);
+    tn_tick(&n, n.now + KQ_SASL_HANDSHAKE_TIMEOUT_MS + 1);
+    assert_int_equal(n.h->sasl_pending_count, 0);
+    tn_slot stale = {TN_SASL_ID + many - 2};
+    metadata(&n, &stale, 6);
+    assert_int_equal(tn_last(&n, &stale)->kind, TN_REPLY_CLOSE);
+    /* The authenticated one is not touched by the expiry. */
+    metadata(&n, &last, 7);
+    assert_int_equal(tn_last(&n, &last)->kind, TN_REPLY);
+    tn_close(&n);
+}
+
+/* connection.failed.authentication.delay.ms: the failure is answered only
+ * once the delay passed; beyond KQ_SASL_FAILED_DELAYED_MAX waiting, at once. */
+static void test_sasl_failed_login_delayed_and_bounded(void **state)
+{
+    (void)state;
+    tn_failed_auth_delay_ms = 100;
+    tn_sasl_addresses = 64;
+    tn_node n;
+    tn_open_leader(&n);
+    int tries = KQ_SASL_FAILED_DELAYED_MAX + 3;
+    wire_sasl_authenticate_request bad = {{(const uint8_t *)"\0alice\0wrong", 12}};
+    static tn_slot slots[KQ_SASL_FAILED_DELAYED_MAX + 3]; /* distinct, outliving the loop */
+    for (int k = 0; k < tries; k++) {
+        tn_slot *s = &slots[k];
+        s->id = TN_SASL_ID + k;
+        handshake_only(&n, k);
+        TN_SEND(&n, s, WIRE_API_SASL_AUTHENTICATE, 2, 8, wire_sasl_authenticate_request_encode,
+                &bad);
+        assert_int_equal(tn_count(&n, s), k < KQ_SASL_FAILED_DELAYED_MAX ? 0 : 1);
+    }
+    assert_int_equal(handler_next_deadline(n.h), n.now + 100);
+    tn_tick(&n, n.now + 99);
+    assert_int_equal(tn_count(&n, &slots[0]), 0);
+    tn_tick(&n, n.now + 1);
+    for (int k = 0; k < tries; k++) {
+        assert_int_equal(tn_count(&n, &slots[k]), 1);
+        wire_sasl_authenticate_response resp;
+        TN_DECODE(&n, &slots[k], WIRE_API_SASL_AUTHENTICATE, 2, 8,
+                  wire_sasl_authenticate_response_decode, &resp);
+        assert_int_equal(resp.error_code, KAFKA_SASL_AUTHENTICATION_FAILED);
+    }
+    assert_int_equal(n.h->sasl_delayed_count, 0);
+    tn_close(&n);
+    tn_failed_auth_delay_ms = 0;
+    tn_sasl_addresses = 0;
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -127,6 +240,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sasl_gate_and_plain),
         cmocka_unit_test(test_sasl_v0_raw_tokens),
+        cmocka_unit_test(test_sasl_handshake_flood_cannot_lock_out),
+        cmocka_unit_test(test_sasl_pending_per_address_and_expiry),
+        cmocka_unit_test(test_sasl_failed_login_delayed_and_bounded),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
