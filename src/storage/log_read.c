@@ -70,6 +70,12 @@ static int locate(const kq_fs *fs, const storage_segment *seg, int64_t offset,
     return rc;
 }
 
+int storage_locate(const kq_fs *fs, const storage_segment *seg, int64_t offset,
+                   uint64_t *pos_out, uint64_t *size_out)
+{
+    return locate(fs, seg, offset, pos_out, size_out);
+}
+
 /* Whether the batch at p (size bytes, the first one holding offset when
  * first, else starting at next) is whole and consistent. */
 static bool batch_ok(const kq_log *log, const storage_segment *seg, const uint8_t *p,

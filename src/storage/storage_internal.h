@@ -151,6 +151,10 @@ int storage_index_sync(const kq_log *log, storage_segment *seg, char *errbuf, si
 void storage_segment_release(const kq_fs *fs, storage_segment *seg);
 /* The segment holding offset (largest base <= offset); NULL if below start. */
 storage_segment *storage_segment_find(kq_log *log, int64_t offset);
+/* The position and size of the batch of seg holding offset (the index,
+ * then a walk of headers). 0, -EBADMSG, -EIO or -ERANGE (log_read.c). */
+int storage_locate(const kq_fs *fs, const storage_segment *seg, int64_t offset,
+                   uint64_t *pos_out, uint64_t *size_out);
 /* Largest index position whose key is <= offset (0 if none). */
 uint64_t storage_index_lookup(const storage_segment *seg, int64_t offset);
 /* Bookkeeping for a batch just written at pos: index entry every >4096 bytes. */
