@@ -42,6 +42,7 @@ enum wc_op {
     WC_OP_JOIN_GROUP, /* group members (w_client_member.c) */
     WC_OP_SYNC_GROUP,
     WC_OP_HEARTBEAT,
+    WC_OP_LIST_OFFSETS, /* consumers (w_client_offsets.c) */
 };
 
 /* A request sent and not yet answered (exactly one w_client_on_response). */
@@ -152,5 +153,11 @@ void wcm_on_response(w_world *w, w_client *c, const wc_inflight *f, const uint8_
 void wcm_reset(w_client *c, bool keep_id);
 /* Whether a member is refused a commit with e (it then rejoins). */
 bool wcm_commit_refused(w_client *c, int16_t e);
+
+/* w_client_offsets.c: ListOffsets by timestamp (fetch_offset holds the
+ * timestamp asked). */
+void wco_send_list_offsets(w_world *w, w_client *c);
+void wco_on_list_offsets(w_world *w, w_client *c, const wc_inflight *f, const uint8_t *bytes,
+                         size_t len);
 
 #endif
