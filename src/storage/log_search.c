@@ -82,7 +82,9 @@ kq_log_search_job *kq_log_search_begin(kq_log *log, int64_t from, int64_t limit,
     while (last + 1 < log->seg_count && log->segs[last + 1].base_offset < limit)
         last++;
     uint64_t pos = 0, size = 0;
-    int rc = from < limit ? storage_locate(log->fs, &log->segs[first], from, &pos, &size) : 0;
+    int rc = -ERANGE; /* an empty range: nothing to walk */
+    if (from < limit)
+        rc = storage_locate(log->fs, &log->segs[first], from, &pos, &size);
     if (rc == -ERANGE)
         rc = 0, pos = log->segs[first].size;
     if (rc < 0) {

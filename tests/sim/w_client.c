@@ -820,7 +820,7 @@ void w_client_on_event(w_world *w, int idx)
         if (wc_count_op(c, WC_OP_FETCH) == 0)
             wc_send_fetch(w, c);
         if (!w->failed && w->clients_on && !c->stop_new &&
-            wc_count_op(c, WC_OP_LIST_OFFSETS) == 0 && sim_prng_chance(&w->rng, 100000))
+            wc_count_op(c, WC_OP_LIST_OFFSETS) == 0 && sim_prng_chance(&w->rng, 300000))
             wco_send_list_offsets(w, c);
         break;
     case W_CLIENT_FORGER:
