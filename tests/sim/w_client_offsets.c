@@ -28,7 +28,10 @@ void wco_send_list_offsets(w_world *w, w_client *c)
     wc_inflight f = {.op = WC_OP_LIST_OFFSETS, .version = v, .fetch_offset = ts};
     f.corr = wc_begin(c, WIRE_API_LIST_OFFSETS, v);
     wire_list_offsets_request_encode(&c->frame, v, &req);
-    f.node = (int)sim_prng_below(&w->rng, (uint64_t)w->n);
+    int leader = w_current_leader(w);
+    f.node = leader >= 0 && sim_prng_chance(&w->rng, WC_LEADER_PPM)
+                 ? leader
+                 : (int)sim_prng_below(&w->rng, (uint64_t)w->n);
     wc_send(w, c, &f, (int32_t)sim_prng_range(&w->rng, 500, 5000));
 }
 
