@@ -95,6 +95,7 @@ struct handler_conn; /* kq/handler.h */
 struct handler_acl;
 struct kq_cred_store;
 struct exec_snapshot_job; /* below */
+struct exec_search_job;   /* below */
 
 /* Seams. Every callback gets ctx first. Slots are opaque client request
  * handles of the transport: each is completed exactly once by reply,
@@ -138,6 +139,14 @@ typedef struct exec_env {
      * env calls exec_snapshot_done(x, job, rc) exactly once. NULL: run at
      * once on the loop. */
     void (*snapshot_start)(void *ctx, struct exec_snapshot_job *job);
+    /* Runs exec_search_job_run(job) somewhere (a ListOffsets search of the
+     * log: it reads dup'd descriptors, touching only the job); then, on the
+     * loop thread, the env calls exec_search_done(x, job, rc) exactly once,
+     * or, for a job still out when the executor is destroyed, nothing (it
+     * waits for the worker first; exec_destroy frees it). Up to
+     * EXEC_TIME_SEARCHES_RUNNING_MAX are out at once. NULL: run at once on
+     * the loop. */
+    void (*search_start)(void *ctx, struct exec_search_job *job);
     /* Calls exec_on_timer no later than due_ms (re-arming replaces). */
     void (*arm_timer)(void *ctx, int64_t due_ms);
     /* The node must stop (never retried). The daemon exits; the simulator
@@ -189,6 +198,9 @@ void exec_flush_done(kq_exec *x, kq_log_flush_job *job, int rc);
 struct exec_snapshot_job;
 int exec_snapshot_job_run(struct exec_snapshot_job *job);
 void exec_snapshot_done(kq_exec *x, struct exec_snapshot_job *job, int rc);
+/* A ListOffsets search (env->search_start). */
+int exec_search_job_run(struct exec_search_job *job);
+void exec_search_done(kq_exec *x, struct exec_search_job *job, int rc);
 /* Graceful shutdown: a leader resigns with EndQuorumEpoch; then
  * env->on_shutdown_complete. */
 void exec_request_shutdown(kq_exec *x);

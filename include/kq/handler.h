@@ -12,6 +12,7 @@
 
 #include "kq/group.h"
 #include "kq/group_offsets.h"
+#include "kq/limits.h"
 #include "kq/log.h"
 #include "kq/producer_state.h"
 #include "kq/raft.h"
@@ -149,7 +150,24 @@ enum handler_decision_kind {
     HANDLER_RAFT_RECEIVE, /* step the core with RECEIVE msg (its token routes the answer) */
     HANDLER_FORWARD,      /* relay frame to leader_id; answer with handler_forward_answer */
     HANDLER_PRODUCER_ID,  /* hand out a new producer id: handler_producer_id_result */
+    HANDLER_TIME_SEARCH,  /* search the log off the loop: handler_time_search_result */
 };
+
+/* ListOffsets by timestamp (-3 max timestamp, or the first batch whose max
+ * timestamp is >= t) as a search of [from, limit) that the executor runs
+ * off the loop (issue 19): kq_log_search_run with handler_time_search_batch
+ * over a copy of this, then handler_time_search_result with it. */
+typedef struct handler_time_search {
+    uint64_t token; /* the parked request */
+    int64_t from, limit;
+    int count;
+    int64_t timestamp[HANDLER_TIME_SEARCH_TARGETS_MAX];
+    int64_t found_offset[HANDLER_TIME_SEARCH_TARGETS_MAX]; /* -1: none (yet) */
+    int64_t found_timestamp[HANDLER_TIME_SEARCH_TARGETS_MAX];
+} handler_time_search;
+/* The batch visitor (pure, thread-safe: touches only search): 1 once
+ * every target is settled, else 0. */
+int handler_time_search_batch(void *search, const uint8_t *batch, size_t len);
 
 /* Client batches to append (one partition: __cluster_metadata-0), already
  * validated: a Produce's, or an OffsetCommit's one control batch (the
@@ -179,6 +197,7 @@ typedef struct handler_decision {
     handler_append append;
     raft_msg msg;
     handler_forward forward;
+    handler_time_search search;
 } handler_decision;
 
 /* One inbound frame (request header + body); data may be modified in place.
@@ -192,6 +211,12 @@ void handler_on_frame(handler *h, void *slot, uint8_t *frame, size_t len,
  * OffsetCommit's until the high watermark and the offsets table pass it. */
 void handler_append_result(handler *h, int16_t error, int64_t base_offset, int64_t last_offset,
                            int32_t epoch);
+
+/* A search decided earlier (HANDLER_TIME_SEARCH) is done: rc 0 with the
+ * results in s, or a negative errno (the request is answered with
+ * KAFKA_STORAGE_ERROR, or NOT_LEADER_OR_FOLLOWER if leadership moved). May
+ * come in any order, after other frames. */
+void handler_time_search_result(handler *h, const handler_time_search *s, int rc);
 
 /* The outcome of the HANDLER_PRODUCER_ID just decided: a new id (epoch 0),
  * or an error (the id could not be reserved). */

@@ -682,5 +682,19 @@ _Static_assert(KQ_FAILED_AUTH_DELAY_MS_DEFAULT <= KQ_FAILED_AUTH_DELAY_MS_MAX,
                "the default delay is allowed");
 _Static_assert(KQ_FAILED_AUTH_DELAY_MS_MAX < KQ_SASL_HANDSHAKE_TIMEOUT_MS * 10,
                "a delayed failure is answered long before idle connections close");
+/* A log search job reads its segments in chunks of this many bytes (or
+ * the largest batch, if larger). */
+#define KQ_LOG_SEARCH_CHUNK_BYTES (1u << 20)
+/* Distinct timestamps one ListOffsets request may search for; further
+ * entries are answered INVALID_REQUEST (a real client asks one). */
+#define HANDLER_TIME_SEARCH_TARGETS_MAX 16
+/* ListOffsets requests parked for a search (all connections); beyond it
+ * one is answered REQUEST_TIMED_OUT (retriable) at once. */
+#define HANDLER_TIME_SEARCHES_PARKED_MAX 256
+/* Searches running at once off the loop; the others wait in order. */
+#define EXEC_TIME_SEARCHES_RUNNING_MAX 2
+_Static_assert(EXEC_TIME_SEARCHES_RUNNING_MAX >= 1 &&
+                   EXEC_TIME_SEARCHES_RUNNING_MAX <= HANDLER_TIME_SEARCHES_PARKED_MAX,
+               "searches run, and no more than can be parked");
 
 #endif

@@ -254,4 +254,25 @@ void kq_log_cursor_init(kq_log_cursor *cur, const kq_log_range *range);
 ssize_t kq_log_cursor_read(kq_log *log, kq_log_cursor *cur, uint8_t *buf, size_t cap,
                            size_t *need_bytes);
 
+/* ---- Searches off the loop (issue 19: nothing proportional to the
+ * log's size runs on the event loop). kq_log_search_begin, on the loop,
+ * captures a read-only view of the batches holding [from, limit): a dup of
+ * each segment's descriptor, where the first batch lies, each segment's
+ * size and end, and a copy of the epoch cache. kq_log_search_run touches
+ * only the job (and the fs table, which must allow preads on a worker
+ * thread, as for a flush job): it calls fn(ctx, batch, len) for every
+ * batch from the one holding from while its base is below limit, each
+ * verified as by kq_log_read; fn returns 0 to go on, anything else stops
+ * and is returned. -EBADMSG on a batch failing verification, -EIO on a
+ * short read (a reset truncated the file meanwhile: callers drop the
+ * answer). Only data below the high watermark is meant: it is never
+ * rewritten while the job is out, and deleted files stay readable. */
+typedef struct kq_log_search_job kq_log_search_job;
+/* NULL with errbuf filled (out of memory, descriptors, a read error). */
+kq_log_search_job *kq_log_search_begin(kq_log *log, int64_t from, int64_t limit, char *errbuf,
+                                       size_t errlen);
+int kq_log_search_run(kq_log_search_job *job,
+                      int (*fn)(void *ctx, const uint8_t *batch, size_t len), void *ctx);
+void kq_log_search_free(kq_log_search_job *job);
+
 #endif

@@ -59,6 +59,9 @@ struct node {
     struct node_snapshot_work *snapshot;
     uv_mutex_t snapshot_mutex;
     uv_cond_t snapshot_cond;
+    /* ListOffsets searches on the thread pool whose worker has not
+     * returned (under snapshot_mutex; node_close waits for 0). */
+    int searches_running;
     committed_printer printer;
     node_metrics *metrics; /* NULL: metrics.port unset */
     bool shutdown_requested;
@@ -257,6 +260,59 @@ static void env_snapshot_start(void *ctx, struct exec_snapshot_job *job)
     s->work.data = s;
     n->snapshot = s;
     uv_queue_work(n->loop, &s->work, snapshot_work, snapshot_after);
+}
+
+/* One ListOffsets search on the thread pool (exec_search.c). */
+typedef struct node_search_work {
+    uv_work_t work;
+    node *n;
+    struct exec_search_job *job;
+    int rc;
+} node_search_work;
+
+static void search_work(uv_work_t *w)
+{
+    node_search_work *s = w->data;
+    s->rc = exec_search_job_run(s->job);
+    uv_mutex_lock(&s->n->snapshot_mutex);
+    s->n->searches_running--;
+    uv_cond_broadcast(&s->n->snapshot_cond);
+    uv_mutex_unlock(&s->n->snapshot_mutex);
+}
+
+static void search_after(uv_work_t *w, int status)
+{
+    node_search_work *s = w->data;
+    (void)status; /* never cancelled */
+    if (s->n->exec)
+        exec_search_done(s->n->exec, s->job, s->rc);
+    free(s);
+}
+
+static void env_search_start(void *ctx, struct exec_search_job *job)
+{
+    node *n = ctx;
+    node_search_work *s = calloc(1, sizeof *s);
+    if (!s) {
+        exec_search_done(n->exec, job, exec_search_job_run(job)); /* on the loop */
+        return;
+    }
+    *s = (node_search_work){.n = n, .job = job};
+    s->work.data = s;
+    uv_mutex_lock(&n->snapshot_mutex);
+    n->searches_running++;
+    uv_mutex_unlock(&n->snapshot_mutex);
+    uv_queue_work(n->loop, &s->work, search_work, search_after);
+}
+
+/* After the loop stopped: no worker may read a search job the executor
+ * frees (their after-work callbacks never run; exec_destroy frees the jobs). */
+static void node_finish_searches(node *n)
+{
+    uv_mutex_lock(&n->snapshot_mutex);
+    while (n->searches_running > 0)
+        uv_cond_wait(&n->snapshot_cond, &n->snapshot_mutex);
+    uv_mutex_unlock(&n->snapshot_mutex);
 }
 
 /* After the loop stopped: waits for the snapshot being written and hands it
@@ -623,6 +679,7 @@ node *node_start(uv_loop_t *loop, const kq_config *config, const struct kq_cred_
         .slot_authenticated = env_slot_authenticated,
         .flush_start = env_flush_start,
         .snapshot_start = env_snapshot_start,
+        .search_start = env_search_start,
         .arm_timer = env_arm_timer,
         .fatal = env_fatal,
         .on_committed = env_on_committed,
@@ -653,6 +710,7 @@ void node_close(node *n)
     if (!n)
         return;
     node_finish_snapshot(n);
+    node_finish_searches(n);
     if (n->flush_in_flight)
         return; /* a worker still uses the log; the OS closes it */
     exec_destroy(n->exec, false);

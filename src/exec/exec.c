@@ -368,6 +368,7 @@ void exec_destroy(kq_exec *x, bool abandon_flush)
     if (!x)
         return;
     exec_workload_destroy(x);
+    exec_searches_destroy(x);
     handler_destroy(x->handler);
     if (x->flush_job) {
         KQ_ASSERT(abandon_flush);

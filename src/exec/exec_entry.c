@@ -32,6 +32,9 @@ void exec_on_frame(kq_exec *x, void *slot, uint8_t *frame, size_t len)
     case HANDLER_PRODUCER_ID:
         exec_init_producer_id(x);
         break;
+    case HANDLER_TIME_SEARCH:
+        exec_time_search(x, &d.search);
+        break;
     }
     exec_settle(x);
 }

@@ -113,6 +113,11 @@ struct kq_exec {
     int64_t endpoint_due_ms[EXEC_VOTERS_MAX][1 + KQ_CONFIG_LISTENERS_MAX];
     exec_metrics metrics; /* exec_metrics.c */
     exec_snapshots snap;  /* exec_snapshot.c */
+    /* ListOffsets searches (exec_search.c): waiting in order, and out. */
+    struct exec_search_job *search_head, *search_tail;
+    struct exec_search_job *search_out; /* a list of the jobs handed out */
+    int searches_out;
+    bool search_pumping; /* pump() is starting jobs */
 };
 
 int64_t exec_now(kq_exec *x);
@@ -131,6 +136,10 @@ void exec_forward_response(kq_exec *x, uint64_t tag, const uint8_t *frame, size_
 bool exec_tag_is_forward(uint64_t tag);
 void exec_raft_response(kq_exec *x, int32_t node_id, uint64_t tag, const uint8_t *frame,
                         size_t len);
+
+/* exec_search.c: searches of the log off the loop (issue 19) */
+void exec_time_search(kq_exec *x, const handler_time_search *s);
+void exec_searches_destroy(kq_exec *x);
 
 /* exec_workload.c: the built-in workload (--throughput, --record-size) */
 typedef struct exec_workload exec_workload;

@@ -45,6 +45,7 @@ void handler_destroy(handler *h)
     for (int i = 0; i < HANDLER_FETCH_PARKED_MAX; i++)
         if (h->parked[i].in_use)
             free(h->parked[i].frame);
+    list_offsets_destroy(h);
     free(h);
 }
 

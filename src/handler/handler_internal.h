@@ -73,6 +73,15 @@ typedef struct fetch_parked {
     int64_t wait_from_hw;
 } fetch_parked;
 
+/* A ListOffsets waiting for its search (list_offsets.c): the frame is kept
+ * and handled again with the results. */
+typedef struct time_search_parked {
+    uint64_t token; /* 0: free */
+    void *slot;
+    uint8_t *frame;
+    size_t len;
+} time_search_parked;
+
 /* The consumer-group handlers' state (group_handlers.h). */
 typedef struct handler_groups handler_groups;
 
@@ -135,6 +144,13 @@ struct handler {
     int64_t denials_logged_ms[HANDLER_OP_COUNT];
     uint64_t denials_unlogged[HANDLER_OP_COUNT];
     handler_groups *groups; /* group_coordinator.c */
+    /* list_offsets.c: requests parked for a search, and the results being
+     * answered (NULL on a first pass). */
+    time_search_parked searches[HANDLER_TIME_SEARCHES_PARKED_MAX];
+    int search_count;
+    uint64_t search_token;
+    const handler_time_search *search_result;
+    int search_rc;
 };
 
 /* sasl.c */
@@ -183,6 +199,7 @@ void handle_produce(handler *h, handler_request *req, kq_reader *r);
 void handle_fetch(handler *h, handler_request *req, kq_reader *r, uint8_t *frame, size_t len,
                   bool may_park);
 void handle_list_offsets(handler *h, handler_request *req, kq_reader *r);
+void list_offsets_destroy(handler *h);
 void handle_init_producer_id(handler *h, handler_request *req, kq_reader *r);
 void handle_describe_quorum(handler *h, handler_request *req, kq_reader *r);
 void handle_describe_cluster(handler *h, handler_request *req, kq_reader *r);

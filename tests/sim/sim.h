@@ -32,6 +32,7 @@ enum w_ev {
     W_EV_RESUME,         /* a paused node is stepped again */
     W_EV_SNAP_RUN,       /* node's snapshot job writes its file (gen = incarnation) */
     W_EV_SNAP_DONE,      /* ... and completes */
+    W_EV_SEARCH_DONE,    /* node's search job arg runs and completes (gen = incarnation) */
 };
 
 /* A frame in flight: a request to node `to` or its answer back. */
@@ -94,6 +95,7 @@ typedef struct w_node {
     bool job_synced;
     int job_rc;
     struct exec_snapshot_job *snap_job; /* handed out by the executor, not done */
+    struct exec_search_job *search_jobs[EXEC_TIME_SEARCHES_RUNNING_MAX]; /* out, not done */
     bool snap_ran;
     int snap_rc;
     int snap_fault_rc; /* the resource fault injected into its snapshot job, 0 none */

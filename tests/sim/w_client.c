@@ -821,6 +821,9 @@ void w_client_on_event(w_world *w, int idx)
     case W_CLIENT_CONSUMER:
         if (wc_count_op(c, WC_OP_FETCH) == 0)
             wc_send_fetch(w, c);
+        if (!w->failed && w->clients_on && !c->stop_new &&
+            wc_count_op(c, WC_OP_LIST_OFFSETS) == 0 && sim_prng_chance(&w->rng, 300000))
+            wco_send_list_offsets(w, c);
         break;
     case W_CLIENT_FORGER:
         if (wc_count_op(c, WC_OP_FORGE) == 0)
@@ -880,6 +883,9 @@ void w_client_on_response(w_world *w, int idx, uint64_t client_ref, const uint8_
         break;
     case WC_OP_HOSTILE_PRODUCE:
         wch_on_response(w, c, &f, bytes, len);
+        break;
+    case WC_OP_LIST_OFFSETS:
+        wco_on_list_offsets(w, c, &f, bytes, len);
         break;
     }
 }

@@ -43,6 +43,7 @@ enum wc_op {
     WC_OP_SYNC_GROUP,
     WC_OP_HEARTBEAT,
     WC_OP_HOSTILE_PRODUCE, /* w_client_hostile.c */
+    WC_OP_LIST_OFFSETS, /* consumers (w_client_offsets.c) */
 };
 
 /* A request sent and not yet answered (exactly one w_client_on_response). */
@@ -165,5 +166,11 @@ bool wcm_commit_refused(w_client *c, int16_t e);
 void wch_act(w_world *w, w_client *c);
 void wch_on_response(w_world *w, w_client *c, const wc_inflight *f, const uint8_t *bytes,
                      size_t len);
+
+/* w_client_offsets.c: ListOffsets by timestamp (fetch_offset holds the
+ * timestamp asked). */
+void wco_send_list_offsets(w_world *w, w_client *c);
+void wco_on_list_offsets(w_world *w, w_client *c, const wc_inflight *f, const uint8_t *bytes,
+                         size_t len);
 
 #endif

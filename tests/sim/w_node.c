@@ -136,6 +136,22 @@ static void env_snapshot_start(void *ctx, struct exec_snapshot_job *job)
     w_schedule(w, done, W_EV_SNAP_DONE, n->idx, n->inc, 0, NULL);
 }
 
+/* A ListOffsets search (the daemon's thread pool): it reads the log and
+ * completes together, after a flush-like latency. */
+static void env_search_start(void *ctx, struct exec_search_job *job)
+{
+    w_world *w;
+    w_node *n = env_node(ctx, &w);
+    int i = 0;
+    while (i < EXEC_TIME_SEARCHES_RUNNING_MAX && n->search_jobs[i])
+        i++;
+    KQ_ASSERT(i < EXEC_TIME_SEARCHES_RUNNING_MAX); /* the executor's bound */
+    n->search_jobs[i] = job;
+    int64_t done = w->now + flush_latency_ms(w, n);
+    w_trace(w, "node %d search job %d: done at %lld", n->id, i, (long long)done);
+    w_schedule(w, done, W_EV_SEARCH_DONE, n->idx, n->inc, i, NULL);
+}
+
 static void env_arm_timer(void *ctx, int64_t due_ms)
 {
     w_world *w;
@@ -218,6 +234,7 @@ static exec_env node_env(w_node *n)
         .slot_grant = env_slot_grant,
         .flush_start = env_flush_start,
         .snapshot_start = env_snapshot_start,
+        .search_start = env_search_start,
         .arm_timer = env_arm_timer,
         .fatal = env_fatal,
         .crash_before_action = env_crash_before_action,
@@ -295,6 +312,7 @@ void w_node_crash(w_world *w, int idx, enum w_crash kind)
     n->x = NULL;
     n->job = NULL;
     n->snap_job = NULL;
+    memset(n->search_jobs, 0, sizeof(n->search_jobs)); /* freed by exec_destroy */
     n->running = false;
     n->paused = false;
     n->crash_pending = false;
@@ -408,6 +426,13 @@ void w_node_on_event(w_world *w, const sim_event *ev)
             n->snap_job = NULL;
             exec_snapshot_done(n->x, job, n->snap_rc);
             n->snap_fault_rc = 0;
+        }
+        break;
+    case W_EV_SEARCH_DONE:
+        if (ev->gen == n->inc && n->search_jobs[ev->arg]) {
+            struct exec_search_job *job = n->search_jobs[ev->arg];
+            n->search_jobs[ev->arg] = NULL;
+            exec_search_done(n->x, job, exec_search_job_run(job));
         }
         break;
     default:

@@ -222,6 +222,7 @@ static void w_dispatch(w_world *w, sim_event *ev)
     case W_EV_RESUME:
     case W_EV_SNAP_RUN:
     case W_EV_SNAP_DONE:
+    case W_EV_SEARCH_DONE:
         w_node_on_event(w, ev);
         break;
     case W_EV_REQUEST:
