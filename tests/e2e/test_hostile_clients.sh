@@ -220,7 +220,12 @@ end_checks() {
         # The node must start again over what the attacks left in its log.
         server_alive n1 && kill9_server n1
         launch_server n1 "${SERVER_PROPS[n1]}" "${SERVER_PORT[n1]}"
-        if wait_probe_leader 60 > /dev/null; then
+        local t
+        for ((t = 0; t < 300; t++)); do
+            server_alive n1 || break
+            wait_probe_leader 1 > /dev/null && break
+        done
+        if server_alive n1 && wait_probe_leader 1 > /dev/null; then
             row "$tag" "$name" "restart" "PASS" "node 1 restarted over its log"
             rport=$base
         else
