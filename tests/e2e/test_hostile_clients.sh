@@ -98,6 +98,8 @@ stop_nodes() {
         kill -9 "${SERVER_PID[$name]}" 2>/dev/null
         wait "${SERVER_PID[$name]}" 2>/dev/null
         unset "SERVER_PID[$name]"
+        # Each run's logs apart: the next run's log checks see only its own.
+        mv "$E2E_TMP/$name.log" "$E2E_TMP/$name-run$SEGMENT.log" 2>/dev/null
     done
 }
 
@@ -192,7 +194,7 @@ end_checks() {
         if ! server_alive "n$i"; then
             up=0
             row "$tag" "$name" "alive_n$i" "FAIL" \
-                "$(grep -m 1 FATAL "$E2E_TMP/n$i.log" | cut -c 1-160)"
+                "$(grep FATAL "$E2E_TMP/n$i.log" | tail -n 1 | cut -c 1-160)"
             continue
         fi
         hwm="$(awk '/^VmHWM:/ { print int($2 / 1024) }' "/proc/${SERVER_PID[n$i]}/status")"
