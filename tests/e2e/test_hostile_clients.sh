@@ -153,7 +153,16 @@ run_topology() {
         shift
         extra=()
         [[ "$a" == idle ]] && extra=(--conns "${KQ_HOSTILE_IDLE_CONNS:-20000}")
-        log "$tag: attack $a (${SECS}s)"
+        # The attack goes to whoever leads now (a previous attack may have
+        # moved the leadership; the rows said so).
+        local now
+        read -r now _ _ < <(wait_probe_leader 30) || {
+            row "$tag" "$a" "leader_before" "FAIL" "no leader within 30s"
+            rest=("$@")
+            break
+        }
+        lport=$((base + now - 1))
+        log "$tag: attack $a on node $now (${SECS}s)"
         out="$E2E_TMP/attack-$tag-$a"
         $PY "$HOSTILE" attack "$a" --port "$lport" --tls-port $((lport + 10)) \
             --tls-ca "$CERTS/ca.crt" --metrics-port $((lport + 30)) --pids "$pids" \
@@ -182,7 +191,7 @@ run_topology() {
 
 # end_checks <n> <base> <tag> <name> <leader> <epoch> <acks file> <reader summary>
 end_checks() {
-    local n=$1 base=$2 tag=$3 name=$4 leader=$5 epoch=$6 prod=$7 gfile=$8 i gr hwm up=1
+    local n=$1 base=$2 tag=$3 name=$4 leader=$5 epoch=$6 prod=$7 gfile=$8 i gr hwm why up=1
     gr="$(cat "$gfile" 2>/dev/null)"
     if [[ "$gr" =~ records=([0-9]+)\ commits_ok=([0-9]+) ]] &&
         ((BASH_REMATCH[1] > 0 && BASH_REMATCH[2] > 0)); then
@@ -193,8 +202,8 @@ end_checks() {
     for ((i = 1; i <= n; i++)); do
         if ! server_alive "n$i"; then
             up=0
-            row "$tag" "$name" "alive_n$i" "FAIL" \
-                "$(grep FATAL "$E2E_TMP/n$i.log" | tail -n 1 | cut -c 1-160)"
+            why="$(grep FATAL "$E2E_TMP/n$i.log" | tail -n 1 | cut -c 1-160)"
+            row "$tag" "$name" "alive_n$i" "FAIL" "${why:-no FATAL line: killed past the memory bound}"
             continue
         fi
         hwm="$(awk '/^VmHWM:/ { print int($2 / 1024) }' "/proc/${SERVER_PID[n$i]}/status")"
