@@ -33,7 +33,6 @@ are described with each attack below. Only the Python standard library is
 used, except kafka-python for the consumer groups.
 """
 import argparse
-import json
 import os
 import random
 import resource
