@@ -33,7 +33,6 @@ are described with each attack below. Only the Python standard library is
 used, except kafka-python for the consumer groups.
 """
 import argparse
-import json
 import os
 import random
 import resource
@@ -277,7 +276,13 @@ class Guard:
             kib = status_kib(pid, "VmRSS")
             self.peak_kib = max(self.peak_kib, kib)
             if kib > self.bound_kib:
-                self.over = f"pid {pid} VmRSS {kib // 1024} MiB"
+                # The check has failed; a server without limits would go on
+                # growing (gigabytes) and take the shared machine with it.
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+                self.over = f"pid {pid} VmRSS {kib // 1024} MiB: node killed"
                 raise Abort(self.over)
 
     def sleep(self, secs, deadline=None):
@@ -658,17 +663,29 @@ def leader(addrs):
     return tuple(out[:2]) if len(out) == 3 else ("?", "?")
 
 
-def newgroup_row(rows, a, when, proc=None):
+def wait_guarded(proc, secs, g, hung):
+    """proc's output, the nodes' memory still watched while it runs."""
+    end = time.time() + secs
+    while proc.poll() is None and time.time() < end:
+        try:
+            g.tick()
+        except Abort:
+            pass
+        time.sleep(0.05)
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
+        return hung
+    return proc.stdout.read().strip()
+
+
+def newgroup_row(rows, a, when, g, proc=None):
     if proc is None:
         proc = subprocess.Popen(self_cmd("newgroup", "--bootstrap", a.bootstrap, "--group",
                                          f"hostile-new-{a.name}-{when}-{random.getrandbits(24)}",
                                          "--timeout", a.newgroup_secs),
                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    try:
-        out = proc.communicate(timeout=a.newgroup_secs + 15)[0].strip()
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        out = "fail hung"
+    out = wait_guarded(proc, a.newgroup_secs + 15, g, "fail hung")
     rows.add(f"newgroup_{when}", out.startswith("ok"), out or "fail no output")
 
 
@@ -696,18 +713,11 @@ def run_attack(a):
         pass
     except OSError as e:
         rows.add("attacker", False, f"attacker error {e}")
-    over = g.over
     if during is not None:
-        newgroup_row(rows, a, "during", during)
+        newgroup_row(rows, a, "during", g, during)
     for s in socks:
         s.close()
-    rows.add("rss", over is None, over or f"peak VmRSS {g.peak_kib // 1024} MiB "
-             f"(bound {a.bound_mib} MiB)")
-    try:
-        out = probe.communicate(timeout=a.secs + 30)[0].strip()
-    except subprocess.TimeoutExpired:
-        probe.kill()
-        out = "n=0 fails=1 max_ms=hung"
+    out = wait_guarded(probe, a.secs + 30, g, "n=0 fails=1 max_ms=hung")
     f = dict(kv.split("=", 1) for kv in out.split() if "=" in kv)
     ok = f.get("fails") == "0" and f.get("max_ms", "x").isdigit() and int(f["max_ms"]) <= a.probe_ms
     rows.add("apiversions", ok, f"{out} (bound {a.probe_ms} ms)")
@@ -718,7 +728,9 @@ def run_attack(a):
     dead = [p for p in a.pids if not alive(p)]
     rows.add("alive", not dead, f"dead pids {dead}" if dead else f"{len(a.pids)} nodes up")
     if a.newgroup and not dead:
-        newgroup_row(rows, a, "after")
+        newgroup_row(rows, a, "after", g)
+    rows.add("rss", g.over is None, g.over or f"peak VmRSS {g.peak_kib // 1024} MiB "
+             f"(bound {a.bound_mib} MiB)")
     if before is not None:
         after = leader(a.quorum)
         rows.add("leader", after == before and "?" not in before,
@@ -778,25 +790,30 @@ def run_newgroup(a):
 
 
 def run_groupread(a):
-    stop = []
-    signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
-    records, ok, failed, last = 0, 0, 0, time.time()
+    """kafka-python 2.0's poll() can block for good while no coordinator
+    answers, so SIGTERM writes the summary and exits from the handler."""
+    n = {"records": 0, "commits_ok": 0, "commits_failed": 0}
+
+    def stop(*_):
+        with open(a.out, "w") as f:
+            f.write(" ".join(f"{k}={v}" for k, v in n.items()) + "\n")
+        os._exit(0)
+
+    signal.signal(signal.SIGTERM, stop)
+    last = time.time()
     c = consumer(a.bootstrap, a.group)
     c.subscribe([TOPIC.decode()])
-    while not stop:
+    while True:
         try:
             for recs in c.poll(timeout_ms=500).values():
-                records += len(recs)
+                n["records"] += len(recs)
             if time.time() - last >= 2 and c.assignment():
                 last = time.time()
                 c.commit()
-                ok += 1
+                n["commits_ok"] += 1
         except Exception:  # counted; the reader goes on
-            failed += 1
+            n["commits_failed"] += 1
             time.sleep(0.5)
-    with open(a.out, "w") as f:
-        f.write(f"records={records} commits_ok={ok} commits_failed={failed}\n")
-    c.close(autocommit=False)
 
 
 def main():

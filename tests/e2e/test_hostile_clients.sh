@@ -39,6 +39,8 @@ if [[ "${KQ_HOSTILE:-0}" != 1 ]]; then
 fi
 require_server
 source "$(dirname "${BASH_SOURCE[0]}")/tls_lib.sh"
+# Only the certificates: the probes speak plaintext to the client listeners.
+unset KQ_TLS_CA
 
 ATTACKS=(control idle fetch partial tls joingroup commit listoffsets metrics)
 SECS="${KQ_HOSTILE_SECS:-10}"
@@ -96,6 +98,8 @@ stop_nodes() {
         kill -9 "${SERVER_PID[$name]}" 2>/dev/null
         wait "${SERVER_PID[$name]}" 2>/dev/null
         unset "SERVER_PID[$name]"
+        # Each run's logs apart: the next run's log checks see only its own.
+        mv "$E2E_TMP/$name.log" "$E2E_TMP/$name-run$SEGMENT.log" 2>/dev/null
     done
 }
 
@@ -109,8 +113,15 @@ prefill() {
             > "$E2E_TMP/prefill.out" 2>&1
 }
 
+# run_topology <n> <base> <attack>...: fresh nodes, then the attacks in
+# turn. When one stops a node, this run's end checks are made and the
+# remaining attacks get fresh nodes (a new segment), so that one
+# unprotected hole does not hide the others' results.
 run_topology() {
-    local n=$1 base=$2 tag="${1}n" i pids="" logs="" dirs="" quorum="" lport lpid
+    local n=$1 base=$2 i pids="" logs="" dirs="" quorum="" lport
+    shift 2
+    SEGMENT=$((SEGMENT + 1))
+    local tag="${n}n"
     rm -rf "$E2E_TMP"/data*
     hostile_config "$n" "$base"
     for ((i = 1; i <= n; i++)); do
@@ -118,7 +129,7 @@ run_topology() {
     done
     local leader epoch
     read -r leader epoch _ < <(wait_probe_leader 60) || fail "$tag: no leader within 60s"
-    log "$tag: leader $leader epoch $epoch"
+    log "$tag: leader $leader epoch $epoch (segment $SEGMENT: $*)"
     lport=$((base + leader - 1))
     for ((i = 1; i <= n; i++)); do
         pids+="${pids:+,}${SERVER_PID[n$i]}"
@@ -128,98 +139,138 @@ run_topology() {
     ((n > 1)) && quorum="$(quorum_bootstrap)"
     prefill "$lport" || fail "$tag: prefill failed: $(tail -n 3 "$E2E_TMP/prefill.out")"
 
-    local prod="$E2E_TMP/produced-$tag.jsonl"
+    local prod="$E2E_TMP/produced-$tag-$SEGMENT.jsonl"
     start_producer 10000000 100 "$prod"
     wait_acked "$prod" 1 60 || fail "$tag: VerifiableProducer got no acknowledgement"
-    $PY "$HOSTILE" groupread --bootstrap "$(quorum_bootstrap)" --group "hostile-reader-$tag" \
-        --out "$E2E_TMP/groupread-$tag.txt" 2> "$E2E_TMP/groupread-$tag.err" &
+    local gfile="$E2E_TMP/groupread-$tag-$SEGMENT.txt"
+    $PY "$HOSTILE" groupread --bootstrap "$(quorum_bootstrap)" --group "hostile-reader-$SEGMENT" \
+        --out "$gfile" 2> "$gfile.err" &
     local reader=$!
 
-    local a extra
-    for a in "${ATTACKS[@]}"; do
-        selected "$a" || { row "$tag" "$a" "-" "SKIP" "KQ_HOSTILE_SKIP/ONLY"; continue; }
+    local a extra out rest=()
+    while (($# > 0)); do
+        a=$1
+        shift
         extra=()
         [[ "$a" == idle ]] && extra=(--conns "${KQ_HOSTILE_IDLE_CONNS:-20000}")
-        log "$tag: attack $a (${SECS}s)"
+        # The attack goes to whoever leads now (a previous attack may have
+        # moved the leadership; the rows said so).
+        local now
+        read -r now _ _ < <(wait_probe_leader 30) || {
+            row "$tag" "$a" "leader_before" "FAIL" "no leader within 30s"
+            rest=("$@")
+            break
+        }
+        lport=$((base + now - 1))
+        log "$tag: attack $a on node $now (${SECS}s)"
+        out="$E2E_TMP/attack-$tag-$a"
         $PY "$HOSTILE" attack "$a" --port "$lport" --tls-port $((lport + 10)) \
             --tls-ca "$CERTS/ca.crt" --metrics-port $((lport + 30)) --pids "$pids" \
             --logs "$logs" --data-dirs "$dirs" ${quorum:+--quorum "$quorum"} \
             --bootstrap "$(quorum_bootstrap)" --acks "$prod" --secs "$SECS" \
             --bound-mib "$HWM_MIB" --probe-ms "$PROBE_MS" "${extra[@]}" \
-            > "$E2E_TMP/attack-$tag-$a.out" 2> "$E2E_TMP/attack-$tag-$a.err"
-        grep -q '^ROW' "$E2E_TMP/attack-$tag-$a.out" ||
-            row "$tag" "$a" "attacker" "FAIL" "no rows: $(tail -n 1 "$E2E_TMP/attack-$tag-$a.err")"
-        sed -n "s/^ROW\t/$tag\t/p" "$E2E_TMP/attack-$tag-$a.out" >> "$TABLE"
-        # A node that stopped ends this topology's attacks (the rows say so).
+            > "$out.out" 2> "$out.err"
+        grep -q '^ROW' "$out.out" ||
+            row "$tag" "$a" "attacker" "FAIL" "no rows: $(tail -n 1 "$out.err")"
+        sed -n "s/^ROW\t/$tag\t/p" "$out.out" >> "$TABLE"
         for ((i = 1; i <= n; i++)); do
-            server_alive "n$i" || break 2
+            server_alive "n$i" || { rest=("$@"); break 2; }
         done
     done
 
     kill -TERM "$PRODUCER_PID" 2>/dev/null
     wait_producer 30
     kill -TERM "$reader" 2>/dev/null
+    for ((i = 0; i < 50; i++)); do kill -0 "$reader" 2>/dev/null || break; sleep 0.2; done
+    kill_tree "$reader"
     wait "$reader" 2>/dev/null
-    local gr
-    gr="$(cat "$E2E_TMP/groupread-$tag.txt" 2>/dev/null)"
-    [[ "$gr" =~ records=([0-9]+)\ commits_ok=([0-9]+) ]] &&
-        ((BASH_REMATCH[1] > 0 && BASH_REMATCH[2] > 0)) &&
-        row "$tag" "end" "group_reader" "PASS" "$gr" ||
-        row "$tag" "end" "group_reader" "FAIL" "${gr:-no summary: $(tail -n 1 "$E2E_TMP/groupread-$tag.err")}"
+    end_checks "$n" "$base" "$tag" "end#$SEGMENT" "$leader" "$epoch" "$prod" "$gfile"
+    stop_nodes
+    ((${#rest[@]} == 0)) || run_topology "$n" "$base" "${rest[@]}"
+}
 
-    local hwm up=1
+# end_checks <n> <base> <tag> <name> <leader> <epoch> <acks file> <reader summary>
+end_checks() {
+    local n=$1 base=$2 tag=$3 name=$4 leader=$5 epoch=$6 prod=$7 gfile=$8 i gr hwm why up=1
+    gr="$(cat "$gfile" 2>/dev/null)"
+    if [[ "$gr" =~ records=([0-9]+)\ commits_ok=([0-9]+) ]] &&
+        ((BASH_REMATCH[1] > 0 && BASH_REMATCH[2] > 0)); then
+        row "$tag" "$name" "group_reader" "PASS" "$gr"
+    else
+        row "$tag" "$name" "group_reader" "FAIL" "${gr:-no summary: $(tail -n 1 "$gfile.err")}"
+    fi
     for ((i = 1; i <= n; i++)); do
         if ! server_alive "n$i"; then
             up=0
-            row "$tag" "end" "alive_n$i" "FAIL" "$(grep -m 1 FATAL "$E2E_TMP/n$i.log" | cut -c 1-150)"
+            why="$(grep FATAL "$E2E_TMP/n$i.log" | tail -n 1 | cut -c 1-160)"
+            row "$tag" "$name" "alive_n$i" "FAIL" "${why:-no FATAL line: killed past the memory bound}"
             continue
         fi
         hwm="$(awk '/^VmHWM:/ { print int($2 / 1024) }' "/proc/${SERVER_PID[n$i]}/status")"
-        ((hwm <= HWM_MIB)) && row "$tag" "end" "vmhwm_n$i" "PASS" "$hwm MiB (bound $HWM_MIB)" ||
-            row "$tag" "end" "vmhwm_n$i" "FAIL" "$hwm MiB (bound $HWM_MIB)"
+        if ((hwm <= HWM_MIB)); then
+            row "$tag" "$name" "vmhwm_n$i" "PASS" "$hwm MiB (bound $HWM_MIB)"
+        else
+            row "$tag" "$name" "vmhwm_n$i" "FAIL" "$hwm MiB (bound $HWM_MIB)"
+        fi
     done
-    if ((n > 1)) && ((up)); then
-        local l2 e2
+    if ((n > 1 && up)); then
+        local l2="" e2=""
         read -r l2 e2 _ < <(wait_probe_leader 30)
-        [[ "$l2" == "$leader" && "$e2" == "$epoch" ]] &&
-            row "$tag" "end" "leader" "PASS" "$leader/$epoch -> $l2/$e2" ||
-            row "$tag" "end" "leader" "FAIL" "$leader/$epoch -> ${l2:-none}/${e2:-none}"
+        if [[ "$l2" == "$leader" && "$e2" == "$epoch" ]]; then
+            row "$tag" "$name" "leader" "PASS" "$leader/$epoch -> $l2/$e2"
+        else
+            row "$tag" "$name" "leader" "FAIL" "$leader/$epoch -> ${l2:-none}/${e2:-none}"
+        fi
     fi
-
-    local acked sum rport=""
+    local acked sum="" rport=""
     acked="$(acked_count "$prod")"
     for ((i = 1; i <= n; i++)); do
         server_alive "n$i" && { rport=$((base + i - 1)); break; }
     done
-    if ((n == 1)) && [[ -n "$rport" ]]; then
+    if ((n == 1)); then
         # The node must start again over what the attacks left in its log.
-        kill9_server n1
-        restart_server n1
-        if wait_probe_leader 60 > /dev/null; then
-            row "$tag" "end" "restart" "PASS" "node 1 restarted over its log"
+        server_alive n1 && kill9_server n1
+        launch_server n1 "${SERVER_PROPS[n1]}" "${SERVER_PORT[n1]}"
+        local t
+        for ((t = 0; t < 300; t++)); do
+            server_alive n1 || break
+            wait_probe_leader 1 > /dev/null && break
+        done
+        if server_alive n1 && wait_probe_leader 1 > /dev/null; then
+            row "$tag" "$name" "restart" "PASS" "node 1 restarted over its log"
+            rport=$base
         else
-            row "$tag" "end" "restart" "FAIL" "$(grep -m 1 -i 'fatal\|corrupt' "$E2E_TMP/n1.log" | cut -c 1-150)"
-            rport=""
+            row "$tag" "$name" "restart" "FAIL" \
+                "$(grep -i 'fatal\|corrupt' "$E2E_TMP/n1.log" | tail -n 1 | cut -c 1-160)"
         fi
     fi
     if [[ -n "$rport" ]] && timeout 150 kcat -C -q -b "localhost:$rport" -t "$TOPIC" -p 0 \
-        -o beginning -e -f '%o\t%s\n' > "$E2E_TMP/consumed-$tag.txt" 2> "$E2E_TMP/consumed-$tag.err" &&
-        sum="$($PY "$E2E_ROOT/tests/e2e/verify.py" "$E2E_TMP/consumed-$tag.txt" "$prod" \
+        -o beginning -e -f '%o\t%s\n' > "$E2E_TMP/consumed.txt" 2> "$E2E_TMP/consumed.err" &&
+        sum="$($PY "$E2E_ROOT/tests/e2e/verify.py" "$E2E_TMP/consumed.txt" "$prod" \
             --min-acked 1)"; then
-        row "$tag" "end" "acked_read_back" "PASS" "$acked acked: $sum"
+        row "$tag" "$name" "acked_read_back" "PASS" "$acked acked: $sum"
     else
-        row "$tag" "end" "acked_read_back" "FAIL" "$acked acked: ${sum:-no live node or kcat failed}"
+        row "$tag" "$name" "acked_read_back" "FAIL" "$acked acked: ${sum:-no node serves}"
     fi
-    stop_nodes
 }
 
+selected_attacks() {
+    local a
+    for a in "${ATTACKS[@]}"; do
+        if selected "$a"; then echo "$a"; else row "-" "$a" "-" "SKIP" "KQ_HOSTILE_SKIP/ONLY"; fi
+    done
+}
+
+SEGMENT=0
+mapfile -t RUN < <(selected_attacks)
+((${#RUN[@]} > 0)) || fail "every attack skipped"
 for nodes in ${KQ_HOSTILE_NODES:-1 3}; do
     case "$nodes" in
-        1) run_topology 1 44500 ;;
+        1) run_topology 1 44500 "${RUN[@]}" ;;
         3) if [[ "${KQ_SKIP_MULTINODE:-0}" == 1 ]]; then
                row 3n all - SKIP "KQ_SKIP_MULTINODE=1"
            else
-               run_topology 3 44600
+               run_topology 3 44600 "${RUN[@]}"
            fi ;;
         *) fail "KQ_HOSTILE_NODES: $nodes (1 or 3)" ;;
     esac
