@@ -9,7 +9,6 @@
 
 #include "handler_internal.h"
 #include "kq/log_line.h"
-#include "kq/mutants.h"
 #include "kq/wire_begin_quorum_epoch.h"
 #include "kq/wire_end_quorum_epoch.h"
 #include "kq/wire_fetch.h"

@@ -84,6 +84,31 @@ echo x | timeout 20 kcat -P -b "localhost:$port" -t "$TOPIC" -p 0 -X message.tim
     2> /dev/null && fail "a client without SASL could produce"
 grep -q "before SASL authentication" "$S1LOG" || fail "the unauthenticated request is not logged"
 
+# Issue 19: 1,200 connections that only send SaslHandshake (more than the
+# 1,024 pending handshakes held, all from one address) do not lock alice
+# out while they stay open; the oldest are evicted.
+$PY - "$port" > "$E2E_TMP/flood.out" 2>&1 <<'PYEOF' &
+import socket, struct, sys, time
+port = int(sys.argv[1])
+body = struct.pack(">hhih", 17, 1, 1, 5) + b"flood" + struct.pack(">h", 5) + b"PLAIN"
+frame = struct.pack(">i", len(body)) + body
+conns = []
+for i in range(1200):
+    s = socket.create_connection(("localhost", port))
+    s.sendall(frame)
+    conns.append(s)
+print("flooding", len(conns), flush=True)
+time.sleep(8)
+PYEOF
+flood=$!
+for ((t = 0; t < 100; t++)); do grep -q flooding "$E2E_TMP/flood.out" && break; sleep 0.1; done
+grep -q flooding "$E2E_TMP/flood.out" || fail "the handshake flood did not start: $(cat "$E2E_TMP/flood.out")"
+sleep 1 # the server has read every handshake
+produce SCRAM-SHA-256 alice alice-secret "during-flood" ||
+    fail "alice could not log in during a flood of SaslHandshake-only connections"
+grep -Eq "SASL handshake from [^ ]+ evicted" "$S1LOG" || fail "no eviction was logged"
+wait "$flood"
+
 # kafka-python, SCRAM-SHA-512.
 out="$(timeout 120 $PY - "localhost:$port" "$TOPIC" 2> "$E2E_TMP/python.err" <<'PYEOF'
 import sys
