@@ -92,6 +92,8 @@ static void forget(group_offsets *o, go_entry *old)
     }
     *link = old->next_in_group;
     g->count--;
+    KQ_ASSERT(o->committed_bytes >= old->cost);
+    o->committed_bytes -= old->cost; /* an expired offset gives its bytes back */
     go_map_remove(&o->committed, old);
     go_entry_free(old);
     if (g->count == 0)

@@ -3,7 +3,8 @@
  * it still holds the commit expired; a newer commit survives; the view at
  * the log end and a truncation see pending tombstones; the maps delete
  * (thousands of groups expired in any order, every other key still found,
- * the table reusable); a snapshot-restored entry expires too. */
+ * the table reusable, its bytes given back); a snapshot-restored entry
+ * expires too. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -152,6 +153,8 @@ static void test_many_groups_expire(void **state)
         note(o, (at += 1000) - 1000, &e[i], MANY - i < 1000 ? MANY - i : 1000, false);
     group_offsets_commit(o, at);
     assert_int_equal(group_offsets_count(o), MANY);
+    uint64_t full_bytes = group_offsets_bytes(o);
+    assert_true(full_bytes > 0);
     int order[MANY];
     for (int i = 0; i < MANY; i++)
         order[i] = (int)(((int64_t)i * 7919) % MANY); /* 7919 is prime to MANY */
@@ -170,6 +173,13 @@ static void test_many_groups_expire(void **state)
     for (int i = 0; i < MANY; i += 101)
         assert_false(group_offsets_has_group(o, names[i]));
     assert_int_equal(at_end_count(o), 0);
+    /* Expired offsets give their bytes back to the offsets budget: the table
+     * takes as many commits again (issue 19 item 5's table filled for good). */
+    assert_int_equal(group_offsets_bytes(o), 0);
+    for (int i = 0; i < MANY; i += 1000)
+        note(o, (at += 1000) - 1000, &e[i], MANY - i < 1000 ? MANY - i : 1000, false);
+    group_offsets_commit(o, at);
+    assert_int_equal(group_offsets_bytes(o), full_bytes);
     group_offsets_destroy(o);
 }
 
