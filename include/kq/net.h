@@ -84,12 +84,13 @@ typedef struct net_server_config {
     /* Connection admission (kq/conn_limits.h): the pool this listener's
      * connections count in (borrowed, shared by listeners, outlives the
      * server); NULL admits all. A refused connection is accepted and closed
-     * at once. pool_name names it in log lines ("max.connections"). After
+     * at once. pool_name and pool_per_ip_name name the limits in log lines. After
      * accept fails with EMFILE/ENFILE, the listener takes no connection for
      * KQ_ACCEPT_BACKOFF_MS. TLS handshakes are also bounded per address
      * (KQ_TLS_HANDSHAKES_PER_IP_MAX). */
     kq_conn_pool *pool;
-    const char *pool_name;
+    const char *pool_name;        /* the total's name; NULL: "max.connections" */
+    const char *pool_per_ip_name; /* NULL: "max.connections.per.ip" */
 } net_server_config;
 
 /* What the server holds now, and the most it held since it started. */

@@ -606,8 +606,11 @@ static bool node_open_network(node *n, char *err, size_t errlen)
             .pool = config->controller_listener_named && l->controller ? &n->controller_pool
                                                                        : &n->client_pool,
             .pool_name = config->controller_listener_named && l->controller
-                             ? "the controller listeners' slots"
+                             ? "KQ_CONTROLLER_CONNECTIONS_MAX"
                              : "max.connections",
+            .pool_per_ip_name = config->controller_listener_named && l->controller
+                                    ? "KQ_CONTROLLER_CONNECTIONS_PER_IP_MAX"
+                                    : "max.connections.per.ip",
         };
         n->servers[i] = net_server_start(n->loop, &sc, err, errlen);
         if (!n->servers[i])

@@ -167,8 +167,10 @@ static bool conn_admit(net_conn *c)
     const char *name = s->config.pool_name ? s->config.pool_name : "max.connections";
     if (v == KQ_CONN_REFUSE_PER_IP) {
         s->stats.refused_per_ip++;
-        LOG_LINE_LIMITED("connection %s refused: %u connections from its address (%s.per.ip)",
-                         c->peer, (unsigned)kq_conn_pool_ip_limit(s->config.pool, &c->addr), name);
+        LOG_LINE_LIMITED("connection %s refused: %u connections from its address (%s)", c->peer,
+                         (unsigned)kq_conn_pool_ip_limit(s->config.pool, &c->addr),
+                         s->config.pool_per_ip_name ? s->config.pool_per_ip_name
+                                                    : "max.connections.per.ip");
     } else {
         s->stats.refused_max_connections++;
         LOG_LINE_LIMITED("connection %s refused: %u connections open (%s)%s", c->peer,
