@@ -118,28 +118,6 @@ _Static_assert(KQ_NET_READ_CHUNK_BYTES <= KQ_REQUEST_FRAME_BYTES_DEFAULT,
  * steps between for retention), and how long a leader keeps an older one
  * after a follower last read from it. */
 #define EXEC_SNAPSHOTS_MAX 16
-
-/* ---- issue 19 (store): startup checks and log scans off the loop */
-/* Snapshot files storage lists at open to vouch for the log start
- * (SnapshotAtLogStart); the executor keeps at most EXEC_SNAPSHOTS_MAX. */
-#define STORAGE_START_SNAPSHOTS_LISTED_MAX 64
-_Static_assert(STORAGE_START_SNAPSHOTS_LISTED_MAX >= EXEC_SNAPSHOTS_MAX,
-               "storage sees every snapshot the executor keeps");
-/* A log search job reads its segments in chunks of this many bytes (or
- * the largest batch, if larger). */
-#define KQ_LOG_SEARCH_CHUNK_BYTES (1u << 20)
-/* Distinct timestamps one ListOffsets request may search for; further
- * entries are answered INVALID_REQUEST (a real client asks one). */
-#define HANDLER_TIME_SEARCH_TARGETS_MAX 16
-/* ListOffsets requests parked for a search (all connections); beyond it
- * one is answered REQUEST_TIMED_OUT (retriable) at once. */
-#define HANDLER_TIME_SEARCHES_PARKED_MAX 256
-/* Searches running at once off the loop; the others wait in order. */
-#define EXEC_TIME_SEARCHES_RUNNING_MAX 2
-_Static_assert(EXEC_TIME_SEARCHES_RUNNING_MAX >= 1 &&
-                   EXEC_TIME_SEARCHES_RUNNING_MAX <= HANDLER_TIME_SEARCHES_PARKED_MAX,
-               "searches run, and no more than can be parked");
-
 #define EXEC_SNAPSHOT_SERVED_KEEP_MS 30000
 #define EXEC_RETENTION_CHECK_MS 1000 /* how often time-based retention is checked */
 _Static_assert(EXEC_FETCH_SNAPSHOT_MAX_BYTES_DEFAULT <= KQ_SNAPSHOT_BYTES_MAX,
@@ -493,5 +471,26 @@ _Static_assert((uint64_t)KQ_GROUP_COMMIT_PARTITIONS_MAX *
                        (KQ_GROUP_NAME_BYTES_MAX + KQ_TOPIC_NAME_BYTES_MAX +
                         KQ_GROUP_OFFSET_METADATA_BYTES_MAX + 64) <= RECORD_BATCH_BYTES_MAX,
                "one OffsetCommit's control batch fits one batch");
+
+/* ---- issue 19 (store): startup checks and log scans off the loop */
+/* Snapshot files storage lists at open to vouch for the log start
+ * (SnapshotAtLogStart); the executor keeps at most EXEC_SNAPSHOTS_MAX. */
+#define STORAGE_START_SNAPSHOTS_LISTED_MAX 64
+_Static_assert(STORAGE_START_SNAPSHOTS_LISTED_MAX >= EXEC_SNAPSHOTS_MAX,
+               "storage sees every snapshot the executor keeps");
+/* A log search job reads its segments in chunks of this many bytes (or
+ * the largest batch, if larger). */
+#define KQ_LOG_SEARCH_CHUNK_BYTES (1u << 20)
+/* Distinct timestamps one ListOffsets request may search for; further
+ * entries are answered INVALID_REQUEST (a real client asks one). */
+#define HANDLER_TIME_SEARCH_TARGETS_MAX 16
+/* ListOffsets requests parked for a search (all connections); beyond it
+ * one is answered REQUEST_TIMED_OUT (retriable) at once. */
+#define HANDLER_TIME_SEARCHES_PARKED_MAX 256
+/* Searches running at once off the loop; the others wait in order. */
+#define EXEC_TIME_SEARCHES_RUNNING_MAX 2
+_Static_assert(EXEC_TIME_SEARCHES_RUNNING_MAX >= 1 &&
+                   EXEC_TIME_SEARCHES_RUNNING_MAX <= HANDLER_TIME_SEARCHES_PARKED_MAX,
+               "searches run, and no more than can be parked");
 
 #endif

@@ -211,6 +211,12 @@ int64_t kq_log_tail_start(const kq_log *log, uint64_t bytes);
 int kq_log_scan(kq_log *log, int64_t from,
                 int (*fn)(void *ctx, const uint8_t *batch, size_t len), void *ctx);
 
+/* The epoch cache (epoch, start offset), ascending, built from the batches'
+ * PartitionLeaderEpoch. Copies the most recent min(count, max) entries and
+ * returns how many were copied. */
+int kq_log_epochs(const kq_log *log, raft_epoch_entry *out, int max);
+int kq_log_epoch_count(const kq_log *log);
+
 /* ---- Searches off the loop (issue 19: nothing proportional to the
  * log's size runs on the event loop). kq_log_search_begin, on the loop,
  * captures a read-only view of the batches holding [from, limit): a dup of
@@ -231,11 +237,5 @@ kq_log_search_job *kq_log_search_begin(kq_log *log, int64_t from, int64_t limit,
 int kq_log_search_run(kq_log_search_job *job,
                       int (*fn)(void *ctx, const uint8_t *batch, size_t len), void *ctx);
 void kq_log_search_free(kq_log_search_job *job);
-
-/* The epoch cache (epoch, start offset), ascending, built from the batches'
- * PartitionLeaderEpoch. Copies the most recent min(count, max) entries and
- * returns how many were copied. */
-int kq_log_epochs(const kq_log *log, raft_epoch_entry *out, int max);
-int kq_log_epoch_count(const kq_log *log);
 
 #endif

@@ -60,8 +60,8 @@ static int locate_from(const kq_fs *fs, const storage_segment *seg, int64_t offs
 
 /* The same from the offset index; if the index entry leads astray (it is
  * not synced for the active segment), from the start of the segment. */
-int storage_batch_locate(const kq_fs *fs, const storage_segment *seg, int64_t offset,
-                         uint64_t *pos_out, uint64_t *size_out)
+static int locate(const kq_fs *fs, const storage_segment *seg, int64_t offset,
+                  uint64_t *pos_out, uint64_t *size_out)
 {
     uint64_t hint = storage_index_lookup(seg, offset);
     int rc = locate_from(fs, seg, offset, hint, pos_out, size_out);
@@ -70,8 +70,16 @@ int storage_batch_locate(const kq_fs *fs, const storage_segment *seg, int64_t of
     return rc;
 }
 
-bool storage_batch_ok(const kq_log *log, const storage_segment *seg, const uint8_t *p,
-                      size_t size, int64_t offset, int64_t next, bool first)
+int storage_locate(const kq_fs *fs, const storage_segment *seg, int64_t offset,
+                   uint64_t *pos_out, uint64_t *size_out)
+{
+    return locate(fs, seg, offset, pos_out, size_out);
+}
+
+/* Whether the batch at p (size bytes, the first one holding offset when
+ * first, else starting at next) is whole and consistent. */
+static bool batch_ok(const kq_log *log, const storage_segment *seg, const uint8_t *p,
+                     size_t size, int64_t offset, int64_t next, bool first)
 {
     record_batch_header h;
     if (record_batch_check(p, size, &h) != RECORD_OK || record_batch_size(&h) != size ||
@@ -103,7 +111,7 @@ static ssize_t keep_batches(const kq_log *log, const storage_segment *seg, const
         if (used > 0 && (base >= end_offset || used + size > max_bytes))
             break;
         if (size > want - used ||
-            !storage_batch_ok(log, seg, dst + used, size, offset, next, used == 0))
+            !batch_ok(log, seg, dst + used, size, offset, next, used == 0))
             break;
         next = base + (int32_t)storage_be32(dst + used + 23) + 1;
         used += size;
@@ -122,7 +130,7 @@ ssize_t kq_log_read(kq_log *log, int64_t offset, int64_t end_offset, size_t max_
     if (offset >= seg->end_offset)
         return 0;
     uint64_t pos, first;
-    int rc = storage_batch_locate(log->fs, seg, offset, &pos, &first);
+    int rc = locate(log->fs, seg, offset, &pos, &first);
     if (rc < 0)
         return rc == -ERANGE ? 0 : rc;
     uint64_t want = max_bytes > first ? max_bytes : first;
@@ -215,7 +223,7 @@ int64_t kq_log_batch_start(kq_log *log, int64_t offset)
         return -1;
     storage_segment *seg = storage_segment_find(log, offset);
     uint64_t pos, size;
-    if (!seg || storage_batch_locate(log->fs, seg, offset, &pos, &size) != 0)
+    if (!seg || locate(log->fs, seg, offset, &pos, &size) != 0)
         return -1;
     uint8_t h[8];
     if (storage_pread_all(log->fs, seg->fd, h, sizeof h, pos) != 0)

@@ -84,7 +84,7 @@ kq_log_search_job *kq_log_search_begin(kq_log *log, int64_t from, int64_t limit,
     uint64_t pos = 0, size = 0;
     int rc = -ERANGE; /* an empty range: nothing to walk */
     if (from < limit)
-        rc = storage_batch_locate(log->fs, &log->segs[first], from, &pos, &size);
+        rc = storage_locate(log->fs, &log->segs[first], from, &pos, &size);
     if (rc == -ERANGE)
         rc = 0, pos = log->segs[first].size;
     if (rc < 0) {

@@ -147,18 +147,14 @@ int storage_index_push(storage_segment *seg, int32_t rel_offset, int32_t positio
 int storage_index_open(const kq_log *log, storage_segment *seg);
 /* Writes index entries not yet in the file (opening it if needed). */
 int storage_index_sync(const kq_log *log, storage_segment *seg, char *errbuf, size_t errlen);
-/* Finds the batch holding offset in seg (offset index, then a header walk):
- * its position and size. 0, -EBADMSG, -EIO or -ERANGE (log_read.c). */
-int storage_batch_locate(const kq_fs *fs, const storage_segment *seg, int64_t offset,
-                         uint64_t *pos_out, uint64_t *size_out);
-/* Whether the batch at p (size bytes, the first one holding offset when
- * first, else starting at next) is whole and consistent (log_read.c). */
-bool storage_batch_ok(const kq_log *log, const storage_segment *seg, const uint8_t *p,
-                      size_t size, int64_t offset, int64_t next, bool first);
 /* Closes the segment's descriptors and frees its index. */
 void storage_segment_release(const kq_fs *fs, storage_segment *seg);
 /* The segment holding offset (largest base <= offset); NULL if below start. */
 storage_segment *storage_segment_find(kq_log *log, int64_t offset);
+/* The position and size of the batch of seg holding offset (the index,
+ * then a walk of headers). 0, -EBADMSG, -EIO or -ERANGE (log_read.c). */
+int storage_locate(const kq_fs *fs, const storage_segment *seg, int64_t offset,
+                   uint64_t *pos_out, uint64_t *size_out);
 /* Largest index position whose key is <= offset (0 if none). */
 uint64_t storage_index_lookup(const storage_segment *seg, int64_t offset);
 /* Bookkeeping for a batch just written at pos: index entry every >4096 bytes. */

@@ -863,9 +863,6 @@ void w_client_on_response(w_world *w, int idx, uint64_t client_ref, const uint8_
     case WC_OP_FORGE:
         wc_on_forged_fetch(w, c, &f, bytes, len);
         break;
-    case WC_OP_LIST_OFFSETS:
-        wco_on_list_offsets(w, c, &f, bytes, len);
-        break;
     case WC_OP_OFFSET_COMMIT:
     case WC_OP_OFFSET_FETCH:
     case WC_OP_FIND_COORDINATOR:
@@ -875,6 +872,9 @@ void w_client_on_response(w_world *w, int idx, uint64_t client_ref, const uint8_
     case WC_OP_SYNC_GROUP:
     case WC_OP_HEARTBEAT:
         wcm_on_response(w, c, &f, bytes, len);
+        break;
+    case WC_OP_LIST_OFFSETS:
+        wco_on_list_offsets(w, c, &f, bytes, len);
         break;
     }
 }

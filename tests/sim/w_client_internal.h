@@ -36,13 +36,13 @@ enum wc_op {
     WC_OP_INIT_PID,
     WC_OP_FETCH,
     WC_OP_FORGE,
-    WC_OP_LIST_OFFSETS, /* consumers (w_client_offsets.c) */
     WC_OP_OFFSET_COMMIT, /* group clients (w_client_group.c) */
     WC_OP_OFFSET_FETCH,
     WC_OP_FIND_COORDINATOR,
     WC_OP_JOIN_GROUP, /* group members (w_client_member.c) */
     WC_OP_SYNC_GROUP,
     WC_OP_HEARTBEAT,
+    WC_OP_LIST_OFFSETS, /* consumers (w_client_offsets.c) */
 };
 
 /* A request sent and not yet answered (exactly one w_client_on_response). */
@@ -119,12 +119,6 @@ struct w_client {
     wc_group group;
 };
 
-/* w_client_offsets.c: ListOffsets by timestamp (fetch_offset holds the
- * timestamp asked). */
-void wco_send_list_offsets(w_world *w, w_client *c);
-void wco_on_list_offsets(w_world *w, w_client *c, const wc_inflight *f, const uint8_t *bytes,
-                         size_t len);
-
 const char *wc_error_name(int16_t e);
 int wc_count_op(const w_client *c, enum wc_op op);
 /* Starts c->frame with a request header; returns the correlation id. */
@@ -159,5 +153,11 @@ void wcm_on_response(w_world *w, w_client *c, const wc_inflight *f, const uint8_
 void wcm_reset(w_client *c, bool keep_id);
 /* Whether a member is refused a commit with e (it then rejoins). */
 bool wcm_commit_refused(w_client *c, int16_t e);
+
+/* w_client_offsets.c: ListOffsets by timestamp (fetch_offset holds the
+ * timestamp asked). */
+void wco_send_list_offsets(w_world *w, w_client *c);
+void wco_on_list_offsets(w_world *w, w_client *c, const wc_inflight *f, const uint8_t *bytes,
+                         size_t len);
 
 #endif
