@@ -696,5 +696,9 @@ _Static_assert(KQ_FAILED_AUTH_DELAY_MS_MAX < KQ_SASL_HANDSHAKE_TIMEOUT_MS * 10,
 _Static_assert(EXEC_TIME_SEARCHES_RUNNING_MAX >= 1 &&
                    EXEC_TIME_SEARCHES_RUNNING_MAX <= HANDLER_TIME_SEARCHES_PARKED_MAX,
                "searches run, and no more than can be parked");
+/* Threads of libuv's pool the daemon asks for at least: libuv's default 4
+ * (a flush, a snapshot write, peer lookups) plus one per search out. */
+#define KQ_UV_THREADPOOL_THREADS_MIN (4 + EXEC_TIME_SEARCHES_RUNNING_MAX)
+_Static_assert(KQ_UV_THREADPOOL_THREADS_MIN <= 1024, "libuv caps its pool at 1024 threads");
 
 #endif

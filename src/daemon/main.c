@@ -123,6 +123,21 @@ static void tune_malloc(void)
         log_line("raft-server: mallopt refused; using glibc's default thresholds");
 }
 
+/* libuv's thread pool (4 threads unless UV_THREADPOOL_SIZE says otherwise,
+ * read at its first use) runs the flush, the snapshot writes, peer address
+ * lookups and the ListOffsets searches: room for all at once, so that no
+ * number of searches delays an fsync (issue 19). An operator's larger
+ * setting is kept. */
+static void size_pool(void)
+{
+    const char *set = getenv("UV_THREADPOOL_SIZE");
+    if (set && atoi(set) >= KQ_UV_THREADPOOL_THREADS_MIN)
+        return;
+    char n[16];
+    snprintf(n, sizeof(n), "%d", KQ_UV_THREADPOOL_THREADS_MIN);
+    setenv("UV_THREADPOOL_SIZE", n, 1);
+}
+
 int main(int argc, char **argv)
 {
     cli args;
@@ -153,6 +168,7 @@ int main(int argc, char **argv)
     setvbuf(stdout, NULL, _IOFBF, 1 << 16);
     tune_malloc();
 
+    size_pool();
     uv_loop_t *loop = uv_default_loop();
     node_metrics_configure_loop(loop);
     node *n = node_start(loop, &config, creds, err, sizeof(err));
