@@ -145,6 +145,7 @@ if want sim && ((asan_ok)); then
         sim_mutant delete-before-snapshot-durable snapshot-at-log-start
         sim_mutant offset-commit-on-append offsets-durable
         sim_mutant offsets-visible-at-end offsets-monotonic
+        sim_mutant per-connection-budget-only response-budget
     else
         echo "scripts/simulate.sh not present: simulator not run"
     fi

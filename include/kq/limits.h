@@ -498,6 +498,10 @@ _Static_assert((uint64_t)KQ_GROUP_COMMIT_PARTITIONS_MAX *
  * larger than what the connection sent of it (it doubles as bytes arrive):
  * an announced size alone reserves no more than a read step. */
 #define KQ_NET_READ_GROWTH_MIN_BYTES KQ_NET_READ_CHUNK_BYTES
+/* 1/KQ_NET_FIRST_READ_SHARE_DIV of queued.max.request.bytes only serves a
+ * connection's first read step: frames growing past it never take it, so a
+ * fresh connection (an ApiVersions) is read while big frames fill the rest. */
+#define KQ_NET_FIRST_READ_SHARE_DIV 8
 
 _Static_assert(KQ_QUEUED_RESPONSE_BYTES_DEFAULT >=
                    (uint64_t)KQ_FETCH_RESPONSE_BYTES_MAX + KQ_RESPONSE_HEADROOM_BYTES +
@@ -512,5 +516,8 @@ _Static_assert(KQ_SASL_RECEIVE_BYTES_DEFAULT <= KQ_REQUEST_FRAME_BYTES_DEFAULT,
                "sasl.server.max.receive.size is below socket.request.max.bytes");
 _Static_assert(KQ_NET_READ_GROWTH_MIN_BYTES >= KQ_NET_READ_CHUNK_BYTES,
                "a read step always fits");
+_Static_assert(KQ_QUEUED_REQUEST_BYTES_DEFAULT / KQ_NET_FIRST_READ_SHARE_DIV >=
+                   256u * KQ_NET_READ_CHUNK_BYTES,
+               "by default 256 fresh connections are read while big frames hold the rest");
 
 #endif
