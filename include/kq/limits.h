@@ -488,8 +488,10 @@ _Static_assert((uint64_t)KQ_GROUP_COMMIT_PARTITIONS_MAX *
 /* Kept free of Fetch data below the budget for the small answers of
  * requests already read (their size is not known before they are
  * handled): Fetch data is granted only below budget - headroom, and past
- * that point only connections holding less than the mean are read. */
+ * that point only light connections (holding less than
+ * headroom / KQ_RESPONSE_LIGHT_CONN_DIV) are read, none at the limit. */
 #define KQ_RESPONSE_HEADROOM_BYTES (1u << 20)
+#define KQ_RESPONSE_LIGHT_CONN_DIV 16
 /* sasl.server.max.receive.size default (Kafka's, 512 KiB): the largest frame
  * a connection on a SASL listener may send before it authenticated; a larger
  * size prefix closes the connection. */
