@@ -149,6 +149,7 @@ if want sim && ((asan_ok)); then
         sim_mutant control-batch-first-only no-client-control
         sim_mutant snapshot-failure-fatal snapshot-failure-not-fatal
         sim_mutant offsets-expire-early offsets-durable
+        sim_mutant per-connection-budget-only response-budget
     else
         echo "scripts/simulate.sh not present: simulator not run"
     fi

@@ -11,11 +11,11 @@
  * (1/KQ_RESPONSE_QUORUM_SHARE_DIV; issue 19 item 4, the quorum first).
  *
  * Bound: Fetch data is granted only while the class stays below its limit
- * less KQ_RESPONSE_HEADROOM_BYTES, and past that point only connections
- * holding less than the class's mean are read (their answers are small),
- * so the heaviest connections stop and none is dropped or reordered. Each
- * connection is also held to its own bound (the per-connection write
- * queue). */
+ * less KQ_RESPONSE_HEADROOM_BYTES; past that point only light connections
+ * (holding less than headroom / KQ_RESPONSE_LIGHT_CONN_DIV: a fresh
+ * ApiVersions) are read, and none at the limit, so the heavy connections
+ * stop first and no answer is dropped or reordered. Each connection is also
+ * held to its own bound (the per-connection write queue). */
 #ifndef KQ_BUDGET_H
 #define KQ_BUDGET_H
 
@@ -59,8 +59,8 @@ uint64_t kq_budget_room(const kq_budget *b, enum kq_budget_class cls);
 uint64_t kq_budget_used(const kq_budget *b);
 
 /* May a connection of cls holding conn_bytes of responses read its next
- * request? False past its own bound, and past the class's limit less the
- * headroom unless it holds less than the class's mean. */
+ * request? False past its own bound, at the class's limit, and within the
+ * headroom unless it is light. */
 bool kq_budget_may_read(kq_budget *b, enum kq_budget_class cls, uint64_t conn_bytes);
 /* How many of want bytes of log data a Fetch answer of that connection may
  * hold: want, or less (0 included) when its own bound or the class's room

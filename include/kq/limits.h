@@ -633,8 +633,10 @@ _Static_assert(KQ_GROUP_MEMBERS_PER_CONNECTION_MAX < KQ_GROUPS_MAX &&
 /* Kept free of Fetch data below the budget for the small answers of
  * requests already read (their size is not known before they are
  * handled): Fetch data is granted only below budget - headroom, and past
- * that point only connections holding less than the mean are read. */
+ * that point only light connections (holding less than
+ * headroom / KQ_RESPONSE_LIGHT_CONN_DIV) are read, none at the limit. */
 #define KQ_RESPONSE_HEADROOM_BYTES (1u << 20)
+#define KQ_RESPONSE_LIGHT_CONN_DIV 16
 /* sasl.server.max.receive.size default (Kafka's, 512 KiB): the largest frame
  * a connection on a SASL listener may send before it authenticated; a larger
  * size prefix closes the connection. */
@@ -643,6 +645,10 @@ _Static_assert(KQ_GROUP_MEMBERS_PER_CONNECTION_MAX < KQ_GROUPS_MAX &&
  * larger than what the connection sent of it (it doubles as bytes arrive):
  * an announced size alone reserves no more than a read step. */
 #define KQ_NET_READ_GROWTH_MIN_BYTES KQ_NET_READ_CHUNK_BYTES
+/* 1/KQ_NET_FIRST_READ_SHARE_DIV of queued.max.request.bytes only serves a
+ * connection's first read step: frames growing past it never take it, so a
+ * fresh connection (an ApiVersions) is read while big frames fill the rest. */
+#define KQ_NET_FIRST_READ_SHARE_DIV 8
 
 _Static_assert(KQ_QUEUED_RESPONSE_BYTES_DEFAULT >=
                    (uint64_t)KQ_FETCH_RESPONSE_BYTES_MAX + KQ_RESPONSE_HEADROOM_BYTES +
@@ -700,5 +706,8 @@ _Static_assert(EXEC_TIME_SEARCHES_RUNNING_MAX >= 1 &&
  * (a flush, a snapshot write, peer lookups) plus one per search out. */
 #define KQ_UV_THREADPOOL_THREADS_MIN (4 + EXEC_TIME_SEARCHES_RUNNING_MAX)
 _Static_assert(KQ_UV_THREADPOOL_THREADS_MIN <= 1024, "libuv caps its pool at 1024 threads");
+_Static_assert(KQ_QUEUED_REQUEST_BYTES_DEFAULT / KQ_NET_FIRST_READ_SHARE_DIV >=
+                   256u * KQ_NET_READ_CHUNK_BYTES,
+               "by default 256 fresh connections are read while big frames hold the rest");
 
 #endif

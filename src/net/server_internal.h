@@ -102,6 +102,8 @@ struct net_server {
     uint32_t paused_budget_count;  /* connections with paused_budget set */
     uint32_t memory_holders;         /* connections with a read buffer (rcap > 0) */
     uint32_t memory_holders_waiting; /* of those: on the memory wait list */
+    uint64_t first_read_bytes;       /* buffers of at most one read step */
+    net_conn *memory_escape;         /* the one connection grown past the budget */
 };
 
 /* server.c */

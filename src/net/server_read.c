@@ -9,7 +9,9 @@
  * budget (queued.max.request.bytes). The buffer grows as the frame's bytes
  * arrive, at most doubling what the connection sent of it (issue 19 item 5:
  * an announced size alone reserves one read step, not the frame), and a
- * buffer is freed as soon as it holds nothing. A connection whose buffer
+ * buffer is freed as soon as it holds nothing. A share of the budget serves
+ * only first read steps (a fresh connection's request is read whatever big
+ * frames hold). A connection whose buffer
  * would have to grow past the budget stops reading and waits on a list;
  * freed memory wakes the waiters that fit. Connections with room in their
  * buffer keep reading (that is what frees memory), and a connection may grow
@@ -65,6 +67,12 @@ static bool conn_set_rcap(net_conn *c, size_t cap)
         c->rbuf = p;
     }
     net_server *s = c->server;
+    if (c->rcap > 0 && c->rcap <= KQ_NET_READ_CHUNK_BYTES)
+        s->first_read_bytes -= c->rcap;
+    if (cap > 0 && cap <= KQ_NET_READ_CHUNK_BYTES)
+        s->first_read_bytes += cap;
+    if (s->memory_escape == c && cap <= KQ_NET_READ_CHUNK_BYTES)
+        s->memory_escape = NULL; /* its frame is through (or it closed) */
     if ((c->rcap > 0) != (cap > 0)) { /* holders, and those of them waiting */
         int d = cap > 0 ? 1 : -1;
         s->memory_holders += d;
@@ -83,13 +91,21 @@ static bool conn_set_rcap(net_conn *c, size_t cap)
 static bool memory_fits(const net_server *s, const net_conn *c, size_t need)
 {
     uint64_t used = s->stats.request_bytes_buffered;
-    if (used + need <= s->config.request_bytes_max || used == c->rcap)
+    uint64_t max = s->config.request_bytes_max;
+    uint64_t first_max = max / KQ_NET_FIRST_READ_SHARE_DIV;
+    if (used + need <= max || used == c->rcap || s->memory_escape == c)
         return true;
-    /* Every other holder waits for memory too: nothing would free any. The
-     * oldest waiter (or a reader not yet waiting) grows; the others wait on. */
+    if (c->rcap + need <= KQ_NET_READ_CHUNK_BYTES) /* a first read step: its own share */
+        return s->first_read_bytes + need <= first_max;
+    if (used - s->first_read_bytes + need <= max - first_max)
+        return true;
+    /* Every other holder waits for memory too: nothing would free any. One
+     * connection at a time (the oldest waiter, or a reader not yet waiting)
+     * grows past the budget until its frame is through. */
     uint32_t others = s->memory_holders - (c->rcap > 0);
     uint32_t others_waiting = s->memory_holders_waiting - (c->waiting_memory && c->rcap > 0);
-    return others == others_waiting && (!c->waiting_memory || s->mem_head == c);
+    return !s->memory_escape && others == others_waiting &&
+           (!c->waiting_memory || s->mem_head == c);
 }
 
 static void memory_wait(net_conn *c, size_t need)
@@ -204,10 +220,16 @@ bool conn_reserve_read(net_conn *c)
         want = c->rlen + KQ_NET_READ_CHUNK_BYTES; /* not expected: keep reading */
     if (want > c->rcap) {
         size_t need = want - c->rcap;
-        if (!memory_fits(c->server, c, need)) {
+        net_server *s = c->server;
+        if (!memory_fits(s, c, need)) {
             memory_wait(c, need);
             return false;
         }
+        if (!s->memory_escape && c->rcap + need > KQ_NET_READ_CHUNK_BYTES &&
+            s->stats.request_bytes_buffered - s->first_read_bytes + need >
+                s->config.request_bytes_max - s->config.request_bytes_max / KQ_NET_FIRST_READ_SHARE_DIV &&
+            s->stats.request_bytes_buffered != c->rcap)
+            s->memory_escape = c; /* admitted past the budget: see memory_fits */
         if (!conn_set_rcap(c, want))
             return false;
     }

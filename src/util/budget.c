@@ -81,12 +81,12 @@ bool kq_budget_may_read(kq_budget *b, enum kq_budget_class cls, uint64_t conn_by
     KQ_ASSERT(cls < KQ_BUDGET_CLASSES);
     if (conn_bytes >= b->conn_bytes_max)
         return false;
-    if (per_connection_only(b) || kq_budget_room(b, cls) > b->headroom_bytes)
+    uint64_t room = kq_budget_room(b, cls);
+    if (per_connection_only(b) || room > b->headroom_bytes)
         return true;
-    /* Past the limit: only connections below the class's mean holding,
-     * which the heaviest never are. */
-    uint64_t n = b->conns[cls] ? b->conns[cls] : 1;
-    if (conn_bytes == 0 || conn_bytes * n < b->used[cls])
+    /* Within the headroom: only light connections (a fresh ApiVersions),
+     * never the heavy ones that filled the budget; at the limit: none. */
+    if (room > 0 && conn_bytes < b->headroom_bytes / KQ_RESPONSE_LIGHT_CONN_DIV)
         return true;
     b->reads_refused++;
     return false;

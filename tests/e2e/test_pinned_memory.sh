@@ -8,8 +8,10 @@
 #     and delivers all 10,000 answers in order once the client reads;
 #  2. 40 connections each send 25 MB of a 100 MiB frame (this measured
 #     1.03 GB of RSS before the budget): queued.max.request.bytes (256 MiB)
-#     admits two frames, the others wait, other clients are served, and when
-#     the admitted connections close, waiting ones are admitted.
+#     holds what arrived (buffers grow with the bytes, issue 19 item 5), the
+#     connections past it wait, other clients are served (a share serves
+#     first read steps only), and when the ones that got furthest close,
+#     waiting ones move on.
 #  3. connections.max.idle.ms closes an idle connection (a second server
 #     with 300 ms), and bad values of the new keys exit 2 with
 #     "<file>:<line>: <key>: <reason>".

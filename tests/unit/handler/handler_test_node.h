@@ -94,6 +94,10 @@ typedef struct tn_node {
     tn_reply *replies;
     int reply_count, reply_cap;
     kq_arena arena; /* for decoding responses */
+    /* The transport's response budget (exec_env.slot_grant): when set, a
+     * consumer Fetch answer may hold at most grant_bytes of log data. */
+    bool grant_set;
+    uint64_t grant_bytes;
 } tn_node;
 
 static inline int tn_rm_cb(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -131,6 +135,12 @@ static inline void tn_reply_cb(void *ctx, void *slot, const uint8_t *data, size_
     assert_non_null(data);
     assert_true(len >= 4 || ((const tn_slot *)slot)->id >= TN_SASL_ID); /* raw SASL tokens */
     tn_record_reply(ctx, slot, TN_REPLY, data, len);
+}
+static inline uint64_t tn_slot_grant_cb(void *ctx, void *slot, uint64_t want)
+{
+    (void)slot;
+    const tn_node *n = ctx;
+    return n->grant_set && n->grant_bytes < want ? n->grant_bytes : want;
 }
 static inline void tn_reply_none_cb(void *ctx, void *slot)
 {
@@ -290,6 +300,7 @@ static inline void tn_start(tn_node *n, int32_t node_id, int voter_count)
         .reply_close = tn_reply_close_cb,
         .slot_peer = tn_slot_peer_cb,
         .slot_conn = tn_slot_conn_cb,
+        .slot_grant = tn_slot_grant_cb,
         .flush_start = tn_flush_start_cb,
         .search_start = tn_search_start,
         .arm_timer = tn_arm_timer_cb,

@@ -118,6 +118,49 @@ static void test_only_committed_batches_returned(void **state)
     tn_close(&n);
 }
 
+/* The response budget (kq/budget.h) grants less: the answer holds fewer
+ * batches, or none, never an error (issue 19 item 3). */
+static void test_fetch_holds_what_the_budget_grants(void **state)
+{
+    (void)state;
+    tn_node n;
+    tn_open_leader(&n);
+    tn_slot s = {1}, p = {2};
+    int64_t bases[8];
+    produce(&n, &p, 1, 2, "a");
+    produce(&n, &p, 1, 2, "b");
+    tn_flush(&n);
+    fetch_args a = by_name;
+    fetch(&n, &s, 1, &a);
+    wire_fetch_partition_data pd = fetch_result(&n, &s, 11, 1, NULL);
+    assert_int_equal(batch_bases(pd.records, bases, 8), 3);
+    record_batch_header h;
+    assert_int_equal(record_batch_check(pd.records.ptr, (size_t)pd.records.len, &h), RECORD_OK);
+    size_t first = record_batch_size(&h);
+
+    n.grant_set = true;
+    n.grant_bytes = 0;
+    fetch(&n, &s, 2, &a); /* max_wait 0: answered at once, empty */
+    pd = fetch_result(&n, &s, 11, 2, NULL);
+    assert_int_equal(pd.error_code, KAFKA_NONE);
+    assert_int_equal(pd.records.len, 0);
+    assert_int_equal(pd.high_watermark, 5);
+
+    n.grant_bytes = first;
+    fetch(&n, &s, 3, &a);
+    pd = fetch_result(&n, &s, 11, 3, NULL);
+    assert_int_equal(pd.error_code, KAFKA_NONE);
+    assert_int_equal(batch_bases(pd.records, bases, 8), 1);
+    assert_int_equal(bases[0], 0);
+
+    n.grant_set = false;
+    a.offset = 1;
+    fetch(&n, &s, 4, &a);
+    pd = fetch_result(&n, &s, 11, 4, NULL);
+    assert_int_equal(batch_bases(pd.records, bases, 8), 2);
+    tn_close(&n);
+}
+
 static void test_long_poll_answered_when_hw_moves(void **state)
 {
     (void)state;
@@ -288,6 +331,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_only_committed_batches_returned),
+        cmocka_unit_test(test_fetch_holds_what_the_budget_grants),
         cmocka_unit_test(test_long_poll_answered_when_hw_moves),
         cmocka_unit_test(test_long_poll_expires_empty),
         cmocka_unit_test(test_offset_out_of_range_and_unknown_topic),

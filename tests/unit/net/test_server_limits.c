@@ -476,6 +476,94 @@ static void test_idle_connections_close(void **state)
     fx_stop(f);
 }
 
+/* ---- issue 19: the server-wide response budget, the SASL receive bound */
+
+/* Three connections pipeline echo frames and never read: together their
+ * queued answers stay within the shared budget (far below their own bounds),
+ * the heaviest stop being read, a fresh connection is still answered, and
+ * once they read everything arrives. */
+static void test_shared_response_budget(void **state)
+{
+    (void)state;
+    enum { CONNS = 3 };
+    kq_budget budget;
+    kq_budget_init(&budget, 1u << 20, 0, 0);
+    net_server_config cfg = {.frame_bytes_max = 65536, .write_queue_bytes_max = 64u << 20,
+                             .budget = &budget};
+    fx *f = fx_start(&cfg, true);
+    int fd[CONNS];
+    stream s[CONNS];
+    for (int i = 0; i < CONNS; i++) {
+        fd[i] = connect_small(f->port);
+        s[i] = (stream){.frame_bytes = 16384, .frames = 400};
+        stream_send(f, fd[i], &s[i], 300);
+        assert_true(s[i].sent < stream_total(&s[i]));
+    }
+    net_server_stats st = fx_stats(f);
+    assert_true(st.conns_paused_budget >= 1);
+    assert_true(budget.peak <= budget.bytes_max);
+    assert_true(kq_budget_used(&budget) <= kq_budget_class_max(&budget, KQ_BUDGET_CLIENT));
+    print_message("budget: %llu held (peak %llu of %llu), %u paused on it\n",
+                  (unsigned long long)kq_budget_used(&budget), (unsigned long long)budget.peak,
+                  (unsigned long long)budget.bytes_max, st.conns_paused_budget);
+    int fresh = nt_connect(f->port);
+    assert_true(fresh >= 0);
+    send_small_frames(f, fresh, 1);
+    uint8_t echo[8];
+    assert_int_equal(nt_recv_exact(&f->loop, fresh, echo, 8), 8);
+    assert_memory_equal(echo + 4, "abcd", 4);
+    close(fresh);
+    uint64_t end = nt_now_ms() + 30000;
+    bool all = false;
+    while (!all && nt_now_ms() < end) {
+        all = true;
+        for (int i = 0; i < CONNS; i++) {
+            stream_recv(f, fd[i], &s[i]);
+            stream_send(f, fd[i], &s[i], 1);
+            all = all && s[i].received == stream_total(&s[i]);
+        }
+    }
+    assert_true(all);
+    assert_true(budget.peak <= budget.bytes_max);
+    for (int i = 0; i < CONNS; i++)
+        close(fd[i]);
+    fx_stop(f);
+    assert_int_equal(kq_budget_used(&budget), 0);
+    assert_int_equal(budget.conns[KQ_BUDGET_CLIENT], 0);
+}
+
+/* sasl.server.max.receive.size: before net_slot_authenticated a frame past
+ * it closes the connection; after, frames up to frame_bytes_max pass. */
+static void test_sasl_receive_bound(void **state)
+{
+    (void)state;
+    net_server_config cfg = {.frame_bytes_max = 65536, .unauthenticated_frame_bytes_max = 1024};
+    fx *f = fx_start(&cfg, false);
+    static uint8_t big[4 + 2048];
+    nt_put32(big, 2048);
+    int a = nt_connect(f->port);
+    assert_true(a >= 0);
+    assert_true(nt_send_all(&f->loop, a, big, sizeof(big)));
+    uint64_t end = nt_now_ms() + 5000;
+    while (fx_stats(f).connections > 0 && nt_now_ms() < end)
+        nt_pump_ms(&f->loop, 10);
+    assert_int_equal(fx_stats(f).connections, 0);
+    assert_int_equal(f->frames, 0);
+    close(a);
+    int b = nt_connect(f->port);
+    assert_true(b >= 0);
+    send_small_frames(f, b, 1);
+    assert_true(wait_frames(f, 1));
+    net_slot_authenticated(f->slot[0]);
+    net_slot_skip(f->slot[0]);
+    assert_true(nt_send_all(&f->loop, b, big, sizeof(big)));
+    assert_true(wait_frames(f, 2));
+    assert_int_equal(f->len[1], 2048);
+    net_slot_skip(f->slot[1]);
+    close(b);
+    fx_stop(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -485,6 +573,8 @@ int main(void)
         cmocka_unit_test(test_many_partial_frames_stay_under_budget),
         cmocka_unit_test(test_one_frame_admitted_beyond_budget_when_alone),
         cmocka_unit_test(test_idle_connections_close),
+        cmocka_unit_test(test_shared_response_budget),
+        cmocka_unit_test(test_sasl_receive_bound),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

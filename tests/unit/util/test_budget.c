@@ -76,9 +76,13 @@ static void test_heaviest_stop_light_read(void **state)
     assert_true(kq_budget_room(&b, KQ_BUDGET_CLIENT) <= b.headroom_bytes);
     assert_int_equal(kq_budget_grant(&b, KQ_BUDGET_CLIENT, 0, 1 * MiB), 0);
     assert_false(kq_budget_may_read(&b, KQ_BUDGET_CLIENT, 8 * MiB));
-    assert_true(kq_budget_may_read(&b, KQ_BUDGET_CLIENT, 4 * MiB - 1024)); /* below the mean */
-    assert_true(kq_budget_may_read(&b, KQ_BUDGET_CLIENT, 0));
-    assert_true(b.reads_refused == 1);
+    assert_false(kq_budget_may_read(&b, KQ_BUDGET_CLIENT, 4 * MiB - 1024));
+    assert_true(kq_budget_may_read(&b, KQ_BUDGET_CLIENT, 0)); /* light: a fresh ApiVersions */
+    assert_true(kq_budget_may_read(&b, KQ_BUDGET_CLIENT, 1000));
+    assert_true(b.reads_refused == 2);
+    /* At the limit nobody is read. */
+    kq_budget_charge(&b, KQ_BUDGET_CLIENT, 1024);
+    assert_false(kq_budget_may_read(&b, KQ_BUDGET_CLIENT, 0));
     uint64_t before = b.released;
     kq_budget_release(&b, KQ_BUDGET_CLIENT, 8 * MiB);
     assert_true(b.released > before);
