@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kq/conn_evict.h"
 #include "kq/limits.h"
 
 struct sockaddr;
@@ -73,6 +74,9 @@ typedef struct kq_conn_pool_config {
     uint32_t max_per_ip;
     const kq_conn_ip_override *overrides; /* copied */
     int override_count;
+    /* Full: a connection from an address holding fewer than the heaviest
+     * one closes one of the heaviest's (kq/conn_evict.h; client pools). */
+    bool evict;
 } kq_conn_pool_config;
 
 typedef struct kq_conn_pool {
@@ -85,6 +89,9 @@ typedef struct kq_conn_pool {
     /* Refused since start, by reason (the metric). */
     uint64_t refused_total;
     uint64_t refused_per_ip;
+    bool evict;
+    kq_conn_evict index; /* the members admitted with one */
+    uint64_t evicted;    /* closed to make room, since start */
 } kq_conn_pool;
 
 void kq_conn_pool_init(kq_conn_pool *p, const kq_conn_pool_config *config);
@@ -95,6 +102,14 @@ uint32_t kq_conn_pool_ip_limit(const kq_conn_pool *p, const kq_conn_addr *addr);
 kq_conn_verdict kq_conn_pool_admit(kq_conn_pool *p, const kq_conn_addr *addr);
 /* An admitted connection closed (its descriptor is released). */
 void kq_conn_pool_release(kq_conn_pool *p, const kq_conn_addr *addr);
+/* The same for a connection tracked by m in the eviction index. When the
+ * pool evicts and is full, a member that evictable() allows is taken from
+ * the heaviest address (if addr has fewer): it is released from the pool
+ * here and returned in *evicted for the caller to close (NULL: none). */
+kq_conn_verdict kq_conn_pool_admit_member(kq_conn_pool *p, const kq_conn_addr *addr,
+                                          kq_conn_member *m, kq_conn_evictable_fn evictable,
+                                          kq_conn_member **evicted);
+void kq_conn_pool_release_member(kq_conn_pool *p, const kq_conn_addr *addr, kq_conn_member *m);
 
 /* The descriptor budget: from RLIMIT_NOFILE (after raising), the client
  * connections left once KQ_FD_RESERVE and the controller slots are taken

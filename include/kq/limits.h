@@ -710,4 +710,16 @@ _Static_assert(KQ_QUEUED_REQUEST_BYTES_DEFAULT / KQ_NET_FIRST_READ_SHARE_DIV >=
                    256u * KQ_NET_READ_CHUNK_BYTES,
                "by default 256 fresh connections are read while big frames hold the rest");
 
+/* ---- Eviction when a client pool is full (issue 19 item 2; kq/conn_evict.h) */
+/* Members of the heaviest address looked at for one that may be closed
+ * (none handling a request or with a response pending), per accept. */
+#define KQ_CONN_EVICT_PROBES_MAX 16
+/* max.connections.per.ip defaults to this share of max.connections (in
+ * quarters), so that one address never holds every slot. */
+#define KQ_MAX_CONNECTIONS_PER_IP_DEFAULT_QUARTERS 3
+_Static_assert(KQ_CONN_EVICT_PROBES_MAX >= 1, "eviction looks at one member at least");
+_Static_assert(KQ_MAX_CONNECTIONS_PER_IP_DEFAULT_QUARTERS >= 1 &&
+                   KQ_MAX_CONNECTIONS_PER_IP_DEFAULT_QUARTERS < 4,
+               "the default per-address share leaves slots for other addresses");
+
 #endif

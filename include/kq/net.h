@@ -117,6 +117,9 @@ typedef struct net_server_stats {
     uint64_t refused_tls_handshakes;
     uint64_t refused_tls_handshakes_per_ip;
     uint64_t accept_fd_exhausted;
+    /* Connections of this listener closed to admit one from an address
+     * holding fewer (the pool full; kq/conn_evict.h). */
+    uint64_t evicted;
 } net_server_stats;
 
 net_server *net_server_start(uv_loop_t *loop, const net_server_config *config,

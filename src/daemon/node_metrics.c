@@ -117,6 +117,13 @@ static void write_connections(node_metrics *m, kq_mtext *t)
             kq_mtext_sample(t, refused, l, 2, (double)v[r]);
         }
     }
+    const char *evicted = "kq_listener_connections_evicted_total";
+    kq_mtext_family(t, evicted, "counter", "Connections closed to admit one from an address "
+                    "holding fewer, max.connections reached (the heaviest address's idlest)");
+    for (int i = 0; i < n; i++) {
+        kq_mlabel l = {"listener", m->config->listeners[i].name};
+        kq_mtext_sample(t, evicted, &l, 1, (double)st[i].evicted);
+    }
     kq_mtext_family(t, fds, "counter", "accept failed with EMFILE or ENFILE (each pauses "
                     "accepting for KQ_ACCEPT_BACKOFF_MS)");
     for (int i = 0; i < n; i++) {

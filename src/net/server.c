@@ -1,10 +1,12 @@
 /* Listener and inbound connections: accepting, closing and freeing
  * connections, the idle sweep (connections.max.idle.ms) and the server's
  * lifetime. Frames in: server_read.c; responses out: server_write.c. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "kq/assert.h"
 #include "kq/log_line.h"
 #include "server_internal.h"
 
@@ -69,7 +71,7 @@ void conn_close(net_conn *c, const char *why)
     conn_tls_handshake_end(c);
     if (c->admitted) { /* uv_close releases the descriptor at once */
         c->admitted = false;
-        kq_conn_pool_release(c->server->config.pool, &c->addr);
+        kq_conn_pool_release_member(c->server->config.pool, &c->addr, &c->member);
     }
     if (why)
         LOG_LINE_LIMITED("connection %s closed: %s", c->peer, why);
@@ -79,6 +81,8 @@ void conn_close(net_conn *c, const char *why)
 void conn_touch(net_conn *c)
 {
     c->active_ms = uv_now(c->server->loop);
+    if (c->admitted)
+        kq_conn_evict_touch(&c->member, c->completed_request || c->authenticated);
 }
 
 /* ---- connections.max.idle.ms */
@@ -153,13 +157,43 @@ static void conn_describe_peer(net_conn *c)
     snprintf(c->peer, sizeof(c->peer), "%s:%d", ip, port);
 }
 
+#define CONN_OF_MEMBER(m) ((net_conn *)((char *)(m)-offsetof(net_conn, member)))
+
+/* May be closed to make room: no request being handled, no response
+ * pending (kq/conn_evict.h). */
+static bool conn_evictable(kq_conn_member *m)
+{
+    const net_conn *c = CONN_OF_MEMBER(m);
+    return !c->closing && c->outstanding == 0 && c->writes_in_flight == 0 &&
+           c->write_queued_bytes == 0 && !c->tls_plain;
+}
+
+/* The pool took v's slot for c (v is from another, heavier address, and of
+ * any listener sharing the pool): v is already released from the pool. */
+static void conn_evict(net_conn *c, kq_conn_member *m)
+{
+    net_conn *v = CONN_OF_MEMBER(m);
+    KQ_ASSERT(v->admitted && v != c);
+    v->admitted = false;
+    v->server->stats.evicted++;
+    char why[160];
+    snprintf(why, sizeof why, "evicted for %s: %u connections open (%s), its address holds the most",
+             c->peer, (unsigned)c->server->config.pool->max_connections,
+             c->server->config.pool_name ? c->server->config.pool_name : "max.connections");
+    conn_close(v, why);
+}
+
 /* max.connections / max.connections.per.ip: false when refused (closed). */
 static bool conn_admit(net_conn *c)
 {
     net_server *s = c->server;
     if (!s->config.pool)
         return true;
-    kq_conn_verdict v = kq_conn_pool_admit(s->config.pool, &c->addr);
+    kq_conn_member *victim = NULL;
+    kq_conn_verdict v =
+        kq_conn_pool_admit_member(s->config.pool, &c->addr, &c->member, conn_evictable, &victim);
+    if (victim)
+        conn_evict(c, victim);
     if (v == KQ_CONN_ADMIT) {
         c->admitted = true;
         return true;

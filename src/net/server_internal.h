@@ -73,6 +73,8 @@ struct net_conn {
     char *principal;       /* net_slot_tls_principal */
     kq_conn_addr addr;     /* the peer's address, for the limits */
     bool admitted;         /* counted in the server's pool */
+    bool completed_request; /* answered one request (evicted after the fresh ones) */
+    kq_conn_member member; /* in the pool's eviction index (kq/conn_evict.h) */
     bool tls_counted_ip;   /* counted in the server's tls_per_ip */
 };
 

@@ -188,6 +188,7 @@ static void slot_complete(net_slot *slot)
         conn_maybe_free(c);
         return;
     }
+    c->completed_request = true;
     conn_touch(c);
     conn_queue_flush(c);
 }

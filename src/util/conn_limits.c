@@ -171,6 +171,7 @@ void kq_conn_pool_init(kq_conn_pool *p, const kq_conn_pool_config *config)
     p->max_per_ip = config->max_per_ip;
     KQ_ASSERT(config->override_count >= 0 && config->override_count <= KQ_CONN_IP_OVERRIDES_MAX);
     p->override_count = config->override_count;
+    p->evict = config->evict;
     if (config->override_count)
         memcpy(p->overrides, config->overrides,
                (size_t)config->override_count * sizeof p->overrides[0]);
@@ -179,6 +180,7 @@ void kq_conn_pool_init(kq_conn_pool *p, const kq_conn_pool_config *config)
 void kq_conn_pool_free(kq_conn_pool *p)
 {
     kq_addr_counts_free(&p->per_ip);
+    kq_conn_evict_free(&p->index);
 }
 
 uint32_t kq_conn_pool_ip_limit(const kq_conn_pool *p, const kq_conn_addr *addr)
@@ -191,9 +193,39 @@ uint32_t kq_conn_pool_ip_limit(const kq_conn_pool *p, const kq_conn_addr *addr)
 
 kq_conn_verdict kq_conn_pool_admit(kq_conn_pool *p, const kq_conn_addr *addr)
 {
+    return kq_conn_pool_admit_member(p, addr, NULL, NULL, NULL);
+}
+
+/* Full: a victim from the heaviest address, released here; NULL: none. */
+static kq_conn_member *pool_evict(kq_conn_pool *p, const kq_conn_addr *addr,
+                                  kq_conn_evictable_fn evictable)
+{
+    if (!p->evict || !evictable ||
+        kq_addr_counts_get(&p->per_ip, addr) >= kq_conn_pool_ip_limit(p, addr))
+        return NULL;
+    kq_conn_member *v = kq_conn_evict_victim(&p->index, addr, evictable);
+    if (!v)
+        return NULL;
+    kq_conn_addr victim_addr = *kq_conn_evict_member_addr(v);
+    KQ_ASSERT(!kq_conn_addr_equal(&victim_addr, addr));
+    kq_conn_pool_release_member(p, &victim_addr, v);
+    p->evicted++;
+    return v;
+}
+
+kq_conn_verdict kq_conn_pool_admit_member(kq_conn_pool *p, const kq_conn_addr *addr,
+                                          kq_conn_member *m, kq_conn_evictable_fn evictable,
+                                          kq_conn_member **evicted)
+{
+    if (evicted)
+        *evicted = NULL;
     if (p->open >= p->max_connections) {
-        p->refused_total++;
-        return KQ_CONN_REFUSE_TOTAL;
+        kq_conn_member *v = m && evicted ? pool_evict(p, addr, evictable) : NULL;
+        if (!v) {
+            p->refused_total++;
+            return KQ_CONN_REFUSE_TOTAL;
+        }
+        *evicted = v;
     }
     if (kq_addr_counts_get(&p->per_ip, addr) >= kq_conn_pool_ip_limit(p, addr)) {
         p->refused_per_ip++;
@@ -203,15 +235,27 @@ kq_conn_verdict kq_conn_pool_admit(kq_conn_pool *p, const kq_conn_addr *addr)
         p->refused_total++;
         return KQ_CONN_REFUSE_MEMORY;
     }
+    if (m && !kq_conn_evict_add(&p->index, addr, m)) {
+        kq_addr_counts_remove(&p->per_ip, addr);
+        p->refused_total++;
+        return KQ_CONN_REFUSE_MEMORY;
+    }
     p->open++;
     return KQ_CONN_ADMIT;
 }
 
 void kq_conn_pool_release(kq_conn_pool *p, const kq_conn_addr *addr)
 {
+    kq_conn_pool_release_member(p, addr, NULL);
+}
+
+void kq_conn_pool_release_member(kq_conn_pool *p, const kq_conn_addr *addr, kq_conn_member *m)
+{
     KQ_ASSERT(p->open > 0);
     p->open--;
     kq_addr_counts_remove(&p->per_ip, addr);
+    if (m && m->ip)
+        kq_conn_evict_remove(&p->index, m);
 }
 
 uint32_t kq_conn_client_budget(uint64_t nofile, bool controller_reserved)

@@ -8,8 +8,11 @@ max.connections.per.ip and max.connections, stalled TLS handshakes, and a
 metrics slowloris, and checks after each flood that the node turned the
 excess away at once (accept and close) while a real client from 127.0.0.1
 (kcat, acks=all) still produces, a TLS handshake from another address
-completes and /metrics answers. With every client slot taken, the controller
-listener (its own slots) still answers DescribeQuorum, and holds at most
+completes and /metrics answers. With every client slot taken (by two
+addresses, then by one), kcat from 127.0.0.1 still produces and consumes:
+its connections evict the heaviest address's idlest ones, and an address
+never evicts its own. The controller listener (its own slots) still answers
+DescribeQuorum, and holds at most
 KQ_CONTROLLER_CONNECTIONS_PER_IP_MAX connections from one address. Prints the number of records produced on
 the last line ("produced N").
 """
@@ -116,6 +119,16 @@ def produce(port, expect_ok=True, value=None, attempts=10):
     die(f"kcat could not produce: {r.stderr.decode()[-300:]}")
 
 
+def consume(port):
+    """Every record produced so far is read back from 127.0.0.1."""
+    r = subprocess.run(
+        ["timeout", "30", "kcat", "-C", "-b", f"localhost:{port}", "-t", "__cluster_metadata",
+         "-p", "0", "-o", "beginning", "-e", "-q"], capture_output=True)
+    got = sum(1 for l in r.stdout.decode().splitlines() if l.startswith("conn-flood-"))
+    if got != produced:
+        die(f"kcat read {got} of {produced} records: {r.stderr.decode()[-300:]}")
+
+
 def phase_tls(ssl_port, ca):
     log(f"TLS: 5 x {TLS_PER_IP} stalled handshakes from 127.0.0.4")
     stalled = open_from("127.0.0.4", ssl_port, 5 * TLS_PER_IP)
@@ -169,9 +182,14 @@ def main():
     log(f"total: {rest + 40} idle connections from 127.0.0.3 ({rest} slots left)")
     f3 = open_from("127.0.0.3", plain, rest + 40)
     alive3, closed3 = split_closed(f3)
-    if len(alive3) != rest or len(closed3) != 40:
-        die(f"from 127.0.0.3: {len(alive3)} held, {len(closed3)} closed; want {rest} and 40")
-    produce(plain, expect_ok=False)  # every slot taken: refused at accept
+    # the pool full, each of the last 40 evicts an idle one of 127.0.0.2 (heavier)
+    if len(alive3) != rest + 40 or closed3:
+        die(f"from 127.0.0.3: {len(alive3)} held, {len(closed3)} closed; want {rest + 40} and 0")
+    alive2, evicted2 = split_closed(alive2, settle_s=0.2)
+    if len(evicted2) != 40:
+        die(f"{len(evicted2)} of 127.0.0.2's connections evicted for 127.0.0.3's, want 40")
+    produce(plain)  # every slot taken: 127.0.0.1 still gets in (evicting from 127.0.0.2)
+    consume(plain)
     log("controller listener: its own slots while every client slot is taken")
     f6 = open_from("127.0.0.6", cport, CONTROLLER_PER_IP + 8)
     alive6, closed6 = split_closed(f6)
@@ -187,8 +205,8 @@ def main():
     text = metrics(mport)  # the metrics endpoint is not a client listener
     if sample(text, "kq_listener_connections_refused_total", reason="per_ip") < 60:
         die("per-ip refusals not counted")
-    if sample(text, "kq_listener_connections_refused_total", reason="max_connections") < 40:
-        die("max.connections refusals not counted")
+    if sample(text, "kq_listener_connections_evicted_total") < 40:
+        die("evictions not counted")
     if sample(text, "kq_listener_connections_refused_total",
               reason="tls_handshakes_per_ip") < tls_refused:
         die("TLS per-address refusals not counted")
@@ -203,6 +221,25 @@ def main():
     close_all(f3)
     produce(plain)
     close_all(f2)
+    produce(plain)
+
+    log(f"one address holds every slot: {max_conn + 20} idle connections from 127.0.0.7 "
+        f"(max.connections.per.ip.overrides lets it)")
+    time.sleep(0.5)  # kcat's connections released
+    f7 = open_from("127.0.0.7", plain, max_conn + 20)
+    alive7, closed7 = split_closed(f7)
+    if len(alive7) != max_conn or len(closed7) != 20:
+        die(f"from 127.0.0.7: {len(alive7)} held, {len(closed7)} closed; want {max_conn} and 20")
+    produce(plain)  # served by evicting 127.0.0.7's idlest
+    consume(plain)
+    text = metrics(mport)
+    if sample(text, "kq_listener_connections_refused_total", reason="max_connections") < 20:
+        die("max.connections refusals not counted")
+    held = sum(float(l.split()[-1]) for l in text.splitlines()
+               if l.startswith("kq_listener_connections{"))
+    if held > max_conn:
+        die(f"{held} connections open, over max.connections={max_conn}")
+    close_all(f7)
     produce(plain)
     log(f"done: {tls_refused} TLS handshakes refused, {scrapes} scrapes under slowloris")
     print(f"produced {produced}")

@@ -5,12 +5,14 @@
 # listener and the metrics endpoint; max.connections left at its default
 # (1024 - KQ_FD_RESERVE - KQ_CONTROLLER_CONNECTIONS_MAX = 640),
 # max.connections.per.ip=500. conn_flood.py holds idle sockets from
-# 127.0.0.2 past the per-ip limit and from 127.0.0.3 past max.connections,
-# stalled TLS handshakes from 127.0.0.4 and a metrics slowloris from
-# 127.0.0.5; kcat from 127.0.0.1 produces with acks=all throughout (so the
-# log's fsyncs keep working with every client slot taken), except while
-# every slot is taken, when it is refused (the controller listener then
-# still answers DescribeQuorum); a TLS handshake and /metrics scrapes from
+# 127.0.0.2 past the per-ip limit and from 127.0.0.3 past max.connections
+# (evicting 127.0.0.2's idlest), then from 127.0.0.7 (an override lets it
+# hold every slot), stalled TLS handshakes from 127.0.0.4 and a metrics
+# slowloris from 127.0.0.5; kcat from 127.0.0.1 produces with acks=all and
+# consumes throughout (so the log's fsyncs keep working with every client
+# slot taken), also while every slot is taken: its connections evict the
+# heaviest address's idlest (the controller listener then still answers
+# DescribeQuorum from its own slots); a TLS handshake and /metrics scrapes from
 # 127.0.0.1 get through. Then: the node is alive, never
 # logged FATAL, logged the refusals rate-limited, and every record produced
 # is read back.
@@ -40,6 +42,7 @@ ssl.truststore.location=$CERTS/ca.crt
 metrics.port=$mport
 metrics.host=127.0.0.1
 max.connections.per.ip=$PER_IP
+max.connections.per.ip.overrides=127.0.0.7:$MAX_CONN
 EOF2
 start_server s1 "$E2E_TMP/s1.properties" "$plain"
 S1LOG="$E2E_TMP/s1.log"
@@ -66,4 +69,6 @@ grep -q "similar lines suppressed" "$S1LOG" || fail "no line reports suppressed 
 got="$(timeout 30 kcat -C -b "localhost:$plain" -t "$TOPIC" -p 0 -o beginning -e -q |
     grep -c '^conn-flood-')"
 [[ "$got" -eq "$n" ]] || fail "read $got of $n records produced"
-pass "excess connections refused at accept (per ip, total, TLS per address), $n records produced and read, metrics served under slowloris, $refused_lines refusal lines"
+evicted_lines="$(grep -c "closed: evicted for" "$S1LOG")"
+((evicted_lines > 0)) || fail "no eviction logged"
+pass "excess connections refused at accept (per ip, total, TLS per address) or evicted for a lighter address ($evicted_lines lines), $n records produced and read, metrics served under slowloris, $refused_lines refusal lines"

@@ -1,7 +1,8 @@
 /* Connection admission on real sockets (kq/conn_limits.h through
  * net_server_config.pool): over max.connections or max.connections.per.ip
  * a connection is accepted and closed at once, counted per reason; the
- * admitted ones are served; a closed one frees its slot. */
+ * admitted ones are served; a closed one frees its slot; an evicting pool
+ * full of one address serves others by closing that address's idlest. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -40,12 +41,13 @@ static void find_listener(uv_handle_t *h, void *arg)
         *(uint16_t *)arg = ntohs(a.sin_port);
 }
 
-static fx *fx_start(uint32_t max, uint32_t per_ip)
+static fx *fx_start_pool(uint32_t max, uint32_t per_ip, bool evict)
 {
     fx *f = calloc(1, sizeof(*f));
     assert_non_null(f);
     assert_int_equal(uv_loop_init(&f->loop), 0);
-    kq_conn_pool_init(&f->pool, &(kq_conn_pool_config){.max_connections = max, .max_per_ip = per_ip});
+    kq_conn_pool_init(&f->pool, &(kq_conn_pool_config){.max_connections = max,
+                                                       .max_per_ip = per_ip, .evict = evict});
     net_server_config cfg = {.host = "127.0.0.1", .frame_bytes_max = 1 << 20, .on_frame = on_frame,
                              .ctx = f, .pool = &f->pool};
     char err[256] = "";
@@ -54,6 +56,11 @@ static fx *fx_start(uint32_t max, uint32_t per_ip)
     uv_walk(&f->loop, find_listener, &f->port);
     assert_true(f->port != 0);
     return f;
+}
+
+static fx *fx_start(uint32_t max, uint32_t per_ip)
+{
+    return fx_start_pool(max, per_ip, false);
 }
 
 static void fx_stop(fx *f)
@@ -173,12 +180,93 @@ static void test_descriptors_exhausted(void **state)
     fx_stop(f);
 }
 
+/* An evicting pool (the daemon's client pool) full of one address's
+ * connections: a connection from another address is served, and the one
+ * closed for it is the heaviest address's idlest: never-used ones first
+ * (oldest first), then the least recently active; an address never
+ * evicts its own, nor once it holds as many as the heaviest. */
+static void test_evict_idlest_of_heaviest(void **state)
+{
+    (void)state;
+    fx *f = fx_start_pool(4, 4, true);
+    int a[4];
+    for (int i = 0; i < 4; i++)
+        a[i] = nt_connect_from(f->port, "127.0.0.5");
+    echo(f, a[0]);
+    echo(f, a[1]);
+    nt_pump_ms(&f->loop, 20);
+    echo(f, a[0]); /* a[1] is now the least recently active used one */
+    int same = nt_connect_from(f->port, "127.0.0.5"); /* its own: refused */
+    assert_true(nt_wait_eof(&f->loop, same));
+    int b1 = nt_connect_from(f->port, "127.0.0.6");
+    echo(f, b1);
+    assert_true(nt_wait_eof(&f->loop, a[2])); /* the oldest never used */
+    int b2 = nt_connect_from(f->port, "127.0.0.6");
+    echo(f, b2);
+    assert_true(nt_wait_eof(&f->loop, a[3]));
+    int b3 = nt_connect_from(f->port, "127.0.0.6"); /* 2 and 2: refused */
+    assert_true(nt_wait_eof(&f->loop, b3));
+    close(b2);
+    nt_pump_ms(&f->loop, 50);
+    int c1 = nt_connect_from(f->port, "127.0.0.7"); /* a free slot */
+    echo(f, c1);
+    int d1 = nt_connect_from(f->port, "127.0.0.8");
+    echo(f, d1);
+    assert_true(nt_wait_eof(&f->loop, a[1])); /* the heaviest's idlest */
+    echo(f, a[0]);
+    echo(f, b1);
+    echo(f, c1);
+    net_server_stats st;
+    net_server_get_stats(f->server, &st);
+    assert_int_equal(st.evicted, 3);
+    assert_int_equal(st.refused_max_connections, 2);
+    assert_int_equal(st.connections, 4);
+    assert_int_equal(f->pool.evicted, 3);
+    int all[] = {a[0], a[1], a[2], a[3], same, b1, b3, c1, d1};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        close(all[i]);
+    fx_stop(f);
+}
+
+/* A flood of idle connections from one address holding every slot: every
+ * connection from other addresses is still served (each evicting one of
+ * the flood), and the flood keeps no more than its share. */
+static void test_evict_flood(void **state)
+{
+    (void)state;
+    fx *f = fx_start_pool(16, 16, true);
+    int flood[40], others[8];
+    for (int i = 0; i < 40; i++)
+        assert_true((flood[i] = nt_connect_from(f->port, "127.0.0.9")) >= 0);
+    nt_pump_ms(&f->loop, 100);
+    for (int i = 0; i < 8; i++) {
+        char from[32];
+        snprintf(from, sizeof from, "127.0.1.%d", i + 1);
+        others[i] = nt_connect_from(f->port, from);
+        echo(f, others[i]);
+    }
+    net_server_stats st;
+    net_server_get_stats(f->server, &st);
+    assert_int_equal(st.evicted, 8);
+    assert_int_equal(st.refused_max_connections, 24);
+    assert_int_equal(st.connections, 16);
+    for (int i = 0; i < 8; i++) {
+        echo(f, others[i]);
+        close(others[i]);
+    }
+    for (int i = 0; i < 40; i++)
+        close(flood[i]);
+    fx_stop(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_total_and_per_ip),
         cmocka_unit_test(test_flood),
         cmocka_unit_test(test_descriptors_exhausted),
+        cmocka_unit_test(test_evict_idlest_of_heaviest),
+        cmocka_unit_test(test_evict_flood),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
