@@ -150,6 +150,8 @@ if want sim && ((asan_ok)); then
         sim_mutant snapshot-failure-fatal snapshot-failure-not-fatal
         sim_mutant offsets-expire-early offsets-durable
         sim_mutant per-connection-budget-only response-budget
+        # issue 19 item 4: the quorum's reserved share of the response budget
+        sim_mutant quorum-no-reserve voter-fetch-timely
     else
         echo "scripts/simulate.sh not present: simulator not run"
     fi

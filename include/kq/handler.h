@@ -124,9 +124,9 @@ typedef struct handler_services {
     int32_t failed_auth_delay_ms;
     /* The connection of slot (NULL: every connection is a quorum one). */
     void (*slot_conn)(void *ctx, void *slot, handler_conn *out);
-    /* Optional (NULL: want): how many of want bytes of log data a consumer
-     * Fetch answer to slot may hold (the transport's response budget,
-     * kq/budget.h); fewer bytes, never an error. */
+    /* Optional (NULL: want): how many of want bytes of log data a Fetch
+     * answer to slot may hold, a consumer's or a replica's (the transport's
+     * response budget, kq/budget.h); fewer bytes, never an error. */
     uint64_t (*slot_grant)(void *ctx, void *slot, uint64_t want);
     /* Optional: slot's connection has authenticated (SASL): the transport
      * lifts its pre-authentication frame bound (sasl.server.max.receive.size). */

@@ -42,6 +42,10 @@ enum kq_mutant {
     /* budget (kq/budget.h): only the per-connection bound is enforced, the
      * server-wide response budget never stops a read nor shrinks a Fetch */
     KQ_MUTANT_PER_CONNECTION_BUDGET_ONLY = 1u << 13,
+    /* budget (kq/budget.h, issue 19 item 4): the quorum class has no
+     * reserved share, so client floods may take the whole budget and a
+     * replica Fetch answer is granted no log data */
+    KQ_MUTANT_QUORUM_NO_RESERVE = 1u << 15,
     /* handler (issue 19): offset expiry ignores offsets.retention.minutes:
      * every offset of a group without members expires at each check (a
      * high bit, clear of the entries other pieces add) */

@@ -253,8 +253,14 @@ static void encode_fetch_response(handler *h, const raft_pending *p, const raft_
     kq_writer_reset(&h->records);
     kq_slice records = {(const uint8_t *)"", 0};
     int16_t partition_error = fr->partition_error;
-    if (fr->read_end_offset > fr->read_offset && partition_error == KAFKA_NONE) {
-        size_t max = fr->read_max_bytes > 0 ? (size_t)fr->read_max_bytes : 1;
+    /* The answer's log data comes out of the response budget like a
+     * consumer's (kq/budget.h): on the controller listener, the quorum's
+     * class, whose reserved share no client flood can take (issue 19 item
+     * 4). No grant: an answer without records; the follower fetches again. */
+    size_t max = fr->read_max_bytes > 0 ? (size_t)fr->read_max_bytes : 1;
+    if (h->svc.slot_grant)
+        max = (size_t)h->svc.slot_grant(h->svc.ctx, p->slot, max);
+    if (fr->read_end_offset > fr->read_offset && partition_error == KAFKA_NONE && max > 0) {
         ssize_t n = kq_log_read(h->svc.log, fr->read_offset, fr->read_end_offset, max,
                                 &h->records);
         if (n > 0)

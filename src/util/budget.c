@@ -11,6 +11,8 @@ void kq_budget_init(kq_budget *b, uint64_t bytes_max, uint64_t conn_bytes_max, u
     b->bytes_max = bytes_max ? bytes_max : KQ_QUEUED_RESPONSE_BYTES_DEFAULT;
     b->conn_bytes_max = conn_bytes_max ? conn_bytes_max : KQ_CONN_WRITE_QUEUE_BYTES_MAX;
     b->quorum_bytes = b->bytes_max / KQ_RESPONSE_QUORUM_SHARE_DIV;
+    if (mutants & KQ_MUTANT_QUORUM_NO_RESERVE)
+        b->quorum_bytes = 0;
     /* A small budget (tests, the simulator) keeps headroom in proportion. */
     b->headroom_bytes = KQ_RESPONSE_HEADROOM_BYTES;
     if (b->headroom_bytes > b->bytes_max / 8)
@@ -85,7 +87,9 @@ bool kq_budget_may_read(kq_budget *b, enum kq_budget_class cls, uint64_t conn_by
     if (per_connection_only(b) || room > b->headroom_bytes)
         return true;
     /* Within the headroom: only light connections (a fresh ApiVersions),
-     * never the heavy ones that filled the budget; at the limit: none. */
+     * never the heavy ones that filled the budget (no Fetch data is granted
+     * there). At the limit: none, so that answers cannot creep past the
+     * clients' share into the quorum's (issue 19 item 4). */
     if (room > 0 && conn_bytes < b->headroom_bytes / KQ_RESPONSE_LIGHT_CONN_DIV)
         return true;
     b->reads_refused++;

@@ -40,6 +40,7 @@ static const mutant_name mutants[] = {
     {"control-batch-first-only", 0, KQ_MUTANT_CONTROL_BATCH_FIRST_ONLY},
     {"snapshot-failure-fatal", 0, KQ_MUTANT_SNAPSHOT_FAILURE_FATAL},
     {"per-connection-budget-only", 0, KQ_MUTANT_PER_CONNECTION_BUDGET_ONLY},
+    {"quorum-no-reserve", 0, KQ_MUTANT_QUORUM_NO_RESERVE},
     {"offsets-expire-early", 0, KQ_MUTANT_OFFSETS_EXPIRE_EARLY},
 };
 #define MUTANT_COUNT (sizeof(mutants) / sizeof(mutants[0]))

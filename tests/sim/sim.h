@@ -67,6 +67,9 @@ typedef struct w_req {
     bool vote_pre;
     int32_t vote_epoch;
     int32_t vote_candidate;
+    /* The request or its answer was lost or delayed past every timeout
+     * (voter-fetch-timely counts only fetches on a healthy link). */
+    bool net_fault;
 } w_req;
 
 /* What the executor holds as a slot: a request delivered to a node. */

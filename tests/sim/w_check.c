@@ -22,7 +22,7 @@ const char *const w_check_names[W_CHECK_COUNT] = {
     "silent-after-fatal",  "flushed-is-durable", "snapshot-at-log-start", "snapshot-below-hw",
     "leader-never-loads-snapshot", "log-start-monotonic", "offsets-durable",
     "offsets-not-invented", "offsets-monotonic", "no-client-control",
-    "snapshot-failure-not-fatal", "response-budget", "liveness", "scenario", "final",
+    "snapshot-failure-not-fatal", "response-budget", "voter-fetch-timely", "liveness", "scenario", "final",
 };
 
 int w_check_find(const char *name)
@@ -82,6 +82,7 @@ void w_check_destroy(struct w_check *c)
     free(c->consumed);
     free(c->pids);
     w_check_groups_free(c);
+    w_check_quorum_free(c);
     w_check_control_free(c);
     free(c);
 }
@@ -157,6 +158,7 @@ void w_check_after_event(w_world *w)
 {
     struct w_check *c = w->check;
     w_check_response_budget(w);
+    w_check_quorum_after_event(w);
     w_check_flushed_durable(w);
     for (int i = 0; i < w->n && !w->failed; i++) {
         raft_status st;
@@ -412,7 +414,7 @@ void w_check_before_action(w_world *w, int node, const raft_action *a)
     w_scan(w, node, a->offset, truncate_batch, &s);
 }
 
-static void check_fetch(w_world *w, int from, kq_reader *r, int16_t version)
+static void check_fetch(w_world *w, int from, kq_reader *r, int16_t version, const w_req *req)
 {
     kq_arena arena;
     kq_arena_init(&arena, 1 << 20);
@@ -424,6 +426,7 @@ static void check_fetch(w_world *w, int from, kq_reader *r, int16_t version)
         if (w_check_on(w, W_INV_FETCH_DURABLE) && off > flushed)
             w_inv_fail(w, W_INV_FETCH_DURABLE, "node %d fetches from %lld above its flushed %lld",
                        from + 1, (long long)off, (long long)flushed);
+        w_check_quorum_on_fetch(w, from, req, off);
     }
     kq_arena_free(&arena);
 }
@@ -454,7 +457,7 @@ void w_check_on_peer_request(w_world *w, int from, const uint8_t *frame, size_t 
         return;
     }
     if (hdr.api_key == WIRE_API_FETCH)
-        check_fetch(w, from, &r, hdr.api_version);
+        check_fetch(w, from, &r, hdr.api_version, req);
     else if (hdr.api_key == WIRE_API_VOTE)
         note_vote(req, &r, hdr.api_version);
 }

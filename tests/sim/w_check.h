@@ -42,6 +42,8 @@ enum w_check_id {
     W_INV_SNAPSHOT_FAILURE_NOT_FATAL, /* a node never stops because a snapshot write failed */
     /* memory held for clients (issue 19) */
     W_INV_RESPONSE_BUDGET,     /* a node's buffered client answers never pass its budget */
+    /* the quorum first (issue 19 item 4, w_check_quorum.c) */
+    W_INV_VOTER_FETCH_TIMELY,  /* a voter's fetch on a healthy link is served within the fetch timeout */
     W_INV_PER_EVENT_COUNT,
     /* end of run */
     W_CHECK_LIVENESS = W_INV_PER_EVENT_COUNT, /* leader, commit, catch-up within 60 s */
@@ -73,6 +75,10 @@ void w_check_on_peer_request(w_world *w, int from, const uint8_t *frame, size_t 
 /* A node answered a peer request (decoded: Vote grants). */
 void w_check_on_peer_answer(w_world *w, int node, const w_req *req, const uint8_t *frame,
                             size_t len);
+/* voter-fetch-timely (w_check_quorum.c): a peer request's answer arrived
+ * (answered) or it failed; its request timeout passed unanswered. */
+void w_check_on_peer_done(w_world *w, const w_req *req, bool answered);
+void w_check_on_peer_timeout(w_world *w, const w_req *req);
 /* Node idx restarted: storage had called flushed_before durable before the
  * crash; the recovered log ends at end_after. */
 void w_check_on_restart(w_world *w, int idx, int64_t flushed_before, int64_t end_after,

@@ -65,7 +65,15 @@ struct w_check {
     /* issue 19 (w_check_control.c): CRCs of the control batches clients sent */
     uint32_t *client_control;
     size_t client_control_n, client_control_cap;
+    /* issue 19 item 4 (w_check_quorum.c): voters' fetches, created lazily */
+    struct w_quorum_check *quorum;
 };
+
+/* w_check_quorum.c: voter-fetch-timely */
+void w_check_quorum_on_fetch(w_world *w, int from, const w_req *req, int64_t offset);
+void w_check_quorum_on_answer(w_world *w, const w_req *req, const uint8_t *frame, size_t len);
+void w_check_quorum_after_event(w_world *w);
+void w_check_quorum_free(struct w_check *c);
 
 bool w_inv_fail(w_world *w, enum w_check_id c, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -57,10 +57,12 @@ static uint64_t req_new(w_world *w, const w_req *tmpl)
     return id;
 }
 
-static int64_t delay_ms(w_world *w)
+static int64_t delay_ms(w_world *w, bool *tail)
 {
-    if (w->tail_ppm && sim_prng_chance(&w->rng, w->tail_ppm))
+    if (w->tail_ppm && sim_prng_chance(&w->rng, w->tail_ppm)) {
+        *tail = true;
         return sim_prng_range(&w->rng, 500, 7000); /* past every timeout */
+    }
     return sim_prng_range(&w->rng, 0, 8);
 }
 
@@ -90,7 +92,11 @@ static w_msg *send_frame(w_world *w, enum w_ev type, uint64_t id, int to, const 
                          size_t len, int64_t extra_ms)
 {
     w_msg *m = msg_new(id, to, frame, len);
-    w_schedule(w, w->now + delay_ms(w) + extra_ms, type, to, 0, 0, m);
+    bool tail = false;
+    w_schedule(w, w->now + delay_ms(w, &tail) + extra_ms, type, to, 0, 0, m);
+    w_req *r = tail ? req_get(w, id) : NULL;
+    if (r)
+        r->net_fault = true;
     return m;
 }
 
@@ -98,8 +104,12 @@ static void deliver_request(w_world *w, uint64_t id, const w_req *r, const uint8
                             size_t len)
 {
     int from = r->from_client ? W_CLIENT_FROM : r->from;
-    if (!link_up(w, from, r->to) || (w->loss_ppm && sim_prng_chance(&w->rng, w->loss_ppm)))
+    if (!link_up(w, from, r->to) || (w->loss_ppm && sim_prng_chance(&w->rng, w->loss_ppm))) {
+        w_req *lost = req_get(w, id);
+        if (lost)
+            lost->net_fault = true;
         return; /* lost: the sender times out */
+    }
     send_frame(w, W_EV_REQUEST, id, r->to, frame, len, 0);
     /* Duplicated delivery only between servers: a client's TCP connection
      * never repeats a Produce (non-idempotent producers could not dedupe). */
@@ -157,6 +167,8 @@ static void complete(w_world *w, uint64_t id, const uint8_t *frame, size_t len)
     if (!r || r->done)
         return; /* late: the sender already gave up (or got a duplicate's answer) */
     r->done = true;
+    if (!r->from_client)
+        w_check_on_peer_done(w, r, frame != NULL);
     if (getenv("SIM_TRACE_PEER") && !r->from_client)
         w_trace(w, "peer req %llu done (%s)", (unsigned long long)id, frame ? "answer" : "failed");
     if (r->from_client) {
@@ -314,7 +326,9 @@ void w_net_reply(w_world *w, w_slot *slot, const uint8_t *data, size_t len, bool
     } else if (r && !r->done && data && !close) {
         int from = r->from_client ? W_CLIENT_FROM : r->from;
         bool up = link_up(w, slot->node, from < 0 ? -1 : from);
-        if (up && !(w->loss_ppm && sim_prng_chance(&w->rng, w->loss_ppm))) {
+        if (!up || (w->loss_ppm && sim_prng_chance(&w->rng, w->loss_ppm))) {
+            r->net_fault = true; /* the answer is lost */
+        } else {
             w_msg *m = send_frame(w, W_EV_RESPONSE, slot->req_id, from, data, len, 0);
             if (r->from_client) {
                 held_charge(w, slot->node, r->from, len);
@@ -381,9 +395,13 @@ void w_net_on_event(w_world *w, const sim_event *ev)
         complete(w, m->req_id, m->bytes, m->len);
         break;
     }
-    case W_EV_REQ_TIMEOUT:
+    case W_EV_REQ_TIMEOUT: {
+        w_req *r = req_get(w, (uint64_t)ev->arg);
+        if (r && !r->done && !r->from_client)
+            w_check_on_peer_timeout(w, r);
         complete(w, (uint64_t)ev->arg, NULL, 0);
         break;
+    }
     default:
         break;
     }
@@ -427,7 +445,9 @@ void w_net_reset(w_world *w, int from, int to)
 {
     for (size_t i = 0; w->reqs && i < w->req_cap; i++) {
         w_req *r = &w->reqs[i];
-        if (r->in_use && !r->done && !r->from_client && r->from == from && r->to == to)
+        if (r->in_use && !r->done && !r->from_client && r->from == from && r->to == to) {
+            r->net_fault = true;
             complete(w, r->id, NULL, 0);
+        }
     }
 }

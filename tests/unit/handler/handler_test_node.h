@@ -49,6 +49,8 @@ enum tn_reply_kind { TN_REPLY = 1, TN_REPLY_NONE, TN_REPLY_CLOSE };
 static struct kq_cred_store *tn_sasl_store;
 /* exec_env.search_start of the next tn_open (NULL: searches run inline). */
 static void (*tn_search_start)(void *ctx, struct exec_search_job *job);
+/* exec_env.slot_grant of the next tn_open (NULL: every Fetch gets what it asks). */
+static uint64_t (*tn_slot_grant)(void *ctx, void *slot, uint64_t want);
 static void *tn_sasl_cells[TN_SASL_CONNS];
 /* Issue 19: the authorizer tn_open gives the node (NULL: none), and whether
  * the SASL listener is a quorum one (no controller.listener.names). */
@@ -303,6 +305,7 @@ static inline void tn_start(tn_node *n, int32_t node_id, int voter_count)
         .slot_grant = tn_slot_grant_cb,
         .flush_start = tn_flush_start_cb,
         .search_start = tn_search_start,
+        .slot_grant = tn_slot_grant,
         .arm_timer = tn_arm_timer_cb,
         .fatal = tn_fatal_cb,
     };

@@ -252,6 +252,36 @@ static void test_replica_fetch_served_up_to_flushed(void **state)
     tn_close(&n);
 }
 
+static uint64_t grant_nothing(void *ctx, void *slot, uint64_t want)
+{
+    (void)ctx;
+    (void)slot;
+    (void)want;
+    return 0;
+}
+
+/* Issue 19 item 4: a replica Fetch answer takes its log data from the
+ * response budget (the transport's slot_grant); granted nothing, it is an
+ * answer without records or error (the follower fetches again). */
+static void test_replica_fetch_data_granted_by_budget(void **state)
+{
+    (void)state;
+    tn_node n;
+    tn_slot_grant = grant_nothing;
+    tn_open_leader(&n);
+    tn_slot_grant = NULL;
+    tn_slot s = {1};
+    send_replica_fetch(&n, &s, 17, 22, TN_CLUSTER_ID, 5, 1, 0);
+    wire_fetch_response resp;
+    TN_DECODE(&n, &s, WIRE_API_FETCH, 17, 22, wire_fetch_response_decode, &resp);
+    const wire_fetch_partition_data *pd = &resp.responses[0].partitions[0];
+    assert_int_equal(resp.error_code, KAFKA_NONE);
+    assert_int_equal(pd->error_code, KAFKA_NONE);
+    assert_int_equal(pd->high_watermark, 1);
+    assert_true(pd->records.len <= 0);
+    tn_close(&n);
+}
+
 static void test_replica_fetch_on_follower_names_leader(void **state)
 {
     (void)state;
@@ -272,6 +302,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_vote_granted_then_cluster_id_and_voter_set_checked),
+        cmocka_unit_test(test_replica_fetch_data_granted_by_budget),
         cmocka_unit_test(test_vote_for_other_partition_refused),
         cmocka_unit_test(test_quorum_requests_only_on_controller_listener),
         cmocka_unit_test(test_voter_certificate_must_match),
