@@ -91,6 +91,10 @@ typedef struct exec_config {
     /* Consumer Fetch answers are read and sent whole, never streamed
      * (tests comparing both; false in the daemon). */
     bool fetch_inline;
+    /* Answers with fewer bytes of log data than this are read and sent
+     * whole (0: KQ_FETCH_STREAM_INLINE_BYTES_MAX; the simulator streams
+     * small ones too, its segments being small). */
+    uint32_t fetch_stream_min_bytes;
     uint32_t raft_mutants;               /* enum raft_mutant; 0 in the daemon */
     uint32_t mutants;                    /* enum kq_mutant; 0 in the daemon */
 } exec_config;

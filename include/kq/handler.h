@@ -144,6 +144,9 @@ typedef struct handler_services {
      * frame position pieces[i].at (ascending); the callee copies pieces. */
     void (*reply_stream)(void *ctx, void *slot, uint8_t *frame, size_t len,
                          const struct handler_stream_piece *pieces, uint32_t count);
+    /* Answers with less log data than this are sent whole (0: the limit
+     * KQ_FETCH_STREAM_INLINE_BYTES_MAX). */
+    uint32_t fetch_stream_min_bytes;
     /* Consumer groups (issue 12): the committed offsets the executor keeps
      * (read only here: commits go through HANDLER_APPEND as control
      * batches), and the coordinator's settings (max_size 0: Kafka's

@@ -136,6 +136,7 @@ static handler *exec_make_handler(kq_exec *x)
         .reply = h_reply,
         .reply_take = h_reply_take,
         .reply_stream = x->cfg.fetch_inline ? NULL : h_reply_stream,
+        .fetch_stream_min_bytes = x->cfg.fetch_stream_min_bytes,
         .reply_none = h_reply_none,
         .reply_close = h_reply_close,
         .slot_peer = h_slot_peer,

@@ -152,7 +152,9 @@ static void fetch_answer(handler *h, handler_request *req, wire_fetch_response *
                          size_t *ats, int32_t count)
 {
     uint64_t total = ranges_bytes(ranges, count);
-    if (h->svc.reply_stream && total >= KQ_FETCH_STREAM_INLINE_BYTES_MAX) {
+    uint64_t min = h->svc.fetch_stream_min_bytes ? h->svc.fetch_stream_min_bytes
+                                                 : KQ_FETCH_STREAM_INLINE_BYTES_MAX;
+    if (h->svc.reply_stream && total > 0 && total >= min) {
         fetch_answer_streamed(h, req, resp, parts, ranges, ats, count);
         return;
     }
