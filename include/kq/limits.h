@@ -704,7 +704,7 @@ _Static_assert(EXEC_TIME_SEARCHES_RUNNING_MAX >= 1 &&
  * KQ_FETCH_STREAM_CHUNK_BYTES (or the batch, if larger), at most
  * KQ_FETCH_STREAM_CHUNKS_IN_FLIGHT_MAX of a connection at once. */
 #define KQ_FETCH_STREAM_INLINE_BYTES_MAX (16u << 10)
-#define KQ_FETCH_STREAM_CHUNK_BYTES (256u << 10)
+#define KQ_FETCH_STREAM_CHUNK_BYTES (64u << 10)
 #define KQ_FETCH_STREAM_CHUNKS_IN_FLIGHT_MAX 2
 _Static_assert(KQ_FETCH_STREAM_INLINE_BYTES_MAX <= KQ_FETCH_STREAM_CHUNK_BYTES,
                "a streamed answer is larger than an inline one");

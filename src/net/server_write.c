@@ -169,7 +169,11 @@ static int stream_gather(net_conn *c, net_slot *s, write_req **wr, uv_buf_t *buf
                 st->piece_done = 0;
                 continue;
             }
-            if (c->stream_chunks_in_flight >= KQ_FETCH_STREAM_CHUNKS_IN_FLIGHT_MAX)
+            /* The next chunk is read only once the kernel took every byte
+             * written before: a client that stops reading pins at most the
+             * chunks of one write, never the rest of the answer. */
+            if (c->stream_chunks_in_flight >= KQ_FETCH_STREAM_CHUNKS_IN_FLIGHT_MAX ||
+                uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp) > 0)
                 return 0;
             uint8_t *buf;
             size_t n;
