@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "kq/fs.h"
 #include "kq/group.h"
@@ -87,6 +88,13 @@ typedef struct exec_config {
     /* group.max.size, group.{min,max}.session.timeout.ms,
      * group.initial.rebalance.delay.ms (max_size 0: Kafka's defaults). */
     group_config group;
+    /* Consumer Fetch answers are read and sent whole, never streamed
+     * (tests comparing both; false in the daemon). */
+    bool fetch_inline;
+    /* Answers with fewer bytes of log data than this are read and sent
+     * whole (0: KQ_FETCH_STREAM_INLINE_BYTES_MAX; the simulator streams
+     * small ones too, its segments being small). */
+    uint32_t fetch_stream_min_bytes;
     uint32_t raft_mutants;               /* enum raft_mutant; 0 in the daemon */
     uint32_t mutants;                    /* enum kq_mutant; 0 in the daemon */
 } exec_config;
@@ -96,6 +104,13 @@ struct handler_acl;
 struct kq_cred_store;
 struct exec_snapshot_job; /* below */
 struct exec_search_job;   /* below */
+
+/* One range of the log a streamed answer holds at frame position at (the
+ * cursor tracks what was read of it). */
+typedef struct exec_stream_piece {
+    size_t at;
+    kq_log_cursor cur;
+} exec_stream_piece;
 
 /* Seams. Every callback gets ctx first. Slots are opaque client request
  * handles of the transport: each is completed exactly once by reply,
@@ -116,6 +131,14 @@ typedef struct exec_env {
     /* Optional (NULL: large answers go through reply too): completes slot
      * with a whole frame (4-byte size first) the callee owns and frees. */
     void (*reply_take)(void *ctx, void *slot, uint8_t *frame, size_t len);
+    /* Optional (NULL: the executor reads the pieces and uses reply_take, or
+     * reply): completes slot with a streamed Fetch answer (issue 19). frame
+     * (len bytes, 4-byte size first counting the pieces too) and pieces (a
+     * malloc'd array of count, at ascending) are the callee's to free; it
+     * sends frame's bytes with each piece's range in place, reading them
+     * with exec_stream_read as the socket drains. */
+    void (*reply_stream)(void *ctx, void *slot, uint8_t *frame, size_t len,
+                         exec_stream_piece *pieces, uint32_t count);
     void (*reply_none)(void *ctx, void *slot);
     void (*reply_close)(void *ctx, void *slot, const char *why);
     const char *(*slot_peer)(void *ctx, void *slot);
@@ -210,6 +233,17 @@ void exec_request_shutdown(kq_exec *x);
  * fsync, flush-size and per-API request latency histograms. */
 struct kq_mtext;
 void exec_metrics_write(kq_exec *x, struct kq_mtext *t);
+
+/* The transport's read of a streamed answer's piece (env->reply_stream):
+ * the next whole verified batches into buf (cap bytes) as
+ * kq_log_cursor_read. Returns the bytes (> 0), 0 once the piece is done,
+ * -ENOBUFS with *need set (a batch larger than cap), -ESTALE when the
+ * segment went away since the plan (retention, a reset: the transport
+ * closes that connection; counted and logged, not fatal), or another
+ * negative value after which the transport closes the connection: a
+ * corrupt or unreadable batch stops the node (exec_fatal), and after a
+ * fatal every read fails. */
+ssize_t exec_stream_read(kq_exec *x, kq_log_cursor *cur, uint8_t *buf, size_t cap, size_t *need);
 
 /* Read-only views for the simulator's checkers and for log lines. */
 bool exec_failed(const kq_exec *x);

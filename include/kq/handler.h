@@ -91,6 +91,12 @@ typedef struct handler_acl {
 /* What the handlers read and the outputs they use. Handlers decide; they
  * never step the core or touch the log's write path: whatever changes state
  * comes back to the executor (kq/exec.h) as a handler_decision. */
+/* A range of the log streamed into an answer at frame position at. */
+typedef struct handler_stream_piece {
+    size_t at;
+    kq_log_range range;
+} handler_stream_piece;
+
 typedef struct handler_services {
     void *ctx;
     const raft *raft;   /* read-only: raft_get_status */
@@ -131,6 +137,16 @@ typedef struct handler_services {
     /* Optional: slot's connection has authenticated (SASL): the transport
      * lifts its pre-authentication frame bound (sasl.server.max.receive.size). */
     void (*slot_authenticated)(void *ctx, void *slot);
+    /* Optional (NULL: Fetch answers are read and sent whole): completes
+     * slot with an answer whose log data is streamed (issue 19). frame is
+     * the answer without that data, its 4-byte size first counting the
+     * pieces too, owned by the callee; pieces[i].range's bytes belong at
+     * frame position pieces[i].at (ascending); the callee copies pieces. */
+    void (*reply_stream)(void *ctx, void *slot, uint8_t *frame, size_t len,
+                         const struct handler_stream_piece *pieces, uint32_t count);
+    /* Answers with less log data than this are sent whole (0: the limit
+     * KQ_FETCH_STREAM_INLINE_BYTES_MAX). */
+    uint32_t fetch_stream_min_bytes;
     /* Consumer groups (issue 12): the committed offsets the executor keeps
      * (read only here: commits go through HANDLER_APPEND as control
      * batches), and the coordinator's settings (max_size 0: Kafka's

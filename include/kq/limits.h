@@ -722,4 +722,19 @@ _Static_assert(KQ_MAX_CONNECTIONS_PER_IP_DEFAULT_QUARTERS >= 1 &&
                    KQ_MAX_CONNECTIONS_PER_IP_DEFAULT_QUARTERS < 4,
                "the default per-address share leaves slots for other addresses");
 
+/* ---- Streamed Fetch answers (issue 19: a consumer answer is sent from
+ * the log as the socket drains, README "How a Fetch answer is sent").
+ * An answer whose log data is below KQ_FETCH_STREAM_INLINE_BYTES_MAX is
+ * read and sent whole; a larger one is read in chunks of
+ * KQ_FETCH_STREAM_CHUNK_BYTES (or the batch, if larger), at most
+ * KQ_FETCH_STREAM_CHUNKS_IN_FLIGHT_MAX of a connection at once. */
+#define KQ_FETCH_STREAM_INLINE_BYTES_MAX (16u << 10)
+#define KQ_FETCH_STREAM_CHUNK_BYTES (64u << 10)
+#define KQ_FETCH_STREAM_CHUNKS_IN_FLIGHT_MAX 2
+_Static_assert(KQ_FETCH_STREAM_INLINE_BYTES_MAX <= KQ_FETCH_STREAM_CHUNK_BYTES,
+               "a streamed answer is larger than an inline one");
+_Static_assert(KQ_FETCH_STREAM_CHUNKS_IN_FLIGHT_MAX >= 1 &&
+                   KQ_FETCH_STREAM_CHUNKS_IN_FLIGHT_MAX * 2 + 2 <= WRITE_BUFS_MAX,
+               "a gathered write holds the chunks in flight and the frame between them");
+
 #endif

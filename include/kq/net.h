@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <uv.h>
 
 #include "kq/conn_limits.h"
@@ -133,6 +134,32 @@ void net_slot_respond(net_slot *slot, const uint8_t *data, size_t len);
 /* The same with a whole frame (its 4-byte size first) the server now owns
  * and frees once written: no copy. */
 void net_slot_respond_take(net_slot *slot, uint8_t *frame, size_t len);
+/* A streamed response (issue 19): the bytes of piece i (len of them) go at
+ * frame position at, ascending. net knows nothing of where they come from:
+ * it reads them through the source as the socket drains, in chunks of
+ * KQ_FETCH_STREAM_CHUNK_BYTES (or need, when read asks for more), at most
+ * KQ_FETCH_STREAM_CHUNKS_IN_FLIGHT_MAX of a connection at once, each
+ * charged to the write queue (and the response budget) while in flight. */
+typedef struct net_stream_piece {
+    size_t at;
+    uint64_t len;
+} net_stream_piece;
+typedef struct net_stream_source {
+    void *ctx;
+    /* The next bytes of piece into buf (at most cap): > 0 bytes, -ENOBUFS
+     * with *need set when the next unit is larger than cap, or another
+     * negative value (-ESTALE: the data went away), which closes the
+     * connection. */
+    ssize_t (*read)(void *ctx, uint32_t piece, uint8_t *buf, size_t cap, size_t *need);
+    /* Called exactly once: the last byte was gathered or the connection went. */
+    void (*release)(void *ctx);
+} net_stream_source;
+/* Completes the slot with frame (len bytes, its 4-byte size first counting
+ * the pieces' bytes too; the server owns and frees it) and the pieces
+ * (copied) read through source. */
+void net_slot_respond_stream(net_slot *slot, uint8_t *frame, size_t len,
+                             const net_stream_piece *pieces, uint32_t count,
+                             net_stream_source source);
 /* Completes the slot without a response (acks=0 produce). */
 void net_slot_skip(net_slot *slot);
 /* Completes the slot and closes the connection after earlier responses left

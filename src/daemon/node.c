@@ -4,6 +4,7 @@
  * adapts callbacks. */
 #include "node.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,6 +128,45 @@ static void env_reply_take(void *ctx, void *slot, uint8_t *frame, size_t len)
 {
     (void)ctx;
     net_slot_respond_take(slot, frame, len);
+}
+/* A streamed Fetch answer (issue 19): net reads the pieces through the
+ * executor as the socket drains, never knowing the log. */
+typedef struct node_stream {
+    node *n;
+    exec_stream_piece *pieces;
+} node_stream;
+static ssize_t node_stream_read(void *ctx, uint32_t piece, uint8_t *buf, size_t cap, size_t *need)
+{
+    node_stream *ns = ctx;
+    if (!ns->n->exec)
+        return -ECANCELED;
+    return exec_stream_read(ns->n->exec, &ns->pieces[piece].cur, buf, cap, need);
+}
+static void node_stream_release(void *ctx)
+{
+    node_stream *ns = ctx;
+    free(ns->pieces);
+    free(ns);
+}
+static void env_reply_stream(void *ctx, void *slot, uint8_t *frame, size_t len,
+                             exec_stream_piece *pieces, uint32_t count)
+{
+    node_stream *ns = malloc(sizeof(*ns));
+    net_stream_piece *np = malloc(sizeof(*np) * (count ? count : 1));
+    if (!ns || !np || count == 0) {
+        free(ns);
+        free(np);
+        free(frame);
+        free(pieces);
+        net_slot_close(slot, "out of memory");
+        return;
+    }
+    *ns = (node_stream){.n = ctx, .pieces = pieces};
+    for (uint32_t i = 0; i < count; i++)
+        np[i] = (net_stream_piece){.at = pieces[i].at, .len = pieces[i].cur.range.len};
+    net_stream_source src = {.ctx = ns, .read = node_stream_read, .release = node_stream_release};
+    net_slot_respond_stream(slot, frame, len, np, count, src);
+    free(np);
 }
 static void env_reply_none(void *ctx, void *slot)
 {
@@ -673,6 +713,7 @@ node *node_start(uv_loop_t *loop, const kq_config *config, const struct kq_cred_
         .peer_send = env_peer_send,
         .reply = env_reply,
         .reply_take = env_reply_take,
+        .reply_stream = env_reply_stream,
         .reply_none = env_reply_none,
         .reply_close = env_reply_close,
         .slot_peer = env_slot_peer,

@@ -74,6 +74,11 @@ static void h_reply_take(void *ctx, void *slot, uint8_t *frame, size_t len)
         free(frame);
     }
 }
+static void h_reply_stream(void *ctx, void *slot, uint8_t *frame, size_t len,
+                           const handler_stream_piece *pieces, uint32_t count)
+{
+    exec_reply_stream(ctx, slot, frame, len, pieces, count);
+}
 static void h_reply_none(void *ctx, void *slot)
 {
     kq_exec *x = ctx;
@@ -130,6 +135,8 @@ static handler *exec_make_handler(kq_exec *x)
         .now_ms = h_now,
         .reply = h_reply,
         .reply_take = h_reply_take,
+        .reply_stream = x->cfg.fetch_inline ? NULL : h_reply_stream,
+        .fetch_stream_min_bytes = x->cfg.fetch_stream_min_bytes,
         .reply_none = h_reply_none,
         .reply_close = h_reply_close,
         .slot_peer = h_slot_peer,

@@ -123,6 +123,9 @@ struct kq_exec {
 int64_t exec_now(kq_exec *x);
 /* Stops the node: fatal once, then quiet. */
 void exec_fatal(kq_exec *x, const char *what, const char *detail);
+/* handler_services.reply_stream (exec_stream.c). */
+void exec_reply_stream(kq_exec *x, void *slot, uint8_t *frame, size_t len,
+                       const handler_stream_piece *pieces, uint32_t count);
 /* Steps one event, carries out its output, then the follow-ups it raised. */
 void exec_step(kq_exec *x, raft_event *event);
 /* After every entry point: answer what progress allows, re-arm the timer. */

@@ -35,6 +35,10 @@ typedef struct exec_metrics {
     uint32_t pending_count;
     /* Issue 19: offset-commit records of ours skipped as unparsable. */
     uint64_t records_unparsable_skipped;
+    /* Issue 19: streamed Fetch answers (exec_stream.c): sent, and cut
+     * because their segment went away between plan and read. */
+    uint64_t fetch_streamed;
+    uint64_t fetch_stream_stale;
 } exec_metrics;
 
 struct kq_exec;

@@ -155,6 +155,15 @@ static void write_storage(kq_exec *x, kq_mtext *t)
                     "Offset-commit control records that passed their CRC but did not parse, "
                     "skipped by the group-offsets applier (each offset once per start)");
     kq_mtext_sample(t, skipped, NULL, 0, (double)x->metrics.records_unparsable_skipped);
+    const char *streamed = "kq_fetch_streamed_total";
+    kq_mtext_family(t, streamed, "counter",
+                    "Consumer Fetch answers whose log data was streamed from the segment files");
+    kq_mtext_sample(t, streamed, NULL, 0, (double)x->metrics.fetch_streamed);
+    const char *stale = "kq_fetch_stream_stale_total";
+    kq_mtext_family(t, stale, "counter",
+                    "Streamed Fetch answers cut (connection closed) because retention or a "
+                    "reset removed their segment before it was sent");
+    kq_mtext_sample(t, stale, NULL, 0, (double)x->metrics.fetch_stream_stale);
 }
 
 void exec_metrics_write(kq_exec *x, kq_mtext *t)

@@ -28,28 +28,49 @@ static int16_t consumer_check(handler *h, const raft_status *st, int64_t fetch_o
     return KAFKA_NONE;
 }
 
-/* Reads committed batches for one partition into h->records. */
-static int16_t consumer_read(handler *h, const raft_status *st, int64_t fetch_offset,
-                             size_t max_bytes, kq_slice *records)
+/* Plans the committed batches of one partition (read later: inline into
+ * h->records, or streamed from the log by the transport). */
+static int16_t consumer_plan(handler *h, const raft_status *st, int64_t fetch_offset,
+                             size_t max_bytes, kq_log_range *range)
 {
-    *records = (kq_slice){(const uint8_t *)"", 0};
+    memset(range, 0, sizeof(*range));
     int16_t err = consumer_check(h, st, fetch_offset);
     if (err != KAFKA_NONE)
         return err;
     int64_t hw = st->high_watermark < 0 ? 0 : st->high_watermark;
     if (fetch_offset >= hw)
         return KAFKA_NONE;
-    size_t before = h->records.len;
-    ssize_t n = kq_log_read(h->svc.log, fetch_offset, hw, max_bytes, &h->records);
-    if (n < 0 && n != -ENOBUFS) {
-        handler_note_read_failure(h, fetch_offset, (int)n); /* fail-stop: see raft_rpc.c */
+    int rc = kq_log_plan_read(h->svc.log, fetch_offset, hw, max_bytes, range);
+    if (rc < 0) {
+        handler_note_read_failure(h, fetch_offset, rc); /* fail-stop: see raft_rpc.c */
+        memset(range, 0, sizeof(*range));
         return KAFKA_KAFKA_STORAGE_ERROR;
     }
-    if (n < 0)
-        return KAFKA_NONE; /* the first batch is larger than the answer may be */
-    /* Pointers are taken after all reads (the writer may move). */
+    return KAFKA_NONE;
+}
+
+/* Reads a planned range into h->records (an inline answer); records->ptr
+ * is the offset in h->records until the buffer is final. */
+static int16_t consumer_read_inline(handler *h, const kq_log_range *range, kq_slice *records)
+{
+    size_t before = h->records.len;
+    if (!kq_writer_ensure(&h->records, (size_t)range->len))
+        return KAFKA_NONE; /* no memory for it now: an empty answer, as before */
+    kq_log_cursor cur;
+    kq_log_cursor_init(&cur, range);
+    while (cur.done < range->len) {
+        size_t need = 0;
+        ssize_t n = kq_log_cursor_read(h->svc.log, &cur, h->records.data + h->records.len,
+                                       (size_t)(range->len - cur.done), &need);
+        if (n <= 0) { /* the plan and the read are one step: any error is the log's */
+            handler_note_read_failure(h, range->first_offset, n < 0 ? (int)n : -EIO);
+            h->records.len = before;
+            return KAFKA_KAFKA_STORAGE_ERROR;
+        }
+        h->records.len += (size_t)n;
+    }
     records->ptr = (const uint8_t *)(uintptr_t)before;
-    records->len = (int32_t)n;
+    records->len = (int32_t)range->len;
     return KAFKA_NONE;
 }
 
@@ -77,6 +98,80 @@ static bool park(handler *h, handler_request *req, const uint8_t *frame, size_t 
     return false;
 }
 
+static uint64_t ranges_bytes(const kq_log_range *ranges, int32_t count)
+{
+    uint64_t sum = 0;
+    for (int32_t i = 0; i < count; i++)
+        sum += ranges[i].len;
+    return sum;
+}
+
+/* Encodes the answer with every range's bytes left out and hands it to
+ * the transport with the ranges to stream (issue 19). */
+static void fetch_answer_streamed(handler *h, handler_request *req, wire_fetch_response *resp,
+                                  wire_fetch_partition_data *parts, const kq_log_range *ranges,
+                                  size_t *ats, int32_t count)
+{
+    handler_stream_piece *pieces = kq_arena_alloc(&h->arena, sizeof(*pieces) * (size_t)count);
+    if (!pieces) {
+        h->svc.reply_close(h->svc.ctx, req->slot, "Fetch answer too large");
+        return;
+    }
+    uint64_t total = 0;
+    for (int32_t i = 0; i < count; i++) {
+        if (ranges[i].len == 0)
+            continue;
+        parts[i].records = (kq_slice){NULL, (int32_t)ranges[i].len};
+        parts[i].records_external_at = &ats[i];
+        total += ranges[i].len;
+    }
+    handler_begin_response(h, &req->header);
+    wire_fetch_response_encode(&h->out, req->header.api_version, resp);
+    if (h->out.error || h->out.len < 4 || h->out.len - 4 + total > INT32_MAX) {
+        h->svc.reply_close(h->svc.ctx, req->slot, "response could not be encoded");
+        return;
+    }
+    uint32_t n = 0;
+    for (int32_t i = 0; i < count; i++)
+        if (ranges[i].len > 0)
+            pieces[n++] = (handler_stream_piece){.at = ats[i], .range = ranges[i]};
+    uint64_t body = h->out.len - 4 + total;
+    size_t len;
+    uint8_t *frame = kq_writer_take(&h->out, &len);
+    frame[0] = (uint8_t)(body >> 24);
+    frame[1] = (uint8_t)(body >> 16);
+    frame[2] = (uint8_t)(body >> 8);
+    frame[3] = (uint8_t)body;
+    h->svc.reply_stream(h->svc.ctx, req->slot, frame, len, pieces, n);
+}
+
+/* Answers with the planned ranges: streamed when the transport can and the
+ * data is large enough to be worth it, else read now and sent whole. */
+static void fetch_answer(handler *h, handler_request *req, wire_fetch_response *resp,
+                         wire_fetch_partition_data *parts, const kq_log_range *ranges,
+                         size_t *ats, int32_t count)
+{
+    uint64_t total = ranges_bytes(ranges, count);
+    uint64_t min = h->svc.fetch_stream_min_bytes ? h->svc.fetch_stream_min_bytes
+                                                 : KQ_FETCH_STREAM_INLINE_BYTES_MAX;
+    if (h->svc.reply_stream && total > 0 && total >= min) {
+        fetch_answer_streamed(h, req, resp, parts, ranges, ats, count);
+        return;
+    }
+    kq_writer_reset(&h->records);
+    for (int32_t i = 0; i < count; i++)
+        if (ranges[i].len > 0 && parts[i].error_code == KAFKA_NONE)
+            parts[i].error_code = consumer_read_inline(h, &ranges[i], &parts[i].records);
+    /* Fix up record pointers now that the records buffer is final. */
+    for (int32_t i = 0; i < count; i++)
+        if (parts[i].records.len > 0)
+            parts[i].records.ptr = h->records.data + (uintptr_t)parts[i].records.ptr;
+    handler_begin_response(h, &req->header);
+    handler_size_answer(h, h->records.len);
+    wire_fetch_response_encode(&h->out, req->header.api_version, resp);
+    handler_finish_response(h, req->slot);
+}
+
 void handle_fetch(handler *h, handler_request *req, kq_reader *r, uint8_t *frame, size_t len,
                   bool may_park)
 {
@@ -102,11 +197,12 @@ void handle_fetch(handler *h, handler_request *req, kq_reader *r, uint8_t *frame
         kq_arena_alloc(&h->arena, sizeof(*topics) * (size_t)(body.topic_count + 1));
     wire_fetch_partition_data *parts =
         kq_arena_alloc(&h->arena, sizeof(*parts) * (size_t)(total + 1));
-    if (!topics || !parts) {
+    kq_log_range *ranges = kq_arena_alloc(&h->arena, sizeof(*ranges) * (size_t)(total + 1));
+    size_t *ats = kq_arena_alloc(&h->arena, sizeof(*ats) * (size_t)(total + 1));
+    if (!topics || !parts || !ranges || !ats) {
         h->svc.reply_close(h->svc.ctx, req->slot, "Fetch request too large");
         return;
     }
-    kq_writer_reset(&h->records);
     size_t budget = body.max_bytes > 0 ? (size_t)body.max_bytes : 0;
     if (budget > HANDLER_FETCH_BYTES_MAX)
         budget = HANDLER_FETCH_BYTES_MAX;
@@ -132,6 +228,7 @@ void handle_fetch(handler *h, handler_request *req, kq_reader *r, uint8_t *frame
         for (int32_t p = 0; p < ft->partition_count; p++, pi++) {
             const wire_fetch_partition *fp = &ft->partitions[p];
             wire_fetch_partition_data *pd = &parts[pi];
+            memset(&ranges[pi], 0, sizeof(ranges[pi]));
             *pd = (wire_fetch_partition_data){
                 .partition_index = fp->partition,
                 .high_watermark = hw,
@@ -166,8 +263,8 @@ void handle_fetch(handler *h, handler_request *req, kq_reader *r, uint8_t *frame
             if (budget < max && (any_data || granted < wanted))
                 max = budget;
             pd->error_code = granted == 0 ? consumer_check(h, &st, fp->fetch_offset)
-                                          : consumer_read(h, &st, fp->fetch_offset,
-                                                          max > 0 ? max : 1, &pd->records);
+                                          : consumer_plan(h, &st, fp->fetch_offset,
+                                                          max > 0 ? max : 1, &ranges[pi]);
             if (pd->error_code != KAFKA_NONE) {
                 any_error = true;
                 if (pd->error_code == KAFKA_NOT_LEADER_OR_FOLLOWER && st.leader_id >= 0) {
@@ -176,28 +273,21 @@ void handle_fetch(handler *h, handler_request *req, kq_reader *r, uint8_t *frame
                     pd->current_leader.leader_epoch = st.epoch;
                 }
             }
-            if (pd->records.len > 0) {
+            if (ranges[pi].len > 0) {
                 any_data = true;
-                budget = budget > (size_t)pd->records.len ? budget - (size_t)pd->records.len : 0;
+                budget = budget > ranges[pi].len ? budget - (size_t)ranges[pi].len : 0;
             }
         }
     }
     if (!any_data && !any_error && may_park && body.max_wait_ms > 0 && body.min_bytes > 0 &&
         park(h, req, frame, len, body.max_wait_ms, hw))
         return;
-    /* Fix up record pointers now that the records buffer is final. */
-    for (int32_t i = 0; i < pi; i++)
-        if (parts[i].records.len > 0)
-            parts[i].records.ptr = h->records.data + (uintptr_t)parts[i].records.ptr;
     wire_fetch_response resp = {
         .responses = topics,
         .response_count = body.topic_count,
         .session_id = 0,
     };
-    handler_begin_response(h, &req->header);
-    handler_size_answer(h, h->records.len);
-    wire_fetch_response_encode(&h->out, v, &resp);
-    handler_finish_response(h, req->slot);
+    fetch_answer(h, req, &resp, parts, ranges, ats, pi);
 }
 
 /* Handles a parked fetch again (answering it even without data). */

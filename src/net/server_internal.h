@@ -9,7 +9,18 @@
 #include "kq/net.h"
 
 
+/* A streamed response at a slot (server_write.c): what was gathered. */
+typedef struct net_stream {
+    net_stream_source src;
+    uint32_t count;
+    uint32_t piece;      /* the next piece */
+    uint64_t piece_done; /* bytes of it gathered */
+    size_t frame_pos;    /* bytes of the slot's frame gathered */
+    net_stream_piece pieces[];
+} net_stream;
+
 struct net_slot {
+    net_stream *stream; /* NULL: data is the whole response */
     net_conn *conn;
     bool in_use;
     bool done;
@@ -26,6 +37,7 @@ typedef struct write_req {
     net_conn *conn;
     int count;
     uint64_t bytes;
+    int chunks; /* of those buffers: chunks of a streamed response */
     uint8_t *owned[WRITE_BUFS_MAX];
     size_t lens[WRITE_BUFS_MAX];
 } write_req;
@@ -42,6 +54,8 @@ struct net_conn {
     uint32_t outstanding; /* handed out, not completed (plus callback holds) */
     uint32_t writes_in_flight;
     uint64_t write_queued_bytes; /* done slots not yet written + in uv_write */
+    uint32_t stream_chunks_in_flight; /* chunks of a streamed response gathered, not written */
+    const char *gather_error; /* why conn_gather failed (NULL: out of memory) */
     bool handle_closed;
     bool closing;
     bool reading;
@@ -163,5 +177,7 @@ void server_on_check(uv_check_t *h);
 void server_on_idle(uv_idle_t *h);
 /* Frees the responses of slots never written (connection gone). */
 void conn_free_slots(net_conn *c);
+/* The slot at the head is a streamed response still being gathered. */
+bool conn_streaming(const net_conn *c);
 
 #endif

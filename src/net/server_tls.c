@@ -346,7 +346,7 @@ void conn_tls_flush(net_conn *c)
             uv_buf_t bufs[WRITE_BUFS_MAX];
             bool stop_after = false;
             if (!conn_gather(c, &c->tls_plain, bufs, &stop_after)) {
-                conn_close(c, "out of memory");
+                conn_close(c, c->gather_error ? c->gather_error : "out of memory");
                 return;
             }
             c->tls_plain_index = 0;

@@ -3,6 +3,7 @@
  * byte counts in its connection's write queue from the moment the slot
  * completes until libuv reports it written, so a client that never reads
  * pauses its own connection (server_read.c) instead of growing memory. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,15 @@ static void write_queue_sub(net_conn *c, uint64_t bytes)
         kq_budget_release(c->server->config.budget, c->server->config.budget_class, bytes);
 }
 
+static void slot_stream_free(net_slot *s)
+{
+    if (!s->stream)
+        return;
+    s->stream->src.release(s->stream->src.ctx);
+    free(s->stream);
+    s->stream = NULL;
+}
+
 void conn_free_slots(net_conn *c)
 {
     for (uint32_t i = c->head; i != c->tail; i++) {
@@ -38,7 +48,16 @@ void conn_free_slots(net_conn *c)
             write_queue_sub(c, s->len);
         free(s->data);
         s->data = NULL;
+        slot_stream_free(s);
     }
+}
+
+bool conn_streaming(const net_conn *c)
+{
+    if (c->head == c->tail)
+        return false;
+    const net_slot *s = &c->slots[c->head % NET_SLOTS_PER_CONN];
+    return s->done && s->stream;
 }
 
 void server_on_idle(uv_idle_t *h)
@@ -61,6 +80,8 @@ void write_req_free(write_req *wr)
     for (int i = 0; i < wr->count; i++)
         free(wr->owned[i]);
     write_queue_sub(wr->conn, wr->bytes);
+    KQ_ASSERT(wr->conn->stream_chunks_in_flight >= (uint32_t)wr->chunks);
+    wr->conn->stream_chunks_in_flight -= (uint32_t)wr->chunks;
     free(wr);
 }
 
@@ -75,10 +96,104 @@ static void conn_on_written(uv_write_t *req, int status)
         conn_close(c, uv_strerror(status));
     else if (c->close_when_written && c->writes_in_flight == 0)
         conn_close(c, NULL);
+    else if (conn_streaming(c))
+        conn_queue_flush(c); /* its next chunk */
     c->outstanding++; /* keep c alive across the resume */
     conn_resume_backlog(c);
     c->outstanding--;
     conn_maybe_free(c);
+}
+
+/* Appends buffer data (n bytes, now owned by the request) to *wr. */
+static bool wr_push(net_conn *c, write_req **wr, uv_buf_t *bufs, uint8_t *data, size_t n,
+                    bool chunk)
+{
+    if (!*wr && !(*wr = calloc(1, sizeof(**wr)))) {
+        free(data);
+        return false;
+    }
+    write_req *w = *wr;
+    KQ_ASSERT(w->count < WRITE_BUFS_MAX);
+    w->conn = c;
+    bufs[w->count] = uv_buf_init((char *)data, (unsigned)n);
+    w->lens[w->count] = n;
+    w->owned[w->count++] = data;
+    w->bytes += n;
+    write_queue_add(c, n);
+    if (chunk) {
+        w->chunks++;
+        c->stream_chunks_in_flight++;
+    }
+    return true;
+}
+
+/* Reads the next chunk of piece p of stream st into a new buffer. */
+static bool stream_chunk(net_conn *c, net_stream *st, uint8_t **out, size_t *out_len)
+{
+    const net_stream_piece *p = &st->pieces[st->piece];
+    uint64_t left = p->len - st->piece_done;
+    size_t cap = left < KQ_FETCH_STREAM_CHUNK_BYTES ? (size_t)left : KQ_FETCH_STREAM_CHUNK_BYTES;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        uint8_t *buf = malloc(cap);
+        if (!buf)
+            return false;
+        size_t need = 0;
+        ssize_t n = st->src.read(st->src.ctx, st->piece, buf, cap, &need);
+        if (n > 0 && (uint64_t)n <= left) {
+            *out = buf;
+            *out_len = (size_t)n;
+            return true;
+        }
+        free(buf);
+        if (n != -ENOBUFS || need <= cap || need > left)
+            break;
+        cap = need; /* a batch larger than a chunk: read it whole */
+    }
+    c->gather_error = "streamed response cut (its log data went away or could not be read)";
+    return false;
+}
+
+/* Gathers the streamed response at slot s into *wr: frame bytes up to the
+ * next piece, then the piece's chunks as the in-flight bound allows.
+ * Returns 1 once its last byte was gathered, 0 when it must wait (chunks
+ * in flight, or the request is full), -1 on failure (c->gather_error). */
+static int stream_gather(net_conn *c, net_slot *s, write_req **wr, uv_buf_t *bufs)
+{
+    net_stream *st = s->stream;
+    for (;;) {
+        if (*wr && (*wr)->count >= WRITE_BUFS_MAX)
+            return 0;
+        if (st->piece < st->count && st->frame_pos == st->pieces[st->piece].at) {
+            if (st->piece_done == st->pieces[st->piece].len) {
+                st->piece++;
+                st->piece_done = 0;
+                continue;
+            }
+            /* The next chunk is read only once the kernel took every byte
+             * written before: a client that stops reading pins at most the
+             * chunks of one write, never the rest of the answer. */
+            if (c->stream_chunks_in_flight >= KQ_FETCH_STREAM_CHUNKS_IN_FLIGHT_MAX ||
+                uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp) > 0)
+                return 0;
+            uint8_t *buf;
+            size_t n;
+            if (!stream_chunk(c, st, &buf, &n) || !wr_push(c, wr, bufs, buf, n, true))
+                return -1;
+            st->piece_done += n;
+            continue;
+        }
+        size_t end = st->piece < st->count ? st->pieces[st->piece].at : s->len;
+        KQ_ASSERT(end >= st->frame_pos && end <= s->len);
+        if (end == st->frame_pos)
+            return 1;
+        uint8_t *copy = malloc(end - st->frame_pos);
+        if (!copy)
+            return -1;
+        memcpy(copy, s->data + st->frame_pos, end - st->frame_pos);
+        if (!wr_push(c, wr, bufs, copy, end - st->frame_pos, false))
+            return -1;
+        st->frame_pos = end;
+    }
 }
 
 /* Moves the completed slots at the head of the queue into one write request
@@ -91,7 +206,21 @@ bool conn_gather(net_conn *c, write_req **out, uv_buf_t *bufs, bool *stop_after)
         net_slot *s = &c->slots[c->head % NET_SLOTS_PER_CONN];
         if (!s->done)
             break;
-        if (s->data) {
+        if (s->stream) {
+            int r = stream_gather(c, s, &wr, bufs);
+            if (r < 0) {
+                if (wr)
+                    write_req_free(wr);
+                *out = NULL;
+                return false;
+            }
+            if (r == 0)
+                break;
+            write_queue_sub(c, s->len); /* every byte of it is in wr or written */
+            free(s->data);
+            s->data = NULL;
+            slot_stream_free(s);
+        } else if (s->data) {
             if (!wr && !(wr = calloc(1, sizeof(*wr))))
                 return false;
             wr->conn = c;
@@ -143,7 +272,7 @@ void conn_flush(net_conn *c)
         uv_buf_t bufs[WRITE_BUFS_MAX];
         bool stop_after = false;
         if (!conn_gather(c, &wr, bufs, &stop_after)) {
-            conn_close(c, "out of memory");
+            conn_close(c, c->gather_error ? c->gather_error : "out of memory");
             return;
         }
         if (wr && !conn_write(c, wr, bufs))
@@ -227,6 +356,39 @@ void net_slot_respond_take(net_slot *slot, uint8_t *frame, size_t len)
         slot->len = len;
         write_queue_add(c, slot->len);
     }
+    slot_complete(slot);
+}
+
+void net_slot_respond_stream(net_slot *slot, uint8_t *frame, size_t len,
+                             const net_stream_piece *pieces, uint32_t count,
+                             net_stream_source source)
+{
+    net_conn *c = slot->conn;
+    KQ_ASSERT(len >= 4 && count > 0);
+    uint64_t total = len - 4;
+    for (uint32_t i = 0; i < count; i++) {
+        KQ_ASSERT(pieces[i].at >= 4 && pieces[i].at <= len && pieces[i].len > 0);
+        KQ_ASSERT(i == 0 || pieces[i].at >= pieces[i - 1].at);
+        total += pieces[i].len;
+    }
+    KQ_ASSERT(total <= INT32_MAX);
+    KQ_ASSERT(((uint32_t)frame[0] << 24 | (uint32_t)frame[1] << 16 | (uint32_t)frame[2] << 8 |
+               frame[3]) == total);
+    net_stream *st = c->closing ? NULL : malloc(sizeof(*st) + sizeof(*pieces) * count);
+    if (!st) {
+        free(frame);
+        source.release(source.ctx);
+        if (!c->closing)
+            slot->close_after = true;
+        slot_complete(slot);
+        return;
+    }
+    *st = (net_stream){.src = source, .count = count};
+    memcpy(st->pieces, pieces, sizeof(*pieces) * count);
+    slot->data = frame;
+    slot->len = len;
+    slot->stream = st;
+    write_queue_add(c, slot->len);
     slot_complete(slot);
 }
 

@@ -61,6 +61,53 @@ static void env_reply_close(void *ctx, void *slot, const char *why)
     w_net_reply(w, slot, NULL, 0, true);
 }
 
+/* A streamed Fetch answer (issue 19): the pieces are read through the
+ * executor as the daemon's transport reads them, in chunks of a random
+ * size (smaller than a batch at times: -ENOBUFS and need), then delivered
+ * as one frame. A read failure closes the client's connection. */
+static void env_reply_stream(void *ctx, void *slot, uint8_t *frame, size_t len,
+                             exec_stream_piece *pieces, uint32_t count)
+{
+    w_world *w;
+    w_node *n = env_node(ctx, &w);
+    size_t total = len;
+    for (uint32_t i = 0; i < count; i++)
+        total += (size_t)pieces[i].cur.range.len;
+    uint8_t *out = malloc(total);
+    KQ_ASSERT(out);
+    size_t from = 0, at = 0;
+    bool ok = true;
+    for (uint32_t i = 0; i < count && ok; i++) {
+        memcpy(out + at, frame + from, pieces[i].at - from);
+        at += pieces[i].at - from;
+        from = pieces[i].at;
+        kq_log_cursor *cur = &pieces[i].cur;
+        size_t cap = (size_t)sim_prng_range(&w->rng, 1, 8192);
+        while (ok && cur->done < cur->range.len) {
+            size_t left = (size_t)(cur->range.len - cur->done), need = 0;
+            ssize_t r = exec_stream_read(n->x, cur, out + at, cap < left ? cap : left, &need);
+            if (r == -ENOBUFS && need > cap && need <= left)
+                cap = need;
+            else if (r > 0)
+                at += (size_t)r;
+            else
+                ok = false;
+        }
+    }
+    if (ok) {
+        memcpy(out + at, frame + from, len - from);
+        KQ_ASSERT(at + len - from == total);
+        if (n->fatal)
+            w_check_on_reply_after_fatal(w, n->idx);
+        w_net_reply(w, slot, out + 4, total - 4, false);
+    } else {
+        w_net_reply(w, slot, NULL, 0, true);
+    }
+    free(out);
+    free(frame);
+    free(pieces);
+}
+
 static const char *env_slot_peer(void *ctx, void *slot)
 {
     (void)ctx;
@@ -227,6 +274,7 @@ static exec_env node_env(w_node *n)
         .now_ms = env_now,
         .peer_send = env_peer_send,
         .reply = env_reply,
+        .reply_stream = env_reply_stream,
         .reply_none = env_reply_none,
         .reply_close = env_reply_close,
         .slot_peer = env_slot_peer,

@@ -92,6 +92,7 @@ static void w_config(w_world *w)
     c->request_timeout_ms = 2000;
     c->retry_backoff_ms = 20;
     c->fetch_max_bytes = (uint32_t)sim_prng_range(&w->rng, 256, 16384);
+    c->fetch_stream_min_bytes = (uint32_t)sim_prng_range(&w->rng, 1, 4096); /* issue 19 */
     /* A quarter of the worlds run the built-in workload beside the clients
      * (TestRaftServer's --throughput, 8-byte values the checks can tell
      * apart from the clients'); it stops before the final convergence. */

@@ -68,6 +68,10 @@ static int32_t tn_failed_auth_delay_ms;
 enum tn_listener_kind { TN_PLAINTEXT = 0, TN_SSL, TN_SASL_PLAINTEXT, TN_SASL_SSL, TN_KINDS };
 static handler_endpoint tn_listener_endpoints[TN_KINDS];
 static const char *const tn_listener_names[TN_KINDS] = {"PLAIN", "TLS", "SASL", "SASL_TLS"};
+/* exec_env.reply_stream of the next tn_open (NULL: the executor reads a
+ * streamed Fetch answer's pieces itself and calls reply). */
+static void (*tn_reply_stream)(void *ctx, void *slot, uint8_t *frame, size_t len,
+                               exec_stream_piece *pieces, uint32_t count);
 /* Called by tn_open on the executor's configuration before it starts. */
 static void (*tn_config_hook)(exec_config *c);
 typedef struct tn_slot {
@@ -298,6 +302,7 @@ static inline void tn_start(tn_node *n, int32_t node_id, int voter_count)
         .now_ms = tn_now_cb,
         .peer_send = tn_peer_send_cb,
         .reply = tn_reply_cb,
+        .reply_stream = tn_reply_stream,
         .reply_none = tn_reply_none_cb,
         .reply_close = tn_reply_close_cb,
         .slot_peer = tn_slot_peer_cb,
