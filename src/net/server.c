@@ -78,11 +78,16 @@ void conn_close(net_conn *c, const char *why)
     uv_close((uv_handle_t *)&c->tcp, conn_on_closed);
 }
 
+/* Activity; for eviction (kq/conn_evict.h) a connection counts as used
+ * once it authenticated (SASL listeners: SaslHandshake alone does not
+ * count) or, elsewhere, once it was answered a request. */
 void conn_touch(net_conn *c)
 {
     c->active_ms = uv_now(c->server->loop);
-    if (c->admitted)
-        kq_conn_evict_touch(&c->member, c->completed_request || c->authenticated);
+    if (!c->admitted)
+        return;
+    bool sasl = c->server->config.unauthenticated_frame_bytes_max > 0;
+    kq_conn_evict_touch(&c->member, sasl ? c->authenticated : c->completed_request);
 }
 
 /* ---- connections.max.idle.ms */

@@ -28,8 +28,13 @@ typedef struct fx {
 static void on_frame(void *ctx, net_slot *slot, uint8_t *frame, size_t len)
 {
     (void)ctx;
+    if (len > 0 && frame[0] == 'A') /* "Auth!": as a SASL exchange would */
+        net_slot_authenticated(slot);
     net_slot_respond(slot, frame, len);
 }
+
+/* fx_start_pool: as a SASL listener's (unauthenticated_frame_bytes_max). */
+static int32_t g_unauthenticated_max;
 
 static void find_listener(uv_handle_t *h, void *arg)
 {
@@ -49,7 +54,8 @@ static fx *fx_start_pool(uint32_t max, uint32_t per_ip, bool evict)
     kq_conn_pool_init(&f->pool, &(kq_conn_pool_config){.max_connections = max,
                                                        .max_per_ip = per_ip, .evict = evict});
     net_server_config cfg = {.host = "127.0.0.1", .frame_bytes_max = 1 << 20, .on_frame = on_frame,
-                             .ctx = f, .pool = &f->pool};
+                             .ctx = f, .pool = &f->pool,
+                             .unauthenticated_frame_bytes_max = g_unauthenticated_max};
     char err[256] = "";
     f->server = net_server_start(&f->loop, &cfg, err, sizeof(err));
     assert_non_null(f->server);
@@ -228,6 +234,31 @@ static void test_evict_idlest_of_heaviest(void **state)
     fx_stop(f);
 }
 
+/* On a SASL listener a connection answered requests but never
+ * authenticated is evicted before an authenticated one, even one less
+ * recently active. */
+static void test_evict_unauthenticated_first(void **state)
+{
+    (void)state;
+    g_unauthenticated_max = 1 << 16;
+    fx *f = fx_start_pool(2, 2, true);
+    g_unauthenticated_max = 0;
+    int a0 = nt_connect_from(f->port, "127.0.0.5"), a1 = nt_connect_from(f->port, "127.0.0.5");
+    uint8_t auth[9] = {0, 0, 0, 5, 'A', 'u', 't', 'h', '!'}, in[9];
+    assert_true(nt_send_all(&f->loop, a0, auth, sizeof auth));
+    assert_int_equal(nt_recv_exact(&f->loop, a0, in, sizeof in), sizeof in);
+    nt_pump_ms(&f->loop, 20);
+    echo(f, a1); /* answered, not authenticated, and the most recent */
+    int b = nt_connect_from(f->port, "127.0.0.6");
+    echo(f, b);
+    assert_true(nt_wait_eof(&f->loop, a1));
+    echo(f, a0);
+    close(a0);
+    close(a1);
+    close(b);
+    fx_stop(f);
+}
+
 /* A flood of idle connections from one address holding every slot: every
  * connection from other addresses is still served (each evicting one of
  * the flood), and the flood keeps no more than its share. */
@@ -266,6 +297,7 @@ int main(void)
         cmocka_unit_test(test_flood),
         cmocka_unit_test(test_descriptors_exhausted),
         cmocka_unit_test(test_evict_idlest_of_heaviest),
+        cmocka_unit_test(test_evict_unauthenticated_first),
         cmocka_unit_test(test_evict_flood),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
