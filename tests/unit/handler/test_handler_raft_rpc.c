@@ -269,9 +269,9 @@ static void test_replica_fetch_data_granted_by_budget(void **state)
     tn_node n;
     tn_slot_grant = grant_nothing;
     tn_open_leader(&n);
-    tn_slot_grant = NULL;
     tn_slot s = {1};
     send_replica_fetch(&n, &s, 17, 22, TN_CLUSTER_ID, 5, 1, 0);
+    tn_slot_grant = NULL;
     wire_fetch_response resp;
     TN_DECODE(&n, &s, WIRE_API_FETCH, 17, 22, wire_fetch_response_decode, &resp);
     const wire_fetch_partition_data *pd = &resp.responses[0].partitions[0];
