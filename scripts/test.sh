@@ -145,12 +145,12 @@ if want sim && ((asan_ok)); then
         sim_mutant delete-before-snapshot-durable snapshot-at-log-start
         sim_mutant offset-commit-on-append offsets-durable
         sim_mutant offsets-visible-at-end offsets-monotonic
-        # issue 19 item 4: the quorum's reserved share of the response budget
-        sim_mutant quorum-no-reserve voter-fetch-timely
         # issue 19: a control batch after a data batch in one Produce
         sim_mutant control-batch-first-only no-client-control
         sim_mutant snapshot-failure-fatal snapshot-failure-not-fatal
         sim_mutant offsets-expire-early offsets-durable
+        # issue 19 item 4: the quorum's reserved share of the response budget
+        sim_mutant quorum-no-reserve voter-fetch-timely
     else
         echo "scripts/simulate.sh not present: simulator not run"
     fi

@@ -83,12 +83,17 @@ bool kq_budget_may_read(kq_budget *b, enum kq_budget_class cls, uint64_t conn_by
     KQ_ASSERT(cls < KQ_BUDGET_CLASSES);
     if (conn_bytes >= b->conn_bytes_max)
         return false;
-    if (per_connection_only(b) || kq_budget_room(b, cls) > b->headroom_bytes)
+    uint64_t room = kq_budget_room(b, cls);
+    if (per_connection_only(b) || room > b->headroom_bytes)
         return true;
-    /* Past the limit: only connections below the class's mean holding,
-     * which the heaviest never are. */
+    /* In the headroom: only connections below the class's mean holding,
+     * which the heaviest never are (their answers are small: no Fetch data
+     * is granted there). At the limit itself only a connection holding
+     * nothing, so that small answers cannot creep past it, into the
+     * quorum's share (issue 19 item 4), one turn of each below the mean
+     * after another. */
     uint64_t n = b->conns[cls] ? b->conns[cls] : 1;
-    if (conn_bytes == 0 || conn_bytes * n < b->used[cls])
+    if (conn_bytes == 0 || (room > 0 && conn_bytes * n < b->used[cls]))
         return true;
     b->reads_refused++;
     return false;
