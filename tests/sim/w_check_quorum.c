@@ -12,7 +12,13 @@
  * delayed past every timeout (w_req.net_fault, set by w_net.c). Observed
  * only from the peer messages the simulated network carries: the request
  * leaving (w_check_on_peer_request), the leader's answer (..._peer_answer),
- * its arrival or failure (..._peer_done, ..._peer_timeout). */
+ * its arrival or failure (..._peer_done, ..._peer_timeout).
+ *
+ * Also (same check): no leader resigns through check-quorum (LEADER to
+ * RESIGNED in its epoch, not shutting down) while a majority of the voters,
+ * itself included, have followed it on healthy links for longer than
+ * W_QUORUM_CALM_MS, in a world whose network drew no loss, delay tail or
+ * reset for as long. */
 #include <stdlib.h>
 
 #include "kq/assert.h"
@@ -33,8 +39,20 @@ typedef struct w_voter_fetch {
     int unserved_leader;
 } w_voter_fetch;
 
+/* Long enough for a lost fetch to be retried and check-quorum to judge. */
+#define W_QUORUM_CALM_MS(w) (2 * (int64_t)(w)->cfg.fetch_timeout_ms + (w)->cfg.request_timeout_ms)
+
 struct w_quorum_check {
     w_voter_fetch v[SIM_NODES_MAX];
+    /* check-quorum: what each node was at the last event, since when each
+     * voter has followed node follow_leader (healthy) and each node led
+     * (not paused), and since when the network has been calm. */
+    enum raft_role role[SIM_NODES_MAX];
+    int32_t epoch[SIM_NODES_MAX];
+    int follow_leader[SIM_NODES_MAX];
+    int64_t follow_since[SIM_NODES_MAX];
+    int64_t lead_since[SIM_NODES_MAX];
+    int64_t calm_since;
 };
 
 static struct w_quorum_check *qstate(w_world *w)
@@ -43,8 +61,12 @@ static struct w_quorum_check *qstate(w_world *w)
     if (!c->quorum) {
         c->quorum = calloc(1, sizeof(*c->quorum));
         KQ_ASSERT(c->quorum);
-        for (int i = 0; i < SIM_NODES_MAX; i++)
+        for (int i = 0; i < SIM_NODES_MAX; i++) {
             c->quorum->v[i].unserved_since_ms = -1;
+            c->quorum->follow_since[i] = -1;
+            c->quorum->lead_since[i] = -1;
+            c->quorum->role[i] = RAFT_ROLE_UNATTACHED;
+        }
     }
     return c->quorum;
 }
@@ -175,13 +197,71 @@ void w_check_on_peer_done(w_world *w, const w_req *req, bool answered)
         f->req_id = 0;
 }
 
+static bool links_up(const w_world *w, int a, int b)
+{
+    return !w->links[a][b].cut && !w->links[b][a].cut;
+}
+
+/* A leader that resigned through check-quorum: did a majority follow it? */
+static void check_resignation(w_world *w, struct w_quorum_check *q, int l)
+{
+    int64_t calm = W_QUORUM_CALM_MS(w);
+    if (w->nodes[l].shutting_down || q->lead_since[l] < 0 || w->now - q->lead_since[l] <= calm ||
+        w->now - q->calm_since <= calm)
+        return;
+    int following = 1;
+    for (int v = 0; v < w->n; v++)
+        if (v != l && w->nodes[v].voter && q->follow_leader[v] == l && q->follow_since[v] >= 0 &&
+            w->now - q->follow_since[v] > calm)
+            following++;
+    if (following >= w->p.voters / 2 + 1)
+        w_inv_fail(w, W_INV_VOTER_FETCH_TIMELY,
+                   "leader %d resigned in epoch %d through check-quorum while %d of %d voters "
+                   "followed it on healthy links for over %lld ms",
+                   w->nodes[l].id, q->epoch[l], following, w->p.voters, (long long)calm);
+}
+
+/* Roles, leaders and followers after every event (check-quorum). */
+static void track_leaders(w_world *w, struct w_quorum_check *q)
+{
+    if (w->loss_ppm || w->tail_ppm || w->reset_ppm)
+        q->calm_since = w->now;
+    raft_status st[SIM_NODES_MAX];
+    bool alive[SIM_NODES_MAX];
+    for (int i = 0; i < w->n; i++) {
+        alive[i] = w_node_status(w, i, &st[i]) && !w->nodes[i].paused;
+        if (!alive[i])
+            st[i].role = RAFT_ROLE_UNATTACHED;
+        if (alive[i] && q->role[i] == RAFT_ROLE_LEADER && st[i].role == RAFT_ROLE_RESIGNED &&
+            st[i].epoch == q->epoch[i])
+            check_resignation(w, q, i);
+        bool leads = alive[i] && st[i].role == RAFT_ROLE_LEADER;
+        if (!leads || q->role[i] != RAFT_ROLE_LEADER || q->epoch[i] != st[i].epoch)
+            q->lead_since[i] = leads ? w->now : -1;
+        q->role[i] = st[i].role;
+        q->epoch[i] = alive[i] ? st[i].epoch : -1;
+    }
+    for (int v = 0; v < w->n; v++) {
+        int l = alive[v] && st[v].role == RAFT_ROLE_FOLLOWER ? w_node_index(w, st[v].leader_id) : -1;
+        bool follows = l >= 0 && l != v && alive[l] && st[l].role == RAFT_ROLE_LEADER &&
+                       st[l].epoch == st[v].epoch && links_up(w, v, l) &&
+                       !w->nodes[v].shutting_down && !w->nodes[l].shutting_down;
+        if (!follows)
+            q->follow_since[v] = -1;
+        else if (q->follow_since[v] < 0 || q->follow_leader[v] != l)
+            q->follow_since[v] = w->now;
+        q->follow_leader[v] = follows ? l : -1;
+    }
+}
+
 /* After every event: a fault on the link breaks the run; a tracked fetch
  * on a still healthy link past the fetch timeout fails. */
 void w_check_quorum_after_event(w_world *w)
 {
-    struct w_quorum_check *q = w->check->quorum;
-    if (!q || !w_check_on(w, W_INV_VOTER_FETCH_TIMELY))
+    if (!w_check_on(w, W_INV_VOTER_FETCH_TIMELY))
         return;
+    struct w_quorum_check *q = qstate(w);
+    track_leaders(w, q);
     for (int i = 0; i < w->n && !w->failed; i++) {
         w_voter_fetch *f = &q->v[i];
         if (f->req_id == 0 && f->unserved_since_ms < 0)
