@@ -132,7 +132,11 @@ static bool stream_chunk(net_conn *c, net_stream *st, uint8_t **out, size_t *out
 {
     const net_stream_piece *p = &st->pieces[st->piece];
     uint64_t left = p->len - st->piece_done;
-    size_t cap = left < KQ_FETCH_STREAM_CHUNK_BYTES ? (size_t)left : KQ_FETCH_STREAM_CHUNK_BYTES;
+    /* Batches larger than a chunk are read whole; once one was, the next
+     * reads ask for that much at once rather than reading twice. */
+    size_t want = st->need_bytes > KQ_FETCH_STREAM_CHUNK_BYTES ? st->need_bytes
+                                                               : KQ_FETCH_STREAM_CHUNK_BYTES;
+    size_t cap = left < want ? (size_t)left : want;
     for (int attempt = 0; attempt < 2; attempt++) {
         uint8_t *buf = malloc(cap);
         if (!buf)
@@ -148,6 +152,7 @@ static bool stream_chunk(net_conn *c, net_stream *st, uint8_t **out, size_t *out
         if (n != -ENOBUFS || need <= cap || need > left)
             break;
         cap = need; /* a batch larger than a chunk: read it whole */
+        st->need_bytes = need;
     }
     c->gather_error = "streamed response cut (its log data went away or could not be read)";
     return false;
