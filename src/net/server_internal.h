@@ -16,6 +16,7 @@ typedef struct net_stream {
     uint32_t piece;      /* the next piece */
     uint64_t piece_done; /* bytes of it gathered */
     size_t frame_pos;    /* bytes of the slot's frame gathered */
+    size_t need_bytes;   /* the largest unit the source asked room for */
     net_stream_piece pieces[];
 } net_stream;
 

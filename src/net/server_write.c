@@ -132,7 +132,11 @@ static bool stream_chunk(net_conn *c, net_stream *st, uint8_t **out, size_t *out
 {
     const net_stream_piece *p = &st->pieces[st->piece];
     uint64_t left = p->len - st->piece_done;
-    size_t cap = left < KQ_FETCH_STREAM_CHUNK_BYTES ? (size_t)left : KQ_FETCH_STREAM_CHUNK_BYTES;
+    /* Batches larger than a chunk are read whole; once one was, the next
+     * reads ask for that much at once rather than reading twice. */
+    size_t want = st->need_bytes > KQ_FETCH_STREAM_CHUNK_BYTES ? st->need_bytes
+                                                               : KQ_FETCH_STREAM_CHUNK_BYTES;
+    size_t cap = left < want ? (size_t)left : want;
     for (int attempt = 0; attempt < 2; attempt++) {
         uint8_t *buf = malloc(cap);
         if (!buf)
@@ -148,6 +152,7 @@ static bool stream_chunk(net_conn *c, net_stream *st, uint8_t **out, size_t *out
         if (n != -ENOBUFS || need <= cap || need > left)
             break;
         cap = need; /* a batch larger than a chunk: read it whole */
+        st->need_bytes = need;
     }
     c->gather_error = "streamed response cut (its log data went away or could not be read)";
     return false;
@@ -169,18 +174,18 @@ static int stream_gather(net_conn *c, net_slot *s, write_req **wr, uv_buf_t *buf
                 st->piece_done = 0;
                 continue;
             }
-            /* The next chunk is read only once the kernel took every byte
-             * written before: a client that stops reading pins at most the
-             * chunks of one write, never the rest of the answer. */
-            if (c->stream_chunks_in_flight >= KQ_FETCH_STREAM_CHUNKS_IN_FLIGHT_MAX ||
-                uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp) > 0)
+            /* A client that stops reading pins at most the chunks in
+             * flight, never the rest of the answer. */
+            if (c->stream_chunks_in_flight >= KQ_FETCH_STREAM_CHUNKS_IN_FLIGHT_MAX)
                 return 0;
             uint8_t *buf;
             size_t n;
             if (!stream_chunk(c, st, &buf, &n) || !wr_push(c, wr, bufs, buf, n, true))
                 return -1;
             st->piece_done += n;
-            continue;
+            /* One chunk per write: as soon as one is written the next is
+             * read while the other is still in the kernel (double buffer). */
+            return 0;
         }
         size_t end = st->piece < st->count ? st->pieces[st->piece].at : s->len;
         KQ_ASSERT(end >= st->frame_pos && end <= s->len);
