@@ -232,6 +232,8 @@ typedef struct kq_log_cursor {
     kq_log_range range;
     uint64_t done;       /* bytes of the range already read */
     int64_t next_offset; /* base offset the next batch must have (after the first) */
+    uint64_t batch_left; /* bytes of a verified batch larger than cap still to hand out */
+    int64_t batch_next;  /* next_offset once that batch is done */
 } kq_log_cursor;
 
 /* The range kq_log_read would return for the same arguments, planned from
@@ -245,9 +247,12 @@ int kq_log_plan_read(kq_log *log, int64_t offset, int64_t end_offset, size_t max
 void kq_log_cursor_init(kq_log_cursor *cur, const kq_log_range *range);
 
 /* Reads the next whole batches of cur's range into buf (at most cap bytes),
- * verified as by kq_log_read, and advances cur. Returns the bytes read (> 0),
- * 0 once the range is done, -ENOBUFS with *need_bytes set when the next
- * batch is larger than cap, -ESTALE when the segment is gone (deleted by
+ * verified as by kq_log_read, and advances cur. A batch larger than cap is
+ * verified first (read in cap-sized pieces, its CRC computed across them)
+ * and then handed out in pieces of at most cap bytes, so that a streamed
+ * answer never holds more than cap bytes at once. Returns the bytes read
+ * (> 0), 0 once the range is done, -ENOBUFS with *need_bytes set when cap is
+ * below a batch header (RECORD_BATCH_HEADER_BYTES) at a batch's start, -ESTALE when the segment is gone (deleted by
  * retention or a reset since the plan: the answer cannot be completed, which
  * is not corruption), -EBADMSG when a batch fails verification (corruption
  * of data the log holds: the executor stops the node), -EIO on a read error. */

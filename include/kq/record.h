@@ -14,6 +14,7 @@
 
 #define RECORD_BATCH_HEADER_BYTES 61
 #define RECORD_BATCH_LOG_OVERHEAD 12 /* BaseOffset + Length */
+#define RECORD_BATCH_CRC_END 21      /* the CRC covers the batch from here (Attributes) on */
 
 #define RECORD_ATTR_COMPRESSION_MASK 0x07
 #define RECORD_ATTR_TIMESTAMP_LOG_APPEND 0x08

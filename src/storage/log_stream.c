@@ -120,6 +120,78 @@ static ssize_t keep_verified(kq_log *log, const storage_segment *seg, kq_log_cur
     return (ssize_t)used;
 }
 
+/* Verifies the batch of size bytes at pos (larger than cap) as
+ * storage_batch_ok does, reading it through buf in pieces: its header
+ * fields, then its CRC-32C across the pieces. 0, -EBADMSG or a read error. */
+static int verify_in_pieces(kq_log *log, const storage_segment *seg, const kq_log_cursor *cur,
+                            uint64_t pos, size_t size, uint8_t *buf, size_t cap)
+{
+    uint8_t head[RECORD_BATCH_HEADER_BYTES];
+    int rc = storage_pread_all(log->fs, seg->fd, head, sizeof head, pos);
+    if (rc < 0)
+        return rc;
+    record_batch_header h;
+    /* The parser reads the header's 61 bytes only; len is the batch's size
+     * so that it does not call the batch truncated. */
+    if (record_batch_parse_header(head, size, &h) != RECORD_OK || record_batch_size(&h) != size ||
+        h.last_offset_delta < 0 || h.base_offset < seg->base_offset ||
+        h.base_offset >= seg->end_offset || h.last_offset_delta >= seg->end_offset - h.base_offset)
+        return -EBADMSG;
+    int64_t last = record_batch_last_offset(&h);
+    bool first = cur->done == 0;
+    if (first ? (h.base_offset > cur->range.first_offset || last < cur->range.first_offset)
+              : h.base_offset != cur->next_offset)
+        return -EBADMSG;
+    if (!storage_epoch_agrees(log->epochs, log->epoch_count, h.base_offset, last,
+                              h.partition_leader_epoch))
+        return -EBADMSG;
+    uint32_t crc = 0;
+    for (size_t at = RECORD_BATCH_CRC_END; at < size;) {
+        size_t n = size - at < cap ? size - at : cap;
+        if ((rc = storage_pread_all(log->fs, seg->fd, buf, n, pos + at)) < 0)
+            return rc;
+        crc = kq_crc32c(crc, buf, n);
+        at += n;
+    }
+    return crc == h.crc ? 0 : -EBADMSG;
+}
+
+/* The next piece of a batch larger than cap (verified on its first piece). */
+static ssize_t read_piece(kq_log *log, const storage_segment *seg, kq_log_cursor *cur,
+                          uint8_t *buf, size_t cap)
+{
+    uint64_t pos = cur->range.pos + cur->done;
+    if (cur->batch_left == 0) {
+        uint8_t h[RECORD_BATCH_LOG_OVERHEAD];
+        int rc = storage_pread_all(log->fs, seg->fd, h, sizeof h, pos);
+        if (rc < 0)
+            return rc;
+        int32_t length = (int32_t)storage_be32(h + 8);
+        if (length < RECORD_BATCH_HEADER_BYTES - RECORD_BATCH_LOG_OVERHEAD)
+            return -EBADMSG;
+        size_t size = (size_t)length + RECORD_BATCH_LOG_OVERHEAD;
+        if (size > cur->range.len - cur->done)
+            return -EBADMSG;
+        if ((rc = verify_in_pieces(log, seg, cur, pos, size, buf, cap)) < 0)
+            return rc;
+        cur->batch_left = size;
+        cur->batch_next = (int64_t)storage_be64(h) + 1; /* fixed below from the header */
+        uint8_t d[4];
+        if ((rc = storage_pread_all(log->fs, seg->fd, d, sizeof d, pos + 23)) < 0)
+            return rc;
+        cur->batch_next += (int32_t)storage_be32(d);
+    }
+    size_t n = cur->batch_left < cap ? (size_t)cur->batch_left : cap;
+    int rc = storage_pread_all(log->fs, seg->fd, buf, n, pos);
+    if (rc < 0)
+        return rc;
+    cur->done += n;
+    cur->batch_left -= n;
+    if (cur->batch_left == 0)
+        cur->next_offset = cur->batch_next;
+    return (ssize_t)n;
+}
+
 ssize_t kq_log_cursor_read(kq_log *log, kq_log_cursor *cur, uint8_t *buf, size_t cap,
                            size_t *need_bytes)
 {
@@ -128,10 +200,19 @@ ssize_t kq_log_cursor_read(kq_log *log, kq_log_cursor *cur, uint8_t *buf, size_t
     storage_segment *seg = segment_by_id(log, cur->range.segment_id);
     if (!seg || cur->range.pos + cur->range.len > seg->size)
         return -ESTALE;
+    if (cur->batch_left > 0 && cap > 0)
+        return read_piece(log, seg, cur, buf, cap); /* any size will do */
+    if (cap < RECORD_BATCH_HEADER_BYTES) {
+        *need_bytes = RECORD_BATCH_HEADER_BYTES;
+        return -ENOBUFS;
+    }
     uint64_t left = cur->range.len - cur->done;
     size_t n = left < cap ? (size_t)left : cap;
     int rc = storage_pread_all(log->fs, seg->fd, buf, n, cur->range.pos + cur->done);
     if (rc < 0)
         return rc;
-    return keep_verified(log, seg, cur, buf, n, need_bytes);
+    ssize_t got = keep_verified(log, seg, cur, buf, n, need_bytes);
+    if (got == -ENOBUFS && *need_bytes > cap)
+        return read_piece(log, seg, cur, buf, cap); /* a batch larger than cap */
+    return got;
 }
