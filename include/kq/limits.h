@@ -701,4 +701,14 @@ _Static_assert(EXEC_TIME_SEARCHES_RUNNING_MAX >= 1 &&
 #define KQ_UV_THREADPOOL_THREADS_MIN (4 + EXEC_TIME_SEARCHES_RUNNING_MAX)
 _Static_assert(KQ_UV_THREADPOOL_THREADS_MIN <= 1024, "libuv caps its pool at 1024 threads");
 
+/* ---- Frames per connection per loop turn (issue 19: a pipelining client
+ * that never reads must not hold the loop). A connection dispatches at
+ * most this many frames between two check phases of the loop; the rest
+ * wait in its read buffer for the next turn, so one turn handles at most
+ * this many requests per connection however deep the pipeline (Kafka mutes
+ * a connection while a response is pending: one at a time). */
+#define NET_FRAMES_PER_TURN_MAX 8
+_Static_assert(NET_FRAMES_PER_TURN_MAX >= 1 && NET_FRAMES_PER_TURN_MAX <= 128,
+               "at least one frame per turn, at most a connection's slots (NET_SLOTS_PER_CONN)");
+
 #endif
