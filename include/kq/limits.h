@@ -737,4 +737,14 @@ _Static_assert(KQ_FETCH_STREAM_CHUNKS_IN_FLIGHT_MAX >= 1 &&
                    KQ_FETCH_STREAM_CHUNKS_IN_FLIGHT_MAX * 2 + 2 <= WRITE_BUFS_MAX,
                "a gathered write holds the chunks in flight and the frame between them");
 
+/* ---- Frames per connection per loop turn (issue 19: a pipelining client
+ * that never reads must not hold the loop). A connection dispatches at
+ * most this many frames between two check phases of the loop; the rest
+ * wait in its read buffer for the next turn, so one turn handles at most
+ * this many requests per connection however deep the pipeline (Kafka mutes
+ * a connection while a response is pending: one at a time). */
+#define NET_FRAMES_PER_TURN_MAX 8
+_Static_assert(NET_FRAMES_PER_TURN_MAX >= 1 && NET_FRAMES_PER_TURN_MAX <= 128,
+               "at least one frame per turn, at most a connection's slots (NET_SLOTS_PER_CONN)");
+
 #endif

@@ -68,6 +68,7 @@ void conn_close(net_conn *c, const char *why)
     c->closing = true;
     c->reading = false;
     conn_memory_unwait(c);
+    conn_undefer(c);
     conn_tls_handshake_end(c);
     if (c->admitted) { /* uv_close releases the descriptor at once */
         c->admitted = false;

@@ -73,6 +73,12 @@ struct net_conn {
     net_conn *flush_next;
     net_conn *prev, *next; /* the server's live connections */
     net_conn *mem_prev, *mem_next; /* the memory wait list */
+    /* Frames per loop turn (NET_FRAMES_PER_TURN_MAX): those dispatched in
+     * turn turn_seen; deferred: on the server's list resumed next turn. */
+    uint64_t turn_seen;
+    uint32_t turn_frames;
+    bool deferred;
+    net_conn *defer_prev, *defer_next;
     char peer[64];
     void *user; /* net_slot_conn_user */
     /* TLS (server_tls.c); tls NULL: plaintext. */
@@ -121,6 +127,8 @@ struct net_server {
     uint32_t memory_holders_waiting; /* of those: on the memory wait list */
     uint64_t first_read_bytes;       /* buffers of at most one read step */
     net_conn *memory_escape;         /* the one connection grown past the budget */
+    uint64_t turn; /* loop turns seen by server_on_check */
+    net_conn *defer_head, *defer_tail; /* at their frames per turn, oldest first */
 };
 
 /* server.c */
@@ -150,6 +158,11 @@ int32_t conn_frame_bytes_max(const net_conn *c);
  * now lets them (from the loop's check phase). */
 void server_resume_budget(net_server *s);
 void conn_set_paused_budget(net_conn *c, bool paused);
+/* A new loop turn (from the check phase): the connections that reached
+ * NET_FRAMES_PER_TURN_MAX in the last one dispatch their next frames. */
+void server_resume_deferred(net_server *s);
+/* Leaves the deferred list (on close). */
+void conn_undefer(net_conn *c);
 
 /* Makes room in the read buffer for the next read (the budget permitting);
  * false when the connection now waits for memory or is out of it. */

@@ -17,7 +17,14 @@
  * buffer keep reading (that is what frees memory), and a connection may grow
  * whatever the budget when no other connection holds buffer memory, or when
  * every other one that does waits too, so the budget never deadlocks (the
- * sum is then at most the budget plus one frame). */
+ * sum is then at most the budget plus one frame).
+ *
+ * Turns: a connection dispatches at most NET_FRAMES_PER_TURN_MAX frames per
+ * loop turn (check phase to check phase); past them it pauses on its
+ * backlog and waits on the deferred list, which the next check phase
+ * resumes oldest first. Without it one turn handled every frame a client
+ * pipelined (a flood of Fetch held the loop for seconds, and the quorum's
+ * own fetches with it). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -341,8 +348,79 @@ void server_resume_budget(net_server *s)
     }
 }
 
+/* ---- Frames per loop turn. */
+
+static bool conn_turn_full(net_conn *c)
+{
+    if (c->turn_seen != c->server->turn) {
+        c->turn_seen = c->server->turn;
+        c->turn_frames = 0;
+    }
+    return c->turn_frames >= NET_FRAMES_PER_TURN_MAX;
+}
+
+static void conn_defer(net_conn *c)
+{
+    net_server *s = c->server;
+    if (c->deferred || c->closing)
+        return;
+    c->deferred = true;
+    c->defer_next = NULL;
+    c->defer_prev = s->defer_tail;
+    if (s->defer_tail)
+        s->defer_tail->defer_next = c;
+    else
+        s->defer_head = c;
+    s->defer_tail = c;
+    uv_idle_start(&s->flush_idle, server_on_idle); /* the next turn does not block in poll */
+}
+
+void conn_undefer(net_conn *c)
+{
+    net_server *s = c->server;
+    if (!c->deferred)
+        return;
+    if (c->defer_prev)
+        c->defer_prev->defer_next = c->defer_next;
+    else
+        s->defer_head = c->defer_next;
+    if (c->defer_next)
+        c->defer_next->defer_prev = c->defer_prev;
+    else
+        s->defer_tail = c->defer_prev;
+    c->defer_prev = c->defer_next = NULL;
+    c->deferred = false;
+}
+
+void server_resume_deferred(net_server *s)
+{
+    s->turn++;
+    /* Those deferred again now (at the tail, in this turn) wait for the next. */
+    while (s->defer_head && s->defer_head->turn_seen != s->turn) {
+        net_conn *c = s->defer_head;
+        conn_undefer(c);
+        c->outstanding++; /* keep c alive across the resume */
+        conn_resume_backlog(c);
+        c->outstanding--;
+        conn_maybe_free(c);
+    }
+}
+
+/* Stops dispatching (true) when the slots, the write queue, the response
+ * budget or this turn's frames say so. */
+static bool conn_pause_dispatch(net_conn *c)
+{
+    if (conn_backlog_full(c))
+        return true;
+    if (!conn_turn_full(c))
+        return false;
+    conn_defer(c);
+    return true;
+}
+
 static void conn_dispatch(net_conn *c, uint8_t *frame, size_t size)
 {
+    c->turn_frames++;
     net_slot *slot = &c->slots[c->tail % NET_SLOTS_PER_CONN];
     memset(slot, 0, sizeof(*slot));
     slot->conn = c;
@@ -371,7 +449,7 @@ void conn_parse(net_conn *c)
         }
         if (c->rlen - pos < (size_t)size + 4)
             break;
-        if (conn_backlog_full(c)) {
+        if (conn_pause_dispatch(c)) {
             c->paused_backlog = true;
             break;
         }
@@ -390,7 +468,7 @@ void conn_parse(net_conn *c)
 
 void conn_resume_backlog(net_conn *c)
 {
-    if (!c->paused_backlog || c->closing || conn_backlog_full(c))
+    if (!c->paused_backlog || c->closing || conn_pause_dispatch(c))
         return;
     c->paused_backlog = false;
     conn_parse(c);

@@ -297,6 +297,7 @@ void server_on_check(uv_check_t *h)
 {
     net_server *s = h->data;
     uv_idle_stop(&s->flush_idle);
+    server_resume_deferred(s);
     server_resume_budget(s);
     while (s->flush_list) {
         net_conn *c = s->flush_list;

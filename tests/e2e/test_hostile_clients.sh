@@ -27,7 +27,7 @@
 # Knobs: KQ_HOSTILE=1 runs it (until issue 19's fixes are merged the test
 # prints SKIP and exits 0 otherwise); KQ_HOSTILE_SKIP=a,b skips attacks;
 # KQ_HOSTILE_ONLY=a,b runs only those; KQ_HOSTILE_NODES ("1 3");
-# KQ_HOSTILE_SECS (10); KQ_HOSTILE_HWM_MIB (1024); KQ_HOSTILE_PROBE_MS
+# KQ_HOSTILE_SECS (6); KQ_HOSTILE_HWM_MIB (1024); KQ_HOSTILE_PROBE_MS
 # (3000); KQ_HOSTILE_NOFILE (4096); KQ_HOSTILE_IDLE_CONNS (20000).
 # Ports 44500-44700.
 set -uo pipefail
@@ -43,7 +43,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/tls_lib.sh"
 unset KQ_TLS_CA
 
 ATTACKS=(control idle fetch partial tls joingroup commit listoffsets metrics)
-SECS="${KQ_HOSTILE_SECS:-10}"
+SECS="${KQ_HOSTILE_SECS:-6}"
 HWM_MIB="${KQ_HOSTILE_HWM_MIB:-1024}"
 PROBE_MS="${KQ_HOSTILE_PROBE_MS:-3000}"
 NOFILE="${KQ_HOSTILE_NOFILE:-4096}"
@@ -103,12 +103,12 @@ stop_nodes() {
     done
 }
 
-# prefill <port>: 8,000 records of 1 KiB, so that fetches and timestamp
-# lookups have a log to read.
+# prefill <port>: 3,000 records of 1 KiB (3 MiB: more than one Fetch of
+# 1 MiB can take), so that fetches and timestamp lookups have a log to read.
 prefill() {
     head -c 1024 /dev/zero | tr '\0' 'p' > "$E2E_TMP/kib.txt"
     echo >> "$E2E_TMP/kib.txt"
-    for _ in $(seq 1 8000); do cat "$E2E_TMP/kib.txt"; done |
+    for _ in $(seq 1 3000); do cat "$E2E_TMP/kib.txt"; done |
         timeout 60 kcat -P -q -b "localhost:$1" -t "$TOPIC" -p 0 -X acks=all \
             > "$E2E_TMP/prefill.out" 2>&1
 }
