@@ -15,7 +15,7 @@
  *      a SASL principal is always a client's.
  * With the authorizer off on a PLAINTEXT or SSL listener without proof, a
  * quorum listener trusts its network, as documented (README "Security").
- * Refusals are logged at most once per HANDLER_DENIAL_LOG_MS (a client
+ * Refusals are logged through LOG_LINE_LIMITED (a client
  * retrying in a loop must not flood the log), counting what was left out. */
 #include <stdio.h>
 
@@ -25,19 +25,12 @@
 
 #define ANONYMOUS "User:ANONYMOUS"
 
+/* Client-caused: rate-limited per call site with a count of what was left
+ * out (LOG_LINE_LIMITED, kq/log_line.h). */
 static void log_refusal(handler *h, handler_request *req, const char *detail, const char *note)
 {
-    enum handler_op op = HANDLER_OP_CLUSTER_ACTION;
-    int64_t now = h->svc.now_ms(h->svc.ctx);
-    if (h->denials_logged_ms[op] != 0 && now - h->denials_logged_ms[op] < HANDLER_DENIAL_LOG_MS) {
-        h->denials_unlogged[op]++;
-        return;
-    }
-    log_line("request from %s: %s v%d %s; refused%s%s", h->svc.slot_peer(h->svc.ctx, req->slot),
-             wire_api_name(req->header.api_key), req->header.api_version, detail, note,
-             h->denials_unlogged[op] ? " (and earlier refusals not logged)" : "");
-    h->denials_logged_ms[op] = now;
-    h->denials_unlogged[op] = 0;
+    LOG_LINE_LIMITED("request from %s: %s v%d %s; refused%s", h->svc.slot_peer(h->svc.ctx, req->slot),
+                     wire_api_name(req->header.api_key), req->header.api_version, detail, note);
 }
 
 /* NULL when allowed, else why not (for the log line, *note after it).
