@@ -137,17 +137,32 @@ ggroup *gc_create_group(group_coord *c, const char *group_id)
     ggroup *g = calloc(1, sizeof(*g));
     if (!g)
         return NULL;
-    g->members = calloc((size_t)c->config.max_size, sizeof(gmember *));
-    g->pending = calloc((size_t)c->config.max_size, sizeof(gpending));
-    if (!g->members || !g->pending) {
-        gc_free_group(c, g);
-        return NULL;
-    }
     gc_copy(g->id, group_id);
     g->state = GROUP_EMPTY;
     g->empty_since_ms = c->now_ms;
     c->groups[c->group_count++] = g;
     return g;
+}
+
+bool gc_group_room(group_coord *c, ggroup *g)
+{
+    int need = g->member_count + g->pending_count + 1;
+    KQ_ASSERT(need <= c->config.max_size);
+    if (need <= g->slots_cap)
+        return true;
+    int cap = g->slots_cap ? g->slots_cap * 2 : 4;
+    if (cap > c->config.max_size)
+        cap = c->config.max_size;
+    gmember **m = realloc(g->members, (size_t)cap * sizeof(*m));
+    if (!m)
+        return false;
+    g->members = m;
+    gpending *p = realloc(g->pending, (size_t)cap * sizeof(*p));
+    if (!p)
+        return false;
+    g->pending = p;
+    g->slots_cap = cap;
+    return true;
 }
 
 gmember *gc_member(const ggroup *g, const char *member_id)

@@ -40,9 +40,10 @@ typedef struct ggroup {
     char protocol_name[KQ_GROUP_NAME_BYTES_MAX];
     char leader_id[KQ_GROUP_NAME_BYTES_MAX];
     int32_t generation;
-    gmember **members; /* in join order; capacity config.max_size */
+    gmember **members; /* in join order */
     int member_count;
     gpending *pending; /* ids handed out with MEMBER_ID_REQUIRED */
+    int slots_cap; /* members and pending both hold this many (gc_group_room) */
     int pending_count;
     int64_t join_deadline_ms;      /* PreparingRebalance */
     bool initial_delay;            /* the join waits out group.initial.rebalance.delay.ms */
@@ -79,6 +80,10 @@ struct group_coord {
 /* group_coord.c */
 ggroup *gc_find(const group_coord *c, const char *group_id);
 ggroup *gc_create_group(group_coord *c, const char *group_id);
+/* Room in g's members and pending arrays for one more of either (they grow
+ * on demand up to config.max_size: a group costs its members, not
+ * group.max.size of them); false when out of memory. */
+bool gc_group_room(group_coord *c, ggroup *g);
 void gc_free_group(group_coord *c, ggroup *g);
 gmember *gc_member(const ggroup *g, const char *member_id);
 gmember *gc_static_member(const ggroup *g, const char *instance_id);

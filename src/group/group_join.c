@@ -150,6 +150,10 @@ static void join_new(group_coord *c, ggroup *g, const group_join_request *req)
         fail(c, req, KAFKA_GROUP_MAX_SIZE_REACHED, "");
         return;
     }
+    if (!old && !gc_group_room(c, g)) {
+        fail(c, req, KAFKA_COORDINATOR_NOT_AVAILABLE, ""); /* out of memory: retriable */
+        return;
+    }
     gc_new_member_id(c, req->client_id, id);
     if (old) {
         replace_static(c, g, old, req, id);
