@@ -730,6 +730,11 @@ _Static_assert(KQ_MAX_CONNECTIONS_PER_IP_DEFAULT_QUARTERS >= 1 &&
  * KQ_FETCH_STREAM_CHUNKS_IN_FLIGHT_MAX of a connection at once. */
 #define KQ_FETCH_STREAM_INLINE_BYTES_MAX (16u << 10)
 #define KQ_FETCH_STREAM_CHUNK_BYTES (64u << 10)
+/* The chunk while the response budget has room for four of them past its
+ * headroom (a batch up to this size is then read once). */
+#define KQ_FETCH_STREAM_CHUNK_BYTES_MAX (1u << 20)
+_Static_assert(KQ_FETCH_STREAM_CHUNK_BYTES <= KQ_FETCH_STREAM_CHUNK_BYTES_MAX,
+               "the large chunk is at least the small one");
 #define KQ_FETCH_STREAM_CHUNKS_IN_FLIGHT_MAX 2
 _Static_assert(KQ_FETCH_STREAM_INLINE_BYTES_MAX <= KQ_FETCH_STREAM_CHUNK_BYTES,
                "a streamed answer is larger than an inline one");

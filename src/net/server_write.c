@@ -132,10 +132,19 @@ static bool stream_chunk(net_conn *c, net_stream *st, uint8_t **out, size_t *out
 {
     const net_stream_piece *p = &st->pieces[st->piece];
     uint64_t left = p->len - st->piece_done;
-    /* Batches larger than a chunk are read whole; once one was, the next
-     * reads ask for that much at once rather than reading twice. */
-    size_t want = st->need_bytes > KQ_FETCH_STREAM_CHUNK_BYTES ? st->need_bytes
-                                                               : KQ_FETCH_STREAM_CHUNK_BYTES;
+    /* A large chunk while the response budget has ample room (a batch up to
+     * its size is then read once, not checked and sent in pieces); the small
+     * one when it is scarce (floods of unread answers), so that what a
+     * connection holds stays within the budget. */
+    size_t want = KQ_FETCH_STREAM_CHUNK_BYTES;
+    const net_server_config *cfg = &c->server->config;
+    if (cfg->budget &&
+        kq_budget_room(cfg->budget, cfg->budget_class) >=
+            cfg->budget->headroom_bytes + 4 * (uint64_t)KQ_FETCH_STREAM_CHUNK_BYTES_MAX &&
+        c->write_queued_bytes + KQ_FETCH_STREAM_CHUNK_BYTES_MAX <= cfg->budget->conn_bytes_max)
+        want = KQ_FETCH_STREAM_CHUNK_BYTES_MAX;
+    if (st->need_bytes > want)
+        want = st->need_bytes;
     size_t cap = left < want ? (size_t)left : want;
     for (int attempt = 0; attempt < 2; attempt++) {
         uint8_t *buf = malloc(cap);
