@@ -111,20 +111,30 @@ static ssize_t keep_batches(const kq_log *log, const storage_segment *seg, const
     return used > 0 ? (ssize_t)used : -EBADMSG;
 }
 
-ssize_t kq_log_read(kq_log *log, int64_t offset, int64_t end_offset, size_t max_bytes,
-                    kq_writer *out)
+int storage_read_first(kq_log *log, int64_t offset, int64_t end_offset, storage_segment **seg,
+                       uint64_t *pos, uint64_t *size)
 {
     if (offset < kq_log_start_offset(log))
         return -ERANGE;
     if (offset >= end_offset || offset >= kq_log_end_offset(log))
         return 0;
-    storage_segment *seg = storage_segment_find(log, offset);
-    if (offset >= seg->end_offset)
+    *seg = storage_segment_find(log, offset);
+    if (offset >= (*seg)->end_offset)
         return 0;
-    uint64_t pos, first;
-    int rc = storage_batch_locate(log->fs, seg, offset, &pos, &first);
+    int rc = storage_batch_locate(log->fs, *seg, offset, pos, size);
     if (rc < 0)
         return rc == -ERANGE ? 0 : rc;
+    return 1;
+}
+
+ssize_t kq_log_read(kq_log *log, int64_t offset, int64_t end_offset, size_t max_bytes,
+                    kq_writer *out)
+{
+    storage_segment *seg = NULL;
+    uint64_t pos = 0, first = 0;
+    int rc = storage_read_first(log, offset, end_offset, &seg, &pos, &first);
+    if (rc <= 0)
+        return rc;
     uint64_t want = max_bytes > first ? max_bytes : first;
     if (want > seg->size - pos)
         want = seg->size - pos;

@@ -62,17 +62,11 @@ int kq_log_plan_read(kq_log *log, int64_t offset, int64_t end_offset, size_t max
 {
     memset(range, 0, sizeof(*range));
     range->first_offset = offset;
-    if (offset < kq_log_start_offset(log))
-        return -ERANGE;
-    if (offset >= end_offset || offset >= kq_log_end_offset(log))
-        return 0;
-    storage_segment *seg = storage_segment_find(log, offset);
-    if (offset >= seg->end_offset)
-        return 0;
-    uint64_t pos, first;
-    int rc = storage_batch_locate(log->fs, seg, offset, &pos, &first);
-    if (rc < 0)
-        return rc == -ERANGE ? 0 : rc;
+    storage_segment *seg = NULL;
+    uint64_t pos = 0, first = 0;
+    int rc = storage_read_first(log, offset, end_offset, &seg, &pos, &first);
+    if (rc <= 0)
+        return rc;
     uint64_t len = 0;
     rc = plan_walk(log, seg, pos, first, end_offset, max_bytes, &len);
     if (rc < 0)

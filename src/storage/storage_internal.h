@@ -153,6 +153,12 @@ int storage_index_sync(const kq_log *log, storage_segment *seg, char *errbuf, si
  * its position and size. 0, -EBADMSG, -EIO or -ERANGE (log_read.c). */
 int storage_batch_locate(const kq_fs *fs, const storage_segment *seg, int64_t offset,
                          uint64_t *pos_out, uint64_t *size_out);
+/* Where a read at offset below end_offset begins (kq_log_read and
+ * kq_log_plan_read): 1 with the segment and the position and size of the
+ * batch holding offset, 0 when there is nothing to read, -ERANGE below the
+ * log start, or a locate error (log_read.c). */
+int storage_read_first(kq_log *log, int64_t offset, int64_t end_offset, storage_segment **seg,
+                       uint64_t *pos, uint64_t *size);
 /* Whether the batch at p (size bytes, the first one holding offset when
  * first, else starting at next) is whole and consistent (log_read.c). */
 bool storage_batch_ok(const kq_log *log, const storage_segment *seg, const uint8_t *p,
