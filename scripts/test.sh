@@ -103,8 +103,21 @@ fi
 # --- simulator --------------------------------------------------------------
 if want sim && ((asan_ok)); then
     if [[ -x scripts/simulate.sh ]]; then
-        banner "simulator (${KQ_SIM_SEEDS:-2000} seeds, sanitizer build)"
-        if BUILD_DIR="$root/build-asan" scripts/simulate.sh --seeds "${KQ_SIM_SEEDS:-2000}" 2>&1 | tee "$logdir/simulate.log"; then
+        # Two shards at once (seeds 1..N/2 and the rest), one per core.
+        seeds_all="${KQ_SIM_SEEDS:-2000}"
+        seeds_a=$((seeds_all / 2))
+        banner "simulator ($seeds_all seeds in two shards, sanitizer build)"
+        cmake --build "$root/build-asan" -j2 --target raft-sim > /dev/null
+        BUILD_DIR="$root/build-asan" scripts/simulate.sh --seeds "$seeds_a" \
+            > "$logdir/simulate-a.log" 2>&1 &
+        shard_a=$!
+        BUILD_DIR="$root/build-asan" scripts/simulate.sh --seeds $((seeds_all - seeds_a)) \
+            --first-seed $((seeds_a + 1)) > "$logdir/simulate-b.log" 2>&1
+        rc_b=$?
+        wait "$shard_a"
+        rc_a=$?
+        cat "$logdir/simulate-a.log" "$logdir/simulate-b.log" | tee "$logdir/simulate.log" | tail -n 4
+        if ((rc_a == 0 && rc_b == 0)); then
             ok "simulate"
         else
             ko "simulate"
@@ -115,17 +128,32 @@ if want sim && ((asan_ok)); then
         mutant_build="$root/build-asan"
         ((build_ok)) && mutant_build="$root/build"
         banner "simulator mutants (2000 seeds each, $(basename "$mutant_build"))"
+        # Two at a time (one per core); results are reported in list order.
+        cmake --build "$mutant_build" -j2 --target raft-sim > /dev/null
+        mutant_lane=()
+        mutants_settle() {
+            local m log
+            wait
+            for m in "${mutant_lane[@]}"; do
+                log="$logdir/simulate-mutant-$m.log"
+                if [[ "$(cat "$log.rc")" == 0 ]]; then
+                    grep -E '^(failures|expected|seeds)' "$log"
+                    ok "simulate-mutant-$m"
+                else
+                    cat "$log"
+                    ko "simulate-mutant-$m"
+                fi
+            done
+            mutant_lane=()
+        }
         sim_mutant() {
             local mutant="$1" check="$2" log="$logdir/simulate-mutant-$1.log"
             shift 2
-            if BUILD_DIR="$mutant_build" scripts/simulate.sh --seeds 2000 --mutant "$mutant" \
-                --expect-failure --expect-invariant "$check" "$@" > "$log" 2>&1; then
-                grep -E '^(failures|expected|seeds)' "$log"
-                ok "simulate-mutant-$mutant"
-            else
-                cat "$log"
-                ko "simulate-mutant-$mutant"
-            fi
+            (BUILD_DIR="$mutant_build" scripts/simulate.sh --seeds 2000 --mutant "$mutant" \
+                --expect-failure --expect-invariant "$check" "$@" > "$log" 2>&1
+             echo $? > "$log.rc") &
+            mutant_lane+=("$mutant")
+            ((${#mutant_lane[@]} < 2)) || mutants_settle
         }
         sim_mutant skip-flush fetch-within-durable
         sim_mutant vote-no-log-check no-truncate-committed
@@ -152,6 +180,7 @@ if want sim && ((asan_ok)); then
         sim_mutant per-connection-budget-only response-budget
         # issue 19 item 4: the quorum's reserved share of the response budget
         sim_mutant quorum-no-reserve voter-fetch-timely
+        mutants_settle
     else
         echo "scripts/simulate.sh not present: simulator not run"
     fi
