@@ -51,8 +51,15 @@ bool kq_conn_addr_parse(kq_conn_addr *out, const char *s, size_t n)
         return true;
     }
     if (inet_pton(AF_INET6, buf, &a6) == 1) {
-        struct sockaddr_in6 sa = {.sin6_family = AF_INET6, .sin6_addr = a6};
-        kq_conn_addr_from_sockaddr(out, (const struct sockaddr *)&sa);
+        /* Not through a struct sockaddr: reading sa_family of a
+         * sockaddr_in6 object breaks strict aliasing (-O2 read garbage). */
+        if (IN6_IS_ADDR_V4MAPPED(&a6)) {
+            out->family = 4;
+            memcpy(out->bytes, (const uint8_t *)&a6 + 12, 4);
+        } else {
+            out->family = 6;
+            memcpy(out->bytes, &a6, 16);
+        }
         return true;
     }
     return false;
