@@ -88,9 +88,10 @@ bool kq_budget_may_read(kq_budget *b, enum kq_budget_class cls, uint64_t conn_by
         return true;
     /* Within the headroom: only light connections (a fresh ApiVersions),
      * never the heavy ones that filled the budget (no Fetch data is granted
-     * there). At the limit: none, so that answers cannot creep past the
-     * clients' share into the quorum's (issue 19 item 4). */
-    if (room > 0 && conn_bytes < b->headroom_bytes / KQ_RESPONSE_LIGHT_CONN_DIV)
+     * there). At the limit: only a connection holding nothing, so that a new
+     * client is still answered during a flood of unread Fetches while the
+     * heavy ones cannot creep into the quorum's share (issue 19 item 4). */
+    if (conn_bytes == 0 || (room > 0 && conn_bytes < b->headroom_bytes / KQ_RESPONSE_LIGHT_CONN_DIV))
         return true;
     b->reads_refused++;
     return false;
