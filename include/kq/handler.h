@@ -254,6 +254,12 @@ bool handler_encode_raft_request(handler *h, const raft_msg *msg, int32_t correl
  * given such a message sends the msg's own bytes, bytes_len and size. */
 void handler_send_fetch_snapshot_response(handler *h, const raft_msg *msg, const uint8_t *chunk,
                                           size_t len, int64_t size, int16_t read_error);
+/* How many of want bytes the answer to the Raft request behind token may
+ * carry: the response budget's grant for its connection (kq/budget.h, the
+ * quorum's class on the controller listener); 0 for a stale token. The
+ * executor sizes a FetchSnapshot chunk with it before reading the file
+ * (issue 19 item 13), as replica Fetch answers are sized. */
+uint64_t handler_raft_grant(handler *h, uint64_t token, uint64_t want);
 /* Decodes a peer's response frame to a request encoded above into a RECEIVE
  * msg. Returns false on a malformed frame. */
 bool handler_decode_raft_response(handler *h, enum raft_msg_type request_type,

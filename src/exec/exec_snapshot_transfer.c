@@ -171,6 +171,12 @@ void exec_snapshot_answer(kq_exec *x, const raft_msg *msg)
     kq_writer chunk;
     kq_writer_init(&chunk, KQ_SNAPSHOT_BYTES_MAX);
     int64_t size = -1;
+    /* The chunk comes out of the response budget like a replica Fetch's log
+     * data (issue 19 item 13): a grant of 0 answers the size and no bytes,
+     * and the follower asks again after its backoff. */
+    if (f->read_max_bytes > 0)
+        f->read_max_bytes =
+            (int32_t)handler_raft_grant(x->handler, m.token, (uint64_t)f->read_max_bytes);
     if (f->partition_error == KAFKA_NONE && f->error == KAFKA_NONE)
         f->partition_error = exec_snapshot_read_chunk(x, f, &chunk, &size);
     if (!x->failed) {

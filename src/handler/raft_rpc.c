@@ -50,6 +50,17 @@ raft_pending *raft_pending_take(handler *h, uint64_t token)
     return p;
 }
 
+uint64_t handler_raft_grant(handler *h, uint64_t token, uint64_t want)
+{
+    uint32_t i = (uint32_t)(token & 0xffff);
+    if (i == 0 || i > HANDLER_RAFT_PENDING_MAX)
+        return 0;
+    const raft_pending *p = &h->raft_pending[i - 1];
+    if (!p->in_use || p->generation != (uint32_t)(token >> 16))
+        return 0; /* answered already: nothing will be sent */
+    return h->svc.slot_grant ? h->svc.slot_grant(h->svc.ctx, p->slot, want) : want;
+}
+
 /* Issue 9: a Raft RPC must name our cluster; Kafka lets a null one pass,
  * which let any client speak for the quorum without knowing the cluster. */
 static bool cluster_id_matches(const handler *h, kq_slice id)

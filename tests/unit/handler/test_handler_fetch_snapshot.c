@@ -241,6 +241,39 @@ static void test_core_answer_sent_with_chunk(void **state)
     tn_close(&n);
 }
 
+/* Issue 19 item 13: the executor sizes a FetchSnapshot chunk by what the
+ * response budget grants the connection that asked, as replica Fetch data. */
+static void test_chunk_sized_by_the_budget(void **state)
+{
+    (void)state;
+    tn_node n;
+    tn_open(&n, 1, 3);
+    tn_slot s = {2};
+    uint64_t token = pending(&n, &s, WIRE_API_FETCH_SNAPSHOT, 1, 50);
+    assert_int_equal(handler_raft_grant(n.h, token, 4096), 4096);
+    n.grant_set = true;
+    n.grant_bytes = 100;
+    assert_int_equal(handler_raft_grant(n.h, token, 4096), 100);
+    n.grant_bytes = 0;
+    assert_int_equal(handler_raft_grant(n.h, token, 4096), 0);
+    n.grant_set = false;
+    raft_msg m = {.type = RAFT_MSG_FETCH_SNAPSHOT_RESPONSE, .to = 2, .token = token};
+    m.u.fetch_snapshot_response = (raft_fetch_snapshot_response){
+        .leader_id = 1, .leader_epoch = 4, .snapshot_id = {500, 3}, .position = 0};
+    handler_send_fetch_snapshot_response(n.h, &m, NULL, 0, 103, KAFKA_NONE);
+    wire_fetch_snapshot_response resp;
+    TN_DECODE(&n, &s, WIRE_API_FETCH_SNAPSHOT, 1, 50, wire_fetch_snapshot_response_decode, &resp);
+    /* no grant: the size and no bytes (the follower asks again) */
+    assert_int_equal(resp.topics[0].partitions[0].error_code, KAFKA_NONE);
+    assert_int_equal(resp.topics[0].partitions[0].size, 103);
+    assert_int_equal(resp.topics[0].partitions[0].unaligned_records.len, 0);
+    /* answered: the token grants nothing more; neither does a forged one */
+    assert_int_equal(handler_raft_grant(n.h, token, 4096), 0);
+    assert_int_equal(handler_raft_grant(n.h, 0, 4096), 0);
+    assert_int_equal(handler_raft_grant(n.h, 0xffffffffffffULL, 4096), 0);
+    tn_close(&n);
+}
+
 static void test_fetch_snapshot_id_both_ways(void **state)
 {
     (void)state;
@@ -299,6 +332,7 @@ int main(void)
         cmocka_unit_test(test_request_to_peer_encoded),
         cmocka_unit_test(test_peer_answer_decoded),
         cmocka_unit_test(test_core_answer_sent_with_chunk),
+        cmocka_unit_test(test_chunk_sized_by_the_budget),
         cmocka_unit_test(test_fetch_snapshot_id_both_ways),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
