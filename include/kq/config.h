@@ -143,7 +143,7 @@ typedef struct kq_config {
      * min 14 (Kafka's metadata log: 8 MiB; small segments serve tests of
      * retention) */
     uint64_t segment_bytes;
-    /* Snapshots and retention (README "Snapshots and retention"), Kafka's
+    /* Snapshots and retention (docs/snapshots.md), Kafka's
      * KRaft names and defaults (limits.h EXEC_SNAPSHOT_*, EXEC_RETENTION_*):
      * metadata.log.max.record.bytes.between.snapshots, 20 MiB, min 1 */
     uint64_t snapshot_bytes_between;
@@ -180,7 +180,7 @@ typedef struct kq_config {
     int64_t offsets_retention_check_interval_ms;
     char cluster_id[64];              /* cluster.id, "kq-raft-test-cluster" */
     /* metrics.port (our key): the Prometheus endpoint http://host:port/metrics
-     * (README "Metrics"); 0: off. metrics.host: where it binds; empty: the
+     * (docs/metrics.md); 0: off. metrics.host: where it binds; empty: the
      * first listener's host. */
     uint16_t metrics_port;
     char metrics_host[256];

@@ -67,7 +67,7 @@ typedef struct exec_config {
     uint64_t random_seed;                /* the core's jitter */
     uint32_t fetch_max_bytes;            /* a follower's fetch size; 0: 1 MiB */
     uint32_t append_linger_ms;           /* quorum.append.linger.ms (raft_config) */
-    /* Snapshots and retention (KIP-630, README "Snapshots and retention").
+    /* Snapshots and retention (KIP-630, docs/snapshots.md).
      * 0 in a field means Kafka's default (limits.h EXEC_SNAPSHOT_*). */
     uint64_t snapshot_bytes_between;     /* metadata.log.max.record.bytes.between.snapshots */
     uint64_t snapshot_interval_ms;       /* metadata.log.max.snapshot.interval.ms; UINT64_MAX: never */
@@ -228,8 +228,8 @@ void exec_search_done(kq_exec *x, struct exec_search_job *job, int rc);
  * env->on_shutdown_complete. */
 void exec_request_shutdown(kq_exec *x);
 
-/* Appends the executor's metrics in the Prometheus text format (README
- * "Metrics"): the raft-metrics gauges, Kafka's sampled sensors and the
+/* Appends the executor's metrics in the Prometheus text format
+ * (docs/metrics.md): the raft-metrics gauges, Kafka's sampled sensors and the
  * fsync, flush-size and per-API request latency histograms. */
 struct kq_mtext;
 void exec_metrics_write(kq_exec *x, struct kq_mtext *t);

@@ -14,7 +14,7 @@
  * for requests being received (every connection's buffer, whole frames
  * reserved up front). Past it, a connection that would need more buffer
  * stops reading until memory is freed. Kafka's default is -1 (unbounded);
- * ours is always bounded (README, "Deviations"). */
+ * ours is always bounded (docs/deviations.md). */
 #define KQ_QUEUED_REQUEST_BYTES_DEFAULT (256u << 20)
 
 /* connections.max.idle.ms default (Kafka's, 10 minutes): a connection with
@@ -336,7 +336,7 @@ _Static_assert(KQ_CONFIG_PRINCIPAL_BYTES_MAX <= 5 + KQ_TLS_DN_BYTES_MAX,
 _Static_assert(KQ_TLS_PRINCIPAL_RULES_BYTES_MAX <= CFG_LINE_MAX,
                "a rules list fits one properties line");
 
-/* ---- metrics (src/metrics, src/net/metrics_http.c; README "Metrics") */
+/* ---- metrics (src/metrics, src/net/metrics_http.c; docs/metrics.md) */
 /* Buckets of one histogram (its upper bounds, +Inf not counted). */
 #define KQ_METRICS_BUCKETS_MAX 24
 /* Samples of a windowed rate/avg/max and the length of each (Kafka's
@@ -524,7 +524,7 @@ _Static_assert(EXEC_SNAPSHOT_RETRY_MS_MIN <= EXEC_SNAPSHOT_RETRY_MS_MAX, "the ba
 _Static_assert(STORAGE_START_SNAPSHOTS_LISTED_MAX >= EXEC_SNAPSHOTS_MAX,
                "storage sees every snapshot the executor keeps");
 /* ---- connections and descriptors (issue 19 items 2, 7, 8; src/net/conn_limits.c,
- * include/kq/conn_limits.h, README "Connections and descriptors") */
+ * include/kq/conn_limits.h, docs/hostile-clients.md "Connections and descriptors") */
 /* Descriptors no client connection can take: the log's segments and
  * directory, snapshots being written or sent, the peers' channels, the
  * metrics endpoint, libuv's own (loop, signals, thread pool) and one being
@@ -723,7 +723,7 @@ _Static_assert(KQ_MAX_CONNECTIONS_PER_IP_DEFAULT_QUARTERS >= 1 &&
                "the default per-address share leaves slots for other addresses");
 
 /* ---- Streamed Fetch answers (issue 19: a consumer answer is sent from
- * the log as the socket drains, README "How a Fetch answer is sent").
+ * the log as the socket drains, docs/configuration.md "How a Fetch answer is sent").
  * An answer whose log data is below KQ_FETCH_STREAM_INLINE_BYTES_MAX is
  * read and sent whole; a larger one is read in chunks of
  * KQ_FETCH_STREAM_CHUNK_BYTES (or the batch, if larger), at most

@@ -4,7 +4,7 @@
  *    output (_bucket{le=...}, _sum, _count);
  *  - kq_window: Kafka's sampled stat (metrics.num.samples samples of
  *    metrics.sample.window.ms each) giving a rate, an average and a max
- *    over the last samples (README "Metrics" states the rules);
+ *    over the last samples (docs/metrics.md states the rules);
  *  - kq_mtext: writing families and samples into a bounded buffer, label
  *    values and help text escaped as the format asks.
  * Counters and gauges are plain integers or doubles of their owner. */

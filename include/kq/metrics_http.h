@@ -1,4 +1,4 @@
-/* The metrics endpoint's HTTP server on libuv (README "Metrics"): GET
+/* The metrics endpoint's HTTP server on libuv (docs/metrics.md): GET
  * /metrics answers 200 with the body the render callback writes; another
  * path 404, another method 405, a malformed request or one whose head
  * exceeds KQ_METRICS_HTTP_REQUEST_BYTES_MAX 400. One request per connection

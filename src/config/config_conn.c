@@ -1,5 +1,5 @@
 /* Kafka's max.connections, max.connections.per.ip and
- * max.connections.per.ip.overrides (kq/conn_limits.h; README "Connections
+ * max.connections.per.ip.overrides (kq/conn_limits.h; docs/hostile-clients.md "Connections
  * and descriptors"). The defaults depend on RLIMIT_NOFILE, known only at
  * start: -1 here, resolved by the daemon. */
 #include <stdio.h>

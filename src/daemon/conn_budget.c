@@ -55,7 +55,7 @@ bool conn_budget_setup(const kq_config *config, kq_conn_pool *clients, kq_conn_p
                  (unsigned long long)nofile, KQ_FD_RESERVE,
                  reserved ? " and the controller listeners' slots" : "");
     /* Default: a share of max.connections, so that one address never holds
-     * every slot (Kafka's is unbounded; README "Deviations"). */
+     * every slot (Kafka's is unbounded; docs/deviations.md). */
     uint32_t per_ip_default =
         (uint32_t)((uint64_t)max * KQ_MAX_CONNECTIONS_PER_IP_DEFAULT_QUARTERS / 4);
     if (per_ip_default == 0)

@@ -31,7 +31,7 @@ static void usage(FILE *out)
             "quorum.request.timeout.ms, quorum.retry.backoff.ms, log.segment.bytes,\n"
             "socket.request.max.bytes, cluster.id, listener.security.protocol.map\n"
             "(PLAINTEXT, SSL), Kafka's ssl.* keys and their listener.name.<name>.ssl.*\n"
-            "forms, controller.quorum.voter.principals (README, \"Security\").\n"
+            "forms, controller.quorum.voter.principals (docs/security.md).\n"
             "\n"
             "--throughput and --record-size (default 256) run the built-in workload of\n"
             "Kafka's TestRaftServer: the leader appends that many records per second\n"

@@ -90,7 +90,7 @@ static void write_network(node_metrics *m, kq_mtext *t)
 
 /* Connections per listener, those refused at accept by reason, accept
  * failures for want of descriptors, and suppressed client-caused log lines
- * (README "Connections and descriptors"). */
+ * (docs/hostile-clients.md "Connections and descriptors"). */
 static void write_connections(node_metrics *m, kq_mtext *t)
 {
     const char *open = "kq_listener_connections";

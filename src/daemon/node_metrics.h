@@ -1,4 +1,4 @@
-/* The daemon's metrics endpoint (README "Metrics"): the HTTP server of
+/* The daemon's metrics endpoint (docs/metrics.md): the HTTP server of
  * src/net/metrics_http.c on metrics.host:metrics.port, serving the
  * executor's metrics plus what only the daemon sees: the loop's idle ratio
  * (Kafka's poll-idle-ratio-avg), the listeners' and peer channels' byte

@@ -47,7 +47,7 @@ bool voter_check(const kq_config *config, char *err, size_t errlen)
     snprintf(err, errlen,
              "%s: configured voters {%s} differ from the voters {%s} recorded in "
              "%s/%s/quorum-state; refusing to start (changing the voter set needs a "
-             "deliberate reset, see README)",
+             "deliberate reset, see docs/deviations.md)",
              config->path, a, b, config->log_dir, KQ_LOG_PARTITION_DIR);
     return false;
 }

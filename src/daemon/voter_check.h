@@ -1,7 +1,7 @@
 /* Start-up check that the configured voters are the voters the quorum-state
  * file recorded (issue 8): an edited quorum.voters on some nodes would give
  * two majorities and possibly two leaders in one epoch. Changing voters is
- * a deliberate reset (README), not a config edit. */
+ * a deliberate reset (docs/deviations.md), not a config edit. */
 #ifndef KQ_DAEMON_VOTER_CHECK_H
 #define KQ_DAEMON_VOTER_CHECK_H
 

@@ -1,4 +1,4 @@
-/* What the executor measures for the metrics endpoint (README "Metrics"):
+/* What the executor measures for the metrics endpoint (docs/metrics.md):
  * fsync latency and bytes per flush, per-API request latency, Kafka's
  * raft-metrics sensors (commit and election latency, append and fetch
  * record rates). All state is fixed-size inside kq_exec; every hook is O(1)

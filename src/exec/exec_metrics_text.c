@@ -1,6 +1,6 @@
 /* The executor's part of the metrics endpoint: Kafka's raft-metrics group
  * as kafka_server_raft_metrics_* (names with dashes turned to underscores,
- * meanings of KafkaRaftMetrics) and the kq_* histograms (README "Metrics"). */
+ * meanings of KafkaRaftMetrics) and the kq_* histograms (docs/metrics.md). */
 #include <stdio.h>
 #include <string.h>
 

@@ -1,4 +1,4 @@
-/* Streamed consumer Fetch answers (issue 19, README "How a Fetch answer is
+/* Streamed consumer Fetch answers (issue 19, docs/configuration.md "How a Fetch answer is
  * sent"): the handler plans the log ranges an answer holds; the transport
  * reads them through exec_stream_read as its socket drains. A transport
  * without reply_stream gets the answer materialised here, so every

@@ -14,7 +14,7 @@
  *      SASL (a SASL listener cannot carry the voters' traffic, config), so
  *      a SASL principal is always a client's.
  * With the authorizer off on a PLAINTEXT or SSL listener without proof, a
- * quorum listener trusts its network, as documented (README "Security").
+ * quorum listener trusts its network, as documented (docs/security.md).
  * Refusals are logged through LOG_LINE_LIMITED (a client
  * retrying in a loop must not flood the log), counting what was left out. */
 #include <stdio.h>
@@ -54,7 +54,7 @@ static const char *quorum_refusal(const handler *h, const handler_conn *conn, in
     }
     bool acl_on = h->svc.acl && h->svc.acl->enabled;
     if (!conn->sasl_listener && !acl_on)
-        return NULL; /* a trusted network (README "Security") */
+        return NULL; /* a trusted network (docs/security.md) */
     if (conn->voter_id >= 0 || handler_acl_cluster_action(h->svc.acl, conn->principal))
         return NULL;
     snprintf(why, why_bytes, "from %s, who may not CLUSTER_ACTION", who);

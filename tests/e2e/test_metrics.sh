@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 10, part 4: the Prometheus metrics endpoint (README "Metrics").
+# Issue 10, part 4: the Prometheus metrics endpoint (docs/metrics.md).
 # Three voters with metrics.port set; records produced with kcat; every
 # node scraped and parsed with prometheus_client's parser
 # (tests/e2e/metrics_check.py): one leader by current_state, agreement on

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Memory that clients can pin stays bounded on a real server (the limits of
-# include/kq/limits.h, README "Configuration"):
+# include/kq/limits.h, docs/configuration.md):
 #  1. a client pipelines 10,000 consumer Fetch v4 requests (max_wait 0, 256 KiB
 #     each, over a log holding a few MB) and reads nothing: unbounded, the
 #     answers alone would be about 2.5 GB; the server stops reading that

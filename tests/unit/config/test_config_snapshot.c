@@ -1,4 +1,4 @@
-/* The segment, snapshot and retention keys (README "Snapshots and
+/* The segment, snapshot and retention keys (docs/snapshots.md "Snapshots and
  * retention"): defaults, values, aliases and their precedence, errors. */
 #include <stdarg.h>
 #include <stddef.h>
