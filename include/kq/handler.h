@@ -67,9 +67,9 @@ typedef struct handler_listener_endpoint {
 /* Operations the authorizer allows per principal (issue 9). */
 enum handler_op {
     HANDLER_OP_PRODUCE = 0, /* Produce, InitProducerId (idempotent write) */
-    HANDLER_OP_CONSUME,     /* Fetch (consumers), ListOffsets, the group APIs */
-    HANDLER_OP_DESCRIBE,    /* Metadata topics, DescribeQuorum, DescribeCluster,
-                             * FindCoordinator */
+    HANDLER_OP_CONSUME,     /* Fetch (consumers), the group APIs */
+    HANDLER_OP_DESCRIBE,    /* Metadata topics, ListOffsets, DescribeQuorum,
+                             * DescribeCluster, FindCoordinator */
     /* Kafka's CLUSTER_ACTION on the cluster (issue 19): the Raft RPCs,
      * replica Fetch, FetchSnapshot and a relayed DescribeQuorum. Implies
      * nothing else and is implied by nothing but super.users. */
