@@ -37,6 +37,9 @@ struct node {
     kq_conn_pool client_pool, controller_pool;
     /* queued.max.response.bytes: every listener's responses (kq/budget.h). */
     kq_budget budget;
+    /* queued.max.request.bytes and the client frames per loop turn: every
+     * listener's (kq/net.h). */
+    net_shared *net_shared;
     net_peer *peers[KQ_CONFIG_VOTERS_MAX];
     int peer_count;
     /* TLS per SSL listener, and toward peers (kq/config_ssl.h). */
@@ -620,10 +623,14 @@ static bool node_open_network(node *n, char *err, size_t errlen)
         };
         n->peers[n->peer_count++] = net_peer_create(n->loop, &pc);
     }
-    /* queued.max.request.bytes is per listener here (Kafka: per broker);
-     * queued.max.response.bytes is one budget for them all, the controller
+    /* queued.max.request.bytes is one budget for every listener (Kafka: per
+     * broker), and so is queued.max.response.bytes, the controller
      * listener's connections in the quorum's reserved share. */
     kq_budget_init(&n->budget, config->queued_max_response_bytes, 0, 0);
+    if (!(n->net_shared = net_shared_create(config->queued_max_request_bytes))) {
+        snprintf(err, errlen, "out of memory");
+        return false;
+    }
     for (int i = 0; i < config->listener_count; i++) {
         const kq_config_listener *l = &config->listeners[i];
         bool quorum_only = config->controller_listener_named && l->controller;
@@ -635,7 +642,7 @@ static bool node_open_network(node *n, char *err, size_t errlen)
             .host = l->host,
             .port = l->port,
             .frame_bytes_max = config->socket_request_max_bytes,
-            .request_bytes_max = config->queued_max_request_bytes,
+            .shared = n->net_shared,
             .idle_ms = config->connections_max_idle_ms,
             .on_frame = on_frame,
             .ctx = n,
