@@ -194,6 +194,11 @@ void net_slot_skip(net_slot *slot);
 /* Completes the slot and closes the connection after earlier responses left
  * (bad frame / unsupported request). */
 void net_slot_close(net_slot *slot, const char *why);
+/* Closes the connection whose user cell (net_slot_conn_user) is user once
+ * the answers to the frames already dispatched left; none of its frames is
+ * dispatched any more (a SASL handshake evicted or expired). on_conn_closed
+ * follows as for any close, later. */
+void net_conn_close_user(void **user, const char *why);
 /* Describes the peer ("127.0.0.1:53422") for log lines. */
 const char *net_slot_peer(const net_slot *slot);
 /* The tag of the listener the slot's connection was accepted on. */

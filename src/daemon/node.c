@@ -216,6 +216,13 @@ static void env_slot_conn(void *ctx, void *slot, handler_conn *out)
                           .listener_name = l->name};
 }
 
+/* A SASL handshake evicted or expired: its connection closes now. */
+static void env_session_close(void *ctx, void **session, const char *why)
+{
+    (void)ctx;
+    net_conn_close_user(session, why);
+}
+
 static void on_conn_closed(void *ctx, void *user)
 {
     node *n = ctx;
@@ -728,6 +735,7 @@ node *node_start(uv_loop_t *loop, const kq_config *config, const struct kq_cred_
         .slot_conn = env_slot_conn,
         .slot_grant = env_slot_grant,
         .slot_authenticated = env_slot_authenticated,
+        .session_close = env_session_close,
         .flush_start = env_flush_start,
         .snapshot_start = env_snapshot_start,
         .search_start = env_search_start,
