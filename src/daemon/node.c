@@ -754,7 +754,8 @@ node *node_start(uv_loop_t *loop, const kq_config *config, const struct kq_cred_
     if (!node_open_network(n, err, errlen))
         return NULL;
     node_metrics_sources ms = {.loop = loop, .exec = n->exec, .servers = n->servers,
-                               .peers = n->peers, .peer_count = n->peer_count};
+                               .peers = n->peers, .peer_count = n->peer_count,
+                               .net_shared = n->net_shared, .response_budget = &n->budget};
     if (!node_metrics_start(&n->config, &ms, &n->metrics, err, errlen))
         return NULL;
     log_line("node %d: listening on %s:%u, log dir %s, %d voter(s)", config->node_id,
