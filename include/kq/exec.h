@@ -154,6 +154,11 @@ typedef struct exec_env {
     /* Optional: slot's connection completed SASL authentication (the
      * transport lifts sasl.server.max.receive.size for it). */
     void (*slot_authenticated)(void *ctx, void *slot);
+    /* Optional: closes the connection whose handler_conn.session cell is
+     * session once what was answered on it left, dispatching none of its
+     * frames (kq/handler.h: a SASL handshake evicted or expired); then
+     * exec_conn_closed as for any close, never from within the call. */
+    void (*session_close)(void *ctx, void **session, const char *why);
     /* Runs kq_log_flush_run(job) somewhere; then, on the loop thread, the
      * env calls exec_flush_done(x, job, rc) exactly once. */
     void (*flush_start)(void *ctx, kq_log_flush_job *job);

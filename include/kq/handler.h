@@ -137,6 +137,12 @@ typedef struct handler_services {
     /* Optional: slot's connection has authenticated (SASL): the transport
      * lifts its pre-authentication frame bound (sasl.server.max.receive.size). */
     void (*slot_authenticated)(void *ctx, void *slot);
+    /* Optional (NULL: such a connection is closed at its next frame):
+     * closes the connection whose handler_conn.session cell is session once
+     * what was answered on it left, dispatching none of its frames (a SASL
+     * handshake evicted or expired, sasl_limits.c). handler_conn_closed
+     * follows later, never from within the call. */
+    void (*session_close)(void *ctx, void **session, const char *why);
     /* Optional (NULL: Fetch answers are read and sent whole): completes
      * slot with an answer whose log data is streamed (issue 19). frame is
      * the answer without that data, its 4-byte size first counting the

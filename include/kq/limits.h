@@ -751,5 +751,18 @@ _Static_assert(KQ_FETCH_STREAM_CHUNKS_IN_FLIGHT_MAX >= 1 &&
 #define NET_FRAMES_PER_TURN_MAX 8
 _Static_assert(NET_FRAMES_PER_TURN_MAX >= 1 && NET_FRAMES_PER_TURN_MAX <= 128,
                "at least one frame per turn, at most a connection's slots (NET_SLOTS_PER_CONN)");
+/* Client frames per loop turn, summed over every connection of every
+ * client listener of the node (issue 19: the event loop's time reserved for
+ * the quorum). Past it the client connections wait for the next turn,
+ * oldest first; the controller listener's connections (the quorum's class)
+ * are never held by it, so a voter's Fetch waits at most one turn of this
+ * many client requests, however many clients pipeline. */
+#define KQ_NET_CLIENT_FRAMES_PER_TURN_MAX 256
+_Static_assert(KQ_NET_CLIENT_FRAMES_PER_TURN_MAX >= NET_FRAMES_PER_TURN_MAX,
+               "one connection may use its whole share of a turn");
+_Static_assert(KQ_NET_CLIENT_FRAMES_PER_TURN_MAX % NET_FRAMES_PER_TURN_MAX == 0,
+               "a turn holds whole shares of connections");
+_Static_assert(KQ_NET_CLIENT_FRAMES_PER_TURN_MAX <= 4096,
+               "one turn of client requests stays short beside a voter's Fetch");
 
 #endif

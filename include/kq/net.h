@@ -8,12 +8,16 @@
  *
  * Memory a client can make the server hold is bounded (kq/limits.h): per
  * connection, reading pauses while its responses waiting to be written reach
- * write_queue_bytes_max; server-wide, read buffers for requests being
- * received stay within request_bytes_max (queued.max.request.bytes), and
- * responses waiting to be written within one kq_budget shared by every
- * listener (queued.max.response.bytes): past it the connections holding the
- * most stop being read, and net_slot_grant cuts consumer Fetch answers;
- * idle connections close after idle_ms (connections.max.idle.ms). */
+ * write_queue_bytes_max; node-wide, read buffers for requests being
+ * received stay within one request budget (queued.max.request.bytes, in the
+ * net_shared of every listener), and responses waiting to be written within
+ * one kq_budget shared by every listener (queued.max.response.bytes): past
+ * it the connections holding the most stop being read, and net_slot_grant
+ * cuts consumer Fetch answers; idle connections close after idle_ms
+ * (connections.max.idle.ms). The event loop's time is bounded per turn:
+ * NET_FRAMES_PER_TURN_MAX frames per connection, and
+ * KQ_NET_CLIENT_FRAMES_PER_TURN_MAX over every client connection of the
+ * listeners sharing a net_shared. */
 #ifndef KQ_NET_H
 #define KQ_NET_H
 
@@ -33,6 +37,28 @@ typedef struct net_server net_server;
 typedef struct net_conn net_conn;
 typedef struct net_slot net_slot;
 
+/* What the listeners of one node share (issue 19): the request memory
+ * budget (queued.max.request.bytes: Kafka's is one per broker, not per
+ * listener), with its wait list across listeners, and the client frames
+ * dispatched per loop turn (KQ_NET_CLIENT_FRAMES_PER_TURN_MAX over every
+ * connection of class KQ_BUDGET_CLIENT; the quorum's are never held by
+ * it). Every server given it must run on the same loop. */
+typedef struct net_shared net_shared;
+/* request_bytes_max 0: KQ_QUEUED_REQUEST_BYTES_DEFAULT. NULL: out of memory. */
+net_shared *net_shared_create(uint64_t request_bytes_max);
+/* Once every server given it was stopped and its closes ran on the loop. */
+void net_shared_destroy(net_shared *shared);
+typedef struct net_shared_stats {
+    uint64_t request_bytes_max;
+    uint64_t request_bytes;      /* read buffers of every connection of every listener */
+    uint64_t request_bytes_peak; /* the most they held together */
+    uint64_t request_waits;      /* times a connection began to wait for request memory */
+    uint32_t conns_waiting_memory;
+    /* Client connections deferred to the next turn by the per-turn total. */
+    uint64_t client_turns_full;
+} net_shared_stats;
+void net_shared_get_stats(const net_shared *shared, net_shared_stats *out);
+
 /* Called for each whole inbound frame (without its size prefix). The frame is
  * valid only during the call but the callee may modify it in place. The
  * callee must eventually call net_slot_respond / net_slot_skip / net_slot_close
@@ -43,10 +69,13 @@ typedef struct net_server_config {
     const char *host;
     uint16_t port;
     int32_t frame_bytes_max; /* socket.request.max.bytes */
-    /* queued.max.request.bytes: all connections' read buffers together; 0
-     * means KQ_QUEUED_REQUEST_BYTES_DEFAULT. A frame is reserved whole once
-     * its size is read; one frame is admitted whenever no other connection
-     * holds buffer memory, whatever this value. */
+    /* The node's shared request budget and client turns (borrowed; it
+     * outlives the server); NULL: the server's own, of request_bytes_max. */
+    net_shared *shared;
+    /* queued.max.request.bytes when shared is NULL: all connections' read
+     * buffers together; 0 means KQ_QUEUED_REQUEST_BYTES_DEFAULT. A frame
+     * grows with its bytes; one frame is admitted whenever no other
+     * connection holds buffer memory, whatever this value. */
     uint64_t request_bytes_max;
     /* Per connection, responses not yet written past which reading pauses;
      * 0 means KQ_CONN_WRITE_QUEUE_BYTES_MAX. */
@@ -97,11 +126,11 @@ typedef struct net_server_config {
 /* What the server holds now, and the most it held since it started. */
 typedef struct net_server_stats {
     uint32_t connections;
-    uint64_t request_bytes_buffered; /* read buffers of all connections */
+    uint64_t request_bytes_buffered; /* read buffers of this listener's connections */
     uint64_t request_bytes_buffered_peak;
     uint64_t write_queued_bytes; /* responses not yet written, all connections */
     uint64_t write_queued_bytes_conn_peak; /* largest queue of one connection */
-    uint32_t conns_waiting_memory; /* paused: request_bytes_max reached */
+    uint32_t conns_waiting_memory; /* paused: the request budget reached */
     uint32_t conns_paused_backlog; /* paused: slots or write queue full, or the budget */
     uint32_t conns_paused_budget;  /* of those: the server-wide response budget */
     uint64_t conns_closed_idle;
@@ -165,6 +194,11 @@ void net_slot_skip(net_slot *slot);
 /* Completes the slot and closes the connection after earlier responses left
  * (bad frame / unsupported request). */
 void net_slot_close(net_slot *slot, const char *why);
+/* Closes the connection whose user cell (net_slot_conn_user) is user once
+ * the answers to the frames already dispatched left; none of its frames is
+ * dispatched any more (a SASL handshake evicted or expired). on_conn_closed
+ * follows as for any close, later. */
+void net_conn_close_user(void **user, const char *why);
 /* Describes the peer ("127.0.0.1:53422") for log lines. */
 const char *net_slot_peer(const net_slot *slot);
 /* The tag of the listener the slot's connection was accepted on. */

@@ -37,6 +37,9 @@ struct node {
     kq_conn_pool client_pool, controller_pool;
     /* queued.max.response.bytes: every listener's responses (kq/budget.h). */
     kq_budget budget;
+    /* queued.max.request.bytes and the client frames per loop turn: every
+     * listener's (kq/net.h). */
+    net_shared *net_shared;
     net_peer *peers[KQ_CONFIG_VOTERS_MAX];
     int peer_count;
     /* TLS per SSL listener, and toward peers (kq/config_ssl.h). */
@@ -211,6 +214,13 @@ static void env_slot_conn(void *ctx, void *slot, handler_conn *out)
                           .session = l->sasl ? net_slot_conn_user(slot) : NULL,
                           .advertised = &n->listener_endpoints[i],
                           .listener_name = l->name};
+}
+
+/* A SASL handshake evicted or expired: its connection closes now. */
+static void env_session_close(void *ctx, void **session, const char *why)
+{
+    (void)ctx;
+    net_conn_close_user(session, why);
 }
 
 static void on_conn_closed(void *ctx, void *user)
@@ -620,10 +630,14 @@ static bool node_open_network(node *n, char *err, size_t errlen)
         };
         n->peers[n->peer_count++] = net_peer_create(n->loop, &pc);
     }
-    /* queued.max.request.bytes is per listener here (Kafka: per broker);
-     * queued.max.response.bytes is one budget for them all, the controller
+    /* queued.max.request.bytes is one budget for every listener (Kafka: per
+     * broker), and so is queued.max.response.bytes, the controller
      * listener's connections in the quorum's reserved share. */
     kq_budget_init(&n->budget, config->queued_max_response_bytes, 0, 0);
+    if (!(n->net_shared = net_shared_create(config->queued_max_request_bytes))) {
+        snprintf(err, errlen, "out of memory");
+        return false;
+    }
     for (int i = 0; i < config->listener_count; i++) {
         const kq_config_listener *l = &config->listeners[i];
         bool quorum_only = config->controller_listener_named && l->controller;
@@ -635,7 +649,7 @@ static bool node_open_network(node *n, char *err, size_t errlen)
             .host = l->host,
             .port = l->port,
             .frame_bytes_max = config->socket_request_max_bytes,
-            .request_bytes_max = config->queued_max_request_bytes,
+            .shared = n->net_shared,
             .idle_ms = config->connections_max_idle_ms,
             .on_frame = on_frame,
             .ctx = n,
@@ -721,6 +735,7 @@ node *node_start(uv_loop_t *loop, const kq_config *config, const struct kq_cred_
         .slot_conn = env_slot_conn,
         .slot_grant = env_slot_grant,
         .slot_authenticated = env_slot_authenticated,
+        .session_close = env_session_close,
         .flush_start = env_flush_start,
         .snapshot_start = env_snapshot_start,
         .search_start = env_search_start,
@@ -739,7 +754,8 @@ node *node_start(uv_loop_t *loop, const kq_config *config, const struct kq_cred_
     if (!node_open_network(n, err, errlen))
         return NULL;
     node_metrics_sources ms = {.loop = loop, .exec = n->exec, .servers = n->servers,
-                               .peers = n->peers, .peer_count = n->peer_count};
+                               .peers = n->peers, .peer_count = n->peer_count,
+                               .net_shared = n->net_shared, .response_budget = &n->budget};
     if (!node_metrics_start(&n->config, &ms, &n->metrics, err, errlen))
         return NULL;
     log_line("node %d: listening on %s:%u, log dir %s, %d voter(s)", config->node_id,

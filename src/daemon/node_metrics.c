@@ -165,6 +165,7 @@ static size_t render(void *ctx, char *buf, size_t cap)
                     kq_window_avg(&m->idle_ratio, (int64_t)uv_now(m->src.loop)));
     write_network(m, &t);
     write_connections(m, &t);
+    node_metrics_write_memory(&t, &m->src);
     const char *refused = "kq_metrics_http_refused_connections_total";
     kq_mtext_family(&t, refused, "counter", "Metrics connections closed at accept (all "
                     "connection slots taken)");

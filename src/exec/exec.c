@@ -117,6 +117,12 @@ static void h_slot_authenticated(void *ctx, void *slot)
     if (x->env.slot_authenticated)
         x->env.slot_authenticated(x->env.ctx, slot);
 }
+static void h_session_close(void *ctx, void **session, const char *why)
+{
+    kq_exec *x = ctx;
+    if (x->env.session_close && !x->failed)
+        x->env.session_close(x->env.ctx, session, why);
+}
 static int64_t h_now(void *ctx)
 {
     return exec_now(ctx);
@@ -143,6 +149,7 @@ static handler *exec_make_handler(kq_exec *x)
         .slot_conn = h_slot_conn,
         .slot_grant = h_slot_grant,
         .slot_authenticated = h_slot_authenticated,
+        .session_close = h_session_close,
         .acl = x->cfg.acl,
         .sasl_credentials = x->cfg.sasl_credentials,
         .failed_auth_delay_ms = x->cfg.failed_auth_delay_ms,

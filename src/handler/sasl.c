@@ -113,6 +113,7 @@ void handle_sasl_handshake(handler *h, handler_request *req, kq_reader *r)
         s->pending = -1;
         kq_sasl_session_init(s->session, h->svc.sasl_credentials, mech);
         *conn.session = s;
+        s->cell = conn.session;
         h->sasl_sessions++;
         sasl_pending_add(h, s, h->svc.slot_peer(h->svc.ctx, req->slot));
     } else {

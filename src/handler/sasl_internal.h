@@ -14,6 +14,7 @@ struct handler_sasl {
     bool raw_tokens;          /* after SaslHandshake v0 */
     kq_sasl_session *session; /* malloc'd while SASL_MECH_CHOSEN, else NULL */
     int pending;              /* index in h->sasl_pending while SASL_MECH_CHOSEN; -1 */
+    void **cell;              /* the connection's session cell (svc.session_close) */
     char principal[AUTH_PRINCIPAL_BYTES_MAX];
 };
 

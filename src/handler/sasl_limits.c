@@ -8,9 +8,10 @@
  * A new handshake is always admitted. When its address already holds
  * KQ_SASL_PENDING_PER_ADDRESS_MAX, that address's oldest pending handshake
  * is evicted; when all KQ_SASL_PENDING_MAX are taken, the oldest of the
- * address holding most. An evicted or expired handshake fails: its
- * connection closes at its next frame (idle ones are closed by
- * connections.max.idle.ms and the connection limits). */
+ * address holding most. An evicted or expired handshake fails and the
+ * transport closes its connection at once (svc.session_close; without it,
+ * at its next frame). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,8 +67,14 @@ void sasl_pending_remove(handler *h, handler_sasl *s)
 
 static void evict(handler *h, int i, const char *why)
 {
+    handler_sasl *s = h->sasl_pending[i].s;
     log_eviction(h, &h->sasl_pending[i], why);
-    sasl_end_exchange(h, h->sasl_pending[i].s, SASL_FAILED); /* removes entry i */
+    sasl_end_exchange(h, s, SASL_FAILED); /* removes entry i */
+    if (h->svc.session_close) {
+        char reason[96];
+        snprintf(reason, sizeof reason, "SASL handshake %s", why);
+        h->svc.session_close(h->svc.ctx, s->cell, reason);
+    }
 }
 
 /* The oldest pending handshake of address hash (-1: none). */

@@ -17,6 +17,7 @@ static void server_on_accept_timer(uv_timer_t *t);
 static void server_maybe_free(net_server *s)
 {
     if (s->stopped && s->handles_open == 0 && !s->conns) {
+        net_shared_destroy(s->own_shared);
         free(s->tls_scratch);
         kq_addr_counts_free(&s->tls_per_ip);
         free(s);
@@ -353,7 +354,9 @@ net_server *net_server_start(uv_loop_t *loop, const net_server_config *config, c
     s->loop = loop;
     s->config = *config;
     server_apply_defaults(&s->config);
-    if (config->tls && !(s->tls_scratch = malloc(KQ_NET_READ_CHUNK_BYTES))) {
+    if ((config->tls && !(s->tls_scratch = malloc(KQ_NET_READ_CHUNK_BYTES))) ||
+        !server_turns_init(s)) {
+        free(s->tls_scratch);
         free(s);
         snprintf(err, errlen, "out of memory");
         return NULL;
@@ -361,6 +364,7 @@ net_server *net_server_start(uv_loop_t *loop, const net_server_config *config, c
     int rc = server_listen(s, err, errlen);
     if (rc != 0) {
         if (rc == -1) {
+            net_shared_destroy(s->own_shared);
             free(s->tls_scratch);
             free(s);
         }
@@ -384,6 +388,7 @@ void net_server_stop(net_server *server)
     server->stopped = true;
     for (net_conn *c = server->conns; c; c = c->next)
         conn_close(c, NULL);
+    server_turns_stop(server);
     /* Connections whose slots are still outstanding keep server alive until
      * their last slot completes; the last one out frees it. */
     server->handles_open = 6;

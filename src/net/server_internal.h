@@ -1,7 +1,8 @@
 /* Private state of the listener and its connections, shared by the files of
  * src/net/server*.c: server.c (listener, lifetime, idle sweep), server_read.c
- * (frames in, the server-wide request memory budget) and server_write.c
- * (slots, ordered gathered writes, the per-connection write queue). */
+ * (frames in, the node-wide request memory budget), server_turns.c (frames
+ * per loop turn, net_shared) and server_write.c (slots, ordered gathered
+ * writes, the per-connection write queue). */
 #ifndef KQ_NET_SERVER_INTERNAL_H
 #define KQ_NET_SERVER_INTERNAL_H
 
@@ -74,7 +75,8 @@ struct net_conn {
     net_conn *prev, *next; /* the server's live connections */
     net_conn *mem_prev, *mem_next; /* the memory wait list */
     /* Frames per loop turn (NET_FRAMES_PER_TURN_MAX): those dispatched in
-     * turn turn_seen; deferred: on the server's list resumed next turn. */
+     * turn turn_seen of server->turns; deferred: on its list, resumed next
+     * turn. */
     uint64_t turn_seen;
     uint32_t turn_frames;
     bool deferred;
@@ -99,6 +101,36 @@ struct net_conn {
     bool tls_counted_ip;   /* counted in the server's tls_per_ip */
 };
 
+/* Frames per loop turn of a set of connections (server_turns.c): every
+ * client connection of the listeners sharing a net_shared, or one quorum
+ * listener's. A turn runs from one check phase of its owner (a server of
+ * the set) to the next. */
+typedef struct net_turns {
+    uint64_t turn;
+    uint32_t frames;     /* dispatched in this turn by the set */
+    uint32_t frames_max; /* 0: no total (the quorum's class) */
+    net_server *owner;   /* whose check phase starts each turn (NULL: the next to run) */
+    net_conn *defer_head, *defer_tail; /* waiting for the next turn, oldest first */
+    uint64_t full;       /* connections deferred because frames reached frames_max */
+} net_turns;
+
+/* The request memory budget (server_read.c) and client turns of a node. */
+struct net_shared {
+    uint64_t request_bytes_max;  /* queued.max.request.bytes */
+    uint64_t request_bytes;      /* every connection's rcap */
+    uint64_t request_bytes_peak;
+    uint64_t request_waits;
+    uint32_t conns_waiting;      /* on the wait list */
+    net_conn *mem_head, *mem_tail; /* waiting for request memory, oldest first */
+    uint32_t memory_holders;         /* connections with a read buffer (rcap > 0) */
+    uint32_t memory_holders_waiting; /* of those: on the memory wait list */
+    uint64_t first_read_bytes;       /* buffers of at most one read step */
+    net_conn *memory_escape;         /* the one connection grown past the budget */
+    uint64_t memory_logged_ms; /* rate limit of the "budget reached" line */
+    bool memory_logged;
+    net_turns client_turns;
+};
+
 struct net_server {
     uv_loop_t *loop;
     uv_tcp_t listener;
@@ -108,10 +140,11 @@ struct net_server {
     net_server_config config; /* zeros replaced by the defaults */
     net_conn *flush_list;
     net_conn *conns;
-    net_conn *mem_head, *mem_tail; /* waiting for request memory, oldest first */
+    net_shared *shared;  /* config.shared, or own_shared */
+    net_shared *own_shared; /* freed with the server */
+    net_turns *turns;    /* shared->client_turns, or quorum_turns */
+    net_turns quorum_turns;
     net_server_stats stats;
-    uint64_t memory_logged_ms; /* rate limit of the "budget reached" line */
-    bool memory_logged;
     bool stopped;
     int handles_open; /* after stop: own handles still closing */
     uv_timer_t tls_timer; /* the handshake deadline sweep */
@@ -123,12 +156,6 @@ struct net_server {
     bool accept_pending;       /* a connection waits in libuv for the back-off's end */
     uint64_t budget_released_seen; /* kq_budget.released at the last resume sweep */
     uint32_t paused_budget_count;  /* connections with paused_budget set */
-    uint32_t memory_holders;         /* connections with a read buffer (rcap > 0) */
-    uint32_t memory_holders_waiting; /* of those: on the memory wait list */
-    uint64_t first_read_bytes;       /* buffers of at most one read step */
-    net_conn *memory_escape;         /* the one connection grown past the budget */
-    uint64_t turn; /* loop turns seen by server_on_check */
-    net_conn *defer_head, *defer_tail; /* at their frames per turn, oldest first */
 };
 
 /* server.c */
@@ -158,9 +185,21 @@ int32_t conn_frame_bytes_max(const net_conn *c);
  * now lets them (from the loop's check phase). */
 void server_resume_budget(net_server *s);
 void conn_set_paused_budget(net_conn *c, bool paused);
-/* A new loop turn (from the check phase): the connections that reached
- * NET_FRAMES_PER_TURN_MAX in the last one dispatch their next frames. */
+
+/* server_turns.c */
+/* Sets up s->shared and s->turns (false: out of memory). */
+bool server_turns_init(net_server *s);
+/* The server stops: another server of its set starts the turns. */
+void server_turns_stop(net_server *s);
+/* A new loop turn when s owns its set's (from the check phase): the
+ * connections deferred in the last one dispatch their next frames, oldest
+ * first, within the set's total. */
 void server_resume_deferred(net_server *s);
+/* Counts a frame dispatched on c (this turn's per connection and total). */
+void conn_turn_count(net_conn *c);
+/* No further frame of c this turn (its own or its set's total reached):
+ * c waits on the deferred list for the next turn. */
+bool conn_turn_defer(net_conn *c);
 /* Leaves the deferred list (on close). */
 void conn_undefer(net_conn *c);
 

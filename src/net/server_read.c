@@ -5,8 +5,8 @@
  * (a client that pipelines and never reads). Reading resumes as soon as a
  * slot is written or the queue drains below the limit.
  *
- * Memory: every connection's read buffer is charged to one server-wide
- * budget (queued.max.request.bytes). The buffer grows as the frame's bytes
+ * Memory: every connection's read buffer is charged to one budget shared
+ * by every listener of the node (queued.max.request.bytes, net_shared). The buffer grows as the frame's bytes
  * arrive, at most doubling what the connection sent of it (issue 19 item 5:
  * an announced size alone reserves one read step, not the frame), and a
  * buffer is freed as soon as it holds nothing. A share of the budget serves
@@ -19,12 +19,11 @@
  * every other one that does waits too, so the budget never deadlocks (the
  * sum is then at most the budget plus one frame).
  *
+ * waiters are woken across listeners.
+ *
  * Turns: a connection dispatches at most NET_FRAMES_PER_TURN_MAX frames per
- * loop turn (check phase to check phase); past them it pauses on its
- * backlog and waits on the deferred list, which the next check phase
- * resumes oldest first. Without it one turn handled every frame a client
- * pipelined (a flood of Fetch held the loop for seconds, and the quorum's
- * own fetches with it). */
+ * loop turn, the client connections of the node at most
+ * KQ_NET_CLIENT_FRAMES_PER_TURN_MAX together (server_turns.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,7 +72,7 @@ static bool conn_set_rcap(net_conn *c, size_t cap)
             return false;
         c->rbuf = p;
     }
-    net_server *s = c->server;
+    net_shared *s = c->server->shared;
     if (c->rcap > 0 && c->rcap <= KQ_NET_READ_CHUNK_BYTES)
         s->first_read_bytes -= c->rcap;
     if (cap > 0 && cap <= KQ_NET_READ_CHUNK_BYTES)
@@ -89,16 +88,19 @@ static bool conn_set_rcap(net_conn *c, size_t cap)
     st->request_bytes_buffered = st->request_bytes_buffered - c->rcap + cap;
     if (st->request_bytes_buffered > st->request_bytes_buffered_peak)
         st->request_bytes_buffered_peak = st->request_bytes_buffered;
+    s->request_bytes = s->request_bytes - c->rcap + cap;
+    if (s->request_bytes > s->request_bytes_peak)
+        s->request_bytes_peak = s->request_bytes;
     c->rcap = cap;
     return true;
 }
 
 /* ---- The memory wait list. */
 
-static bool memory_fits(const net_server *s, const net_conn *c, size_t need)
+static bool memory_fits(const net_shared *s, const net_conn *c, size_t need)
 {
-    uint64_t used = s->stats.request_bytes_buffered;
-    uint64_t max = s->config.request_bytes_max;
+    uint64_t used = s->request_bytes;
+    uint64_t max = s->request_bytes_max;
     uint64_t first_max = max / KQ_NET_FIRST_READ_SHARE_DIV;
     if (used + need <= max || used == c->rcap || s->memory_escape == c)
         return true;
@@ -117,11 +119,13 @@ static bool memory_fits(const net_server *s, const net_conn *c, size_t need)
 
 static void memory_wait(net_conn *c, size_t need)
 {
-    net_server *s = c->server;
+    net_shared *s = c->server->shared;
     c->memory_need_bytes = need;
     if (c->waiting_memory)
         return;
     c->waiting_memory = true;
+    s->request_waits++;
+    s->conns_waiting++;
     if (c->rcap > 0)
         s->memory_holders_waiting++;
     c->mem_next = NULL;
@@ -131,23 +135,24 @@ static void memory_wait(net_conn *c, size_t need)
     else
         s->mem_head = c;
     s->mem_tail = c;
-    uint64_t now = uv_now(s->loop);
+    uint64_t now = uv_now(c->server->loop);
     if (!s->memory_logged || now - s->memory_logged_ms >= MEMORY_LOG_INTERVAL_MS) {
         s->memory_logged = true;
         s->memory_logged_ms = now;
         log_line("request memory budget reached (queued.max.request.bytes=%llu, %llu buffered): "
                  "connection %s waits for a read buffer of %zu bytes (logged at most every %d s)",
-                 (unsigned long long)s->config.request_bytes_max,
-                 (unsigned long long)s->stats.request_bytes_buffered, c->peer, need + c->rcap,
+                 (unsigned long long)s->request_bytes_max,
+                 (unsigned long long)s->request_bytes, c->peer, need + c->rcap,
                  MEMORY_LOG_INTERVAL_MS / 1000);
     }
 }
 
 void conn_memory_unwait(net_conn *c)
 {
-    net_server *s = c->server;
+    net_shared *s = c->server->shared;
     if (!c->waiting_memory)
         return;
+    s->conns_waiting--;
     if (c->mem_prev)
         c->mem_prev->mem_next = c->mem_next;
     else
@@ -162,10 +167,11 @@ void conn_memory_unwait(net_conn *c)
         s->memory_holders_waiting--;
 }
 
-/* Lets every waiter whose growth now fits read again, oldest first. Each
- * asks again when libuv allocates for it, so one that loses the race to an
- * earlier one waits again; none waits while memory it fits in is free. */
-static void memory_wake(net_server *s)
+/* Lets every waiter whose growth now fits read again, oldest first, on
+ * every listener sharing the budget. Each asks again when libuv allocates
+ * for it, so one that loses the race to an earlier one waits again; none
+ * waits while memory it fits in is free. */
+static void memory_wake(net_shared *s)
 {
     net_conn *c = s->mem_head;
     while (c) {
@@ -189,7 +195,7 @@ void conn_release_buffer(net_conn *c)
         return;
     conn_set_rcap(c, 0);
     c->rlen = 0;
-    memory_wake(c->server);
+    memory_wake(c->server->shared);
 }
 
 /* Shrinks the buffer to what its contents need: nothing when empty, else the
@@ -207,7 +213,7 @@ static void conn_fit_buffer(net_conn *c)
     if (want >= c->rcap || (want > 0 && c->rcap <= KQ_NET_READ_CHUNK_BYTES))
         return;
     if (conn_set_rcap(c, want))
-        memory_wake(c->server);
+        memory_wake(c->server->shared);
 }
 
 /* ---- Reading. */
@@ -227,15 +233,15 @@ bool conn_reserve_read(net_conn *c)
         want = c->rlen + KQ_NET_READ_CHUNK_BYTES; /* not expected: keep reading */
     if (want > c->rcap) {
         size_t need = want - c->rcap;
-        net_server *s = c->server;
+        net_shared *s = c->server->shared;
         if (!memory_fits(s, c, need)) {
             memory_wait(c, need);
             return false;
         }
         if (!s->memory_escape && c->rcap + need > KQ_NET_READ_CHUNK_BYTES &&
-            s->stats.request_bytes_buffered - s->first_read_bytes + need >
-                s->config.request_bytes_max - s->config.request_bytes_max / KQ_NET_FIRST_READ_SHARE_DIV &&
-            s->stats.request_bytes_buffered != c->rcap)
+            s->request_bytes - s->first_read_bytes + need >
+                s->request_bytes_max - s->request_bytes_max / KQ_NET_FIRST_READ_SHARE_DIV &&
+            s->request_bytes != c->rcap)
             s->memory_escape = c; /* admitted past the budget: see memory_fits */
         if (!conn_set_rcap(c, want))
             return false;
@@ -348,79 +354,16 @@ void server_resume_budget(net_server *s)
     }
 }
 
-/* ---- Frames per loop turn. */
-
-static bool conn_turn_full(net_conn *c)
-{
-    if (c->turn_seen != c->server->turn) {
-        c->turn_seen = c->server->turn;
-        c->turn_frames = 0;
-    }
-    return c->turn_frames >= NET_FRAMES_PER_TURN_MAX;
-}
-
-static void conn_defer(net_conn *c)
-{
-    net_server *s = c->server;
-    if (c->deferred || c->closing)
-        return;
-    c->deferred = true;
-    c->defer_next = NULL;
-    c->defer_prev = s->defer_tail;
-    if (s->defer_tail)
-        s->defer_tail->defer_next = c;
-    else
-        s->defer_head = c;
-    s->defer_tail = c;
-    uv_idle_start(&s->flush_idle, server_on_idle); /* the next turn does not block in poll */
-}
-
-void conn_undefer(net_conn *c)
-{
-    net_server *s = c->server;
-    if (!c->deferred)
-        return;
-    if (c->defer_prev)
-        c->defer_prev->defer_next = c->defer_next;
-    else
-        s->defer_head = c->defer_next;
-    if (c->defer_next)
-        c->defer_next->defer_prev = c->defer_prev;
-    else
-        s->defer_tail = c->defer_prev;
-    c->defer_prev = c->defer_next = NULL;
-    c->deferred = false;
-}
-
-void server_resume_deferred(net_server *s)
-{
-    s->turn++;
-    /* Those deferred again now (at the tail, in this turn) wait for the next. */
-    while (s->defer_head && s->defer_head->turn_seen != s->turn) {
-        net_conn *c = s->defer_head;
-        conn_undefer(c);
-        c->outstanding++; /* keep c alive across the resume */
-        conn_resume_backlog(c);
-        c->outstanding--;
-        conn_maybe_free(c);
-    }
-}
-
 /* Stops dispatching (true) when the slots, the write queue, the response
  * budget or this turn's frames say so. */
 static bool conn_pause_dispatch(net_conn *c)
 {
-    if (conn_backlog_full(c))
-        return true;
-    if (!conn_turn_full(c))
-        return false;
-    conn_defer(c);
-    return true;
+    return conn_backlog_full(c) || conn_turn_defer(c);
 }
 
 static void conn_dispatch(net_conn *c, uint8_t *frame, size_t size)
 {
-    c->turn_frames++;
+    conn_turn_count(c);
     net_slot *slot = &c->slots[c->tail % NET_SLOTS_PER_CONN];
     memset(slot, 0, sizeof(*slot));
     slot->conn = c;

@@ -425,6 +425,27 @@ void net_slot_close(net_slot *slot, const char *why)
     slot_complete(slot);
 }
 
+void net_conn_close_user(void **user, const char *why)
+{
+    net_conn *c = (net_conn *)((char *)user - offsetof(net_conn, user));
+    KQ_ASSERT(&c->user == user);
+    if (c->closing || c->close_requested || c->close_when_written)
+        return;
+    if (why)
+        LOG_LINE_LIMITED("closing connection %s: %s", c->peer, why);
+    c->close_requested = true; /* none of its frames is dispatched any more */
+    conn_update_reading(c);
+    if (c->head != c->tail) { /* after the last answer handed out */
+        c->slots[(c->tail - 1) % NET_SLOTS_PER_CONN].close_after = true;
+        conn_queue_flush(c);
+    } else if (c->writes_in_flight > 0 || c->tls_plain) {
+        c->close_when_written = true;
+        conn_queue_flush(c);
+    } else {
+        conn_close(c, NULL);
+    }
+}
+
 const char *net_slot_peer(const net_slot *slot)
 {
     return slot->conn->peer;

@@ -79,6 +79,34 @@ def check_histogram(fams, name, labels=None):
     return count[0]
 
 
+def plain(fams, name, kind):
+    f = fams.get(name)
+    if f is None or f.type != kind or len(f.samples) != 1:
+        die(f"no single {kind} {name}")
+    return f.samples[0].value
+
+
+def check_memory(u, f):
+    """The request and response budgets (issue 19): one of each per node."""
+    for c in ("kq_request_memory_waits", "kq_client_turns_full",
+              "kq_response_memory_reads_refused", "kq_response_memory_fetch_grants_cut"):
+        if plain(f, c, "counter") < 0:
+            die(f"{u}: {c} negative")
+    for side in ("request", "response"):
+        top = plain(f, f"kq_{side}_memory_max_bytes", "gauge")
+        peak = plain(f, f"kq_{side}_memory_peak_bytes", "gauge")
+        if not 0 < peak <= 2 * top:
+            die(f"{u}: {side} memory peak {peak} of {top}: nothing ever held, or far past it")
+    used = plain(f, "kq_request_memory_used_bytes", "gauge")
+    plain(f, "kq_request_memory_waiting_connections", "gauge")
+    if used > plain(f, "kq_request_memory_peak_bytes", "gauge"):
+        die(f"{u}: request memory used {used} above its peak")
+    fam = f.get("kq_response_memory_used_bytes")
+    classes = sorted(s.labels.get("class") for s in fam.samples) if fam else []
+    if fam is None or fam.type != "gauge" or classes != ["client", "quorum"]:
+        die(f"{u}: kq_response_memory_used_bytes by class: {classes}")
+
+
 def cmd_scrape(min_hw, urls):
     nodes = [scrape(u) for u in urls]
     roles = [states(f) for f in nodes]
@@ -100,6 +128,7 @@ def cmd_scrape(min_hw, urls):
         if check_histogram(f, "kq_log_fsync_seconds") <= 0:
             die(f"{u}: no fsync observed")
         check_histogram(f, "kq_log_flush_batch_bytes")
+        check_memory(u, f)
         for c in ("kq_listener_received_bytes", "kq_listener_sent_bytes"):
             fam = f.get(c)
             if fam is None or fam.type != "counter" or not fam.samples:

@@ -86,7 +86,8 @@ grep -q "before SASL authentication" "$S1LOG" || fail "the unauthenticated reque
 
 # Issue 19: 1,200 connections that only send SaslHandshake (more than the
 # 1,024 pending handshakes held, all from one address) do not lock alice
-# out while they stay open; the oldest are evicted.
+# out while they stay open; the oldest are evicted, and their connections
+# closed at once (they send nothing more).
 $PY - "$port" > "$E2E_TMP/flood.out" 2>&1 <<'PYEOF' &
 import socket, struct, sys, time
 port = int(sys.argv[1])
@@ -98,7 +99,20 @@ for i in range(1200):
     s.sendall(frame)
     conns.append(s)
 print("flooding", len(conns), flush=True)
-time.sleep(8)
+time.sleep(1)
+closed = 0
+for s in conns:
+    s.setblocking(False)
+    try:
+        while s.recv(65536):
+            pass
+        closed += 1  # EOF after the handshake answer
+    except BlockingIOError:
+        pass
+    except ConnectionResetError:
+        closed += 1
+print("closed", closed, flush=True)
+time.sleep(7)
 PYEOF
 flood=$!
 for ((t = 0; t < 100; t++)); do grep -q flooding "$E2E_TMP/flood.out" && break; sleep 0.1; done
@@ -108,6 +122,10 @@ produce SCRAM-SHA-256 alice alice-secret "during-flood" ||
     fail "alice could not log in during a flood of SaslHandshake-only connections"
 grep -Eq "SASL handshake from [^ ]+ evicted" "$S1LOG" || fail "no eviction was logged"
 wait "$flood"
+# All but the address's last 32 (KQ_SASL_PENDING_PER_ADDRESS_MAX) evicted.
+closed="$(awk '$1 == "closed" {print $2}' "$E2E_TMP/flood.out")"
+[[ -n "$closed" && "$closed" -ge $((1200 - 32)) && "$closed" -lt 1200 ]] ||
+    fail "evicted handshakes were not closed at once: $(cat "$E2E_TMP/flood.out")"
 
 # kafka-python, SCRAM-SHA-512.
 out="$(timeout 120 $PY - "localhost:$port" "$TOPIC" 2> "$E2E_TMP/python.err" <<'PYEOF'

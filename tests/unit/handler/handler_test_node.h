@@ -52,6 +52,8 @@ static void (*tn_search_start)(void *ctx, struct exec_search_job *job);
 /* exec_env.slot_grant of the next tn_open (NULL: every Fetch gets what it asks). */
 static uint64_t (*tn_slot_grant)(void *ctx, void *slot, uint64_t want);
 static void *tn_sasl_cells[TN_SASL_CONNS];
+/* exec_env.session_close asked to close SASL connection k (reset by tn_close). */
+static bool tn_sasl_closed[TN_SASL_CONNS];
 /* Issue 19: the authorizer tn_open gives the node (NULL: none), and whether
  * the SASL listener is a quorum one (no controller.listener.names). */
 static const handler_acl *tn_acl;
@@ -157,6 +159,14 @@ static inline void tn_reply_close_cb(void *ctx, void *slot, const char *why)
 {
     assert_non_null(why);
     tn_record_reply(ctx, slot, TN_REPLY_CLOSE, NULL, 0);
+}
+static inline void tn_session_close_cb(void *ctx, void **session, const char *why)
+{
+    (void)ctx;
+    assert_non_null(why);
+    assert_true(session >= tn_sasl_cells && session < tn_sasl_cells + TN_SASL_CONNS);
+    assert_non_null(*session); /* its state stays until exec_conn_closed */
+    tn_sasl_closed[session - tn_sasl_cells] = true;
 }
 /* Every slot is a connection of its own ("address:port" in the daemon). */
 static inline const char *tn_slot_peer_cb(void *ctx, void *slot)
@@ -309,6 +319,7 @@ static inline void tn_start(tn_node *n, int32_t node_id, int voter_count)
         .slot_peer = tn_slot_peer_cb,
         .slot_conn = tn_slot_conn_cb,
         .slot_grant = tn_slot_grant_cb,
+        .session_close = tn_session_close_cb,
         .flush_start = tn_flush_start_cb,
         .search_start = tn_search_start,
         .arm_timer = tn_arm_timer_cb,
@@ -423,6 +434,7 @@ static inline void tn_close(tn_node *n)
     for (int i = 0; i < TN_SASL_CONNS; i++) {
         exec_conn_closed(n->x, tn_sasl_cells[i]);
         tn_sasl_cells[i] = NULL;
+        tn_sasl_closed[i] = false;
     }
     exec_destroy(n->x, false);
     nftw(n->dir, tn_rm_cb, 16, FTW_DEPTH | FTW_PHYS);

@@ -136,12 +136,21 @@ static void test_sasl_handshake_flood_cannot_lock_out(void **state)
         assert_true(n.h->sasl_pending_count <= KQ_SASL_PENDING_MAX);
     }
     assert_int_equal(n.h->sasl_pending_count, KQ_SASL_PENDING_MAX);
+    /* The evicted connections are closed at once, sending nothing more
+     * (issue 19); the others, still pending, stay open. */
+    int closed = 0;
+    for (int k = 0; k < flood; k++)
+        closed += tn_sasl_closed[k];
+    assert_int_equal(closed, flood - KQ_SASL_PENDING_MAX);
+    assert_true(tn_sasl_closed[0]);
+    assert_false(tn_sasl_closed[flood - 1]);
     tn_slot alice = {TN_SASL_ID + flood};
     wire_sasl_handshake_response hs;
     handshake(&n, &alice, 1, 2, "PLAIN", &hs);
     assert_int_equal(hs.error_code, KAFKA_NONE);
     assert_int_equal(authenticate(&n, &alice, 3, "\0alice\0alice-pw", 15), KAFKA_NONE);
-    /* The first connection was evicted: its login closes it. */
+    assert_false(tn_sasl_closed[flood]); /* authenticated: never closed */
+    /* A transport that still dispatches its login closes it then. */
     tn_slot first = {TN_SASL_ID};
     wire_sasl_authenticate_request req = {{(const uint8_t *)"\0alice\0alice-pw", 15}};
     TN_SEND(&n, &first, WIRE_API_SASL_AUTHENTICATE, 2, 4, wire_sasl_authenticate_request_encode,
@@ -166,6 +175,8 @@ static void test_sasl_pending_per_address_and_expiry(void **state)
         handshake_only(&n, k);
     }
     assert_int_equal(n.h->sasl_pending_count, KQ_SASL_PENDING_PER_ADDRESS_MAX);
+    for (int k = 0; k < many; k++) /* the address's oldest were evicted and closed */
+        assert_int_equal(tn_sasl_closed[k], k < 5);
     tn_slot last = {TN_SASL_ID + many - 1};
     assert_int_equal(authenticate(&n, &last, 5, "\0alice\0alice-pw", 15), KAFKA_NONE);
     assert_int_equal(n.h->sasl_pending_count, KQ_SASL_PENDING_PER_ADDRESS_MAX - 1);
@@ -174,6 +185,8 @@ static void test_sasl_pending_per_address_and_expiry(void **state)
     assert_true(expiry <= n.now + KQ_SASL_HANDSHAKE_TIMEOUT_MS);
     tn_tick(&n, n.now + KQ_SASL_HANDSHAKE_TIMEOUT_MS + 1);
     assert_int_equal(n.h->sasl_pending_count, 0);
+    for (int k = 0; k < many; k++) /* expired ones closed on the tick, without a frame */
+        assert_int_equal(tn_sasl_closed[k], k != many - 1);
     tn_slot stale = {TN_SASL_ID + many - 2};
     metadata(&n, &stale, 6);
     assert_int_equal(tn_last(&n, &stale)->kind, TN_REPLY_CLOSE);

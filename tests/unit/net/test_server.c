@@ -312,6 +312,36 @@ static void test_slot_close_sends_earlier_then_closes(void **state)
     fx_stop(f);
 }
 
+/* net_conn_close_user (a SASL handshake evicted): a connection with an
+ * answer pending closes once it left, dispatching no frame sent after; an
+ * idle one closes at once, without a frame of its own. */
+static void test_close_by_user_cell(void **state)
+{
+    (void)state;
+    fx *f = fx_start(1024, false);
+    int busy = nt_connect(f->port), idle = nt_connect(f->port);
+    assert_true(busy >= 0 && idle >= 0);
+    assert_true(send_frame(f, busy, "abcd", 4));
+    assert_true(wait_frames(f, 1));
+    assert_true(send_frame(f, idle, "efgh", 4));
+    assert_true(wait_frames(f, 2));
+    net_slot_skip(f->slot[1]);
+    void **idle_cell = net_slot_conn_user(f->slot[1]);
+    nt_pump_ms(&f->loop, 20); /* the idle one's slot is gone */
+    net_conn_close_user(net_slot_conn_user(f->slot[0]), "evicted");
+    assert_true(send_frame(f, busy, "late", 4));
+    expect_silence(f, busy, 50);
+    net_slot_respond(f->slot[0], (const uint8_t *)"first", 5);
+    expect_response(f, busy, "first", 5);
+    assert_true(nt_wait_eof(&f->loop, busy));
+    assert_int_equal(f->frames, 2); /* "late" never dispatched */
+    net_conn_close_user(idle_cell, "expired");
+    assert_true(nt_wait_eof(&f->loop, idle));
+    close(busy);
+    close(idle);
+    fx_stop(f);
+}
+
 /* A slot after the closing one completes while the earlier (large) response
  * is still being written: it must not leave either. */
 static void test_slot_close_nothing_after_while_write_in_flight(void **state)
@@ -508,6 +538,7 @@ int main(void)
         cmocka_unit_test(test_slot_close_nothing_after_while_write_in_flight),
         cmocka_unit_test(test_no_frames_dispatched_after_a_closed_slot),
         cmocka_unit_test(test_slot_skip_sends_nothing),
+        cmocka_unit_test(test_close_by_user_cell),
         cmocka_unit_test(test_backpressure_pauses_and_resumes),
         cmocka_unit_test(test_disconnect_with_outstanding_slots),
         cmocka_unit_test(test_stop_with_open_connection),
