@@ -748,8 +748,10 @@ _Static_assert(KQ_FETCH_STREAM_CHUNKS_IN_FLIGHT_MAX >= 1 &&
  * wait in its read buffer for the next turn, so one turn handles at most
  * this many requests per connection however deep the pipeline (Kafka mutes
  * a connection while a response is pending: one at a time). */
+/* Requests in flight per connection before reading pauses (src/net). */
+#define NET_SLOTS_PER_CONN 128
 #define NET_FRAMES_PER_TURN_MAX 8
-_Static_assert(NET_FRAMES_PER_TURN_MAX >= 1 && NET_FRAMES_PER_TURN_MAX <= 128,
+_Static_assert(NET_FRAMES_PER_TURN_MAX >= 1 && NET_FRAMES_PER_TURN_MAX <= NET_SLOTS_PER_CONN,
                "at least one frame per turn, at most a connection's slots (NET_SLOTS_PER_CONN)");
 /* Client frames per loop turn, summed over every connection of every
  * client listener of the node (issue 19: the event loop's time reserved for

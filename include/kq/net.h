@@ -31,7 +31,7 @@
 #include "kq/budget.h"
 #include "kq/tls.h"
 
-#define NET_SLOTS_PER_CONN 128 /* requests in flight per connection before reading pauses */
+#include "kq/limits.h" /* NET_SLOTS_PER_CONN, NET_FRAMES_PER_TURN_MAX */
 
 typedef struct net_server net_server;
 typedef struct net_conn net_conn;
