@@ -64,7 +64,12 @@ typedef struct kq_log_options {
     /* SnapshotAtLogStart (KIP-630; set by the executor): a
      * log-start-offset-checkpoint L > 0 is believed only when a snapshot
      * file in the directory ends at L; otherwise open refuses, touching
-     * nothing (a damaged checkpoint never deletes a segment). */
+     * nothing (a damaged checkpoint never deletes a segment). With repair,
+     * a checkpoint contradicting the log is never believed instead: the
+     * start is recomputed from the snapshot files within the log, the file
+     * kept as log-start-offset-checkpoint.damaged and rewritten, nothing
+     * deleted; when nothing vouches for a start the log is emptied and
+     * kq_log_repair reports its former end (FORMAT.md, "Recovery" 5). */
     bool snapshot_at_start;
 } kq_log_options;
 kq_log *kq_log_open_with(const kq_log_options *options, char *errbuf, size_t errlen);

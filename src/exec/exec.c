@@ -262,7 +262,7 @@ static bool exec_rebuild_at_start(kq_exec *x, char *err, size_t errlen)
 
 static bool exec_open_storage(kq_exec *x, raft_quorum_state *qs, char *err, size_t errlen)
 {
-    char note[512] = "";
+    char note[1024] = "";
     bool voter = false;
     for (int i = 0; i < x->cfg.voter_count; i++)
         voter |= x->cfg.voters[i].node_id == x->cfg.node_id;

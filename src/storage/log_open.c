@@ -432,7 +432,12 @@ static void mark_flushed(kq_log *log)
     log->trunc_floor = INT64_MAX;
 }
 
-kq_log *kq_log_open_with(const kq_log_options *options, char *errbuf, size_t errlen)
+/* One recovery of the directory. distrust (non-NULL): the repair pass, in
+ * which log-start-offset-checkpoint is not believed, for that reason.
+ * *start_bad: why this pass refused the checkpoint as contradicting the
+ * log (NULL: it did not). */
+static kq_log *open_pass(const kq_log_options *options, const char *distrust,
+                         const char **start_bad, char *errbuf, size_t errlen)
 {
     if (errbuf && errlen)
         errbuf[0] = '\0';
@@ -446,12 +451,14 @@ kq_log *kq_log_open_with(const kq_log_options *options, char *errbuf, size_t err
         free(log);
         return NULL;
     }
-    char note[STORAGE_PATH_MAX + 512] = "";
-    storage_recovery r = {
-        .log = log, .err = errbuf, .errlen = errlen, .note = note, .notelen = sizeof note};
+    char note[STORAGE_PATH_MAX + 1024] = "";
+    storage_recovery r = {.log = log, .err = errbuf, .errlen = errlen, .note = note,
+                          .notelen = sizeof note, .distrust_start = distrust != NULL,
+                          .start_bad = distrust};
     rc = recover(&r);
     free(r.bases);
     free(r.below);
+    *start_bad = rc == -EUCLEAN ? r.start_bad : NULL;
     /* Creations and deletions by recovery (and by a crashed run) must be
      * durable before the flushed offset is claimed. */
     if (rc == 0 && !(log->mutants & KQ_MUTANT_SKIP_OPEN_FSYNC) &&
@@ -461,6 +468,9 @@ kq_log *kq_log_open_with(const kq_log_options *options, char *errbuf, size_t err
         rc = storage_epoch_checkpoint_sync(log, errbuf, errlen);
     if (rc == 0)
         rc = storage_rp_init(log, errbuf, errlen);
+    /* The repaired start is written only once the log it describes is. */
+    if (rc == 0 && log->start_repaired)
+        rc = storage_start_replace_damaged(log, errbuf, errlen);
     if (rc < 0) {
         log->failed = true; /* close without writing anything */
         kq_log_close(log);
@@ -469,6 +479,18 @@ kq_log *kq_log_open_with(const kq_log_options *options, char *errbuf, size_t err
     mark_flushed(log);
     if (errbuf && errlen)
         snprintf(errbuf, errlen, "%s", note);
+    return log;
+}
+
+kq_log *kq_log_open_with(const kq_log_options *options, char *errbuf, size_t errlen)
+{
+    const char *start_bad = NULL;
+    kq_log *log = open_pass(options, NULL, &start_bad, errbuf, errlen);
+    /* A checkpoint contradicting the log refuses a single node; a quorum
+     * member opens again without believing it (issue 19): nothing was
+     * written by the refused pass. */
+    if (!log && start_bad && options->repair)
+        log = open_pass(options, start_bad, &start_bad, errbuf, errlen);
     return log;
 }
 

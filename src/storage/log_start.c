@@ -81,6 +81,34 @@ int storage_start_write(const kq_log *log, int64_t offset, char *errbuf, size_t 
                                 errbuf, errlen);
 }
 
+int storage_start_replace_damaged(const kq_log *log, char *errbuf, size_t errlen)
+{
+    const kq_fs *fs = log->fs;
+    char path[STORAGE_PATH_MAX], text[STORAGE_START_CHECKPOINT_BYTES_MAX];
+    if (snprintf(path, sizeof path, "%s/%s", log->dir, STORAGE_START_CHECKPOINT) >=
+        (int)sizeof path)
+        return -ENAMETOOLONG;
+    /* A copy, not a rename: a crash before the new checkpoint is durable
+     * finds the damaged one still there and repairs again. */
+    uint64_t size = 0;
+    int fd = fs->open(fs->ctx, path, KQ_FS_READ);
+    int rc = fd < 0 ? fd : fs->size(fs->ctx, fd, &size);
+    if (rc == 0 && size > sizeof text)
+        size = sizeof text;
+    if (rc == 0)
+        rc = storage_pread_all(fs, fd, text, (size_t)size, 0);
+    if (fd >= 0)
+        fs->close(fs->ctx, fd);
+    if (rc == 0)
+        rc = storage_atomic_write(fs, log->dir, STORAGE_START_DAMAGED, text, (size_t)size,
+                                  errbuf, errlen);
+    else if (rc != -ENOENT)
+        storage_errf(errbuf, errlen, "cannot read %s: %s", path, strerror(-rc));
+    if (rc < 0 && rc != -ENOENT)
+        return rc;
+    return storage_start_write(log, log->start_offset, errbuf, errlen);
+}
+
 uint64_t kq_log_size_bytes(const kq_log *log)
 {
     uint64_t total = 0;

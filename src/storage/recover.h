@@ -23,6 +23,12 @@ typedef struct storage_recovery {
     bool has_start;       /* log-start-offset-checkpoint read: start holds L */
     bool start_vouched;   /* a snapshot file ends at L (SnapshotAtLogStart) */
     int64_t start;
+    /* A checkpoint contradicting the log (issue 19): why, for a repair. */
+    const char *start_bad;
+    bool distrust_start;  /* repair pass: the checkpoint is never believed */
+    bool start_damaged;   /* it read a checkpoint: the repair recomputes L */
+    bool damaged_parsed;  /* and it parsed, as damaged_value */
+    int64_t damaged_value;
     int64_t *below;       /* segment files wholly below L: deleted once */
     size_t below_n;       /* recovery accepted the rest */
     bool cut;             /* truncate the last segment of log->segs at cut_pos; */
@@ -36,7 +42,8 @@ int storage_recover_rp(storage_recovery *rc);
 /* Opens segment file i of rc->bases read-write as a fresh storage_segment.
  * 0 or -errno with err filled (log_open.c). */
 int storage_recover_open_segment(storage_recovery *rc, size_t i, storage_segment *seg);
-/* Before recovery (recover_start.c): reads log-start-offset-checkpoint,
+/* Before recovery (recover_start.c): reads log-start-offset-checkpoint
+ * (in the repair pass, distrust_start, only for the note),
  * sets aside the segment files wholly below L (a crash while
  * kq_log_advance_start deleted them; settle deletes them) and reconciles the recovery point
  * loaded (found) with the first file left. 0, -EUCLEAN or -errno. */
@@ -46,10 +53,20 @@ int storage_recover_start_prepare(storage_recovery *rc, bool found);
  * without the snapshot ending at L, below the first segment, not a batch
  * boundary. 0 or -EUCLEAN (err filled). */
 int storage_recover_start_check(storage_recovery *rc);
-/* After recovery: sets the log start; a log holding nothing at or above L
- * becomes the empty log at L. 0, -EUCLEAN (L no batch boundary, or below
+/* After recovery: sets the log start (recomputed by the repair pass); a
+ * log holding nothing at or above L becomes the empty log at L. 0, -EUCLEAN (L no batch boundary, or below
  * the first segment of a non-empty log) or -errno. */
 int storage_recover_start_settle(storage_recovery *rc);
+/* Repair pass (start_damaged): the log start from what the directory
+ * proves, the end of the oldest snapshot lying within the log at a batch
+ * boundary, or 0 from a first segment at 0; else the corruption repair
+ * (recover_start_repair.c). 0 or -errno (err filled). */
+int storage_recover_start_repair(storage_recovery *rc);
+/* Lists the snapshot files beside the log (ascending). Count or -errno. */
+int storage_start_snapshots(const kq_log *log, raft_snapshot_id *ids, int max);
+/* Every segment deleted, the empty log at rc->start (a note when the old
+ * end differs and note is set). 0 or -errno (err filled). */
+int storage_recover_empty_at_start(storage_recovery *rc, bool note);
 /* qsort/bsearch order of int64_t. */
 int storage_cmp_i64(const void *a, const void *b);
 

@@ -82,16 +82,21 @@ static void reconcile_rp(storage_recovery *rc)
     log->rp_stale = true;
 }
 
-/* Whether a snapshot file in the log's directory ends at offset. */
-static int snapshot_ends_at(const kq_log *log, int64_t offset, bool *found)
+int storage_start_snapshots(const kq_log *log, raft_snapshot_id *ids, int max)
 {
     char parent[STORAGE_PATH_MAX];
     size_t len = strlen(log->dir), tail = strlen("/" KQ_LOG_PARTITION_DIR);
     KQ_ASSERT(len > tail && len - tail < sizeof parent);
     memcpy(parent, log->dir, len - tail);
     parent[len - tail] = '\0';
+    return kq_snapshot_list(log->fs, parent, ids, max, false);
+}
+
+/* Whether a snapshot file in the log's directory ends at offset. */
+static int snapshot_ends_at(const kq_log *log, int64_t offset, bool *found)
+{
     raft_snapshot_id ids[STORAGE_START_SNAPSHOTS_LISTED_MAX];
-    int n = kq_snapshot_list(log->fs, parent, ids, STORAGE_START_SNAPSHOTS_LISTED_MAX, false);
+    int n = storage_start_snapshots(log, ids, STORAGE_START_SNAPSHOTS_LISTED_MAX);
     if (n < 0)
         return n;
     *found = false;
@@ -114,6 +119,7 @@ static int vouch_start(storage_recovery *rc)
     }
     if (rc->start_vouched || !log->snapshot_at_start || rc->start == 0)
         return 0;
+    rc->start_bad = "is the end of no snapshot as SnapshotAtLogStart requires";
     storage_errf(rc->err, rc->errlen,
                  "corrupt %s/" STORAGE_START_CHECKPOINT ": it says the log starts at %" PRId64
                  ", but no snapshot ends there (SnapshotAtLogStart); refusing to open, nothing "
@@ -122,14 +128,35 @@ static int vouch_start(storage_recovery *rc)
     return -EUCLEAN;
 }
 
+/* The repair pass: what the checkpoint said is kept for the note, and
+ * nothing is set aside on its word. */
+static void distrust(storage_recovery *rc, bool parsed)
+{
+    rc->start_damaged = true;
+    rc->damaged_parsed = parsed;
+    rc->damaged_value = parsed ? rc->start : -1;
+    rc->has_start = false;
+    rc->err[0] = '\0';
+}
+
 int storage_recover_start_prepare(storage_recovery *rc, bool found)
 {
     int r = storage_start_load(rc->log, &rc->start, rc->err, rc->errlen);
+    if (r == -EUCLEAN) {
+        rc->start_bad = "does not parse";
+        if (rc->distrust_start)
+            distrust(rc, false);
+        return rc->distrust_start ? 0 : r;
+    }
     if (r < 0)
         return r;
     rc->has_start = r == 1;
     if (!rc->has_start)
         return 0;
+    if (rc->distrust_start) {
+        distrust(rc, true);
+        return 0;
+    }
     if ((r = vouch_start(rc)) < 0)
         return r;
     size_t k = 0; /* files wholly below L; never the last one */
@@ -143,7 +170,7 @@ int storage_recover_start_prepare(storage_recovery *rc, bool found)
 }
 
 /* Nothing at or above L survived: every segment goes, the empty log at L. */
-static int empty_at_start(storage_recovery *rc)
+int storage_recover_empty_at_start(storage_recovery *rc, bool note)
 {
     kq_log *log = rc->log;
     int64_t end = kq_log_end_offset(log);
@@ -156,7 +183,7 @@ static int empty_at_start(storage_recovery *rc)
         }
     }
     log->epoch_count = 0;
-    if (end != rc->start)
+    if (note && end != rc->start)
         add_note(rc, "%sthe log ended at %" PRId64 ", below its start %" PRId64
                  ": empty from there", end, rc->start);
     return storage_segment_create(log, rc->start, rc->err, rc->errlen);
@@ -191,6 +218,7 @@ int storage_recover_start_check(storage_recovery *rc)
     }
     if (!why)
         return 0;
+    rc->start_bad = why;
     storage_errf(rc->err, rc->errlen,
                  "corrupt log %s: the log start %" PRId64 " of " STORAGE_START_CHECKPOINT
                  " %s (the log holds %" PRId64 "..%" PRId64 "); refusing to open, nothing "
@@ -203,13 +231,15 @@ int storage_recover_start_settle(storage_recovery *rc)
 {
     kq_log *log = rc->log;
     log->start_offset = storage_first_base(log);
+    if (rc->start_damaged)
+        return storage_recover_start_repair(rc);
     if (!rc->has_start)
         return 0; /* a log from before the file: L is the first base */
     int r = 0;
     if (empties(rc)) {
         r = delete_below(rc);
         if (r == 0)
-            r = empty_at_start(rc);
+            r = storage_recover_empty_at_start(rc, true);
     } else {
         r = delete_below(rc);
     }

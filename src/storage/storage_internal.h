@@ -65,6 +65,9 @@ struct kq_log {
     bool snapshot_at_start;     /* the checkpoint needs a snapshot ending at L (kq_log_options) */
     int64_t repair_end;         /* > 0: the recovery point that corruption cut below */
     int32_t repair_epoch;       /* the epoch of the batch ending at repair_end */
+    /* Recovery recomputed a damaged log-start-offset-checkpoint: open keeps
+     * the file as .damaged and writes start_offset once the log is settled. */
+    bool start_repaired;
     char dir[STORAGE_PATH_MAX]; /* the partition directory */
     bool dir_dirty;             /* a file was created since the last flush began */
     uint64_t segment_bytes;
@@ -194,6 +197,11 @@ int storage_segment_delete_files(kq_log *log, storage_segment *seg);
 /* Reads the checkpoint: 1 with *offset, 0 if there is none, -EUCLEAN
  * (malformed; errbuf names the file and the reason) or -errno. */
 int storage_start_load(const kq_log *log, int64_t *offset, char *errbuf, size_t errlen);
+/* After a repair (start_repaired): copies the damaged checkpoint to
+ * STORAGE_START_DAMAGED (at most STORAGE_START_CHECKPOINT_BYTES_MAX bytes
+ * of it), then replaces it with the log start. 0 or -errno (errbuf). */
+int storage_start_replace_damaged(const kq_log *log, char *errbuf, size_t errlen);
+#define STORAGE_START_DAMAGED STORAGE_START_CHECKPOINT ".damaged"
 /* Replaces the checkpoint with offset atomically (tmp, fdatasync, rename,
  * fsync dir). 0 or -errno with errbuf filled. */
 int storage_start_write(const kq_log *log, int64_t offset, char *errbuf, size_t errlen);

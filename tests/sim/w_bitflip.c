@@ -2,7 +2,11 @@
  * (issue 8): in the length field, in PartitionLeaderEpoch (outside the CRC),
  * in the CRC or in the records. A single voter must refuse to start; in a
  * quorum the replica cuts at the last good batch and refetches (repair); the
- * mutant recovery-truncates-corruption cuts silently (recovered-durable). */
+ * mutant recovery-truncates-corruption cuts silently (recovered-durable).
+ * Half the flips in a quorum (once its log start advanced) hit a digit of its
+ * log-start-offset-checkpoint instead (issue 19): it must start, repairing
+ * the checkpoint from its snapshots, and lose nothing (every check holds
+ * for it: it is not marked corrupted). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,12 +27,37 @@ typedef struct flip_scan {
     int idx;
     int64_t rp;
     flip_target *t;
+    flip_target ckpt; /* log-start-offset-checkpoint: pos, size of its offset */
 } flip_scan;
+
+#define CKPT_NAME "/log-start-offset-checkpoint"
+#define CKPT_PREFIX "0\n1\n__cluster_metadata 0 "
+
+/* Where the offset of the (durable) checkpoint lies. */
+static void scan_checkpoint(flip_scan *s, const char *path)
+{
+    uint8_t *buf = NULL;
+    size_t n = 0, pl = strlen(CKPT_PREFIX);
+    if (sim_fs_read_durable_file(s->w->nodes[s->idx].fs, path, &buf, &n) != 0)
+        return;
+    if (n > pl + 1 && memcmp(buf, CKPT_PREFIX, pl) == 0) {
+        snprintf(s->ckpt.path, sizeof(s->ckpt.path), "%s", path);
+        s->ckpt.pos = pl;
+        s->ckpt.size = n - pl - 1;
+        s->ckpt.found = true;
+    }
+    free(buf);
+}
 
 static int scan_segment(void *arg, const sim_fs_file_info *info)
 {
     flip_scan *s = arg;
     size_t len = strlen(info->path);
+    size_t cl = strlen(CKPT_NAME);
+    if (len > cl && strcmp(info->path + len - cl, CKPT_NAME) == 0) {
+        scan_checkpoint(s, info->path);
+        return 0;
+    }
     if (len < 4 || strcmp(info->path + len - 4, ".log") != 0)
         return 0;
     uint8_t *buf = NULL;
@@ -75,8 +104,18 @@ bool w_bitflip(w_world *w, int idx)
     int64_t rp = kq_log_recovery_point(exec_log(n->x));
     w_node_crash(w, idx, W_CRASH_PROCESS_KILL);
     flip_target t = {.found = false};
-    flip_scan s = {w, idx, rp, &t};
+    flip_scan s = {w, idx, rp, &t, {.found = false}};
     sim_fs_list(n->fs, scan_segment, &s);
+    if (s.ckpt.found && w->p.voters > 1 && sim_prng_below(&w->rng, 2) == 0) {
+        /* A low bit of one digit: another digit, or a byte that does not parse. */
+        uint64_t pos = s.ckpt.pos + sim_prng_below(&w->rng, s.ckpt.size);
+        unsigned bit = (unsigned)sim_prng_below(&w->rng, 4);
+        w_trace(w, "=== node %d: bit %u flipped in the log start of %s (byte %llu)", idx + 1,
+                bit, s.ckpt.path, (unsigned long long)pos);
+        sim_fs_flip_durable_bit(n->fs, s.ckpt.path, pos, bit);
+        w_node_start(w, idx); /* a refusal fails the restart after healing (liveness) */
+        return true;
+    }
     if (t.found) {
         int field;
         uint64_t pos = flip_pos(w, &t, &field);
