@@ -142,5 +142,10 @@ typedef struct kq_conn_pools_config {
 } kq_conn_pools_config;
 void kq_conn_pools_init(kq_conn_pool *clients, kq_conn_pool *controller,
                         const kq_conn_pools_config *config);
+/* The pool of a listener's connections: the controller pool for a
+ * controller listener when controller.listener.names names them (its own
+ * slots: no client flood takes the quorum's), else the client pool. */
+kq_conn_pool *kq_conn_pool_of_listener(kq_conn_pool *clients, kq_conn_pool *controller,
+                                       bool controller_listener_named, bool controller_listener);
 
 #endif

@@ -54,6 +54,10 @@ enum kq_mutant {
      * pool never evicts, it refuses, so a flood from one address that
      * filled it locks the other addresses out (a high bit, as above) */
     KQ_MUTANT_CONN_NO_EVICT = 1u << 20,
+    /* connection pools: the controller listeners' connections are counted
+     * in the client pool, where a flood from many addresses can evict or
+     * refuse the quorum's peers */
+    KQ_MUTANT_CONN_PEERS_IN_CLIENT_POOL = 1u << 21,
 };
 
 #endif

@@ -292,6 +292,14 @@ uint32_t kq_conn_per_ip_effective(int64_t configured, uint32_t max_connections)
     return share ? share : 1;
 }
 
+kq_conn_pool *kq_conn_pool_of_listener(kq_conn_pool *clients, kq_conn_pool *controller,
+                                       bool controller_listener_named, bool controller_listener)
+{
+    if (controller->mutants & KQ_MUTANT_CONN_PEERS_IN_CLIENT_POOL)
+        return clients;
+    return controller_listener_named && controller_listener ? controller : clients;
+}
+
 void kq_conn_pools_init(kq_conn_pool *clients, kq_conn_pool *controller,
                         const kq_conn_pools_config *config)
 {

@@ -43,6 +43,7 @@ static const mutant_name mutants[] = {
     {"quorum-no-reserve", 0, KQ_MUTANT_QUORUM_NO_RESERVE},
     {"offsets-expire-early", 0, KQ_MUTANT_OFFSETS_EXPIRE_EARLY},
     {"conn-no-evict", 0, KQ_MUTANT_CONN_NO_EVICT},
+    {"conn-peers-in-client-pool", 0, KQ_MUTANT_CONN_PEERS_IN_CLIENT_POOL},
 };
 #define MUTANT_COUNT (sizeof(mutants) / sizeof(mutants[0]))
 

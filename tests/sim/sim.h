@@ -25,7 +25,7 @@
  * W_CONNFLOOD_ADDRS_MAX addresses (w_client_connflood.c): more than any
  * world's max.connections (16-48). */
 #define W_CONNFLOOD_CONNS_MAX 128
-#define W_CONNFLOOD_ADDRS_MAX 3
+#define W_CONNFLOOD_ADDRS_MAX 64
 
 enum w_ev {
     W_EV_TIMER = 1,      /* node's exec timer (gen = timer generation) */
@@ -86,8 +86,8 @@ typedef struct w_slot {
     uint64_t inc;
     bool answered;
     bool from_client; /* a client connection: not a quorum listener */
-    int client;
-    uint64_t conn_serial; /* the client connection it came on */
+    int from;             /* the client's index, or the peer's node index */
+    uint64_t conn_serial; /* the connection it came on */
 } w_slot;
 
 /* One simulated TCP connection into a node, admitted by one of its pools
@@ -97,7 +97,7 @@ typedef struct w_conn {
     kq_conn_member member; /* in its pool's eviction index */
     kq_conn_addr addr;
     bool open;
-    bool peer;          /* a server's, in the controller pool */
+    bool peer;          /* a server's, on the controller listener */
     int8_t node;        /* the node it goes into */
     int8_t client;      /* clients: the client's index; -1 none */
     int8_t flood_addr;  /* connection floods: the address's index; -1 none */
@@ -275,19 +275,21 @@ void w_conn_node_down(w_world *w, int idx);
 /* Client's connection into a running node, opened (admitted) if needed;
  * NULL: refused. */
 w_conn *w_conn_client(w_world *w, int client, int node);
-/* Node from's connection into running node to (controller pool); false:
- * refused. */
-bool w_conn_peer(w_world *w, int from, int to);
+/* Node from's connection into running node to (its controller listener);
+ * NULL: refused. */
+w_conn *w_conn_peer(w_world *w, int from, int to);
+/* The pool c is counted in (kq_conn_pool_of_listener, as the daemon). */
+kq_conn_pool *w_conn_pool(w_world *w, const w_conn *c);
 /* A connection flood opens one more connection into a running node from
  * its address k; false when refused or it holds W_CONNFLOOD_CONNS_MAX. */
 bool w_conn_flood_open(w_world *w, int node, int k);
 /* Closes c (released from its pool; a client's requests on it fail). */
 void w_conn_close(w_world *w, w_conn *c);
-/* Client connections: a request read / answered (src/net's touch). */
+/* A request read / answered (src/net's touch). */
 void w_conn_on_read(w_conn *c);
 void w_conn_on_answered(w_conn *c);
-/* Whether an open client connection of node may be closed now (nothing
- * being handled, no answer on its way). */
+/* Whether an open connection may be closed now (nothing being handled,
+ * no answer to a client on its way). */
 bool w_conn_idle(const w_world *w, const w_conn *c);
 
 /* ---- the event loop (w_world.c) */

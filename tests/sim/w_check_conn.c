@@ -17,18 +17,21 @@ typedef struct conn_counts {
     uint32_t open;                            /* in the client pool */
     uint32_t flood[W_CONNFLOOD_ADDRS_MAX];    /* per flood address */
     bool flood_busy[W_CONNFLOOD_ADDRS_MAX];   /* one of them is not idle */
-    uint32_t client_max;                      /* the most of a client address (0 or 1) */
+    uint32_t client_max;                      /* the most of another address (0 or 1) */
 } conn_counts;
 
-static conn_counts count_client_pool(const w_world *w, int node)
+static conn_counts count_client_pool(w_world *w, int node)
 {
-    const w_node *n = &w->nodes[node];
+    w_node *n = &w->nodes[node];
     conn_counts k = {0};
-    for (int i = 0; i < SIM_CLIENTS_MAX; i++)
-        if (n->client_conns[i].open) {
+    for (int i = 0; i < SIM_CLIENTS_MAX + SIM_NODES_MAX; i++) {
+        const w_conn *c = i < SIM_CLIENTS_MAX ? &n->client_conns[i]
+                                              : &n->peer_conns[i - SIM_CLIENTS_MAX];
+        if (c->open && w_conn_pool(w, c) == &n->client_pool) {
             k.open++;
-            k.client_max = 1; /* one connection per client and node */
+            k.client_max = 1; /* one connection per client (or peer) and node */
         }
+    }
     for (int i = 0; i < W_CONNFLOOD_CONNS_MAX; i++) {
         const w_conn *c = &n->flood_conns[i];
         if (!c->open)

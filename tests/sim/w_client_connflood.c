@@ -1,5 +1,5 @@
 /* A connection flood (issue 19 item 2): from one to three addresses of its
- * own, it opens idle connections into every running node's client
+ * own (two thirds of them) or from 16-64 (a botnet's), it opens idle connections into every running node's client
  * listener, up to 8 per node and action (more than max.connections in a
  * few actions), and opens new ones for those closed or evicted; it never
  * sends a byte. After 5-20 s it closes them all and goes quiet. What it
@@ -16,7 +16,8 @@
 void wcc_init(w_world *w, w_client *c)
 {
     c->flood_until = w->now + sim_prng_range(&w->rng, WCC_LIFETIME_MIN_MS, WCC_LIFETIME_MAX_MS);
-    c->connflood_addrs = (int)sim_prng_range(&w->rng, 1, W_CONNFLOOD_ADDRS_MAX);
+    c->connflood_addrs = sim_prng_below(&w->rng, 3) ? (int)sim_prng_range(&w->rng, 1, 3)
+                                                    : (int)sim_prng_range(&w->rng, 16, 64);
 }
 
 static void wcc_close_all(w_world *w)

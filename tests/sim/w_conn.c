@@ -54,10 +54,11 @@ static bool conn_evictable(kq_conn_member *m)
     return w_conn_idle(admitting, c);
 }
 
-static kq_conn_pool *pool_of(w_world *w, const w_conn *c)
+kq_conn_pool *w_conn_pool(w_world *w, const w_conn *c)
 {
     w_node *n = &w->nodes[c->node];
-    return c->peer ? &n->controller_pool : &n->client_pool;
+    /* The simulated nodes name a controller listener, the peers' one. */
+    return kq_conn_pool_of_listener(&n->client_pool, &n->controller_pool, true, c->peer);
 }
 
 /* c was released from its pool: closed, a client's requests on it fail. */
@@ -79,7 +80,7 @@ void w_conn_close(w_world *w, w_conn *c)
 {
     if (!c->open)
         return;
-    kq_conn_pool_release_member(pool_of(w, c), &c->addr, &c->member);
+    kq_conn_pool_release_member(w_conn_pool(w, c), &c->addr, &c->member);
     conn_gone(w, c);
 }
 
@@ -104,7 +105,7 @@ static bool conn_admit(w_world *w, w_conn *c)
     kq_conn_member *victim = NULL;
     admitting = w;
     kq_conn_verdict v =
-        kq_conn_pool_admit_member(pool_of(w, c), &c->addr, &c->member, conn_evictable, &victim);
+        kq_conn_pool_admit_member(w_conn_pool(w, c), &c->addr, &c->member, conn_evictable, &victim);
     admitting = NULL;
     if (victim)
         conn_evicted(w, c, victim);
@@ -160,15 +161,15 @@ w_conn *w_conn_client(w_world *w, int client, int node)
     return conn_admit(w, c) ? c : NULL;
 }
 
-bool w_conn_peer(w_world *w, int from, int to)
+w_conn *w_conn_peer(w_world *w, int from, int to)
 {
     KQ_ASSERT(w->nodes[to].running && from != to);
     w_conn *c = &w->nodes[to].peer_conns[from];
     if (c->open)
-        return true;
+        return c;
     *c = (w_conn){.addr = w_addr_peer(from), .peer = true, .node = (int8_t)to, .client = -1,
                   .flood_addr = -1};
-    return conn_admit(w, c);
+    return conn_admit(w, c) ? c : NULL;
 }
 
 bool w_conn_flood_open(w_world *w, int node, int k)

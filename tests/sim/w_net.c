@@ -146,11 +146,15 @@ bool w_net_peer_send(w_world *w, int from, int32_t to_id, int32_t corr, const ui
                 h.api_key);
     w_req *r = &w->reqs[id % w->req_cap];
     w_check_on_peer_request(w, from, frame, len, r);
-    if (w->nodes[to].running && !w_conn_peer(w, from, to)) {
-        r->net_fault = true; /* refused: fails as a closed connection */
-        w_schedule(w, w->now + sim_prng_range(&w->rng, 1, 8), W_EV_REQ_TIMEOUT, from, 0,
-                   (int64_t)id, NULL);
-        return true;
+    if (w->nodes[to].running) {
+        w_conn *conn = w_conn_peer(w, from, to);
+        if (!conn) {
+            r->net_fault = true; /* refused: fails as a closed connection */
+            w_schedule(w, w->now + sim_prng_range(&w->rng, 1, 8), W_EV_REQ_TIMEOUT, from, 0,
+                       (int64_t)id, NULL);
+            return true;
+        }
+        r->conn_serial = conn->serial;
     }
     deliver_request(w, id, r, frame, len);
     w_schedule(w, w->now + w->cfg.request_timeout_ms, W_EV_REQ_TIMEOUT, from, 0, (int64_t)id,
@@ -342,8 +346,8 @@ void w_net_reply(w_world *w, w_slot *slot, const uint8_t *data, size_t len, bool
             break;
         }
     w_req *r = req_get(w, slot->req_id);
-    w_conn *conn = slot->from_client ? &n->client_conns[slot->client] : NULL;
-    if (conn && conn->open && conn->serial == slot->conn_serial)
+    w_conn *conn = slot->from_client ? &n->client_conns[slot->from] : &n->peer_conns[slot->from];
+    if (conn->open && conn->serial == slot->conn_serial)
         w_conn_on_answered(conn); /* the node is done with it: no longer outstanding */
     if (r && data && !r->from_client)
         w_check_on_peer_answer(w, slot->node, r, data, len);
@@ -366,7 +370,7 @@ void w_net_reply(w_world *w, w_slot *slot, const uint8_t *data, size_t len, bool
     } else if (r && !r->done && close) {
         complete(w, slot->req_id, NULL, 0); /* the connection closed: fails at once */
     }
-    if (close && conn && conn->open && conn->serial == slot->conn_serial)
+    if (close && conn->open && conn->serial == slot->conn_serial)
         w_conn_close(w, conn); /* released; the rest on it fail */
     free(slot);
 }
@@ -402,6 +406,11 @@ static void on_request(w_world *w, w_msg *m)
         }
         if (arrived)
             w_conn_on_read(conn);
+    } else {
+        w_conn *conn = &n->peer_conns[r->from];
+        if (!conn->open || conn->serial != r->conn_serial)
+            return; /* its connection closed: the request failed then */
+        w_conn_on_read(conn);
     }
     w_slot *s = calloc(1, sizeof(*s));
     KQ_ASSERT(s);
@@ -409,7 +418,7 @@ static void on_request(w_world *w, w_msg *m)
     s->node = m->to;
     s->inc = n->inc;
     s->from_client = r->from_client;
-    s->client = r->from_client ? r->from : -1;
+    s->from = r->from;
     s->conn_serial = r->conn_serial;
     if (n->slot_n == n->slot_cap) {
         n->slot_cap = n->slot_cap ? n->slot_cap * 2 : 64;

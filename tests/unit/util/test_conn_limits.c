@@ -149,6 +149,11 @@ static void test_pools(void **state)
     assert_int_equal(controller.max_per_ip, KQ_CONTROLLER_CONNECTIONS_PER_IP_MAX);
     assert_false(controller.evict);
     assert_int_equal(controller.override_count, 0);
+    assert_ptr_equal(kq_conn_pool_of_listener(&clients, &controller, true, true), &controller);
+    assert_ptr_equal(kq_conn_pool_of_listener(&clients, &controller, true, false), &clients);
+    assert_ptr_equal(kq_conn_pool_of_listener(&clients, &controller, false, true), &clients);
+    controller.mutants = KQ_MUTANT_CONN_PEERS_IN_CLIENT_POOL;
+    assert_ptr_equal(kq_conn_pool_of_listener(&clients, &controller, true, true), &clients);
     kq_conn_pool_free(&clients);
     kq_conn_pool_free(&controller);
 }
