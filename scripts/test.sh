@@ -180,6 +180,9 @@ if want sim && ((asan_ok)); then
         sim_mutant per-connection-budget-only response-budget
         # issue 19 item 4: the quorum's reserved share of the response budget
         sim_mutant quorum-no-reserve voter-fetch-timely
+        # issue 19 item 2: connection floods against the shipped pools
+        sim_mutant conn-no-evict client-admitted
+        sim_mutant conn-peers-in-client-pool quorum-connections
         mutants_settle
     else
         echo "scripts/simulate.sh not present: simulator not run"

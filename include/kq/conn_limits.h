@@ -77,6 +77,7 @@ typedef struct kq_conn_pool_config {
     /* Full: a connection from an address holding fewer than the heaviest
      * one closes one of the heaviest's (kq/conn_evict.h; client pools). */
     bool evict;
+    uint32_t mutants; /* enum kq_mutant (kq/mutants.h); the daemon passes 0 */
 } kq_conn_pool_config;
 
 typedef struct kq_conn_pool {
@@ -92,6 +93,7 @@ typedef struct kq_conn_pool {
     bool evict;
     kq_conn_evict index; /* the members admitted with one */
     uint64_t evicted;    /* closed to make room, since start */
+    uint32_t mutants;
 } kq_conn_pool;
 
 void kq_conn_pool_init(kq_conn_pool *p, const kq_conn_pool_config *config);
@@ -117,5 +119,33 @@ void kq_conn_pool_release_member(kq_conn_pool *p, const kq_conn_addr *addr, kq_c
  * configured value, -1 for the default, cut to that). */
 uint32_t kq_conn_client_budget(uint64_t nofile, bool controller_reserved);
 uint32_t kq_conn_effective_max(int64_t configured, uint32_t budget);
+
+/* max.connections.per.ip as applied: the configured value cut to
+ * max_connections, or when unset (negative) a share of it
+ * (KQ_MAX_CONNECTIONS_PER_IP_DEFAULT_QUARTERS, at least 1), so that one
+ * address never holds every slot (Kafka's is unbounded; README
+ * "Deviations"). */
+uint32_t kq_conn_per_ip_effective(int64_t configured, uint32_t max_connections);
+
+/* The two pools of a node, as the daemon sets them up (and the simulator,
+ * tests/sim/w_net.c): the client listeners' pool of max_connections (its
+ * effective value), max.connections.per.ip as above, the overrides, with
+ * eviction; and the controller listeners' pool of
+ * KQ_CONTROLLER_CONNECTIONS_MAX, KQ_CONTROLLER_CONNECTIONS_PER_IP_MAX per
+ * address, without (the quorum's peers hold one connection each). */
+typedef struct kq_conn_pools_config {
+    uint32_t max_connections;
+    int64_t max_connections_per_ip; /* negative: unset */
+    const kq_conn_ip_override *overrides;
+    int override_count;
+    uint32_t mutants; /* the daemon passes 0 */
+} kq_conn_pools_config;
+void kq_conn_pools_init(kq_conn_pool *clients, kq_conn_pool *controller,
+                        const kq_conn_pools_config *config);
+/* The pool of a listener's connections: the controller pool for a
+ * controller listener when controller.listener.names names them (its own
+ * slots: no client flood takes the quorum's), else the client pool. */
+kq_conn_pool *kq_conn_pool_of_listener(kq_conn_pool *clients, kq_conn_pool *controller,
+                                       bool controller_listener_named, bool controller_listener);
 
 #endif

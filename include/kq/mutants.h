@@ -50,6 +50,14 @@ enum kq_mutant {
      * every offset of a group without members expires at each check (a
      * high bit, clear of the entries other pieces add) */
     KQ_MUTANT_OFFSETS_EXPIRE_EARLY = 1u << 24,
+    /* connection pool (kq/conn_limits.h, issue 19 item 2): a full client
+     * pool never evicts, it refuses, so a flood from one address that
+     * filled it locks the other addresses out (a high bit, as above) */
+    KQ_MUTANT_CONN_NO_EVICT = 1u << 20,
+    /* connection pools: the controller listeners' connections are counted
+     * in the client pool, where a flood from many addresses can evict or
+     * refuse the quorum's peers */
+    KQ_MUTANT_CONN_PEERS_IN_CLIENT_POOL = 1u << 21,
 };
 
 #endif

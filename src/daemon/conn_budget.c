@@ -54,27 +54,14 @@ bool conn_budget_setup(const kq_config *config, kq_conn_pool *clients, kq_conn_p
                  config->node_id, (long long)config->max_connections, (unsigned)max,
                  (unsigned long long)nofile, KQ_FD_RESERVE,
                  reserved ? " and the controller listeners' slots" : "");
-    /* Default: a share of max.connections, so that one address never holds
-     * every slot (Kafka's is unbounded; docs/deviations.md). */
-    uint32_t per_ip_default =
-        (uint32_t)((uint64_t)max * KQ_MAX_CONNECTIONS_PER_IP_DEFAULT_QUARTERS / 4);
-    if (per_ip_default == 0)
-        per_ip_default = 1;
-    uint32_t per_ip = config->max_connections_per_ip < 0 ? per_ip_default
-                      : (uint64_t)config->max_connections_per_ip > max
-                          ? max
-                          : (uint32_t)config->max_connections_per_ip;
-    kq_conn_pool_init(clients, &(kq_conn_pool_config){
-                                   .max_connections = max,
-                                   .max_per_ip = per_ip,
-                                   .overrides = config->max_connections_ip_overrides,
-                                   .override_count = config->max_connections_ip_override_count,
-                                   .evict = true,
-                               });
-    kq_conn_pool_init(controller, &(kq_conn_pool_config){
-                                      .max_connections = KQ_CONTROLLER_CONNECTIONS_MAX,
-                                      .max_per_ip = KQ_CONTROLLER_CONNECTIONS_PER_IP_MAX,
-                                  });
+    kq_conn_pools_init(clients, controller,
+                       &(kq_conn_pools_config){
+                           .max_connections = max,
+                           .max_connections_per_ip = config->max_connections_per_ip,
+                           .overrides = config->max_connections_ip_overrides,
+                           .override_count = config->max_connections_ip_override_count,
+                       });
+    uint32_t per_ip = clients->max_per_ip;
     log_line("node %d: max.connections=%u, max.connections.per.ip=%u (%d overrides); %d "
              "descriptors reserved%s",
              config->node_id, (unsigned)max, (unsigned)per_ip,

@@ -657,8 +657,8 @@ static bool node_open_network(node *n, char *err, size_t errlen)
             .on_conn_closed = on_conn_closed,
             .tls = n->tls_server[i],
             .tls_principal_rules = n->tls_rules[i],
-            .pool = config->controller_listener_named && l->controller ? &n->controller_pool
-                                                                       : &n->client_pool,
+            .pool = kq_conn_pool_of_listener(&n->client_pool, &n->controller_pool,
+                                             config->controller_listener_named, l->controller),
             .pool_name = config->controller_listener_named && l->controller
                              ? "KQ_CONTROLLER_CONNECTIONS_MAX"
                              : "max.connections",

@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 
 #include "kq/assert.h"
+#include "kq/mutants.h"
 
 void kq_conn_addr_from_sockaddr(kq_conn_addr *out, const struct sockaddr *sa)
 {
@@ -179,6 +180,7 @@ void kq_conn_pool_init(kq_conn_pool *p, const kq_conn_pool_config *config)
     KQ_ASSERT(config->override_count >= 0 && config->override_count <= KQ_CONN_IP_OVERRIDES_MAX);
     p->override_count = config->override_count;
     p->evict = config->evict;
+    p->mutants = config->mutants;
     if (config->override_count)
         memcpy(p->overrides, config->overrides,
                (size_t)config->override_count * sizeof p->overrides[0]);
@@ -207,7 +209,7 @@ kq_conn_verdict kq_conn_pool_admit(kq_conn_pool *p, const kq_conn_addr *addr)
 static kq_conn_member *pool_evict(kq_conn_pool *p, const kq_conn_addr *addr,
                                   kq_conn_evictable_fn evictable)
 {
-    if (!p->evict || !evictable ||
+    if (!p->evict || !evictable || (p->mutants & KQ_MUTANT_CONN_NO_EVICT) ||
         kq_addr_counts_get(&p->per_ip, addr) >= kq_conn_pool_ip_limit(p, addr))
         return NULL;
     kq_conn_member *v = kq_conn_evict_victim(&p->index, addr, evictable);
@@ -279,4 +281,41 @@ uint32_t kq_conn_effective_max(int64_t configured, uint32_t budget)
     if (configured < 0 || (uint64_t)configured > budget)
         return budget;
     return (uint32_t)configured;
+}
+
+uint32_t kq_conn_per_ip_effective(int64_t configured, uint32_t max_connections)
+{
+    if (configured >= 0)
+        return (uint64_t)configured > max_connections ? max_connections : (uint32_t)configured;
+    uint32_t share =
+        (uint32_t)((uint64_t)max_connections * KQ_MAX_CONNECTIONS_PER_IP_DEFAULT_QUARTERS / 4);
+    return share ? share : 1;
+}
+
+kq_conn_pool *kq_conn_pool_of_listener(kq_conn_pool *clients, kq_conn_pool *controller,
+                                       bool controller_listener_named, bool controller_listener)
+{
+    if (controller->mutants & KQ_MUTANT_CONN_PEERS_IN_CLIENT_POOL)
+        return clients;
+    return controller_listener_named && controller_listener ? controller : clients;
+}
+
+void kq_conn_pools_init(kq_conn_pool *clients, kq_conn_pool *controller,
+                        const kq_conn_pools_config *config)
+{
+    kq_conn_pool_init(clients,
+                      &(kq_conn_pool_config){
+                          .max_connections = config->max_connections,
+                          .max_per_ip = kq_conn_per_ip_effective(config->max_connections_per_ip,
+                                                                 config->max_connections),
+                          .overrides = config->overrides,
+                          .override_count = config->override_count,
+                          .evict = true,
+                          .mutants = config->mutants,
+                      });
+    kq_conn_pool_init(controller, &(kq_conn_pool_config){
+                                      .max_connections = KQ_CONTROLLER_CONNECTIONS_MAX,
+                                      .max_per_ip = KQ_CONTROLLER_CONNECTIONS_PER_IP_MAX,
+                                      .mutants = config->mutants,
+                                  });
 }

@@ -42,6 +42,8 @@ static const mutant_name mutants[] = {
     {"per-connection-budget-only", 0, KQ_MUTANT_PER_CONNECTION_BUDGET_ONLY},
     {"quorum-no-reserve", 0, KQ_MUTANT_QUORUM_NO_RESERVE},
     {"offsets-expire-early", 0, KQ_MUTANT_OFFSETS_EXPIRE_EARLY},
+    {"conn-no-evict", 0, KQ_MUTANT_CONN_NO_EVICT},
+    {"conn-peers-in-client-pool", 0, KQ_MUTANT_CONN_PEERS_IN_CLIENT_POOL},
 };
 #define MUTANT_COUNT (sizeof(mutants) / sizeof(mutants[0]))
 
@@ -106,8 +108,9 @@ static bool parse_checks(const char *s, uint32_t *mask)
 /* Two or three producers of the kinds the seed draws, a consumer, in half
  * the seeds a forger of replica fetches and, in half the seeds, one or two
  * offset committers (consumer groups), a third of them as group members;
- * issue 19's hostile producer and Fetch floods in a third of the seeds each
- * (11 clients at most, SIM_CLIENTS_MAX 12). */
+ * issue 19's hostile producer and Fetch floods in a third of the seeds each,
+ * a connection flood in half (12 clients at most, SIM_CLIENTS_MAX). Every
+ * node's max.connections is drawn here (16-48). */
 static void add_clients(w_world *w)
 {
     static const w_client_kind kinds[] = {W_CLIENT_IDEMPOTENT, W_CLIENT_ACKS_ALL,
@@ -144,6 +147,13 @@ static void add_clients(w_world *w)
     int floods = sim_prng_below(&w->rng, 3) == 0 ? (int)sim_prng_range(&w->rng, 2, 3) : 0;
     for (int i = 0; i < floods; i++) {
         w->clients[w->client_n] = w_client_create(w, w->client_n, W_CLIENT_FLOOD);
+        w->client_n++;
+    }
+    /* Issue 19 item 2: the nodes' connection pools at a small scale, and in
+     * half the worlds a flood of idle connections (w_client_connflood.c). */
+    w->max_connections = (uint32_t)sim_prng_range(&w->rng, KQ_CLIENT_CONNECTIONS_MIN, 48);
+    if (sim_prng_below(&w->rng, 2) == 0) {
+        w->clients[w->client_n] = w_client_create(w, w->client_n, W_CLIENT_CONNFLOOD);
         w->client_n++;
     }
 }

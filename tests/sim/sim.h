@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "kq/budget.h"
+#include "kq/conn_limits.h"
 #include "kq/exec.h"
 #include "kq/raft.h"
 #include "prng.h"
@@ -20,6 +21,11 @@
 #define SIM_NODES_MAX 8
 #define SIM_CLIENTS_MAX 12
 #define SIM_LOG_DIR "/data"
+/* Connections a connection flood may hold into one node, from at most
+ * W_CONNFLOOD_ADDRS_MAX addresses (w_client_connflood.c): more than any
+ * world's max.connections (16-48). */
+#define W_CONNFLOOD_CONNS_MAX 128
+#define W_CONNFLOOD_ADDRS_MAX 64
 
 enum w_ev {
     W_EV_TIMER = 1,      /* node's exec timer (gen = timer generation) */
@@ -62,6 +68,7 @@ typedef struct w_req {
     int16_t api_version;
     int32_t correlation_id;
     uint64_t client_ref; /* the client's own reference */
+    uint64_t conn_serial; /* clients: the connection it was sent on (w_conn.c) */
     /* Vote requests, noted by the checker when they leave */
     bool vote;
     bool vote_pre;
@@ -79,7 +86,24 @@ typedef struct w_slot {
     uint64_t inc;
     bool answered;
     bool from_client; /* a client connection: not a quorum listener */
+    int from;             /* the client's index, or the peer's node index */
+    uint64_t conn_serial; /* the connection it came on */
 } w_slot;
+
+/* One simulated TCP connection into a node, admitted by one of its pools
+ * (the shipped kq/conn_limits.h, set up by kq_conn_pools_init as in the
+ * daemon; w_conn.c). */
+typedef struct w_conn {
+    kq_conn_member member; /* in its pool's eviction index */
+    kq_conn_addr addr;
+    bool open;
+    bool peer;          /* a server's, on the controller listener */
+    int8_t node;        /* the node it goes into */
+    int8_t client;      /* clients: the client's index; -1 none */
+    int8_t flood_addr;  /* connection floods: the address's index; -1 none */
+    uint64_t serial;    /* unique per opening: requests of an earlier one fail */
+    int outstanding;    /* requests read or waiting to be read, unanswered */
+} w_conn;
 
 typedef struct w_node {
     int idx;
@@ -126,6 +150,13 @@ typedef struct w_node {
     bool conn_open[SIM_CLIENTS_MAX];
     w_msg **deferred;
     int deferred_n, deferred_cap;
+    /* Connections (w_conn.c): the pools of this incarnation, one client
+     * connection per client, one peer connection from each node, and a
+     * connection flood's. */
+    kq_conn_pool client_pool, controller_pool;
+    w_conn client_conns[SIM_CLIENTS_MAX];
+    w_conn peer_conns[SIM_NODES_MAX];
+    w_conn flood_conns[W_CONNFLOOD_CONNS_MAX];
 } w_node;
 
 typedef struct w_link {
@@ -163,6 +194,10 @@ typedef struct w_world {
     int64_t flush_min_ms, flush_max_ms;
     bool slow_disks; /* fsync latency tail (hundreds of ms, rarely seconds) */
     uint32_t snap_fault_ppm; /* chance a snapshot job's file fails (ENOSPC, EMFILE) */
+    /* connections: every node's max.connections (16-48; per address the
+     * daemon's default share), the last connection serial handed out */
+    uint32_t max_connections;
+    uint64_t conn_serial;
     /* clients */
     struct w_client *clients[SIM_CLIENTS_MAX];
     int client_n;
@@ -212,6 +247,9 @@ void w_net_reset(w_world *w, int from, int to);
 int w_node_index(const w_world *w, int32_t id);
 /* The answer to a client slot may hold this many of want bytes of log data. */
 uint64_t w_net_slot_grant(w_world *w, const w_slot *slot, uint64_t want);
+/* The client's requests in flight on its connection of serial into node
+ * fail now (the connection closed under them). */
+void w_net_fail_conn(w_world *w, int client, int node, uint64_t serial);
 /* Node idx (re)starts: a fresh response budget. */
 void w_net_node_up(w_world *w, int idx);
 /* Requests of client waiting at node for the budget to let them be read. */
@@ -223,6 +261,36 @@ void w_net_client_close(w_world *w, int client);
  * it with a few KiB of log. */
 #define W_BUDGET_BYTES (64u << 10)
 #define W_BUDGET_CONN_BYTES (48u << 10)
+
+/* ---- connections (w_conn.c): admitted or refused by the node's pools */
+/* Addresses: client idx, node idx (its peer connections), a connection
+ * flood's address k. */
+kq_conn_addr w_addr_client(int idx);
+kq_conn_addr w_addr_peer(int idx);
+kq_conn_addr w_addr_flood(int k);
+/* The node's pools for a new incarnation / its connections gone with it
+ * (and its own connections into the other nodes closed). */
+void w_conn_node_up(w_world *w, int idx);
+void w_conn_node_down(w_world *w, int idx);
+/* Client's connection into a running node, opened (admitted) if needed;
+ * NULL: refused. */
+w_conn *w_conn_client(w_world *w, int client, int node);
+/* Node from's connection into running node to (its controller listener);
+ * NULL: refused. */
+w_conn *w_conn_peer(w_world *w, int from, int to);
+/* The pool c is counted in (kq_conn_pool_of_listener, as the daemon). */
+kq_conn_pool *w_conn_pool(w_world *w, const w_conn *c);
+/* A connection flood opens one more connection into a running node from
+ * its address k; false when refused or it holds W_CONNFLOOD_CONNS_MAX. */
+bool w_conn_flood_open(w_world *w, int node, int k);
+/* Closes c (released from its pool; a client's requests on it fail). */
+void w_conn_close(w_world *w, w_conn *c);
+/* A request read / answered (src/net's touch). */
+void w_conn_on_read(w_conn *c);
+void w_conn_on_answered(w_conn *c);
+/* Whether an open connection may be closed now (nothing being handled,
+ * no answer to a client on its way). */
+bool w_conn_idle(const w_world *w, const w_conn *c);
 
 /* ---- the event loop (w_world.c) */
 bool w_run_event(w_world *w);

@@ -22,7 +22,8 @@ const char *const w_check_names[W_CHECK_COUNT] = {
     "silent-after-fatal",  "flushed-is-durable", "snapshot-at-log-start", "snapshot-below-hw",
     "leader-never-loads-snapshot", "log-start-monotonic", "offsets-durable",
     "offsets-not-invented", "offsets-monotonic", "no-client-control",
-    "snapshot-failure-not-fatal", "response-budget", "voter-fetch-timely", "liveness", "scenario", "final",
+    "snapshot-failure-not-fatal", "response-budget", "voter-fetch-timely",
+    "quorum-connections", "client-admitted", "liveness", "scenario", "final",
 };
 
 int w_check_find(const char *name)

@@ -44,6 +44,9 @@ enum w_check_id {
     W_INV_RESPONSE_BUDGET,     /* a node's buffered client answers never pass its budget */
     /* the quorum first (issue 19 item 4, w_check_quorum.c) */
     W_INV_VOTER_FETCH_TIMELY,  /* a voter's fetch on a healthy link is served within the fetch timeout */
+    /* connection floods (issue 19 item 2, w_check_conn.c) */
+    W_INV_QUORUM_CONNECTIONS,  /* a peer connection is never refused nor evicted */
+    W_INV_CLIENT_ADMITTED,     /* a flood holding the most idle connections never locks out another address */
     W_INV_PER_EVENT_COUNT,
     /* end of run */
     W_CHECK_LIVENESS = W_INV_PER_EVENT_COUNT, /* leader, commit, catch-up within 60 s */
@@ -131,6 +134,11 @@ bool w_check_final_offsets(w_world *w, int leader);
 /* ---- issue 19 (w_check_control.c): a hostile client sent a control batch
  * with this CRC; no node may append it. */
 void w_check_on_client_control(w_world *w, uint32_t crc);
+
+/* ---- connections (w_check_conn.c): c was refused by its node's pool
+ * (v); victim is evicted for by (still open, by not yet). */
+void w_check_on_conn_refused(w_world *w, const w_conn *c, kq_conn_verdict v);
+void w_check_on_conn_evicted(w_world *w, const w_conn *victim, const w_conn *by);
 
 /* ---- end of run: every running node's log below final_hw, read through
  * src/storage, is byte-identical; every acked record is there once, at its

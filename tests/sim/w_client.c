@@ -789,6 +789,8 @@ w_client *w_client_create(w_world *w, int idx, w_client_kind kind)
         wc_group_init(w, c);
     if (kind == W_CLIENT_FLOOD)
         wcf_init(w, c);
+    if (kind == W_CLIENT_CONNFLOOD)
+        wcc_init(w, c);
     w->clients[idx] = c; /* the caller counts it in w->client_n */
     wc_schedule(w, c);
     return c;
@@ -839,6 +841,9 @@ void w_client_on_event(w_world *w, int idx)
     case W_CLIENT_FLOOD:
         wcf_act(w, c);
         break;
+    case W_CLIENT_CONNFLOOD:
+        wcc_act(w, c);
+        break;
     }
     if (!w->failed)
         wc_schedule(w, c);
@@ -848,7 +853,7 @@ void w_client_on_response(w_world *w, int idx, uint64_t client_ref, const uint8_
                           size_t len)
 {
     w_client *c = wc_get(w, idx);
-    if (!c || c->kind == W_CLIENT_FLOOD)
+    if (!c || c->kind == W_CLIENT_FLOOD || c->kind == W_CLIENT_CONNFLOOD)
         return; /* it never reads: outcomes are not looked at */
     wc_inflight f;
     if (!wc_take(c, client_ref, &f)) {
@@ -898,7 +903,7 @@ bool w_client_idle(const w_client *c)
         return wc_count_op(c, WC_OP_OFFSET_COMMIT) == 0;
     return !c || c->kind == W_CLIENT_CONSUMER || c->kind == W_CLIENT_FORGER ||
            c->kind == W_CLIENT_HOSTILE ||
-           c->kind == W_CLIENT_FLOOD ||
+           c->kind == W_CLIENT_FLOOD || c->kind == W_CLIENT_CONNFLOOD ||
            (c->inflight_n == 0 && !c->batch.live);
 }
 
@@ -906,6 +911,6 @@ void w_client_stop_new(w_client *c)
 {
     if (c)
         c->stop_new = true;
-    if (c && c->kind == W_CLIENT_FLOOD && c->flood_until > 0)
+    if (c && (c->kind == W_CLIENT_FLOOD || c->kind == W_CLIENT_CONNFLOOD) && c->flood_until > 0)
         c->flood_until = 0; /* it closes at its next action */
 }

@@ -26,6 +26,7 @@ typedef enum w_client_kind {
     W_CLIENT_GROUP_MEMBER, /* the same as a member: JoinGroup, SyncGroup, Heartbeat */
     W_CLIENT_HOSTILE, /* Produce smuggling control batches (w_client_hostile.c, issue 19) */
     W_CLIENT_FLOOD, /* pipelines consumer Fetches and never reads (w_client_flood.c) */
+    W_CLIENT_CONNFLOOD, /* opens idle connections, many (w_client_connflood.c) */
 } w_client_kind;
 
 typedef struct w_client w_client;

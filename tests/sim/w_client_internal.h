@@ -121,6 +121,7 @@ struct w_client {
     /* flood clients (w_client_flood.c) */
     int64_t flood_until;  /* its connections close then */
     bool flood_closed;
+    int connflood_addrs;  /* connection floods: addresses it uses (w_client_connflood.c) */
 };
 
 const char *wc_error_name(int16_t e);
@@ -148,6 +149,10 @@ void wc_on_group_response(w_world *w, w_client *c, const wc_inflight *f, const u
 /* ---- w_client_flood.c */
 void wcf_init(w_world *w, w_client *c);
 void wcf_act(w_world *w, w_client *c);
+
+/* ---- w_client_connflood.c (issue 19 item 2) */
+void wcc_init(w_world *w, w_client *c);
+void wcc_act(w_world *w, w_client *c);
 
 /* ---- w_client_member.c */
 /* A member's JoinGroup/SyncGroup/Heartbeat as due; true when it may commit

@@ -10,7 +10,11 @@
  * is charged when the node gives it and released when it arrives at the
  * client, or never for a client that never reads (w_client_flood.c); a
  * request the budget does not let be read waits at the node, behind the
- * earlier ones of its client, until released bytes let it in. */
+ * earlier ones of its client, until released bytes let it in.
+ *
+ * Every connection is admitted or refused by the node's pools (w_conn.c):
+ * a request goes on its client's connection into the node, opened on
+ * demand; a refused or closed connection fails the requests on it. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -140,8 +144,19 @@ bool w_net_peer_send(w_world *w, int from, int32_t to_id, int32_t corr, const ui
     if (getenv("SIM_TRACE_PEER"))
         w_trace(w, "peer req %llu: node %d -> %d api %d", (unsigned long long)id, from + 1, to + 1,
                 h.api_key);
-    w_check_on_peer_request(w, from, frame, len, &w->reqs[id % w->req_cap]);
-    deliver_request(w, id, &w->reqs[id % w->req_cap], frame, len);
+    w_req *r = &w->reqs[id % w->req_cap];
+    w_check_on_peer_request(w, from, frame, len, r);
+    if (w->nodes[to].running) {
+        w_conn *conn = w_conn_peer(w, from, to);
+        if (!conn) {
+            r->net_fault = true; /* refused: fails as a closed connection */
+            w_schedule(w, w->now + sim_prng_range(&w->rng, 1, 8), W_EV_REQ_TIMEOUT, from, 0,
+                       (int64_t)id, NULL);
+            return true;
+        }
+        r->conn_serial = conn->serial;
+    }
+    deliver_request(w, id, r, frame, len);
     w_schedule(w, w->now + w->cfg.request_timeout_ms, W_EV_REQ_TIMEOUT, from, 0, (int64_t)id,
                NULL);
     return true;
@@ -154,6 +169,16 @@ uint64_t w_net_client_send(w_world *w, int client, int to, const uint8_t *frame,
     wire_request_header h = header_of(frame, len);
     w_req t = {.from_client = true, .from = client, .to = to, .api_key = h.api_key,
                .api_version = h.api_version, .client_ref = client_ref};
+    if (w->nodes[to].running) {
+        w_conn *conn = w_conn_client(w, client, to);
+        if (!conn) { /* refused: the request fails as on a closed connection */
+            uint64_t id = req_new(w, &t);
+            w_schedule(w, w->now + sim_prng_range(&w->rng, 1, 8), W_EV_REQ_TIMEOUT, -1, 0,
+                       (int64_t)id, NULL);
+            return id;
+        }
+        t.conn_serial = conn->serial;
+    }
     uint64_t id = req_new(w, &t);
     deliver_request(w, id, &w->reqs[id % w->req_cap], frame, len);
     w_schedule(w, w->now + timeout_ms, W_EV_REQ_TIMEOUT, -1, 0, (int64_t)id, NULL);
@@ -281,6 +306,7 @@ void w_net_client_close(w_world *w, int client)
             continue;
         kq_budget_release(&n->budget, KQ_BUDGET_CLIENT, n->held[client]);
         n->held[client] = 0;
+        w_conn_close(w, &n->client_conns[client]);
         if (n->conn_open[client]) {
             n->conn_open[client] = false;
             kq_budget_conn_close(&n->budget, KQ_BUDGET_CLIENT);
@@ -306,6 +332,7 @@ void w_net_node_up(w_world *w, int idx)
     kq_budget_init(&n->budget, W_BUDGET_BYTES, W_BUDGET_CONN_BYTES, w->p.mutants);
     memset(n->held, 0, sizeof(n->held));
     memset(n->conn_open, 0, sizeof(n->conn_open));
+    w_conn_node_up(w, idx);
 }
 
 void w_net_reply(w_world *w, w_slot *slot, const uint8_t *data, size_t len, bool close)
@@ -319,6 +346,9 @@ void w_net_reply(w_world *w, w_slot *slot, const uint8_t *data, size_t len, bool
             break;
         }
     w_req *r = req_get(w, slot->req_id);
+    w_conn *conn = slot->from_client ? &n->client_conns[slot->from] : &n->peer_conns[slot->from];
+    if (conn->open && conn->serial == slot->conn_serial)
+        w_conn_on_answered(conn); /* the node is done with it: no longer outstanding */
     if (r && data && !r->from_client)
         w_check_on_peer_answer(w, slot->node, r, data, len);
     if (r && data && !close && r->from_client && w_client_never_reads(w, r->from)) {
@@ -340,6 +370,8 @@ void w_net_reply(w_world *w, w_slot *slot, const uint8_t *data, size_t len, bool
     } else if (r && !r->done && close) {
         complete(w, slot->req_id, NULL, 0); /* the connection closed: fails at once */
     }
+    if (close && conn->open && conn->serial == slot->conn_serial)
+        w_conn_close(w, conn); /* released; the rest on it fail */
     free(slot);
 }
 
@@ -353,18 +385,32 @@ static void on_request(w_world *w, w_msg *m)
         /* TCP: a request the client gave up on is still read, in order. */
         int client = r->from;
         KQ_ASSERT(client >= 0 && client < SIM_CLIENTS_MAX);
+        w_conn *conn = &n->client_conns[client];
+        if (!conn->open || conn->serial != r->conn_serial)
+            return; /* its connection closed (failed then) or went with the process */
+        bool arrived = m->held_node != -2; /* not one read from the deferred ones */
         if (!n->conn_open[client]) {
             n->conn_open[client] = true;
             kq_budget_conn_open(&n->budget, KQ_BUDGET_CLIENT);
         }
-        if (m->held_node != -2 && (client_deferred(n, client) ||
-                                   !kq_budget_may_read(&n->budget, KQ_BUDGET_CLIENT,
-                                                       n->held[client]))) {
+        if (arrived && (client_deferred(n, client) ||
+                        !kq_budget_may_read(&n->budget, KQ_BUDGET_CLIENT, n->held[client]))) {
+            w_conn_on_read(conn); /* waits at the node: not idle */
             defer_request(n, m, client);
             return;
         }
-        if (r->done)
+        if (r->done) {
+            if (!arrived)
+                w_conn_on_answered(conn); /* nothing to answer: done with it */
             return;
+        }
+        if (arrived)
+            w_conn_on_read(conn);
+    } else {
+        w_conn *conn = &n->peer_conns[r->from];
+        if (!conn->open || conn->serial != r->conn_serial)
+            return; /* its connection closed: the request failed then */
+        w_conn_on_read(conn);
     }
     w_slot *s = calloc(1, sizeof(*s));
     KQ_ASSERT(s);
@@ -372,6 +418,8 @@ static void on_request(w_world *w, w_msg *m)
     s->node = m->to;
     s->inc = n->inc;
     s->from_client = r->from_client;
+    s->from = r->from;
+    s->conn_serial = r->conn_serial;
     if (n->slot_n == n->slot_cap) {
         n->slot_cap = n->slot_cap ? n->slot_cap * 2 : 64;
         n->slots = realloc(n->slots, sizeof(*n->slots) * (size_t)n->slot_cap);
@@ -410,6 +458,7 @@ void w_net_on_event(w_world *w, const sim_event *ev)
 void w_net_node_down(w_world *w, int idx)
 {
     w_node *n = &w->nodes[idx];
+    w_conn_node_down(w, idx);
     for (int i = 0; i < n->slot_n; i++)
         free(n->slots[i]); /* never answered: their senders time out */
     n->slot_n = 0;
@@ -440,14 +489,29 @@ void w_net_heal(w_world *w)
 
 /* A connection reset on the link from -> to, in the middle of whatever
  * frames were in flight: every request on it fails now for its sender (the
- * receiver never sees a partial frame; src/net drops it). */
+ * receiver never sees a partial frame; src/net drops it). The connection
+ * closes; the next request opens another. */
 void w_net_reset(w_world *w, int from, int to)
 {
+    if (from != to)
+        w_conn_close(w, &w->nodes[to].peer_conns[from]);
     for (size_t i = 0; w->reqs && i < w->req_cap; i++) {
         w_req *r = &w->reqs[i];
         if (r->in_use && !r->done && !r->from_client && r->from == from && r->to == to) {
             r->net_fault = true;
             complete(w, r->id, NULL, 0);
         }
+    }
+}
+
+/* The failures are events of this instant: the client learns of them
+ * when the close is over (an eviction happens inside another's send). */
+void w_net_fail_conn(w_world *w, int client, int node, uint64_t serial)
+{
+    for (size_t i = 0; w->reqs && i < w->req_cap; i++) {
+        w_req *r = &w->reqs[i];
+        if (r->in_use && !r->done && r->from_client && r->from == client && r->to == node &&
+            r->conn_serial == serial)
+            w_schedule(w, w->now, W_EV_REQ_TIMEOUT, -1, 0, (int64_t)r->id, NULL);
     }
 }

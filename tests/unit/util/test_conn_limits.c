@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "kq/conn_limits.h"
+#include "kq/mutants.h"
 
 static kq_conn_addr ip(const char *s)
 {
@@ -121,6 +122,81 @@ static void test_budget(void **state)
     assert_int_equal(kq_conn_effective_max(100000, 700), 700);
 }
 
+/* The daemon's pools (kq_conn_pools_init, also the simulator's). */
+static void test_pools(void **state)
+{
+    (void)state;
+    assert_int_equal(kq_conn_per_ip_effective(-1, 16),
+                     16 * KQ_MAX_CONNECTIONS_PER_IP_DEFAULT_QUARTERS / 4);
+    assert_int_equal(kq_conn_per_ip_effective(-1, 1), 1);
+    assert_int_equal(kq_conn_per_ip_effective(5, 16), 5);
+    assert_int_equal(kq_conn_per_ip_effective(0, 16), 0);
+    assert_int_equal(kq_conn_per_ip_effective(100, 16), 16);
+    kq_conn_ip_override o = {.addr = ip("10.0.0.9"), .max = 2};
+    kq_conn_pool clients, controller;
+    kq_conn_pools_init(&clients, &controller,
+                       &(kq_conn_pools_config){.max_connections = 40,
+                                               .max_connections_per_ip = -1,
+                                               .overrides = &o,
+                                               .override_count = 1});
+    assert_int_equal(clients.max_connections, 40);
+    assert_int_equal(clients.max_per_ip, 30);
+    assert_true(clients.evict);
+    assert_int_equal(clients.mutants, 0);
+    kq_conn_addr a = ip("10.0.0.9");
+    assert_int_equal(kq_conn_pool_ip_limit(&clients, &a), 2);
+    assert_int_equal(controller.max_connections, KQ_CONTROLLER_CONNECTIONS_MAX);
+    assert_int_equal(controller.max_per_ip, KQ_CONTROLLER_CONNECTIONS_PER_IP_MAX);
+    assert_false(controller.evict);
+    assert_int_equal(controller.override_count, 0);
+    assert_ptr_equal(kq_conn_pool_of_listener(&clients, &controller, true, true), &controller);
+    assert_ptr_equal(kq_conn_pool_of_listener(&clients, &controller, true, false), &clients);
+    assert_ptr_equal(kq_conn_pool_of_listener(&clients, &controller, false, true), &clients);
+    controller.mutants = KQ_MUTANT_CONN_PEERS_IN_CLIENT_POOL;
+    assert_ptr_equal(kq_conn_pool_of_listener(&clients, &controller, true, true), &clients);
+    kq_conn_pool_free(&clients);
+    kq_conn_pool_free(&controller);
+}
+
+typedef struct tmember {
+    kq_conn_member m;
+} tmember;
+
+static bool always_evictable(kq_conn_member *m)
+{
+    (void)m;
+    return true;
+}
+
+/* KQ_MUTANT_CONN_NO_EVICT: the full pool refuses where it would evict. */
+static void test_no_evict_mutant(void **state)
+{
+    (void)state;
+    for (int mutant = 0; mutant < 2; mutant++) {
+        kq_conn_pool p;
+        kq_conn_pool_init(&p, &(kq_conn_pool_config){
+                                  .max_connections = 4, .max_per_ip = 4, .evict = true,
+                                  .mutants = mutant ? KQ_MUTANT_CONN_NO_EVICT : 0});
+        tmember flood[4] = {0}, other = {0};
+        kq_conn_addr f = ip("10.0.2.1"), b = ip("10.0.1.1");
+        kq_conn_member *v = NULL;
+        for (int i = 0; i < 4; i++)
+            assert_int_equal(kq_conn_pool_admit_member(&p, &f, &flood[i].m, always_evictable, &v),
+                             KQ_CONN_ADMIT);
+        kq_conn_verdict r = kq_conn_pool_admit_member(&p, &b, &other.m, always_evictable, &v);
+        if (mutant) {
+            assert_int_equal(r, KQ_CONN_REFUSE_TOTAL);
+            assert_null(v);
+            assert_int_equal(p.evicted, 0);
+        } else {
+            assert_int_equal(r, KQ_CONN_ADMIT);
+            assert_ptr_equal(v, &flood[0].m); /* the oldest fresh one */
+            assert_int_equal(p.evicted, 1);
+        }
+        kq_conn_pool_free(&p);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -129,6 +205,8 @@ int main(void)
         cmocka_unit_test(test_overrides),
         cmocka_unit_test(test_table_churn),
         cmocka_unit_test(test_budget),
+        cmocka_unit_test(test_pools),
+        cmocka_unit_test(test_no_evict_mutant),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
