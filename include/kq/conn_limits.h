@@ -123,8 +123,8 @@ uint32_t kq_conn_effective_max(int64_t configured, uint32_t budget);
 /* max.connections.per.ip as applied: the configured value cut to
  * max_connections, or when unset (negative) a share of it
  * (KQ_MAX_CONNECTIONS_PER_IP_DEFAULT_QUARTERS, at least 1), so that one
- * address never holds every slot (Kafka's is unbounded; README
- * "Deviations"). */
+ * address never holds every slot (Kafka's is unbounded;
+ * docs/deviations.md). */
 uint32_t kq_conn_per_ip_effective(int64_t configured, uint32_t max_connections);
 
 /* The two pools of a node, as the daemon sets them up (and the simulator,

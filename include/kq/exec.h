@@ -74,8 +74,8 @@ typedef struct exec_config {
     int64_t retention_bytes;             /* metadata.max.retention.bytes; -1: unlimited */
     int64_t retention_ms;                /* metadata.max.retention.ms; -1: unlimited */
     uint32_t fetch_snapshot_max_bytes;   /* controller.quorum.fetch.snapshot.max.bytes */
-    /* First producer id this incarnation may hand out (see producer ids in
-     * the README); the daemon derives it from the wall clock. */
+    /* First producer id this incarnation may hand out (see "Producer ids" in
+     * docs/deviations.md); the daemon derives it from the wall clock. */
     int64_t producer_id_base;
     const struct handler_acl *acl;       /* the authorizer (kq/handler.h); NULL: allow all */
     /* The built-in workload (Kafka's TestRaftServer --throughput and

@@ -1,4 +1,4 @@
-/* One line of the credentials file (format: include/kq/auth.h, README.md):
+/* One line of the credentials file (format: include/kq/auth.h, src/auth/README.md):
  * "<user> SCRAM-SHA-256=salt=..,stored_key=..,server_key=..,iterations=N ..." */
 #include <stdio.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* The memory bounds' metrics (README "Every bound, in sum"): the request
+/* The memory bounds' metrics (docs/hostile-clients.md, "Every bound, in sum"): the request
  * budget shared by every listener (queued.max.request.bytes, kq/net.h),
  * the response budget (queued.max.response.bytes, kq/budget.h) per class,
  * and the client frames held to the next loop turn. */
