@@ -54,6 +54,9 @@ enum w_check_id {
     W_CHECK_FINAL,             /* identical committed logs; acked records once, in order */
     W_CHECK_COUNT
 };
+/* The checks are bits of a uint32_t mask (--skip-invariant, the failures
+ * seen): past 31 the mask must widen. */
+_Static_assert(W_CHECK_COUNT <= 31, "the check masks are 32-bit: widen them first");
 #define W_CHECKS_ALL ((1u << W_CHECK_COUNT) - 1)
 #define W_CHECKS_PER_EVENT ((1u << W_INV_PER_EVENT_COUNT) - 1)
 
