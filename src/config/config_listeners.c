@@ -30,17 +30,30 @@ static const char *scheme_end(const char *s, size_t n)
     return NULL;
 }
 
+/* NAME://host:port: the name's length and where the address starts, or -1
+ * with "malformed <what> ..." in why. */
+static int split_entry(const char *s, size_t n, const char *what, size_t *nn,
+                       const char **addr, char *why, size_t whylen)
+{
+    const char *sep = scheme_end(s, n);
+    if (!sep)
+        return kq_config_why(why, whylen, "malformed %s (expected NAME://host:port): \"%.*s\"",
+                             what, (int)(n > 64 ? 64 : n), s);
+    *nn = (size_t)(sep - s);
+    *addr = sep + 3;
+    return 0;
+}
+
 static int listener_entry(const char *s, size_t n, void *vcfg, char *why, size_t whylen)
 {
     kq_config *cfg = vcfg;
-    const char *sep = scheme_end(s, n);
-    if (!sep)
-        return kq_config_why(why, whylen, "malformed listener (expected NAME://host:port): \"%.*s\"",
-                     (int)(n > 64 ? 64 : n), s);
-    size_t nn = (size_t)(sep - s);
+    size_t nn;
+    const char *addr;
+    if (split_entry(s, n, "listener", &nn, &addr, why, whylen) != 0)
+        return -1;
     if (nn == 0 || nn >= KQ_CONFIG_LISTENER_NAME_BYTES_MAX)
-        return kq_config_why(why, whylen, "malformed listener name in \"%.*s\"", (int)(n > 64 ? 64 : n),
-                     s);
+        return kq_config_why(why, whylen, "malformed listener name in \"%.*s\"",
+                             (int)(n > 64 ? 64 : n), s);
     if (find(cfg, s, nn))
         return kq_config_why(why, whylen, "listener name %.*s appears twice", (int)nn, s);
     if (cfg->listener_count == KQ_CONFIG_LISTENERS_MAX)
@@ -48,7 +61,6 @@ static int listener_entry(const char *s, size_t n, void *vcfg, char *why, size_t
     kq_config_listener *l = &cfg->listeners[cfg->listener_count];
     memset(l, 0, sizeof(*l));
     memcpy(l->name, s, nn);
-    const char *addr = sep + 3;
     if (kq_config_parse_hostport(addr, (size_t)(s + n - addr), l->host, sizeof(l->host),
                                  &l->port, why, whylen) != 0)
         return -1;
@@ -79,8 +91,8 @@ static int check_protocol(kq_config_listener *l, const char *p, size_t n, char *
         if (name_eq(protocols[i], p, n))
             found = i;
     if (found == sizeof(protocols) / sizeof(protocols[0]))
-        return kq_config_why(why, whylen, "unknown security protocol %.*s for listener %s", (int)n, p,
-                     l->name);
+        return kq_config_why(why, whylen, "unknown security protocol %.*s for listener %s",
+                             (int)n, p, l->name);
     _Static_assert(KQ_PROTOCOL_PLAINTEXT == 0 && KQ_PROTOCOL_SSL == 1 &&
                        KQ_PROTOCOL_SASL_PLAINTEXT == 2 && KQ_PROTOCOL_SASL_SSL == 3,
                    "the enum follows the protocols table");
@@ -95,7 +107,7 @@ static int map_entry(const char *s, size_t n, void *vctx, char *why, size_t whyl
     const char *colon = memchr(s, ':', n);
     if (!colon || colon == s || colon + 1 == s + n)
         return kq_config_why(why, whylen, "malformed entry (expected NAME:PROTOCOL): \"%.*s\"",
-                     (int)(n > 64 ? 64 : n), s);
+                             (int)(n > 64 ? 64 : n), s);
     kq_config_listener *l = find(m->cfg, s, (size_t)(colon - s));
     if (!l)
         return 0; /* Kafka lets the map name listeners this node does not have */
@@ -169,21 +181,20 @@ int kq_config_parse_listener_set(const char *listeners, const char *protocol_map
 static int advertised_entry(const char *s, size_t n, void *vcfg, char *why, size_t whylen)
 {
     kq_config *cfg = vcfg;
-    const char *sep = scheme_end(s, n);
-    if (!sep)
-        return kq_config_why(why, whylen, "malformed entry (expected NAME://host:port): \"%.*s\"",
-                     (int)(n > 64 ? 64 : n), s);
-    kq_config_listener *l = find(cfg, s, (size_t)(sep - s));
+    size_t nn;
+    const char *addr;
+    if (split_entry(s, n, "entry", &nn, &addr, why, whylen) != 0)
+        return -1;
+    kq_config_listener *l = find(cfg, s, nn);
     if (!l)
-        return kq_config_why(why, whylen, "%.*s is not one of the listeners", (int)(sep - s), s);
-    const char *addr = sep + 3;
+        return kq_config_why(why, whylen, "%.*s is not one of the listeners", (int)nn, s);
     if (kq_config_parse_hostport(addr, (size_t)(s + n - addr), l->advertised_host,
                                  sizeof(l->advertised_host), &l->advertised_port, why,
                                  whylen) != 0)
         return -1;
     if (strcmp(l->advertised_host, "0.0.0.0") == 0 || strcmp(l->advertised_host, "::") == 0)
         return kq_config_why(why, whylen, "listener %s: %s is not an address clients can reach",
-                     l->name, l->advertised_host);
+                             l->name, l->advertised_host);
     l->advertised = true;
     return 0;
 }
@@ -201,10 +212,10 @@ static int principal_entry(const char *s, size_t n, void *vout, char *why, size_
     kq_config_principals *out = vout;
     if (n < 6 || strncmp(s, "User:", 5) != 0)
         return kq_config_why(why, whylen, "principal \"%.*s\" is not of the form User:name",
-                     (int)(n > 64 ? 64 : n), s);
+                             (int)(n > 64 ? 64 : n), s);
     if (n >= KQ_CONFIG_PRINCIPAL_BYTES_MAX)
         return kq_config_why(why, whylen, "principal \"%.*s...\" is longer than %d bytes", 32, s,
-                     KQ_CONFIG_PRINCIPAL_BYTES_MAX - 1);
+                             KQ_CONFIG_PRINCIPAL_BYTES_MAX - 1);
     if (out->count == KQ_CONFIG_PRINCIPALS_MAX)
         return kq_config_why(why, whylen, "more than %d principals", KQ_CONFIG_PRINCIPALS_MAX);
     memcpy(out->names[out->count], s, n);

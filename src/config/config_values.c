@@ -230,14 +230,21 @@ static int voter_item(const char *s, size_t n, void *vctx, char *why,
     return 0;
 }
 
-int kq_config_parse_voters(const char *s, kq_config_endpoint *voters,
-                           int *count, char *why, size_t whylen)
+/* Reads the list s with fn into eps or ids; *count is set on success. */
+static int parse_list(const char *s, kq_config_item_fn fn, kq_config_endpoint *eps,
+                      int32_t *ids, int *count, char *why, size_t whylen)
 {
-    struct list_ctx c = {voters, NULL, 0};
-    if (kq_config_for_each_item(s, voter_item, &c, why, whylen) != 0)
+    struct list_ctx c = {eps, ids, 0};
+    if (kq_config_for_each_item(s, fn, &c, why, whylen) != 0)
         return -1;
     *count = c.count;
     return 0;
+}
+
+int kq_config_parse_voters(const char *s, kq_config_endpoint *voters,
+                           int *count, char *why, size_t whylen)
+{
+    return parse_list(s, voter_item, voters, NULL, count, why, whylen);
 }
 
 static int server_item(const char *s, size_t n, void *vctx, char *why,
@@ -263,11 +270,7 @@ static int server_item(const char *s, size_t n, void *vctx, char *why,
 int kq_config_parse_servers(const char *s, kq_config_endpoint *out,
                             int *count, char *why, size_t whylen)
 {
-    struct list_ctx c = {out, NULL, 0};
-    if (kq_config_for_each_item(s, server_item, &c, why, whylen) != 0)
-        return -1;
-    *count = c.count;
-    return 0;
+    return parse_list(s, server_item, out, NULL, count, why, whylen);
 }
 
 static int id_item(const char *s, size_t n, void *vctx, char *why,
@@ -288,9 +291,5 @@ static int id_item(const char *s, size_t n, void *vctx, char *why,
 int kq_config_parse_ids(const char *s, int32_t *ids, int *count, char *why,
                         size_t whylen)
 {
-    struct list_ctx c = {NULL, ids, 0};
-    if (kq_config_for_each_item(s, id_item, &c, why, whylen) != 0)
-        return -1;
-    *count = c.count;
-    return 0;
+    return parse_list(s, id_item, NULL, ids, count, why, whylen);
 }
