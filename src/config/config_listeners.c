@@ -47,8 +47,8 @@ static int split_entry(const char *s, size_t n, const char *what, size_t *nn,
 static int listener_entry(const char *s, size_t n, void *vcfg, char *why, size_t whylen)
 {
     kq_config *cfg = vcfg;
-    size_t nn;
-    const char *addr;
+    size_t nn = 0;
+    const char *addr = NULL;
     if (split_entry(s, n, "listener", &nn, &addr, why, whylen) != 0)
         return -1;
     if (nn == 0 || nn >= KQ_CONFIG_LISTENER_NAME_BYTES_MAX)
@@ -181,8 +181,8 @@ int kq_config_parse_listener_set(const char *listeners, const char *protocol_map
 static int advertised_entry(const char *s, size_t n, void *vcfg, char *why, size_t whylen)
 {
     kq_config *cfg = vcfg;
-    size_t nn;
-    const char *addr;
+    size_t nn = 0;
+    const char *addr = NULL;
     if (split_entry(s, n, "entry", &nn, &addr, why, whylen) != 0)
         return -1;
     kq_config_listener *l = find(cfg, s, nn);

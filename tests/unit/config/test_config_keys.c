@@ -71,6 +71,35 @@ static void test_spellings_unique(void **state)
         }
 }
 
+/* listener.name.<listener>.<key> finds a per_listener key and its
+ * listener; an empty listener, or another key, is no key. */
+static void test_per_listener_spellings(void **state)
+{
+    (void)state;
+    int alias;
+    bool too_long;
+    char l[16];
+    assert_int_equal(cfg_key_find("listener.name.ssl.ssl.keystore.location", &alias, l,
+                                  sizeof l, &too_long),
+                     CFG_SSL_KEYSTORE_LOCATION);
+    assert_string_equal(l, "ssl");
+    assert_false(too_long);
+    assert_int_equal(cfg_key_find("listener.name.a.b.sasl.enabled.mechanisms", &alias, l,
+                                  sizeof l, &too_long),
+                     CFG_SASL_MECHANISMS);
+    assert_string_equal(l, "a.b");
+    assert_int_equal(cfg_key_find("listener.name.averyveryverylongname.ssl.protocol", &alias,
+                                  l, sizeof l, &too_long),
+                     CFG_SSL_PROTOCOL);
+    assert_true(too_long);
+    assert_int_equal(cfg_key_find("listener.name..ssl.protocol", &alias, l, sizeof l,
+                                  &too_long),
+                     -1);
+    assert_int_equal(cfg_key_find("listener.name.x.cluster.id", &alias, l, sizeof l, &too_long),
+                     -1);
+    assert_int_equal(cfg_key_find("zookeeper.connect", &alias, l, sizeof l, &too_long), -1);
+}
+
 /* The field can hold every value of the range (the generic store writes 2,
  * 4 or 8 bytes). */
 static void test_fields_hold_ranges(void **state)
@@ -172,6 +201,7 @@ int main(void)
         cmocka_unit_test(test_defaults_within_range),
         cmocka_unit_test(test_spellings_unique),
         cmocka_unit_test(test_fields_hold_ranges),
+        cmocka_unit_test(test_per_listener_spellings),
         cmocka_unit_test(test_aliases_read_like_their_key),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
