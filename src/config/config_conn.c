@@ -1,30 +1,16 @@
 /* Kafka's max.connections, max.connections.per.ip and
  * max.connections.per.ip.overrides (kq/conn_limits.h; docs/hostile-clients.md "Connections
  * and descriptors"). The defaults depend on RLIMIT_NOFILE, known only at
- * start: -1 here, resolved by the daemon. */
+ * start: -1 here (config_keys.def), resolved by the daemon. */
 #include <stdio.h>
 #include <string.h>
 
 #include "config_internal.h"
+#include "config_keys.h"
 #include "kq/conn_limits.h"
 
-#define KEY_MAX "max.connections"
 #define KEY_PER_IP "max.connections.per.ip"
 #define KEY_OVERRIDES "max.connections.per.ip.overrides"
-
-void kq_config_conn_defaults(kq_config *cfg)
-{
-    cfg->max_connections = -1;
-    cfg->max_connections_per_ip = -1;
-    cfg->max_connections_ip_override_count = 0;
-    cfg->max_connections_per_ip_line = 0;
-}
-
-bool kq_config_conn_is_key(const char *name)
-{
-    return strcmp(name, KEY_MAX) == 0 || strcmp(name, KEY_PER_IP) == 0 ||
-           strcmp(name, KEY_OVERRIDES) == 0;
-}
 
 /* One "ip:count" (the last ':' separates, so IPv6 literals work). */
 static int parse_override(const char *s, size_t n, void *ctx, char *why, size_t whylen)
@@ -81,25 +67,13 @@ static int parse_override(const char *s, size_t n, void *ctx, char *why, size_t 
     return 0;
 }
 
-int kq_config_conn_set(kq_config *cfg, const char *name, const char *value, int line, char *why,
-                       size_t whylen)
+/* max.connections.per.ip.overrides: the whole list is replaced. */
+int kq_config_conn_parse_overrides(const cfg_set *s, char *why, size_t whylen)
 {
-    if (strcmp(name, KEY_OVERRIDES) == 0) {
-        cfg->max_connections_ip_override_count = 0;
-        if (value[0] == '\0')
-            return 0;
-        return kq_config_for_each_item(value, parse_override, cfg, why, whylen);
-    }
-    int64_t x;
-    if (kq_config_parse_int(value, 0, KQ_MAX_CONNECTIONS_LIMIT, &x, why, whylen) != 0)
-        return -1;
-    if (strcmp(name, KEY_MAX) == 0) {
-        cfg->max_connections = x;
-    } else {
-        cfg->max_connections_per_ip = x;
-        cfg->max_connections_per_ip_line = line;
-    }
-    return 0;
+    s->cfg->max_connections_ip_override_count = 0;
+    if (s->value[0] == '\0')
+        return 0;
+    return kq_config_for_each_item(s->value, parse_override, s->cfg, why, whylen);
 }
 
 /* Kafka's rule: max.connections.per.ip 0 needs overrides (who may connect). */

@@ -49,23 +49,16 @@ int kq_config_parse_servers(const char *s, kq_config_endpoint *out,
 int kq_config_parse_ids(const char *s, int32_t *ids, int *count, char *why,
                         size_t whylen);
 
-/* ssl.*, listener.name.<name>.ssl.* and controller.quorum.voter.principals
- * (config_ssl.c): whether name is one, keeping its value (0, or -1 with
- * the reason), and the check after the whole file is read (0, or -1 with
- * the whole "<file>[:<line>]: <key>: <reason>" line in err). */
-bool kq_config_ssl_is_key(const char *name);
-int kq_config_ssl_set(kq_config *cfg, const char *name, const char *value, int line, char *why,
-                      size_t whylen);
+/* The checks of the ssl.* keys and controller.quorum.voter.principals
+ * (config_ssl.c) and of the connection limits (config_conn.c) once the
+ * whole file is read: 0, or -1 with the whole "<file>[:<line>]: <key>:
+ * <reason>" line in err. Their values are read by the parse functions the
+ * key table names (config_keys.h). */
 int kq_config_ssl_resolve(kq_config *cfg, char *err, size_t errlen);
-
-/* max.connections, max.connections.per.ip and their overrides
- * (config_conn.c): the defaults, whether name is one, keeping its value (0,
- * or -1 with the reason), and the check after the whole file is read (0,
- * or -1 with the whole "<file>:<line>: <key>: <reason>" line in err). */
-void kq_config_conn_defaults(kq_config *cfg);
-bool kq_config_conn_is_key(const char *name);
-int kq_config_conn_set(kq_config *cfg, const char *name, const char *value, int line, char *why,
-                       size_t whylen);
 int kq_config_conn_resolve(const kq_config *cfg, char *err, size_t errlen);
+
+/* Formats "<why>" into why; returns -1 (for "return kq_config_why(...)"). */
+int kq_config_why(char *why, size_t whylen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 #endif

@@ -2,23 +2,11 @@
  * any names, the security protocol of each from
  * listener.security.protocol.map, and controller.listener.names marking
  * the listeners that speak for the quorum. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
 #include "config_internal.h"
-
-static int lfail(char *why, size_t whylen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int lfail(char *why, size_t whylen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, whylen, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 static bool name_eq(const char *name, const char *s, size_t n)
 {
@@ -42,31 +30,43 @@ static const char *scheme_end(const char *s, size_t n)
     return NULL;
 }
 
+/* NAME://host:port: the name's length and where the address starts, or -1
+ * with "malformed <what> ..." in why. */
+static int split_entry(const char *s, size_t n, const char *what, size_t *nn,
+                       const char **addr, char *why, size_t whylen)
+{
+    const char *sep = scheme_end(s, n);
+    if (!sep)
+        return kq_config_why(why, whylen, "malformed %s (expected NAME://host:port): \"%.*s\"",
+                             what, (int)(n > 64 ? 64 : n), s);
+    *nn = (size_t)(sep - s);
+    *addr = sep + 3;
+    return 0;
+}
+
 static int listener_entry(const char *s, size_t n, void *vcfg, char *why, size_t whylen)
 {
     kq_config *cfg = vcfg;
-    const char *sep = scheme_end(s, n);
-    if (!sep)
-        return lfail(why, whylen, "malformed listener (expected NAME://host:port): \"%.*s\"",
-                     (int)(n > 64 ? 64 : n), s);
-    size_t nn = (size_t)(sep - s);
+    size_t nn = 0;
+    const char *addr = NULL;
+    if (split_entry(s, n, "listener", &nn, &addr, why, whylen) != 0)
+        return -1;
     if (nn == 0 || nn >= KQ_CONFIG_LISTENER_NAME_BYTES_MAX)
-        return lfail(why, whylen, "malformed listener name in \"%.*s\"", (int)(n > 64 ? 64 : n),
-                     s);
+        return kq_config_why(why, whylen, "malformed listener name in \"%.*s\"",
+                             (int)(n > 64 ? 64 : n), s);
     if (find(cfg, s, nn))
-        return lfail(why, whylen, "listener name %.*s appears twice", (int)nn, s);
+        return kq_config_why(why, whylen, "listener name %.*s appears twice", (int)nn, s);
     if (cfg->listener_count == KQ_CONFIG_LISTENERS_MAX)
-        return lfail(why, whylen, "too many listeners (max %d)", KQ_CONFIG_LISTENERS_MAX);
+        return kq_config_why(why, whylen, "too many listeners (max %d)", KQ_CONFIG_LISTENERS_MAX);
     kq_config_listener *l = &cfg->listeners[cfg->listener_count];
     memset(l, 0, sizeof(*l));
     memcpy(l->name, s, nn);
-    const char *addr = sep + 3;
     if (kq_config_parse_hostport(addr, (size_t)(s + n - addr), l->host, sizeof(l->host),
                                  &l->port, why, whylen) != 0)
         return -1;
     for (int i = 0; i < cfg->listener_count; i++)
         if (cfg->listeners[i].port == l->port && strcmp(cfg->listeners[i].host, l->host) == 0)
-            return lfail(why, whylen, "listeners %s and %s use the same address",
+            return kq_config_why(why, whylen, "listeners %s and %s use the same address",
                          cfg->listeners[i].name, l->name);
     memcpy(l->advertised_host, l->host, sizeof(l->host)); /* same size */
     l->advertised_port = l->port;
@@ -91,8 +91,8 @@ static int check_protocol(kq_config_listener *l, const char *p, size_t n, char *
         if (name_eq(protocols[i], p, n))
             found = i;
     if (found == sizeof(protocols) / sizeof(protocols[0]))
-        return lfail(why, whylen, "unknown security protocol %.*s for listener %s", (int)n, p,
-                     l->name);
+        return kq_config_why(why, whylen, "unknown security protocol %.*s for listener %s",
+                             (int)n, p, l->name);
     _Static_assert(KQ_PROTOCOL_PLAINTEXT == 0 && KQ_PROTOCOL_SSL == 1 &&
                        KQ_PROTOCOL_SASL_PLAINTEXT == 2 && KQ_PROTOCOL_SASL_SSL == 3,
                    "the enum follows the protocols table");
@@ -106,8 +106,8 @@ static int map_entry(const char *s, size_t n, void *vctx, char *why, size_t whyl
     map_ctx *m = vctx;
     const char *colon = memchr(s, ':', n);
     if (!colon || colon == s || colon + 1 == s + n)
-        return lfail(why, whylen, "malformed entry (expected NAME:PROTOCOL): \"%.*s\"",
-                     (int)(n > 64 ? 64 : n), s);
+        return kq_config_why(why, whylen, "malformed entry (expected NAME:PROTOCOL): \"%.*s\"",
+                             (int)(n > 64 ? 64 : n), s);
     kq_config_listener *l = find(m->cfg, s, (size_t)(colon - s));
     if (!l)
         return 0; /* Kafka lets the map name listeners this node does not have */
@@ -119,7 +119,7 @@ static int controller_entry(const char *s, size_t n, void *vcfg, char *why, size
 {
     kq_config_listener *l = find(vcfg, s, n);
     if (!l)
-        return lfail(why, whylen, "%.*s is not one of the listeners", (int)n, s);
+        return kq_config_why(why, whylen, "%.*s is not one of the listeners", (int)n, s);
     l->controller = true;
     return 0;
 }
@@ -134,7 +134,7 @@ static int default_protocols(map_ctx *m, char *why, size_t whylen)
         for (size_t k = 0; k < sizeof(protocols) / sizeof(protocols[0]); k++)
             is_protocol = is_protocol || strcasecmp(protocols[k], l->name) == 0;
         if (!is_protocol)
-            return lfail(why, whylen,
+            return kq_config_why(why, whylen,
                          "no security protocol for listener %s (add %s:PLAINTEXT to "
                          "listener.security.protocol.map)", l->name, l->name);
         if (check_protocol(l, l->name, strlen(l->name), why, whylen) != 0)
@@ -151,7 +151,7 @@ int kq_config_parse_listener_set(const char *listeners, const char *protocol_map
     if (kq_config_for_each_item(listeners, listener_entry, cfg, why, whylen) != 0)
         return -1;
     if (cfg->listener_count == 0)
-        return lfail(why, whylen, "no listener given (expected NAME://host:port)");
+        return kq_config_why(why, whylen, "no listener given (expected NAME://host:port)");
     map_ctx m = {.cfg = cfg};
     if (protocol_map &&
         kq_config_for_each_item(protocol_map, map_entry, &m, why, whylen) != 0)
@@ -166,7 +166,7 @@ int kq_config_parse_listener_set(const char *listeners, const char *protocol_map
         for (int i = 0; i < cfg->listener_count; i++)
             any = any || cfg->listeners[i].controller;
         if (!any)
-            return lfail(why, whylen, "names no listener");
+            return kq_config_why(why, whylen, "names no listener");
         cfg->controller_listener_named = true;
     }
     const kq_config_listener *client = &cfg->listeners[0];
@@ -181,21 +181,20 @@ int kq_config_parse_listener_set(const char *listeners, const char *protocol_map
 static int advertised_entry(const char *s, size_t n, void *vcfg, char *why, size_t whylen)
 {
     kq_config *cfg = vcfg;
-    const char *sep = scheme_end(s, n);
-    if (!sep)
-        return lfail(why, whylen, "malformed entry (expected NAME://host:port): \"%.*s\"",
-                     (int)(n > 64 ? 64 : n), s);
-    kq_config_listener *l = find(cfg, s, (size_t)(sep - s));
+    size_t nn = 0;
+    const char *addr = NULL;
+    if (split_entry(s, n, "entry", &nn, &addr, why, whylen) != 0)
+        return -1;
+    kq_config_listener *l = find(cfg, s, nn);
     if (!l)
-        return lfail(why, whylen, "%.*s is not one of the listeners", (int)(sep - s), s);
-    const char *addr = sep + 3;
+        return kq_config_why(why, whylen, "%.*s is not one of the listeners", (int)nn, s);
     if (kq_config_parse_hostport(addr, (size_t)(s + n - addr), l->advertised_host,
                                  sizeof(l->advertised_host), &l->advertised_port, why,
                                  whylen) != 0)
         return -1;
     if (strcmp(l->advertised_host, "0.0.0.0") == 0 || strcmp(l->advertised_host, "::") == 0)
-        return lfail(why, whylen, "listener %s: %s is not an address clients can reach",
-                     l->name, l->advertised_host);
+        return kq_config_why(why, whylen, "listener %s: %s is not an address clients can reach",
+                             l->name, l->advertised_host);
     l->advertised = true;
     return 0;
 }
@@ -212,13 +211,13 @@ static int principal_entry(const char *s, size_t n, void *vout, char *why, size_
 {
     kq_config_principals *out = vout;
     if (n < 6 || strncmp(s, "User:", 5) != 0)
-        return lfail(why, whylen, "principal \"%.*s\" is not of the form User:name",
-                     (int)(n > 64 ? 64 : n), s);
+        return kq_config_why(why, whylen, "principal \"%.*s\" is not of the form User:name",
+                             (int)(n > 64 ? 64 : n), s);
     if (n >= KQ_CONFIG_PRINCIPAL_BYTES_MAX)
-        return lfail(why, whylen, "principal \"%.*s...\" is longer than %d bytes", 32, s,
-                     KQ_CONFIG_PRINCIPAL_BYTES_MAX - 1);
+        return kq_config_why(why, whylen, "principal \"%.*s...\" is longer than %d bytes", 32, s,
+                             KQ_CONFIG_PRINCIPAL_BYTES_MAX - 1);
     if (out->count == KQ_CONFIG_PRINCIPALS_MAX)
-        return lfail(why, whylen, "more than %d principals", KQ_CONFIG_PRINCIPALS_MAX);
+        return kq_config_why(why, whylen, "more than %d principals", KQ_CONFIG_PRINCIPALS_MAX);
     memcpy(out->names[out->count], s, n);
     out->names[out->count][n] = '\0';
     out->count++;
@@ -230,7 +229,7 @@ int kq_config_parse_principals(const char *s, kq_config_principals *out, char *w
 {
     char buf[KQ_CONFIG_PRINCIPALS_MAX * KQ_CONFIG_PRINCIPAL_BYTES_MAX];
     if (strlen(s) >= sizeof(buf))
-        return lfail(why, whylen, "list too long");
+        return kq_config_why(why, whylen, "list too long");
     /* Entries are separated by ';' (Kafka's super.users) or by a ',' that
      * starts another "User:" entry: a certificate's DN holds commas. */
     size_t o = 0;
@@ -250,7 +249,7 @@ int kq_config_parse_principals(const char *s, kq_config_principals *out, char *w
         while (*e == ' ' || *e == '\t')
             e++, n--;
         if (n == 0)
-            return lfail(why, whylen, "empty element in list");
+            return kq_config_why(why, whylen, "empty element in list");
         if (principal_entry(e, n, out, why, whylen) != 0)
             return -1;
     }
@@ -268,7 +267,7 @@ static int mechanism_entry(const char *s, size_t n, void *vbits, char *why, size
             return 0;
         }
     }
-    return lfail(why, whylen, "SASL mechanism %.*s is not supported (PLAIN, SCRAM-SHA-256, "
+    return kq_config_why(why, whylen, "SASL mechanism %.*s is not supported (PLAIN, SCRAM-SHA-256, "
                  "SCRAM-SHA-512)", (int)(n > 32 ? 32 : n), s);
 }
 
@@ -277,7 +276,7 @@ int kq_config_parse_mechanisms(const char *s, uint32_t *bits, char *why, size_t 
     *bits = 0;
     if (kq_config_for_each_item(s, mechanism_entry, bits, why, whylen) != 0)
         return -1;
-    return *bits ? 0 : lfail(why, whylen, "no mechanism given");
+    return *bits ? 0 : kq_config_why(why, whylen, "no mechanism given");
 }
 
 bool kq_config_listener_name_is(const kq_config_listener *l, const char *s, size_t n)

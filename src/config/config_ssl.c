@@ -5,80 +5,36 @@
  * configuration error naming its line), and read per listener by the
  * daemon (kq/config_ssl.h). */
 #include <ctype.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "config_internal.h"
+#include "config_keys.h"
 #include "kq/assert.h"
 #include "kq/config_ssl.h"
 
-#define LISTENER_PREFIX "listener.name."
+#define LISTENER_PREFIX CFG_LISTENER_PREFIX
 #define VOTER_PRINCIPALS_KEY "controller.quorum.voter.principals"
 
-static const char *const ssl_key_names[KQ_SSL_KEY_COUNT] = {
-    [KQ_SSL_KEYSTORE_TYPE] = "ssl.keystore.type",
-    [KQ_SSL_KEYSTORE_LOCATION] = "ssl.keystore.location",
-    [KQ_SSL_KEYSTORE_PASSWORD] = "ssl.keystore.password",
-    [KQ_SSL_KEY_PASSWORD] = "ssl.key.password",
-    [KQ_SSL_KEYSTORE_CERTIFICATE_CHAIN] = "ssl.keystore.certificate.chain",
-    [KQ_SSL_KEYSTORE_KEY] = "ssl.keystore.key",
-    [KQ_SSL_TRUSTSTORE_TYPE] = "ssl.truststore.type",
-    [KQ_SSL_TRUSTSTORE_LOCATION] = "ssl.truststore.location",
-    [KQ_SSL_TRUSTSTORE_PASSWORD] = "ssl.truststore.password",
-    [KQ_SSL_TRUSTSTORE_CERTIFICATES] = "ssl.truststore.certificates",
-    [KQ_SSL_CLIENT_AUTH] = "ssl.client.auth",
-    [KQ_SSL_ENABLED_PROTOCOLS] = "ssl.enabled.protocols",
-    [KQ_SSL_PROTOCOL] = "ssl.protocol",
-    [KQ_SSL_CIPHER_SUITES] = "ssl.cipher.suites",
-    [KQ_SSL_ENDPOINT_IDENTIFICATION_ALGORITHM] = "ssl.endpoint.identification.algorithm",
-    [KQ_SSL_PRINCIPAL_MAPPING_RULES] = "ssl.principal.mapping.rules",
-};
-
-static int ssl_fail(char *why, size_t whylen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int ssl_fail(char *why, size_t whylen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, whylen, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
+/* The ssl.* entries of the key table (config_keys.def): arg is the
+ * enum kq_config_ssl_key. */
 static int ssl_key_of(const char *name)
 {
-    for (int k = 0; k < KQ_SSL_KEY_COUNT; k++)
-        if (strcmp(ssl_key_names[k], name) == 0)
-            return k;
+    for (int id = 0; id < CFG_KEY_COUNT; id++)
+        if (cfg_keys[id].parse == kq_config_ssl_parse && strcmp(cfg_keys[id].name, name) == 0)
+            return cfg_keys[id].arg;
     return -1;
 }
 
-/* Splits name into its listener ("" for a plain key) and its ssl key. */
-static int ssl_parse_name(const char *name, char *listener, size_t cap)
+static const char *ssl_key_name(int key)
 {
-    listener[0] = '\0';
-    if (strncmp(name, LISTENER_PREFIX, strlen(LISTENER_PREFIX)) != 0)
-        return ssl_key_of(name);
-    const char *l = name + strlen(LISTENER_PREFIX);
-    const char *dot = strchr(l, '.');
-    if (!dot || dot == l || (size_t)(dot - l) >= cap)
-        return -1;
-    int k = ssl_key_of(dot + 1);
-    if (k >= 0) {
-        memcpy(listener, l, (size_t)(dot - l));
-        listener[dot - l] = '\0';
-    }
-    return k;
-}
-
-bool kq_config_ssl_is_key(const char *name)
-{
-    char listener[KQ_CONFIG_LISTENER_NAME_BYTES_MAX];
-    return strcmp(name, VOTER_PRINCIPALS_KEY) == 0 ||
-           ssl_parse_name(name, listener, sizeof listener) >= 0;
+    for (int id = 0; id < CFG_KEY_COUNT; id++)
+        if (cfg_keys[id].parse == kq_config_ssl_parse && cfg_keys[id].arg == key)
+            return cfg_keys[id].name;
+    KQ_ASSERT(!"an ssl key without an entry in config_keys.def");
+    return "";
 }
 
 static int check_value(int key, const char *value, char *why, size_t whylen)
@@ -88,12 +44,12 @@ static int check_value(int key, const char *value, char *why, size_t whylen)
     char reason[256];
     if ((key == KQ_SSL_KEYSTORE_TYPE || key == KQ_SSL_TRUSTSTORE_TYPE) &&
         !kq_tls_parse_store_type(value, &t, reason, sizeof reason))
-        return ssl_fail(why, whylen, "\"%.64s\": %s", value, reason);
+        return kq_config_why(why, whylen, "\"%.64s\": %s", value, reason);
     if (key == KQ_SSL_CLIENT_AUTH && !kq_tls_parse_client_auth(value, &a, reason, sizeof reason))
-        return ssl_fail(why, whylen, "\"%.64s\": %s", value, reason);
+        return kq_config_why(why, whylen, "\"%.64s\": %s", value, reason);
     if (key == KQ_SSL_ENDPOINT_IDENTIFICATION_ALGORITHM && value[0] &&
         strcasecmp(value, "https") != 0)
-        return ssl_fail(why, whylen, "\"%s\" is not supported (https, or empty for none)",
+        return kq_config_why(why, whylen, "\"%s\" is not supported (https, or empty for none)",
                         value);
     return 0;
 }
@@ -104,7 +60,7 @@ static int voter_principal_entry(const char *s, size_t n, void *vcfg, char *why,
     const char *colon = memchr(s, ':', n);
     char id[16];
     if (!colon || colon == s || (size_t)(colon - s) >= sizeof id)
-        return ssl_fail(why, whylen, "malformed entry (expected id:User:name): \"%.*s\"",
+        return kq_config_why(why, whylen, "malformed entry (expected id:User:name): \"%.*s\"",
                         (int)(n > 64 ? 64 : n), s);
     memcpy(id, s, (size_t)(colon - s));
     id[colon - s] = '\0';
@@ -118,12 +74,12 @@ static int voter_principal_entry(const char *s, size_t n, void *vcfg, char *why,
     if (kq_config_parse_principals(p, &one, why, whylen) != 0)
         return -1;
     if (one.count != 1)
-        return ssl_fail(why, whylen, "malformed entry \"%.*s\"", (int)(n > 64 ? 64 : n), s);
+        return kq_config_why(why, whylen, "malformed entry \"%.*s\"", (int)(n > 64 ? 64 : n), s);
     for (int i = 0; i < cfg->voter_principal_count; i++)
         if (cfg->voter_principals[i].id == (int32_t)x)
-            return ssl_fail(why, whylen, "voter %lld appears twice", (long long)x);
+            return kq_config_why(why, whylen, "voter %lld appears twice", (long long)x);
     if (cfg->voter_principal_count == KQ_CONFIG_VOTERS_MAX)
-        return ssl_fail(why, whylen, "more than %d voters", KQ_CONFIG_VOTERS_MAX);
+        return kq_config_why(why, whylen, "more than %d voters", KQ_CONFIG_VOTERS_MAX);
     kq_config_voter_principal *vp = &cfg->voter_principals[cfg->voter_principal_count++];
     vp->id = (int32_t)x;
     snprintf(vp->principal, sizeof vp->principal, "%s", one.names[0]);
@@ -140,34 +96,35 @@ static kq_config_ssl_entry *ssl_entry_for(kq_config_ssl *ssl, const char *listen
     return &ssl->entries[ssl->count++];
 }
 
-int kq_config_ssl_set(kq_config *cfg, const char *name, const char *value, int line, char *why,
-                      size_t whylen)
+int kq_config_ssl_parse_voter_principals(const cfg_set *s, char *why, size_t whylen)
 {
-    if (strcmp(name, VOTER_PRINCIPALS_KEY) == 0) {
-        cfg->voter_principal_count = 0;
-        cfg->voter_principals_line = line;
-        return kq_config_for_each_item(value, voter_principal_entry, cfg, why, whylen);
-    }
-    char listener[KQ_CONFIG_LISTENER_NAME_BYTES_MAX];
-    int key = ssl_parse_name(name, listener, sizeof listener);
-    KQ_ASSERT(key >= 0); /* kq_config_ssl_is_key said so */
-    if (check_value(key, value, why, whylen) != 0)
+    s->cfg->voter_principal_count = 0;
+    s->cfg->voter_principals_line = s->line;
+    return kq_config_for_each_item(s->value, voter_principal_entry, s->cfg, why, whylen);
+}
+
+/* An ssl.* key, or its listener.name.<listener>. form: kept as written. */
+int kq_config_ssl_parse(const cfg_set *s, char *why, size_t whylen)
+{
+    int key = s->key->arg;
+    if (check_value(key, s->value, why, whylen) != 0)
         return -1;
-    kq_config_ssl *ssl = &cfg->ssl;
-    size_t n = strlen(value) + 1;
+    kq_config_ssl *ssl = &s->cfg->ssl;
+    size_t n = strlen(s->value) + 1;
     if (ssl->text_used == 0)
         ssl->text_used = 1; /* offset 0 means unset */
     if (n > sizeof ssl->text - ssl->text_used)
-        return ssl_fail(why, whylen, "too much ssl.* text (max %zu bytes in all)",
-                        sizeof ssl->text);
-    kq_config_ssl_entry *e = ssl_entry_for(ssl, listener, key);
+        return kq_config_why(why, whylen, "too much ssl.* text (max %zu bytes in all)",
+                             sizeof ssl->text);
+    kq_config_ssl_entry *e = ssl_entry_for(ssl, s->listener, key);
     if (!e)
-        return ssl_fail(why, whylen, "too many ssl.* keys (max %d)", KQ_CONFIG_SSL_ENTRIES_MAX);
-    snprintf(e->listener, sizeof e->listener, "%s", listener);
+        return kq_config_why(why, whylen, "too many ssl.* keys (max %d)",
+                             KQ_CONFIG_SSL_ENTRIES_MAX);
+    snprintf(e->listener, sizeof e->listener, "%s", s->listener);
     e->key = key;
-    e->line = line;
+    e->line = s->line;
     e->offset = ssl->text_used;
-    memcpy(ssl->text + ssl->text_used, value, n);
+    memcpy(ssl->text + ssl->text_used, s->value, n);
     ssl->text_used += (uint32_t)n;
     return 0;
 }
@@ -333,7 +290,7 @@ static int check_overrides(const kq_config *cfg, char *err, size_t errlen)
             snprintf(err, errlen,
                      "%s:%d: " LISTENER_PREFIX "%s.%s: no listener is named %s (the name is "
                      "written in lower case)",
-                     cfg->path, e->line, e->listener, ssl_key_names[e->key], e->listener);
+                     cfg->path, e->line, e->listener, ssl_key_name(e->key), e->listener);
             return -1;
         }
     }

@@ -12,10 +12,7 @@
 
 #define VALUE_QUOTE_MAX 64
 
-static int fail(char *why, size_t whylen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int fail(char *why, size_t whylen, const char *fmt, ...)
+int kq_config_why(char *why, size_t whylen, const char *fmt, ...)
 {
     if (why && whylen) {
         va_list ap;
@@ -46,12 +43,12 @@ static int parse_int_n(const char *s, size_t n, int64_t min, int64_t max,
     if (i < n && (s[i] == '+' || s[i] == '-'))
         neg = s[i++] == '-';
     if (i == n)
-        return fail(why, whylen, "not a number: \"%s\"", q);
+        return kq_config_why(why, whylen, "not a number: \"%s\"", q);
     uint64_t v = 0;
     bool overflow = false;
     for (; i < n; i++) {
         if (s[i] < '0' || s[i] > '9')
-            return fail(why, whylen, "not a number: \"%s\"", q);
+            return kq_config_why(why, whylen, "not a number: \"%s\"", q);
         unsigned d = (unsigned)(s[i] - '0');
         if (v > (UINT64_MAX - d) / 10)
             overflow = true;
@@ -63,7 +60,7 @@ static int parse_int_n(const char *s, size_t n, int64_t min, int64_t max,
         overflow = true;
     sv = overflow ? 0 : (neg ? -(int64_t)v : (int64_t)v);
     if (overflow || sv < min || sv > max)
-        return fail(why, whylen,
+        return kq_config_why(why, whylen,
                     "out of range: \"%s\" (must be between %lld and %lld)", q,
                     (long long)min, (long long)max);
     *out = sv;
@@ -88,7 +85,7 @@ int kq_config_parse_bool(const char *s, bool *out, char *why, size_t whylen)
     }
     char q[VALUE_QUOTE_MAX + 4];
     quote(q, sizeof q, s, strlen(s));
-    return fail(why, whylen, "not a boolean (true or false): \"%s\"", q);
+    return kq_config_why(why, whylen, "not a boolean (true or false): \"%s\"", q);
 }
 
 static void trim(const char **s, size_t *n)
@@ -114,12 +111,12 @@ int kq_config_parse_hostport(const char *s, size_t n, char *host,
     if (n && s[0] == '[') {
         const char *close = memchr(s, ']', n);
         if (!close)
-            return fail(why, whylen, "malformed address (no ']'): \"%s\"", q);
+            return kq_config_why(why, whylen, "malformed address (no ']'): \"%s\"", q);
         h = s + 1;
         hn = (size_t)(close - h);
         rest = close + 1;
         if (rest >= s + n || *rest != ':')
-            return fail(why, whylen, "malformed address (expected host:port): \"%s\"", q);
+            return kq_config_why(why, whylen, "malformed address (expected host:port): \"%s\"", q);
     } else {
         const char *colon = NULL;
         for (size_t i = n; i > 0; i--) {
@@ -129,27 +126,27 @@ int kq_config_parse_hostport(const char *s, size_t n, char *host,
             }
         }
         if (!colon)
-            return fail(why, whylen, "malformed address (expected host:port): \"%s\"", q);
+            return kq_config_why(why, whylen, "malformed address (expected host:port): \"%s\"", q);
         hn = (size_t)(colon - s);
         if (memchr(s, ':', hn))
-            return fail(why, whylen,
+            return kq_config_why(why, whylen,
                         "malformed address (write IPv6 hosts as [addr]:port): \"%s\"", q);
         rest = colon;
     }
     for (size_t i = 0; i < hn; i++) {
         unsigned char c = (unsigned char)h[i];
         if (isspace(c) || c == '@' || c == ',' || c == '/' || c < 0x20)
-            return fail(why, whylen, "malformed host: \"%s\"", q);
+            return kq_config_why(why, whylen, "malformed host: \"%s\"", q);
     }
     if (hn >= hostlen)
-        return fail(why, whylen, "host name too long (max %zu): \"%s\"",
+        return kq_config_why(why, whylen, "host name too long (max %zu): \"%s\"",
                     hostlen - 1, q);
     rest++; /* past ':' */
     int64_t p;
     char pwhy[160];
     if (parse_int_n(rest, (size_t)(s + n - rest), 1, 65535, &p, pwhy,
                     sizeof pwhy) != 0)
-        return fail(why, whylen, "bad port in \"%s\": %s", q, pwhy);
+        return kq_config_why(why, whylen, "bad port in \"%s\": %s", q, pwhy);
     memcpy(host, h, hn);
     host[hn] = '\0';
     *port = (uint16_t)p;
@@ -176,7 +173,7 @@ int kq_config_for_each_item(const char *s, kq_config_item_fn fn, void *ctx, char
         size_t n = (size_t)(stop - p);
         trim(&item, &n);
         if (n == 0)
-            return fail(why, whylen, "empty element in list");
+            return kq_config_why(why, whylen, "empty element in list");
         if (fn(item, n, ctx, why, whylen) != 0)
             return -1;
         if (!comma)
@@ -198,7 +195,7 @@ static int check_dup(const struct list_ctx *c, int32_t id, char *why,
     for (int i = 0; i < c->count; i++) {
         int32_t other = c->eps ? c->eps[i].id : c->ids[i];
         if (other == id)
-            return fail(why, whylen, "duplicate voter id %d", (int)id);
+            return kq_config_why(why, whylen, "duplicate voter id %d", (int)id);
     }
     return 0;
 }
@@ -211,21 +208,21 @@ static int voter_item(const char *s, size_t n, void *vctx, char *why,
     quote(q, sizeof q, s, n);
     const char *at = memchr(s, '@', n);
     if (!at)
-        return fail(why, whylen, "malformed voter (expected id@host:port): \"%s\"", q);
+        return kq_config_why(why, whylen, "malformed voter (expected id@host:port): \"%s\"", q);
     if (c->count >= KQ_CONFIG_VOTERS_MAX)
-        return fail(why, whylen, "too many voters (max %d)", KQ_CONFIG_VOTERS_MAX);
+        return kq_config_why(why, whylen, "too many voters (max %d)", KQ_CONFIG_VOTERS_MAX);
     int64_t id;
     char iwhy[160];
     if (parse_int_n(s, (size_t)(at - s), 0, INT32_MAX, &id, iwhy, sizeof iwhy) != 0)
-        return fail(why, whylen, "malformed voter \"%s\": bad id: %s", q, iwhy);
+        return kq_config_why(why, whylen, "malformed voter \"%s\": bad id: %s", q, iwhy);
     kq_config_endpoint *ep = &c->eps[c->count];
     char hwhy[200];
     if (kq_config_parse_hostport(at + 1, (size_t)(s + n - at - 1), ep->host,
                                  sizeof ep->host, &ep->port, hwhy,
                                  sizeof hwhy) != 0)
-        return fail(why, whylen, "malformed voter \"%s\": %s", q, hwhy);
+        return kq_config_why(why, whylen, "malformed voter \"%s\": %s", q, hwhy);
     if (ep->host[0] == '\0')
-        return fail(why, whylen, "malformed voter \"%s\": empty host", q);
+        return kq_config_why(why, whylen, "malformed voter \"%s\": empty host", q);
     if (check_dup(c, (int32_t)id, why, whylen) != 0)
         return -1;
     ep->id = (int32_t)id;
@@ -233,14 +230,21 @@ static int voter_item(const char *s, size_t n, void *vctx, char *why,
     return 0;
 }
 
-int kq_config_parse_voters(const char *s, kq_config_endpoint *voters,
-                           int *count, char *why, size_t whylen)
+/* Reads the list s with fn into eps or ids; *count is set on success. */
+static int parse_list(const char *s, kq_config_item_fn fn, kq_config_endpoint *eps,
+                      int32_t *ids, int *count, char *why, size_t whylen)
 {
-    struct list_ctx c = {voters, NULL, 0};
-    if (kq_config_for_each_item(s, voter_item, &c, why, whylen) != 0)
+    struct list_ctx c = {eps, ids, 0};
+    if (kq_config_for_each_item(s, fn, &c, why, whylen) != 0)
         return -1;
     *count = c.count;
     return 0;
+}
+
+int kq_config_parse_voters(const char *s, kq_config_endpoint *voters,
+                           int *count, char *why, size_t whylen)
+{
+    return parse_list(s, voter_item, voters, NULL, count, why, whylen);
 }
 
 static int server_item(const char *s, size_t n, void *vctx, char *why,
@@ -248,7 +252,7 @@ static int server_item(const char *s, size_t n, void *vctx, char *why,
 {
     struct list_ctx *c = vctx;
     if (c->count >= KQ_CONFIG_VOTERS_MAX)
-        return fail(why, whylen, "too many servers (max %d)", KQ_CONFIG_VOTERS_MAX);
+        return kq_config_why(why, whylen, "too many servers (max %d)", KQ_CONFIG_VOTERS_MAX);
     kq_config_endpoint *ep = &c->eps[c->count];
     if (kq_config_parse_hostport(s, n, ep->host, sizeof ep->host, &ep->port,
                                  why, whylen) != 0)
@@ -256,7 +260,7 @@ static int server_item(const char *s, size_t n, void *vctx, char *why,
     if (ep->host[0] == '\0') {
         char q[VALUE_QUOTE_MAX + 4];
         quote(q, sizeof q, s, n);
-        return fail(why, whylen, "empty host in \"%s\"", q);
+        return kq_config_why(why, whylen, "empty host in \"%s\"", q);
     }
     ep->id = -1;
     c->count++;
@@ -266,11 +270,7 @@ static int server_item(const char *s, size_t n, void *vctx, char *why,
 int kq_config_parse_servers(const char *s, kq_config_endpoint *out,
                             int *count, char *why, size_t whylen)
 {
-    struct list_ctx c = {out, NULL, 0};
-    if (kq_config_for_each_item(s, server_item, &c, why, whylen) != 0)
-        return -1;
-    *count = c.count;
-    return 0;
+    return parse_list(s, server_item, out, NULL, count, why, whylen);
 }
 
 static int id_item(const char *s, size_t n, void *vctx, char *why,
@@ -278,7 +278,7 @@ static int id_item(const char *s, size_t n, void *vctx, char *why,
 {
     struct list_ctx *c = vctx;
     if (c->count >= KQ_CONFIG_VOTERS_MAX)
-        return fail(why, whylen, "too many voters (max %d)", KQ_CONFIG_VOTERS_MAX);
+        return kq_config_why(why, whylen, "too many voters (max %d)", KQ_CONFIG_VOTERS_MAX);
     int64_t id;
     if (parse_int_n(s, n, 0, INT32_MAX, &id, why, whylen) != 0)
         return -1;
@@ -291,9 +291,5 @@ static int id_item(const char *s, size_t n, void *vctx, char *why,
 int kq_config_parse_ids(const char *s, int32_t *ids, int *count, char *why,
                         size_t whylen)
 {
-    struct list_ctx c = {NULL, ids, 0};
-    if (kq_config_for_each_item(s, id_item, &c, why, whylen) != 0)
-        return -1;
-    *count = c.count;
-    return 0;
+    return parse_list(s, id_item, NULL, ids, count, why, whylen);
 }
