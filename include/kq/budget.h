@@ -51,6 +51,11 @@ void kq_budget_conn_open(kq_budget *b, enum kq_budget_class cls);
 void kq_budget_conn_close(kq_budget *b, enum kq_budget_class cls);
 void kq_budget_charge(kq_budget *b, enum kq_budget_class cls, uint64_t bytes);
 void kq_budget_release(kq_budget *b, enum kq_budget_class cls, uint64_t bytes);
+/* A connection open in class from, holding conn_bytes charged to it, moves
+ * to class to with them (a connection of a shared listener that proved
+ * itself a quorum peer: issue 19). The sum held does not change. */
+void kq_budget_conn_move(kq_budget *b, enum kq_budget_class from, enum kq_budget_class to,
+                         uint64_t conn_bytes);
 
 /* The most the class's connections may hold together. */
 uint64_t kq_budget_class_max(const kq_budget *b, enum kq_budget_class cls);

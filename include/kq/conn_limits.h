@@ -112,6 +112,12 @@ kq_conn_verdict kq_conn_pool_admit_member(kq_conn_pool *p, const kq_conn_addr *a
                                           kq_conn_member *m, kq_conn_evictable_fn evictable,
                                           kq_conn_member **evicted);
 void kq_conn_pool_release_member(kq_conn_pool *p, const kq_conn_addr *addr, kq_conn_member *m);
+/* An admitted member is never to be evicted (a connection of a shared
+ * listener that proved itself a quorum peer, issue 19): it leaves the
+ * eviction index (so it no longer weighs in which address is the heaviest
+ * either) but stays counted in the pool and its address; release it with
+ * kq_conn_pool_release_member as before. Idempotent. */
+void kq_conn_pool_keep_member(kq_conn_pool *p, kq_conn_member *m);
 
 /* The descriptor budget: from RLIMIT_NOFILE (after raising), the client
  * connections left once KQ_FD_RESERVE and the controller slots are taken

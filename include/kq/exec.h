@@ -154,6 +154,10 @@ typedef struct exec_env {
     /* Optional: slot's connection completed SASL authentication (the
      * transport lifts sasl.server.max.receive.size for it). */
     void (*slot_authenticated)(void *ctx, void *slot);
+    /* Optional: the handlers accepted a quorum request from replica_id on
+     * slot's connection (kq/handler.h): the transport may move that
+     * connection to the quorum's reserved resources (issue 19). */
+    void (*slot_quorum_accepted)(void *ctx, void *slot, int32_t replica_id);
     /* Optional: closes the connection whose handler_conn.session cell is
      * session once what was answered on it left, dispatching none of its
      * frames (kq/handler.h: a SASL handshake evicted or expired); then

@@ -137,6 +137,13 @@ typedef struct handler_services {
     /* Optional: slot's connection has authenticated (SASL): the transport
      * lifts its pre-authentication frame bound (sasl.server.max.receive.size). */
     void (*slot_authenticated)(void *ctx, void *slot);
+    /* Optional: a quorum request from replica_id on slot's connection was
+     * accepted (a Raft RPC, replica Fetch or FetchSnapshot that passed
+     * quorum_request_allowed and the cluster id check). The transport may
+     * give that connection the quorum's reserved resources (issue 19: a
+     * listener shared by clients and peers); called for every such request,
+     * it acts at most once per connection. */
+    void (*slot_quorum_accepted)(void *ctx, void *slot, int32_t replica_id);
     /* Optional (NULL: such a connection is closed at its next frame):
      * closes the connection whose handler_conn.session cell is session once
      * what was answered on it left, dispatching none of its frames (a SASL

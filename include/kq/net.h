@@ -150,6 +150,8 @@ typedef struct net_server_stats {
     /* Connections of this listener closed to admit one from an address
      * holding fewer (the pool full; kq/conn_evict.h). */
     uint64_t evicted;
+    /* Connections promoted to the quorum's class (net_slot_promote_quorum). */
+    uint64_t promoted_quorum;
 } net_server_stats;
 
 net_server *net_server_start(uv_loop_t *loop, const net_server_config *config,
@@ -221,6 +223,15 @@ uint64_t net_slot_grant(const net_slot *slot, uint64_t want);
 /* The connection authenticated: frames up to frame_bytes_max from now on
  * (unauthenticated_frame_bytes_max no longer applies). */
 void net_slot_authenticated(net_slot *slot);
+/* The layers above accepted a quorum request on the slot's connection (a
+ * listener shared by clients and peers, issue 19): the connection moves for
+ * good to the quorum's class: the response budget's KQ_BUDGET_QUORUM (with
+ * what it holds), its server's quorum turns (no longer counted in nor held
+ * by KQ_NET_CLIENT_FRAMES_PER_TURN_MAX), and out of its pool's eviction (it
+ * stays counted in the pool). True the first time only; false when the
+ * connection is in the quorum's class already (a controller listener's) or
+ * closing. */
+bool net_slot_promote_quorum(net_slot *slot);
 
 /* ---- Outbound peer channels (one connection per remote node). */
 

@@ -191,6 +191,20 @@ static void env_slot_authenticated(void *ctx, void *slot)
     (void)ctx;
     net_slot_authenticated(slot);
 }
+/* A shared listener's connection carried an accepted quorum request: it
+ * gets the quorum's reserved share, turns and pool protection (issue 19;
+ * net_slot_promote_quorum does nothing on a controller listener). */
+static void env_slot_quorum_accepted(void *ctx, void *slot, int32_t replica_id)
+{
+    const node *n = ctx;
+    if (n->config.controller_listener_named || !net_slot_promote_quorum(slot))
+        return;
+    const kq_config_listener *l = &n->config.listeners[net_slot_listener_tag(slot)];
+    LOG_LINE_LIMITED("connection %s on listener %s: quorum request of replica %d accepted; "
+                     "the connection now has the quorum's reserved response share and turns, "
+                     "and is never evicted",
+                     net_slot_peer(slot), l->name, replica_id);
+}
 static const char *env_slot_peer(void *ctx, void *slot)
 {
     (void)ctx;
@@ -735,6 +749,7 @@ node *node_start(uv_loop_t *loop, const kq_config *config, const struct kq_cred_
         .slot_conn = env_slot_conn,
         .slot_grant = env_slot_grant,
         .slot_authenticated = env_slot_authenticated,
+        .slot_quorum_accepted = env_slot_quorum_accepted,
         .session_close = env_session_close,
         .flush_start = env_flush_start,
         .snapshot_start = env_snapshot_start,

@@ -124,6 +124,13 @@ static void write_connections(node_metrics *m, kq_mtext *t)
         kq_mlabel l = {"listener", m->config->listeners[i].name};
         kq_mtext_sample(t, evicted, &l, 1, (double)st[i].evicted);
     }
+    const char *promoted = "kq_listener_connections_promoted_total";
+    kq_mtext_family(t, promoted, "counter", "Connections of a listener shared by clients and "
+                    "peers given the quorum's class after an accepted quorum request");
+    for (int i = 0; i < n; i++) {
+        kq_mlabel l = {"listener", m->config->listeners[i].name};
+        kq_mtext_sample(t, promoted, &l, 1, (double)st[i].promoted_quorum);
+    }
     kq_mtext_family(t, fds, "counter", "accept failed with EMFILE or ENFILE (each pauses "
                     "accepting for KQ_ACCEPT_BACKOFF_MS)");
     for (int i = 0; i < n; i++) {

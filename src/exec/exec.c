@@ -117,6 +117,12 @@ static void h_slot_authenticated(void *ctx, void *slot)
     if (x->env.slot_authenticated)
         x->env.slot_authenticated(x->env.ctx, slot);
 }
+static void h_slot_quorum_accepted(void *ctx, void *slot, int32_t replica_id)
+{
+    kq_exec *x = ctx;
+    if (x->env.slot_quorum_accepted && !x->failed)
+        x->env.slot_quorum_accepted(x->env.ctx, slot, replica_id);
+}
 static void h_session_close(void *ctx, void **session, const char *why)
 {
     kq_exec *x = ctx;
@@ -149,6 +155,7 @@ static handler *exec_make_handler(kq_exec *x)
         .slot_conn = h_slot_conn,
         .slot_grant = h_slot_grant,
         .slot_authenticated = h_slot_authenticated,
+        .slot_quorum_accepted = h_slot_quorum_accepted,
         .session_close = h_session_close,
         .acl = x->cfg.acl,
         .sasl_credentials = x->cfg.sasl_credentials,

@@ -117,8 +117,13 @@ bool cluster_id_checked(handler *h, handler_request *req, kq_slice id)
     return false;
 }
 
+/* Every caller checked the listener, the identity, the cluster id and the
+ * partition: the request is accepted, and the transport may promote its
+ * connection (a shared listener's peer, issue 19). */
 void step_request(handler *h, handler_request *req, raft_msg *msg, bool by_id)
 {
+    if (h->svc.slot_quorum_accepted)
+        h->svc.slot_quorum_accepted(h->svc.ctx, req->slot, msg->from);
     msg->token = raft_pending_add(h, req, by_id);
     if (msg->token == 0) {
         reply_raft_error(h, req, KAFKA_REQUEST_TIMED_OUT);

@@ -39,7 +39,7 @@ void conn_maybe_free(net_conn *c)
     net_server *server = c->server;
     conn_set_paused_budget(c, false);
     if (server->config.budget)
-        kq_budget_conn_close(server->config.budget, server->config.budget_class);
+        kq_budget_conn_close(server->config.budget, c->budget_class);
     if (c->user && server->config.on_conn_closed)
         server->config.on_conn_closed(server->config.ctx, c->user);
     if (c->prev)
@@ -171,6 +171,7 @@ static void conn_describe_peer(net_conn *c)
 static bool conn_evictable(kq_conn_member *m)
 {
     const net_conn *c = CONN_OF_MEMBER(m);
+    KQ_ASSERT(!c->promoted); /* kept out of the eviction index */
     return !c->closing && c->outstanding == 0 && c->writes_in_flight == 0 &&
            c->write_queued_bytes == 0 && !c->tls_plain;
 }
@@ -233,8 +234,10 @@ static void server_accept_one(net_server *s)
         return;
     }
     c->server = s;
+    c->budget_class = s->config.budget_class;
+    c->turns = s->turns;
     if (s->config.budget)
-        kq_budget_conn_open(s->config.budget, s->config.budget_class);
+        kq_budget_conn_open(s->config.budget, c->budget_class);
     c->next = s->conns;
     if (s->conns)
         s->conns->prev = c;

@@ -44,6 +44,8 @@ typedef struct write_req {
     size_t lens[WRITE_BUFS_MAX];
 } write_req;
 
+typedef struct net_turns net_turns;
+
 struct net_conn {
     uv_tcp_t tcp;
     net_server *server;
@@ -99,20 +101,27 @@ struct net_conn {
     bool completed_request; /* answered one request (evicted after the fresh ones) */
     kq_conn_member member; /* in the pool's eviction index (kq/conn_evict.h) */
     bool tls_counted_ip;   /* counted in the server's tls_per_ip */
+    /* The response budget's class and the frames-per-turn set of the
+     * connection: its listener's, until a connection of a shared listener
+     * proves itself a quorum peer (net_slot_promote_quorum): then
+     * KQ_BUDGET_QUORUM and its server's quorum_turns. */
+    enum kq_budget_class budget_class;
+    net_turns *turns;
+    bool promoted;
 };
 
 /* Frames per loop turn of a set of connections (server_turns.c): every
  * client connection of the listeners sharing a net_shared, or one quorum
  * listener's. A turn runs from one check phase of its owner (a server of
  * the set) to the next. */
-typedef struct net_turns {
+struct net_turns {
     uint64_t turn;
     uint32_t frames;     /* dispatched in this turn by the set */
     uint32_t frames_max; /* 0: no total (the quorum's class) */
     net_server *owner;   /* whose check phase starts each turn (NULL: the next to run) */
     net_conn *defer_head, *defer_tail; /* waiting for the next turn, oldest first */
     uint64_t full;       /* connections deferred because frames reached frames_max */
-} net_turns;
+};
 
 /* The request memory budget (server_read.c) and client turns of a node. */
 struct net_shared {
@@ -143,6 +152,8 @@ struct net_server {
     net_shared *shared;  /* config.shared, or own_shared */
     net_shared *own_shared; /* freed with the server */
     net_turns *turns;    /* shared->client_turns, or quorum_turns */
+    /* A quorum listener's connections; on a client-class listener, those
+     * promoted (net_slot_promote_quorum). Never held by a total. */
     net_turns quorum_turns;
     net_server_stats stats;
     bool stopped;
@@ -202,6 +213,10 @@ void conn_turn_count(net_conn *c);
 bool conn_turn_defer(net_conn *c);
 /* Leaves the deferred list (on close). */
 void conn_undefer(net_conn *c);
+/* c leaves its set for its server's quorum_turns (promotion): no longer
+ * counted in nor held by the clients' total; deferred, it waits for the
+ * quorum set's next turn instead. */
+void conn_turns_move_to_quorum(net_conn *c);
 
 /* Makes room in the read buffer for the next read (the budget permitting);
  * false when the connection now waits for memory or is out of it. */

@@ -330,7 +330,7 @@ bool conn_backlog_full(net_conn *c)
     if (c->tail - c->head >= NET_SLOTS_PER_CONN ||
         c->write_queued_bytes >= cfg->write_queue_bytes_max)
         return true;
-    bool refused = cfg->budget && !kq_budget_may_read(cfg->budget, cfg->budget_class,
+    bool refused = cfg->budget && !kq_budget_may_read(cfg->budget, c->budget_class,
                                                       c->write_queued_bytes);
     conn_set_paused_budget(c, refused);
     return refused;

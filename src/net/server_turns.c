@@ -9,7 +9,9 @@
  * handled every frame a client pipelined; without the second, thousands of
  * clients' eight frames each before a voter's Fetch on the controller
  * listener. A quorum listener's connections are a set of their own with no
- * total (only the per-connection bound).
+ * total (only the per-connection bound), and so are a client-class
+ * listener's connections promoted to the quorum's class (the peers of a
+ * shared listener, net_slot_promote_quorum).
  *
  * A turn runs from one check phase of the set's owner to the next: each
  * server's check handle runs once per loop iteration, so one of them (the
@@ -60,12 +62,13 @@ bool server_turns_init(net_server *s)
         s->shared = s->own_shared;
     }
     s->config.request_bytes_max = s->shared->request_bytes_max;
-    if (s->config.budget_class == KQ_BUDGET_QUORUM) {
-        s->turns = &s->quorum_turns; /* frames_max 0: never held by the clients' total */
-        s->quorum_turns.owner = s;
-    } else {
+    /* frames_max 0: never held by the clients' total. On a client-class
+     * listener, the set of its promoted connections. */
+    s->quorum_turns.owner = s;
+    if (s->config.budget_class == KQ_BUDGET_QUORUM)
+        s->turns = &s->quorum_turns;
+    else
         s->turns = &s->shared->client_turns;
-    }
     return true;
 }
 
@@ -97,7 +100,7 @@ static bool turns_full(const net_turns *t)
 /* c's count of this turn, reset when the turn moved on. */
 static void conn_turn_sync(net_conn *c)
 {
-    net_turns *t = c->server->turns;
+    net_turns *t = c->turns;
     if (c->turn_seen != t->turn) {
         c->turn_seen = t->turn;
         c->turn_frames = 0;
@@ -108,12 +111,12 @@ void conn_turn_count(net_conn *c)
 {
     conn_turn_sync(c);
     c->turn_frames++;
-    c->server->turns->frames++;
+    c->turns->frames++;
 }
 
 static void conn_defer(net_conn *c)
 {
-    net_turns *t = c->server->turns;
+    net_turns *t = c->turns;
     if (c->deferred || c->closing)
         return;
     c->deferred = true;
@@ -130,7 +133,7 @@ static void conn_defer(net_conn *c)
 bool conn_turn_defer(net_conn *c)
 {
     conn_turn_sync(c);
-    net_turns *t = c->server->turns;
+    net_turns *t = c->turns;
     bool own = c->turn_frames >= NET_FRAMES_PER_TURN_MAX;
     if (!own && !turns_full(t))
         return false;
@@ -142,7 +145,7 @@ bool conn_turn_defer(net_conn *c)
 
 void conn_undefer(net_conn *c)
 {
-    net_turns *t = c->server->turns;
+    net_turns *t = c->turns;
     if (!c->deferred)
         return;
     if (c->defer_prev)
@@ -157,9 +160,24 @@ void conn_undefer(net_conn *c)
     c->deferred = false;
 }
 
-void server_resume_deferred(net_server *s)
+void conn_turns_move_to_quorum(net_conn *c)
 {
-    net_turns *t = s->turns;
+    net_turns *to = &c->server->quorum_turns;
+    if (c->turns == to)
+        return;
+    bool deferred = c->deferred;
+    conn_undefer(c);
+    /* This turn's frames stay counted in the old set's total (already
+     * dispatched); its own count carries over into the new set's turn. */
+    conn_turn_sync(c);
+    c->turns = to;
+    c->turn_seen = to->turn;
+    if (deferred)
+        conn_defer(c);
+}
+
+static void turns_resume(net_server *s, net_turns *t)
+{
     if (!t->owner)
         t->owner = s;
     if (t->owner != s)
@@ -178,4 +196,11 @@ void server_resume_deferred(net_server *s)
     }
     if (t->defer_head)
         turns_wake(t, s);
+}
+
+void server_resume_deferred(net_server *s)
+{
+    turns_resume(s, s->turns);
+    if (s->turns != &s->quorum_turns)
+        turns_resume(s, &s->quorum_turns); /* its promoted connections */
 }

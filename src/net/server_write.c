@@ -18,7 +18,7 @@ static void write_queue_add(net_conn *c, uint64_t bytes)
     c->write_queued_bytes += bytes;
     st->write_queued_bytes += bytes;
     if (c->server->config.budget)
-        kq_budget_charge(c->server->config.budget, c->server->config.budget_class, bytes);
+        kq_budget_charge(c->server->config.budget, c->budget_class, bytes);
     if (c->write_queued_bytes > st->write_queued_bytes_conn_peak)
         st->write_queued_bytes_conn_peak = c->write_queued_bytes;
 }
@@ -28,7 +28,7 @@ static void write_queue_sub(net_conn *c, uint64_t bytes)
     c->write_queued_bytes -= bytes;
     c->server->stats.write_queued_bytes -= bytes;
     if (c->server->config.budget)
-        kq_budget_release(c->server->config.budget, c->server->config.budget_class, bytes);
+        kq_budget_release(c->server->config.budget, c->budget_class, bytes);
 }
 
 static void slot_stream_free(net_slot *s)
@@ -139,7 +139,7 @@ static bool stream_chunk(net_conn *c, net_stream *st, uint8_t **out, size_t *out
     size_t want = KQ_FETCH_STREAM_CHUNK_BYTES;
     const net_server_config *cfg = &c->server->config;
     if (cfg->budget &&
-        kq_budget_room(cfg->budget, cfg->budget_class) >=
+        kq_budget_room(cfg->budget, c->budget_class) >=
             cfg->budget->headroom_bytes + 4 * (uint64_t)KQ_FETCH_STREAM_CHUNK_BYTES_MAX &&
         c->write_queued_bytes + KQ_FETCH_STREAM_CHUNK_BYTES_MAX <= cfg->budget->conn_bytes_max)
         want = KQ_FETCH_STREAM_CHUNK_BYTES_MAX;
@@ -481,7 +481,7 @@ uint64_t net_slot_grant(const net_slot *slot, uint64_t want)
     const net_conn *c = slot->conn;
     const net_server_config *cfg = &c->server->config;
     if (cfg->budget)
-        return kq_budget_grant(cfg->budget, cfg->budget_class, c->write_queued_bytes, want);
+        return kq_budget_grant(cfg->budget, c->budget_class, c->write_queued_bytes, want);
     uint64_t room = c->write_queued_bytes < cfg->write_queue_bytes_max
                         ? cfg->write_queue_bytes_max - c->write_queued_bytes
                         : 0;

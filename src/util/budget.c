@@ -53,6 +53,17 @@ void kq_budget_release(kq_budget *b, enum kq_budget_class cls, uint64_t bytes)
     b->released += bytes;
 }
 
+void kq_budget_conn_move(kq_budget *b, enum kq_budget_class from, enum kq_budget_class to,
+                         uint64_t conn_bytes)
+{
+    KQ_ASSERT(from < KQ_BUDGET_CLASSES && to < KQ_BUDGET_CLASSES);
+    KQ_ASSERT(b->conns[from] > 0 && b->used[from] >= conn_bytes);
+    b->conns[from]--;
+    b->conns[to]++;
+    b->used[from] -= conn_bytes;
+    b->used[to] += conn_bytes;
+}
+
 uint64_t kq_budget_class_max(const kq_budget *b, enum kq_budget_class cls)
 {
     return cls == KQ_BUDGET_QUORUM ? b->bytes_max : b->bytes_max - b->quorum_bytes;

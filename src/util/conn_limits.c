@@ -267,6 +267,12 @@ void kq_conn_pool_release_member(kq_conn_pool *p, const kq_conn_addr *addr, kq_c
         kq_conn_evict_remove(&p->index, m);
 }
 
+void kq_conn_pool_keep_member(kq_conn_pool *p, kq_conn_member *m)
+{
+    if (m->ip)
+        kq_conn_evict_remove(&p->index, m);
+}
+
 uint32_t kq_conn_client_budget(uint64_t nofile, bool controller_reserved)
 {
     uint64_t taken = KQ_FD_RESERVE + (controller_reserved ? KQ_CONTROLLER_CONNECTIONS_MAX : 0);

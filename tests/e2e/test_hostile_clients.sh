@@ -23,13 +23,18 @@
 # every node under the bound, the reading group made progress, every
 # acknowledged record is read back, and (one node) the node restarts over
 # its log. A table (attack, check, PASS/FAIL, figure) is printed.
+# Topology 3s: three nodes as the seed's files have them, ONE listener per
+# node for clients and peers alike (no controller.listener.names), under the
+# fetch and idle attacks only: the peers' connections, promoted to the
+# quorum's class once a quorum request on them is accepted, keep the leader
+# and the replication going (the same checks).
 #
 # Knobs: KQ_HOSTILE=0 skips it (prints SKIP, exits 0); KQ_HOSTILE_SKIP=a,b
 # skips attacks;
-# KQ_HOSTILE_ONLY=a,b runs only those; KQ_HOSTILE_NODES ("1 3");
+# KQ_HOSTILE_ONLY=a,b runs only those; KQ_HOSTILE_NODES ("1 3 3s");
 # KQ_HOSTILE_SECS (6); KQ_HOSTILE_HWM_MIB (1024); KQ_HOSTILE_PROBE_MS
 # (3000); KQ_HOSTILE_NOFILE (4096); KQ_HOSTILE_IDLE_CONNS (20000).
-# Ports 44500-44700.
+# Ports 44500-44700 (3s: 44650-44682).
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/quorum_lib.sh"
@@ -69,11 +74,30 @@ selected() {
 row() { printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" >> "$TABLE"; }
 
 # hostile_config <n> <base>: n nodes, client PLAINTEXT base+i-1, TLS base+10+i-1,
-# CONTROLLER base+20+i-1 (the voters), metrics base+30+i-1.
+# CONTROLLER base+20+i-1 (the voters), metrics base+30+i-1. With SHARED=1
+# the seed's layout instead: one PLAINTEXT listener base+i-1 for clients and
+# voters, no controller.listener.names.
 hostile_config() {
     local n=$1 base=$2 i voters=""
     QUORUM_BASE=$base
     QUORUM_N=$n
+    if ((SHARED)); then
+        for ((i = 1; i <= n; i++)); do
+            voters+="${voters:+,}localhost:$((base + i - 1))"
+        done
+        for ((i = 1; i <= n; i++)); do
+            cat > "$E2E_TMP/n$i.properties" <<EOF
+broker.id=$i
+listeners=PLAINTEXT://localhost:$((base + i - 1))
+quorum.bootstrap.servers=$voters
+quorum.bootstrap.voters=$(seq -s, 1 "$n")
+log.dirs=$E2E_TMP/data$i
+metrics.port=$((base + 30 + i - 1))
+verbose=false
+EOF
+        done
+        return
+    fi
     for ((i = 1; i <= n; i++)); do
         voters+="${voters:+,}$i@localhost:$((base + 20 + i - 1))"
     done
@@ -122,6 +146,7 @@ run_topology() {
     shift 2
     SEGMENT=$((SEGMENT + 1))
     local tag="${n}n"
+    ((SHARED)) && tag="${n}s"
     rm -rf "$E2E_TMP"/data*
     hostile_config "$n" "$base"
     for ((i = 1; i <= n; i++)); do
@@ -262,9 +287,16 @@ selected_attacks() {
 }
 
 SEGMENT=0
+SHARED=0
 mapfile -t RUN < <(selected_attacks)
 ((${#RUN[@]} > 0)) || fail "every attack skipped"
-for nodes in ${KQ_HOSTILE_NODES:-1 3}; do
+# The shared-listener topology runs only these (the CI budget): the floods
+# that fill the clients' response share and pool.
+SHARED_RUN=()
+for a in "${RUN[@]}"; do
+    [[ "$a" == fetch || "$a" == idle ]] && SHARED_RUN+=("$a")
+done
+for nodes in ${KQ_HOSTILE_NODES:-1 3 3s}; do
     case "$nodes" in
         1) run_topology 1 44500 "${RUN[@]}" ;;
         3) if [[ "${KQ_SKIP_MULTINODE:-0}" == 1 ]]; then
@@ -272,7 +304,16 @@ for nodes in ${KQ_HOSTILE_NODES:-1 3}; do
            else
                run_topology 3 44600 "${RUN[@]}"
            fi ;;
-        *) fail "KQ_HOSTILE_NODES: $nodes (1 or 3)" ;;
+        3s) if [[ "${KQ_SKIP_MULTINODE:-0}" == 1 ]]; then
+               row 3s all - SKIP "KQ_SKIP_MULTINODE=1"
+           elif ((${#SHARED_RUN[@]} == 0)); then
+               row 3s all - SKIP "neither fetch nor idle selected"
+           else
+               SHARED=1
+               run_topology 3 44650 "${SHARED_RUN[@]}"
+               SHARED=0
+           fi ;;
+        *) fail "KQ_HOSTILE_NODES: $nodes (1, 3 or 3s)" ;;
     esac
 done
 

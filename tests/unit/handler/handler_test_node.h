@@ -106,6 +106,11 @@ typedef struct tn_node {
      * consumer Fetch answer may hold at most grant_bytes of log data. */
     bool grant_set;
     uint64_t grant_bytes;
+    /* exec_env.slot_quorum_accepted (issue 19, a shared listener's
+     * promotion): how often, and the last slot and replica id. */
+    int quorum_accepted;
+    int quorum_accepted_slot;
+    int32_t quorum_accepted_replica;
 } tn_node;
 
 static inline int tn_rm_cb(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -209,6 +214,13 @@ static inline void tn_slot_conn_cb(void *ctx, void *slot, handler_conn *out)
     *out = (handler_conn){.quorum_listener = id < TN_CLIENT_LISTENER_ID || id >= TN_VOTER_CERT_ID,
                           .voter_proof_required = id >= TN_VOTER_CERT_ID,
                           .voter_id = id > TN_VOTER_CERT_ID ? id - TN_VOTER_CERT_ID : -1};
+}
+static inline void tn_slot_quorum_accepted_cb(void *ctx, void *slot, int32_t replica_id)
+{
+    tn_node *n = ctx;
+    n->quorum_accepted++;
+    n->quorum_accepted_slot = ((const tn_slot *)slot)->id;
+    n->quorum_accepted_replica = replica_id;
 }
 static inline int64_t tn_now_cb(void *ctx)
 {
@@ -319,6 +331,7 @@ static inline void tn_start(tn_node *n, int32_t node_id, int voter_count)
         .slot_peer = tn_slot_peer_cb,
         .slot_conn = tn_slot_conn_cb,
         .slot_grant = tn_slot_grant_cb,
+        .slot_quorum_accepted = tn_slot_quorum_accepted_cb,
         .session_close = tn_session_close_cb,
         .flush_start = tn_flush_start_cb,
         .search_start = tn_search_start,

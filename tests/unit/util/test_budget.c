@@ -148,6 +148,42 @@ static void test_mutant_quorum_no_reserve(void **state)
     }
 }
 
+/* A shared listener's connection that proved itself a quorum peer (issue
+ * 19): it moves with what it holds, the sum stays, and from then on it is
+ * granted from the quorum's class while clients fill theirs. */
+static void test_conn_move_to_quorum(void **state)
+{
+    (void)state;
+    kq_budget b;
+    kq_budget_init(&b, 16 * MiB, 64 * MiB, 0);
+    kq_budget_conn_open(&b, KQ_BUDGET_CLIENT); /* the flood */
+    kq_budget_conn_open(&b, KQ_BUDGET_CLIENT); /* the peer, before it proved itself */
+    kq_budget_charge(&b, KQ_BUDGET_CLIENT, 11 * MiB);
+    kq_budget_charge(&b, KQ_BUDGET_CLIENT, 1 * MiB); /* the peer's */
+    assert_int_equal(kq_budget_room(&b, KQ_BUDGET_CLIENT), 0);
+    assert_int_equal(kq_budget_grant(&b, KQ_BUDGET_CLIENT, 1 * MiB, 4096), 0);
+    uint64_t peak = b.peak, released = b.released;
+    kq_budget_conn_move(&b, KQ_BUDGET_CLIENT, KQ_BUDGET_QUORUM, 1 * MiB);
+    assert_int_equal(b.conns[KQ_BUDGET_CLIENT], 1);
+    assert_int_equal(b.conns[KQ_BUDGET_QUORUM], 1);
+    assert_int_equal(b.used[KQ_BUDGET_CLIENT], 11 * MiB);
+    assert_int_equal(b.used[KQ_BUDGET_QUORUM], 1 * MiB);
+    assert_int_equal(kq_budget_used(&b), 12 * MiB);
+    assert_int_equal(b.peak, peak); /* nothing was charged or released */
+    assert_int_equal(b.released, released);
+    assert_int_equal(kq_budget_grant(&b, KQ_BUDGET_QUORUM, 1 * MiB, 4096), 4096);
+    assert_true(kq_budget_may_read(&b, KQ_BUDGET_QUORUM, 1 * MiB));
+    /* Its bytes are released from the class it is in now. */
+    kq_budget_release(&b, KQ_BUDGET_QUORUM, 1 * MiB);
+    kq_budget_conn_close(&b, KQ_BUDGET_QUORUM);
+    assert_int_equal(b.used[KQ_BUDGET_QUORUM], 0);
+    assert_int_equal(b.conns[KQ_BUDGET_QUORUM], 0);
+    /* A connection holding nothing moves too. */
+    kq_budget_conn_move(&b, KQ_BUDGET_CLIENT, KQ_BUDGET_QUORUM, 0);
+    assert_int_equal(b.conns[KQ_BUDGET_CLIENT], 0);
+    assert_int_equal(b.used[KQ_BUDGET_CLIENT], 11 * MiB);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -158,6 +194,7 @@ int main(void)
         cmocka_unit_test(test_quorum_room_is_what_is_left),
         cmocka_unit_test(test_mutant_per_connection_only),
         cmocka_unit_test(test_mutant_quorum_no_reserve),
+        cmocka_unit_test(test_conn_move_to_quorum),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

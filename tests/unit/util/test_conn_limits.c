@@ -197,6 +197,48 @@ static void test_no_evict_mutant(void **state)
     }
 }
 
+/* kq_conn_pool_keep_member (issue 19, a shared listener's quorum peers):
+ * a kept member is never the victim, yet stays counted in the pool and its
+ * address until released. */
+static void test_keep_member(void **state)
+{
+    (void)state;
+    kq_conn_pool p;
+    kq_conn_pool_init(&p, &(kq_conn_pool_config){.max_connections = 4, .max_per_ip = 4,
+                                                 .evict = true});
+    tmember heavy[4] = {0}, other = {0}, late = {0};
+    kq_conn_addr f = ip("10.0.2.1"), b = ip("10.0.1.1"), c = ip("10.0.3.1");
+    kq_conn_member *v = NULL;
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(kq_conn_pool_admit_member(&p, &f, &heavy[i].m, always_evictable, &v),
+                         KQ_CONN_ADMIT);
+    /* The three oldest are kept (twice: idempotent): the newest is the victim. */
+    for (int i = 0; i < 3; i++) {
+        kq_conn_pool_keep_member(&p, &heavy[i].m);
+        kq_conn_pool_keep_member(&p, &heavy[i].m);
+    }
+    assert_int_equal(p.open, 4);
+    assert_int_equal(kq_addr_counts_get(&p.per_ip, &f), 4);
+    assert_int_equal(kq_conn_pool_admit_member(&p, &b, &other.m, always_evictable, &v),
+                     KQ_CONN_ADMIT);
+    assert_ptr_equal(v, &heavy[3].m);
+    assert_int_equal(p.open, 4);
+    assert_int_equal(kq_addr_counts_get(&p.per_ip, &f), 3);
+    /* Full again: the only evictable member left is b's. Kept too, none is
+     * left and the newcomer is refused. */
+    kq_conn_pool_keep_member(&p, &other.m);
+    assert_int_equal(kq_conn_pool_admit_member(&p, &c, &late.m, always_evictable, &v),
+                     KQ_CONN_REFUSE_TOTAL);
+    assert_null(v);
+    /* Released as any member. */
+    for (int i = 0; i < 3; i++)
+        kq_conn_pool_release_member(&p, &f, &heavy[i].m);
+    kq_conn_pool_release_member(&p, &b, &other.m);
+    assert_int_equal(p.open, 0);
+    assert_int_equal(kq_addr_counts_get(&p.per_ip, &f), 0);
+    kq_conn_pool_free(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -207,6 +249,7 @@ int main(void)
         cmocka_unit_test(test_budget),
         cmocka_unit_test(test_pools),
         cmocka_unit_test(test_no_evict_mutant),
+        cmocka_unit_test(test_keep_member),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
