@@ -622,12 +622,10 @@ static bool node_open_tls(node *n, char *err, size_t errlen)
     return true;
 }
 
-static bool node_open_network(node *n, char *err, size_t errlen)
+/* One outbound channel per other voter. */
+static void node_open_peers(node *n)
 {
     const kq_config *config = &n->config;
-    if (!node_open_tls(n, err, errlen) ||
-        !conn_budget_setup(config, &n->client_pool, &n->controller_pool, err, errlen))
-        return false;
     for (int i = 0; i < config->voter_count; i++) {
         if (config->voters[i].id == config->node_id)
             continue;
@@ -644,6 +642,15 @@ static bool node_open_network(node *n, char *err, size_t errlen)
         };
         n->peers[n->peer_count++] = net_peer_create(n->loop, &pc);
     }
+}
+
+static bool node_open_network(node *n, char *err, size_t errlen)
+{
+    const kq_config *config = &n->config;
+    if (!node_open_tls(n, err, errlen) ||
+        !conn_budget_setup(config, &n->client_pool, &n->controller_pool, err, errlen))
+        return false;
+    node_open_peers(n);
     /* queued.max.request.bytes is one budget for every listener (Kafka: per
      * broker), and so is queued.max.response.bytes, the controller
      * listener's connections in the quorum's reserved share. */
