@@ -11,6 +11,7 @@
 #define KQ_BOOTSTRAP_SNAPSHOT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "kq/buf.h"
@@ -39,5 +40,10 @@ typedef struct kq_bootstrap {
 
 /* Appends the whole file to out. False on a bad argument or writer error. */
 bool kq_bootstrap_encode(kq_writer *out, const kq_bootstrap *b);
+
+/* Checks and reads a whole file (ours or Kafka's, whose FeatureLevelRecords
+ * batch is skipped). 0, or -EBADMSG with err naming the byte and reason. */
+int kq_bootstrap_decode(const uint8_t *data, size_t len, kq_bootstrap *b, char *err,
+                        size_t errlen);
 
 #endif

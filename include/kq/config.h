@@ -130,6 +130,9 @@ typedef struct kq_config {
      * listener host is empty or 0.0.0.0). */
     kq_config_endpoint voters[KQ_CONFIG_VOTERS_MAX];
     int voter_count;
+    /* The voters were given (quorum.voters or quorum.bootstrap.*): Kafka's
+     * static quorum, kraft.version 0. False: this node alone by default. */
+    bool voters_static;
     /* metadata.log.dir, else the first entry of log.dirs, else log.dir */
     char log_dir[4096];
     bool verbose;

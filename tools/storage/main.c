@@ -215,6 +215,14 @@ static int format(int argc, char **argv)
                         "ignore this directory and format the others.\n", c.log_dir);
         return 1;
     }
+    if ((a.standalone || a.initial) && c.voters_static) {
+        /* As Kafka: a static quorum is not formatted as a dynamic one. */
+        fprintf(stderr, "kq-storage: %s gives the voters statically (quorum.voters or "
+                        "quorum.bootstrap.*): --standalone and --initial-controllers format a "
+                        "dynamic quorum; remove the static voters, or format without them\n",
+                a.config);
+        return 2;
+    }
     static kq_bootstrap b;
     kq_uuid dir_id;
     rc = plan(&a, &c, &b, &dir_id);

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <string.h>
 
 #include "kq/bootstrap_snapshot.h"
@@ -171,12 +172,74 @@ static void test_refusals(void **state)
     kq_writer_free(&w);
 }
 
+static void test_decode_kafka_and_ours(void **state)
+{
+    (void)state;
+    kq_bootstrap got, want;
+    char err[256];
+    standalone(&want);
+    assert_int_equal(kq_bootstrap_decode(kafka_bootstrap, sizeof kafka_bootstrap, &got, err,
+                                         sizeof err), 0);
+    assert_int_equal(got.kraft_version, 1);
+    assert_true(got.has_voters);
+    assert_int_equal(got.voter_count, 1);
+    assert_int_equal(got.voters[0].id, 1);
+    assert_memory_equal(got.voters[0].directory_id.bytes, want.voters[0].directory_id.bytes, 16);
+    assert_string_equal(got.voters[0].listener, "CONTROLLER");
+    assert_string_equal(got.voters[0].host, "localhost");
+    assert_int_equal(got.voters[0].port, 19093);
+    /* Ours, two voters, round trip. */
+    want.voter_count = 2;
+    want.voters[1] = want.voters[0];
+    want.voters[1].id = 2;
+    want.voters[1].port = 19094;
+    kq_writer w;
+    kq_writer_init(&w, 1 << 20);
+    assert_true(kq_bootstrap_encode(&w, &want));
+    assert_int_equal(kq_bootstrap_decode(w.data, w.len, &got, err, sizeof err), 0);
+    assert_int_equal(got.voter_count, 2);
+    assert_int_equal(got.voters[1].id, 2);
+    assert_int_equal(got.voters[1].port, 19094);
+    assert_int_equal(got.timestamp_ms, TS);
+    kq_writer_free(&w);
+}
+
+static void decode_refused(const uint8_t *data, size_t len, const char *want)
+{
+    kq_bootstrap b;
+    char err[256] = "";
+    assert_int_equal(kq_bootstrap_decode(data, len, &b, err, sizeof err), -EBADMSG);
+    if (!strcasestr(err, want))
+        fail_msg("got '%s', want '%s'", err, want);
+}
+
+static void test_decode_refusals(void **state)
+{
+    (void)state;
+    uint8_t f[sizeof kafka_bootstrap];
+    memcpy(f, kafka_bootstrap, sizeof f);
+    decode_refused(f, sizeof f - 1, "TRUNCATED");
+    decode_refused(f, sizeof f - 74, "TRUNCATED"); /* cut inside the footer (75 bytes) */
+    decode_refused(f, sizeof f - 75, "no SnapshotFooter");
+    f[100] ^= 1; /* inside the Voters record */
+    decode_refused(f, sizeof f, "CRC");
+    memcpy(f, kafka_bootstrap, sizeof f);
+    f[7] = 1; /* base offset 1 (outside the CRC) */
+    decode_refused(f, sizeof f, "not contiguous");
+    memcpy(f, kafka_bootstrap, sizeof f);
+    f[11 + 4] = 0; /* PartitionLeaderEpoch 1 instead of 0 (outside the CRC) */
+    f[15] = 1;
+    decode_refused(f, sizeof f, "epoch not 0");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_standalone_matches_kafka),
         cmocka_unit_test(test_kraft_version_0_and_no_voters),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_decode_kafka_and_ours),
+        cmocka_unit_test(test_decode_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
