@@ -96,6 +96,17 @@ ours_props "$E2E_TMP/static.properties" "$E2E_TMP/static" "$base" "$cid" "1@loca
 refused "$E2E_TMP/ours.properties" "kraft.version 1 (the voters live in the log, KIP-853)"
 ours_props "$E2E_TMP/other.properties" "$dir" "$base" "other-cluster" "1@localhost:$base"
 refused "$E2E_TMP/other.properties" "has cluster.id $cid but"
+sed 's/^node.id=1$/node.id=2/' "$E2E_TMP/other.properties" > "$E2E_TMP/node2.properties"
+echo "quorum.voters=2@localhost:$base" >> "$E2E_TMP/node2.properties"
+sed -i '/^quorum.voters=1@/d; s/^cluster.id=.*/cluster.id='"$cid"'/' "$E2E_TMP/node2.properties"
+refused "$E2E_TMP/node2.properties" "meta.properties has node.id 1 but"
+# Bad --initial-controllers: no directory id, a reserved one, a voter twice.
+for bad in "1@localhost:$base" "1@localhost:$base:AAAAAAAAAAAAAAAAAAAAAQ" \
+    "1@localhost:$base:$d1,1@localhost:$((base + 1)):$d2"; do
+    "$TOOL" format --config "$E2E_TMP/init.properties" --cluster-id "$cid" \
+        --initial-controllers "$bad" > "$E2E_TMP/bad.out" 2>&1
+    [[ $? -eq 2 ]] || fail "--initial-controllers '$bad' not refused: $(cat "$E2E_TMP/bad.out")"
+done
 ours_props "$E2E_TMP/ours-static.properties" "$dir" "$base" "$cid" "1@localhost:$base"
 serves ours "$E2E_TMP/ours-static.properties" "$base"
 

@@ -200,6 +200,19 @@ static int format(int argc, char **argv)
         fprintf(stderr, "kq-storage: %s\n", err);
         return 2;
     }
+    if ((a.standalone || a.initial) && c.voters_static) {
+        /* As Kafka: a static quorum is not formatted as a dynamic one. */
+        fprintf(stderr, "kq-storage: %s gives the voters statically (quorum.voters or "
+                        "quorum.bootstrap.*): --standalone and --initial-controllers format a "
+                        "dynamic quorum; remove the static voters, or format without them\n",
+                a.config);
+        return 2;
+    }
+    static kq_bootstrap b;
+    kq_uuid dir_id;
+    rc = plan(&a, &c, &b, &dir_id); /* argument errors before the directory */
+    if (rc != 0)
+        return rc;
     kq_meta_properties old;
     rc = kq_meta_properties_load(kq_fs_posix(), c.log_dir, &old, err, sizeof err);
     if (rc < 0) {
@@ -215,18 +228,7 @@ static int format(int argc, char **argv)
                         "ignore this directory and format the others.\n", c.log_dir);
         return 1;
     }
-    if ((a.standalone || a.initial) && c.voters_static) {
-        /* As Kafka: a static quorum is not formatted as a dynamic one. */
-        fprintf(stderr, "kq-storage: %s gives the voters statically (quorum.voters or "
-                        "quorum.bootstrap.*): --standalone and --initial-controllers format a "
-                        "dynamic quorum; remove the static voters, or format without them\n",
-                a.config);
-        return 2;
-    }
-    static kq_bootstrap b;
-    kq_uuid dir_id;
-    rc = plan(&a, &c, &b, &dir_id);
-    return rc != 0 ? rc : write_all(&c, &a, &b, dir_id);
+    return write_all(&c, &a, &b, dir_id);
 }
 
 int main(int argc, char **argv)
