@@ -181,7 +181,7 @@ typedef struct kq_config {
      * group without members expire (issue 19, KIP-211). */
     int64_t offsets_retention_ms;
     int64_t offsets_retention_check_interval_ms;
-    char cluster_id[64];              /* cluster.id, "kq-raft-test-cluster" */
+    char cluster_id[KQ_CLUSTER_ID_BYTES_MAX + 1]; /* cluster.id, "kq-raft-test-cluster" */
     /* metrics.port (our key): the Prometheus endpoint http://host:port/metrics
      * (docs/metrics.md); 0: off. metrics.host: where it binds; empty: the
      * first listener's host. */

@@ -12,11 +12,10 @@
 #include <stdint.h>
 
 #include "kq/fs.h"
+#include "kq/limits.h"
 #include "kq/uuid.h"
 
 #define KQ_META_PROPERTIES_NAME "meta.properties"
-#define KQ_META_PROPERTIES_BYTES_MAX 4096
-#define KQ_CLUSTER_ID_BYTES_MAX 63
 
 typedef struct kq_meta_properties {
     int32_t node_id;

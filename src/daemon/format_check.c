@@ -9,6 +9,7 @@
 #include "kq/bootstrap_snapshot.h"
 #include "kq/meta_properties.h"
 #include "kq/snapshot_file.h"
+#include "voter_check.h"
 
 /* 1 when meta.properties is there and agrees, 0 when absent, -1 refused. */
 static int meta_check(const kq_config *config, kq_meta_properties *m, char *err, size_t errlen)
@@ -45,14 +46,6 @@ static bool has_voter(const kq_bootstrap *b, int32_t id)
     return false;
 }
 
-static void render(char *out, size_t len, const int32_t *ids, int n)
-{
-    size_t pos = 0;
-    out[0] = '\0';
-    for (int i = 0; i < n && pos < len; i++)
-        pos += (size_t)snprintf(out + pos, len - pos, "%s%d", i ? "," : "", (int)ids[i]);
-}
-
 /* The voters of the bootstrap snapshot against the configured ones (as
  * sets of ids) and this node's directory id against meta.properties. */
 static bool voters_agree(const kq_config *c, const kq_bootstrap *b, const kq_meta_properties *m,
@@ -68,8 +61,8 @@ static bool voters_agree(const kq_config *c, const kq_bootstrap *b, const kq_met
         for (int i = 0; i < c->voter_count; i++)
             conf[i] = c->voters[i].id;
         char a[512], k[512];
-        render(a, sizeof a, ids, b->voter_count);
-        render(k, sizeof k, conf, c->voter_count);
+        voter_ids_render(a, sizeof a, ids, b->voter_count);
+        voter_ids_render(k, sizeof k, conf, c->voter_count);
         snprintf(err, errlen, "refusing to start: %s names the voters {%s} but %s configures "
                  "the voters {%s}", path, a, c->path, k);
         return false;
