@@ -130,6 +130,9 @@ typedef struct kq_config {
      * listener host is empty or 0.0.0.0). */
     kq_config_endpoint voters[KQ_CONFIG_VOTERS_MAX];
     int voter_count;
+    /* The voters were given (quorum.voters or quorum.bootstrap.*): Kafka's
+     * static quorum, kraft.version 0. False: this node alone by default. */
+    bool voters_static;
     /* metadata.log.dir, else the first entry of log.dirs, else log.dir */
     char log_dir[4096];
     bool verbose;
@@ -178,7 +181,7 @@ typedef struct kq_config {
      * group without members expire (issue 19, KIP-211). */
     int64_t offsets_retention_ms;
     int64_t offsets_retention_check_interval_ms;
-    char cluster_id[64];              /* cluster.id, "kq-raft-test-cluster" */
+    char cluster_id[KQ_CLUSTER_ID_BYTES_MAX + 1]; /* cluster.id, "kq-raft-test-cluster" */
     /* metrics.port (our key): the Prometheus endpoint http://host:port/metrics
      * (docs/metrics.md); 0: off. metrics.host: where it binds; empty: the
      * first listener's host. */

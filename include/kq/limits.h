@@ -154,6 +154,15 @@ _Static_assert(EXEC_FETCH_SNAPSHOT_MAX_BYTES_DEFAULT <= KQ_SNAPSHOT_BYTES_MAX,
 
 /* ---- storage (src/storage) */
 #define STORAGE_PATH_MAX 4096
+/* Formatted directories (issue 20): cluster.id as the configuration bounds
+ * it (Kafka's own ids are 22 characters), a meta.properties larger than
+ * this is refused, and a voter's listener name or host in the bootstrap
+ * snapshot is at most this long. */
+#define KQ_CLUSTER_ID_BYTES_MAX 63
+#define KQ_META_PROPERTIES_BYTES_MAX 4096
+#define KQ_BOOTSTRAP_NAME_BYTES_MAX 255
+_Static_assert(KQ_CLUSTER_ID_BYTES_MAX < EXEC_CLUSTER_ID_BYTES_MAX,
+               "the executor holds any cluster.id the configuration takes");
 /* A leader-epoch-checkpoint larger than this is refused as corrupt (about a
  * million entries; the cache gains one entry per leader epoch). */
 #define STORAGE_EPOCH_CHECKPOINT_BYTES_MAX (16u << 20)

@@ -133,6 +133,7 @@ static int resolve_voters(cfg_load *c)
     if (!have_voters && (have_servers || have_ids) &&
         resolve_bootstrap(c, have_servers, have_ids) != 0)
         return -1;
+    cfg->voters_static = cfg->voter_count > 0;
     if (cfg->voter_count == 0) {
         resolve_self_voter(cfg);
         return 0;

@@ -13,6 +13,7 @@
 #include "kq/log_line.h"
 #include "node.h"
 #include "node_metrics.h"
+#include "format_check.h"
 #include "voter_check.h"
 
 static void usage(FILE *out)
@@ -150,7 +151,7 @@ int main(int argc, char **argv)
     }
     config.workload_records_per_s = (uint32_t)args.throughput;
     config.workload_record_bytes = (uint32_t)args.record_bytes;
-    if (!voter_check(&config, err, sizeof(err))) {
+    if (!format_check(&config, err, sizeof(err)) || !voter_check(&config, err, sizeof(err))) {
         fprintf(stderr, "raft-server: %s\n", err);
         return 2;
     }

@@ -15,7 +15,7 @@ static bool contains(const int32_t *ids, int n, int32_t id)
     return false;
 }
 
-static void render(char *out, size_t len, const int32_t *ids, int n)
+void voter_ids_render(char *out, size_t len, const int32_t *ids, int n)
 {
     size_t pos = 0;
     out[0] = 0;
@@ -42,8 +42,8 @@ bool voter_check(const kq_config *config, char *err, size_t errlen)
     if (same)
         return true;
     char a[256], b[256];
-    render(a, sizeof(a), conf, config->voter_count);
-    render(b, sizeof(b), stored, stored_n);
+    voter_ids_render(a, sizeof(a), conf, config->voter_count);
+    voter_ids_render(b, sizeof(b), stored, stored_n);
     snprintf(err, errlen,
              "%s: configured voters {%s} differ from the voters {%s} recorded in "
              "%s/%s/quorum-state; refusing to start (changing the voter set needs a "

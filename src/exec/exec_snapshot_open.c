@@ -144,6 +144,11 @@ static bool load_list(kq_exec *x, char *err, size_t errlen)
         return false;
     }
     for (int i = 0; i < n; i++) {
+        /* 0-0 is Kafka's bootstrap snapshot (a formatted directory, KIP-853):
+         * no state of ours ends at offset 0 (a candidate needs an append),
+         * and the daemon checked it before start (src/daemon/format_check.c). */
+        if (ids[i].end_offset == 0)
+            continue;
         kq_snapshot_meta meta;
         char why[256];
         if (load_file(x, ids[i], NULL, NULL, &meta, why, sizeof(why)) != 0) {

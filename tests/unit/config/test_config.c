@@ -86,6 +86,7 @@ static void test_defaults(void **state)
     assert_int_equal(cfg.listener_port, 9092);
     assert_int_equal(cfg.voter_count, 1);
     assert_int_equal(cfg.voters[0].id, 7);
+    assert_false(cfg.voters_static);
     assert_string_equal(cfg.voters[0].host, "localhost");
     assert_int_equal(cfg.voters[0].port, 9092);
     assert_string_equal(cfg.log_dir, "/tmp/kraft-logs");
@@ -121,6 +122,7 @@ static void test_raft_properties(void **state)
     assert_int_equal(cfg.listener_port, 9092);
     assert_int_equal(cfg.voter_count, 1);
     assert_int_equal(cfg.voters[0].id, 1);
+    assert_true(cfg.voters_static);
     assert_string_equal(cfg.voters[0].host, "localhost");
     assert_string_equal(cfg.log_dir, "/tmp/raft-logs");
     assert_true(cfg.verbose);
@@ -129,6 +131,7 @@ static void test_raft_properties(void **state)
 static void check_three(const kq_config *cfg)
 {
     assert_int_equal(cfg->voter_count, 3);
+    assert_true(cfg->voters_static);
     for (int i = 0; i < 3; i++) {
         assert_int_equal(cfg->voters[i].id, i + 1);
         assert_string_equal(cfg->voters[i].host, "localhost");
