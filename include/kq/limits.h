@@ -547,6 +547,13 @@ _Static_assert(STORAGE_START_SNAPSHOTS_LISTED_MAX >= EXEC_SNAPSHOTS_MAX,
  * (a voter opens one channel to each peer; tools ask DescribeQuorum). */
 #define KQ_CONTROLLER_CONNECTIONS_MAX 128
 #define KQ_CONTROLLER_CONNECTIONS_PER_IP_MAX 32
+/* Connections of a shared listener (no controller.listener.names) promoted
+ * to the quorum's class at once, in sum over the node's listeners (issue 19):
+ * as many as a controller listener may hold, so that a client forging
+ * quorum requests (with the seed's PLAINTEXT trust) cannot make every
+ * connection non-evictable and quorum-class; past it a connection stays a
+ * client's. */
+#define KQ_PROMOTED_CONNECTIONS_MAX KQ_CONTROLLER_CONNECTIONS_MAX
 /* A node whose RLIMIT_NOFILE (after raising the soft limit to the hard one)
  * leaves fewer client connections than this refuses to start. */
 #define KQ_CLIENT_CONNECTIONS_MIN 16

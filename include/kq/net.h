@@ -152,6 +152,8 @@ typedef struct net_server_stats {
     uint64_t evicted;
     /* Connections promoted to the quorum's class (net_slot_promote_quorum). */
     uint64_t promoted_quorum;
+    /* ... not promoted: KQ_PROMOTED_CONNECTIONS_MAX were open already. */
+    uint64_t promote_refused;
 } net_server_stats;
 
 net_server *net_server_start(uv_loop_t *loop, const net_server_config *config,
@@ -229,8 +231,9 @@ void net_slot_authenticated(net_slot *slot);
  * what it holds), its server's quorum turns (no longer counted in nor held
  * by KQ_NET_CLIENT_FRAMES_PER_TURN_MAX), and out of its pool's eviction (it
  * stays counted in the pool). True the first time only; false when the
- * connection is in the quorum's class already (a controller listener's) or
- * closing. */
+ * connection is in the quorum's class already (a controller listener's),
+ * closing, or KQ_PROMOTED_CONNECTIONS_MAX promoted connections of the node's
+ * listeners are open (it then stays a client's). */
 bool net_slot_promote_quorum(net_slot *slot);
 
 /* ---- Outbound peer channels (one connection per remote node). */

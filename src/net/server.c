@@ -71,6 +71,10 @@ void conn_close(net_conn *c, const char *why)
     conn_memory_unwait(c);
     conn_undefer(c);
     conn_tls_handshake_end(c);
+    if (c->promoted) {
+        KQ_ASSERT(c->server->shared->promoted_open > 0);
+        c->server->shared->promoted_open--;
+    }
     if (c->admitted) { /* uv_close releases the descriptor at once */
         c->admitted = false;
         kq_conn_pool_release_member(c->server->config.pool, &c->addr, &c->member);

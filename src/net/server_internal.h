@@ -138,6 +138,7 @@ struct net_shared {
     uint64_t memory_logged_ms; /* rate limit of the "budget reached" line */
     bool memory_logged;
     net_turns client_turns;
+    uint32_t promoted_open; /* promoted connections not yet closed */
 };
 
 struct net_server {

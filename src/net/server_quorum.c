@@ -17,6 +17,11 @@ bool net_slot_promote_quorum(net_slot *slot)
         return false;
     KQ_ASSERT(!c->promoted);
     net_server *s = c->server;
+    if (s->shared->promoted_open >= KQ_PROMOTED_CONNECTIONS_MAX) {
+        s->stats.promote_refused++;
+        return false;
+    }
+    s->shared->promoted_open++;
     if (s->config.budget)
         kq_budget_conn_move(s->config.budget, KQ_BUDGET_CLIENT, KQ_BUDGET_QUORUM,
                             c->write_queued_bytes);

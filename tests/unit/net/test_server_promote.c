@@ -246,12 +246,56 @@ static void test_promoted_never_evicted(void **state)
     fx_stop(f);
 }
 
+static bool all_asked(void *arg)
+{
+    const fx *f = arg;
+    return f->promoted_now + f->promoted_again == KQ_PROMOTED_CONNECTIONS_MAX + 2;
+}
+
+static bool one_more(void *arg)
+{
+    return ((fx *)arg)->promoted_now == KQ_PROMOTED_CONNECTIONS_MAX + 1;
+}
+
+/* Promotions are bounded in sum: a client forging quorum requests on every
+ * connection gets at most KQ_PROMOTED_CONNECTIONS_MAX of them promoted; a
+ * promoted connection that closes frees its place. */
+static void test_promotions_bounded_in_sum(void **state)
+{
+    (void)state;
+    enum { N = KQ_PROMOTED_CONNECTIONS_MAX + 2 };
+    fx *f = fx_start(N + 1);
+    int fd[N];
+    uint8_t promo[9] = {0, 0, 0, 5, 'P', 'r', 'o', 'm', 'o'}, back[9];
+    for (int k = 0; k < N; k++) {
+        fd[k] = nt_connect_from(f->port, "127.0.0.1");
+        assert_true(nt_send_all(&f->loop, fd[k], promo, sizeof promo));
+        assert_int_equal(nt_recv_exact(&f->loop, fd[k], back, sizeof back), sizeof back);
+    }
+    assert_true(nt_pump_until(&f->loop, all_asked, f, 0));
+    assert_int_equal(f->promoted_now, KQ_PROMOTED_CONNECTIONS_MAX);
+    assert_int_equal(f->promoted_again, 2); /* refused: the sum is reached */
+    net_server_stats st;
+    net_server_get_stats(f->server, &st);
+    assert_int_equal(st.promote_refused, 2);
+    assert_int_equal(f->budget.conns[KQ_BUDGET_QUORUM], KQ_PROMOTED_CONNECTIONS_MAX);
+    close(fd[0]); /* a promoted one */
+    nt_pump_ms(&f->loop, 50);
+    assert_true(nt_send_all(&f->loop, fd[N - 1], promo, sizeof promo));
+    assert_int_equal(nt_recv_exact(&f->loop, fd[N - 1], back, sizeof back), sizeof back);
+    assert_true(nt_pump_until(&f->loop, one_more, f, 0));
+    for (int k = 1; k < N; k++)
+        close(fd[k]);
+    fx_stop(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_budget_class_moves_with_its_bytes),
         cmocka_unit_test(test_promoted_not_held_by_client_total),
         cmocka_unit_test(test_promoted_never_evicted),
+        cmocka_unit_test(test_promotions_bounded_in_sum),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
