@@ -12,18 +12,17 @@
 
 #define WIRE_DESCRIBE_CLUSTER_MIN_VERSION 0
 #define WIRE_DESCRIBE_CLUSTER_MAX_VERSION 1
+#define WIRE_DESCRIBE_CLUSTER_FLEX_VERSION 0
 
 #define WIRE_DC_REQUEST(S)                                     \
     WF(S, BOOL, include_cluster_authorized_operations, 0, WL)  \
     WF(S, I8, endpoint_type, 1, WL, WIRE_DEFAULT(1))
-WIRE_STRUCT(wire_describe_cluster_request, WIRE_DC_REQUEST)
 
 #define WIRE_DC_BROKER(S)          \
     WF(S, I32, broker_id, 0, WL)   \
     WF(S, STRING, host, 0, WL)     \
     WF(S, I32, port, 0, WL)        \
     WF(S, STRING, rack, 0, WL, WIRE_NULLABLE(0))
-WIRE_STRUCT(wire_describe_cluster_broker, WIRE_DC_BROKER)
 
 #define WIRE_DC_RESPONSE(S)                                                     \
     WF(S, I32, throttle_time_ms, 0, WL)                                         \
@@ -34,17 +33,12 @@ WIRE_STRUCT(wire_describe_cluster_broker, WIRE_DC_BROKER)
     WF(S, I32, controller_id, 0, WL, WIRE_DEFAULT(-1))                          \
     WA(S, wire_describe_cluster_broker, brokers, broker_count, 0, WL)           \
     WF(S, I32, cluster_authorized_operations, 0, WL, WIRE_DEFAULT(INT32_MIN))
-WIRE_STRUCT(wire_describe_cluster_response, WIRE_DC_RESPONSE)
 
-/* Body after the header; decoders return 0 or -1 (malformed, truncated or
- * unsupported version). Encoders set w->error for an unsupported version. */
-int wire_describe_cluster_request_decode(kq_reader *r, int16_t version, kq_arena *arena,
-                                         wire_describe_cluster_request *out);
-void wire_describe_cluster_request_encode(kq_writer *w, int16_t version,
-                                          const wire_describe_cluster_request *in);
-int wire_describe_cluster_response_decode(kq_reader *r, int16_t version, kq_arena *arena,
-                                          wire_describe_cluster_response *out);
-void wire_describe_cluster_response_encode(kq_writer *w, int16_t version,
-                                           const wire_describe_cluster_response *in);
+#define WIRE_DESCRIBE_CLUSTER_STRUCTS(D, DI) \
+    D(wire_describe_cluster_request, WIRE_DC_REQUEST) \
+    D(wire_describe_cluster_broker, WIRE_DC_BROKER) \
+    D(wire_describe_cluster_response, WIRE_DC_RESPONSE)
+WIRE_DECLARE_STRUCTS(WIRE_DESCRIBE_CLUSTER_STRUCTS)
+WIRE_API_FUNCS(wire_describe_cluster)
 
 #endif

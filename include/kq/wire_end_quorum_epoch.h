@@ -11,11 +11,11 @@
 
 #define WIRE_END_QUORUM_EPOCH_MIN_VERSION 0
 #define WIRE_END_QUORUM_EPOCH_MAX_VERSION 1
+#define WIRE_END_QUORUM_EPOCH_FLEX_VERSION 1
 
 #define WIRE_EQE_CANDIDATE(S)       \
     WF(S, I32, candidate_id, 1, WL) \
     WF(S, UUID, candidate_directory_id, 1, WL)
-WIRE_STRUCT(wire_end_quorum_epoch_candidate, WIRE_EQE_CANDIDATE)
 
 #define WIRE_EQE_PARTITION(S)                                                       \
     WF(S, I32, partition_index, 0, WL)                                              \
@@ -24,44 +24,40 @@ WIRE_STRUCT(wire_end_quorum_epoch_candidate, WIRE_EQE_CANDIDATE)
     WAK(S, I32, preferred_successors, preferred_successor_count, 0, 0)              \
     WA(S, wire_end_quorum_epoch_candidate, preferred_candidates,                    \
        preferred_candidate_count, 1, WL)
-WIRE_STRUCT(wire_end_quorum_epoch_partition, WIRE_EQE_PARTITION)
 
 #define WIRE_EQE_TOPIC(S)            \
     WF(S, STRING, topic_name, 0, WL) \
     WA(S, wire_end_quorum_epoch_partition, partitions, partition_count, 0, WL)
-WIRE_STRUCT(wire_end_quorum_epoch_topic, WIRE_EQE_TOPIC)
 
 #define WIRE_EQE_REQUEST(S)                                           \
     WF(S, STRING, cluster_id, 0, WL, WIRE_NULLABLE(0))                \
     WA(S, wire_end_quorum_epoch_topic, topics, topic_count, 0, WL)    \
     WA(S, wire_raft_listener, leader_endpoints, leader_endpoint_count, 1, WL)
-WIRE_STRUCT(wire_end_quorum_epoch_request, WIRE_EQE_REQUEST)
 
 #define WIRE_EQE_PARTITION_RESULT(S)   \
     WF(S, I32, partition_index, 0, WL) \
     WF(S, I16, error_code, 0, WL)      \
     WF(S, I32, leader_id, 0, WL)       \
     WF(S, I32, leader_epoch, 0, WL)
-WIRE_STRUCT(wire_end_quorum_epoch_partition_result, WIRE_EQE_PARTITION_RESULT)
 
 #define WIRE_EQE_TOPIC_RESULT(S)     \
     WF(S, STRING, topic_name, 0, WL) \
     WA(S, wire_end_quorum_epoch_partition_result, partitions, partition_count, 0, WL)
-WIRE_STRUCT(wire_end_quorum_epoch_topic_result, WIRE_EQE_TOPIC_RESULT)
 
 #define WIRE_EQE_RESPONSE(S)                                              \
     WF(S, I16, error_code, 0, WL)                                         \
     WA(S, wire_end_quorum_epoch_topic_result, topics, topic_count, 0, WL) \
     WA(S, wire_raft_node_endpoint, node_endpoints, node_endpoint_count, 1, WL, WIRE_TAG(0, 1))
-WIRE_STRUCT(wire_end_quorum_epoch_response, WIRE_EQE_RESPONSE)
 
-int wire_end_quorum_epoch_request_decode(kq_reader *r, int16_t version, kq_arena *arena,
-                                         wire_end_quorum_epoch_request *out);
-void wire_end_quorum_epoch_request_encode(kq_writer *w, int16_t version,
-                                          const wire_end_quorum_epoch_request *in);
-int wire_end_quorum_epoch_response_decode(kq_reader *r, int16_t version, kq_arena *arena,
-                                          wire_end_quorum_epoch_response *out);
-void wire_end_quorum_epoch_response_encode(kq_writer *w, int16_t version,
-                                           const wire_end_quorum_epoch_response *in);
+#define WIRE_END_QUORUM_EPOCH_STRUCTS(D, DI) \
+    D(wire_end_quorum_epoch_candidate, WIRE_EQE_CANDIDATE) \
+    D(wire_end_quorum_epoch_partition, WIRE_EQE_PARTITION) \
+    D(wire_end_quorum_epoch_topic, WIRE_EQE_TOPIC) \
+    D(wire_end_quorum_epoch_request, WIRE_EQE_REQUEST) \
+    D(wire_end_quorum_epoch_partition_result, WIRE_EQE_PARTITION_RESULT) \
+    D(wire_end_quorum_epoch_topic_result, WIRE_EQE_TOPIC_RESULT) \
+    D(wire_end_quorum_epoch_response, WIRE_EQE_RESPONSE)
+WIRE_DECLARE_STRUCTS(WIRE_END_QUORUM_EPOCH_STRUCTS)
+WIRE_API_FUNCS(wire_end_quorum_epoch)
 
 #endif

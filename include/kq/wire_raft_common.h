@@ -13,7 +13,6 @@
     WF(S, I32, node_id, 0, WL)     \
     WF(S, STRING, host, 0, WL)     \
     WF(S, U16, port, 0, WL)
-WIRE_STRUCT(wire_raft_node_endpoint, WIRE_RAFT_NODE_ENDPOINT)
 
 /* LeaderEndpoint in Begin/EndQuorumEpoch requests and Listener in
  * DescribeQuorum nodes. */
@@ -21,6 +20,10 @@ WIRE_STRUCT(wire_raft_node_endpoint, WIRE_RAFT_NODE_ENDPOINT)
     WF(S, STRING, name, 0, WL) \
     WF(S, STRING, host, 0, WL) \
     WF(S, U16, port, 0, WL)
-WIRE_STRUCT(wire_raft_listener, WIRE_RAFT_LISTENER)
+
+#define WIRE_RAFT_COMMON_STRUCTS(D, DI)                     \
+    D(wire_raft_node_endpoint, WIRE_RAFT_NODE_ENDPOINT) \
+    D(wire_raft_listener, WIRE_RAFT_LISTENER)
+WIRE_DECLARE_STRUCTS(WIRE_RAFT_COMMON_STRUCTS)
 
 #endif
