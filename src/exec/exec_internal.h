@@ -82,9 +82,6 @@ struct kq_exec {
     int32_t repair_epoch;
     bool repair_allowed;  /* peers can refill what corruption takes */
     raft_output out;
-    int16_t append_error;       /* of the last event stepped (CLIENT_APPEND) */
-    int64_t append_base_offset;
-    int32_t append_epoch;
     bool stepping;       /* a step's output is being carried out */
     bool failed;         /* fail-stop: fatal or a simulated crash happened */
     kq_log_flush_job *flush_job; /* handed to env->flush_start, not done */
@@ -128,6 +125,13 @@ void exec_reply_stream(kq_exec *x, void *slot, uint8_t *frame, size_t len,
                        const handler_stream_piece *pieces, uint32_t count);
 /* Steps one event, carries out its output, then the follow-ups it raised. */
 void exec_step(kq_exec *x, raft_event *event);
+/* exec_step for a CLIENT_APPEND: *res gets the core's answer (error, or
+ * the offsets and the epoch they were appended in), taken before the
+ * follow-ups reuse the output. */
+void exec_step_append(kq_exec *x, raft_event *event, kq_request_result *res);
+/* exec_request.c: carries out a request's decision, completes it once and
+ * hands it back to the handlers (kq/request.h). */
+void exec_carry_out_request(kq_exec *x, kq_request *req);
 /* After every entry point: answer what progress allows, re-arm the timer. */
 void exec_settle(kq_exec *x);
 
@@ -163,11 +167,13 @@ int64_t exec_endpoint_due(const kq_exec *x);
 /* exec_producer_ids.c: an id is the node id (mod 2^22) above these bits. */
 #define EXEC_PRODUCER_ID_NODE_BITS 40
 bool exec_producer_ids_open(kq_exec *x, char *err, size_t errlen);
-void exec_init_producer_id(kq_exec *x);
+/* The next producer id, reserved durably; false: the node stopped. */
+bool exec_next_producer_id(kq_exec *x, int64_t *producer_id);
 bool exec_producer_id_is_ours(const kq_exec *x, int64_t producer_id);
 
 /* exec_produce.c: the one place producer state is checked and recorded. */
-void exec_append(kq_exec *x, const handler_append *a);
+enum producer_verdict exec_check_producer(kq_exec *x, const kq_request_append *a,
+                                          int64_t *dup_first);
 /* The core's APPEND action: the log, then producer state. */
 void exec_log_append(kq_exec *x, const raft_action *a);
 void exec_rebuild_producers(kq_exec *x);

@@ -6,63 +6,20 @@
 
 #include "exec_internal.h"
 #include "kq/group_offsets.h"
-#include "kq/kafka_errors.h"
 #include "kq/record.h"
 
-static int32_t exec_epoch(const kq_exec *x)
-{
-    raft_status st;
-    raft_get_status(x->raft, &st);
-    return st.epoch;
-}
-
 /* Idempotence (KIP-98): a retried batch is answered with its original
- * offsets and not appended again; a gap or an old epoch is refused. */
-static bool exec_check_producer(kq_exec *x, const handler_append *a)
+ * offsets (*dup_first) and not appended again; a gap or an old epoch is
+ * refused. Only a leader's producer state is authoritative: the caller
+ * checks on a leader only. */
+enum producer_verdict exec_check_producer(kq_exec *x, const kq_request_append *a,
+                                          int64_t *dup_first)
 {
+    *dup_first = -1;
     if (a->producer_id < 0)
-        return true;
-    int64_t dup_first = -1;
-    enum producer_verdict v = producer_state_check(x->producers, a->producer_id,
-                                                   a->producer_epoch, a->base_sequence,
-                                                   a->last_sequence, &dup_first);
-    switch (v) {
-    case PRODUCER_APPEND:
-        return true;
-    case PRODUCER_DUPLICATE:
-        handler_append_result(x->handler, KAFKA_NONE, dup_first,
-                              dup_first + a->offset_count - 1, exec_epoch(x));
-        return false;
-    case PRODUCER_OUT_OF_ORDER:
-    case PRODUCER_FENCED:
-        handler_append_result(x->handler, (int16_t)producer_verdict_error(v), -1, -1, -1);
-        return false;
-    }
-    return true;
-}
-
-void exec_append(kq_exec *x, const handler_append *a)
-{
-    raft_status st;
-    raft_get_status(x->raft, &st);
-    /* Only a leader's producer state is authoritative: elsewhere the core
-     * answers NOT_LEADER_OR_FOLLOWER (a lagging follower would otherwise
-     * answer OUT_OF_ORDER_SEQUENCE_NUMBER, fatal to an idempotent client). */
-    if (st.role == RAFT_ROLE_LEADER && !exec_check_producer(x, a))
-        return;
-    raft_event ev = {.type = RAFT_EVENT_CLIENT_APPEND};
-    ev.append.records = a->records;
-    ev.append.len = a->len;
-    ev.append.offset_count = a->offset_count;
-    exec_step(x, &ev);
-    if (x->failed)
-        return;
-    if (x->append_error != KAFKA_NONE) {
-        handler_append_result(x->handler, x->append_error, -1, -1, -1);
-        return;
-    }
-    handler_append_result(x->handler, KAFKA_NONE, x->append_base_offset,
-                          x->append_base_offset + a->offset_count - 1, x->append_epoch);
+        return PRODUCER_APPEND;
+    return producer_state_check(x->producers, a->producer_id, a->producer_epoch,
+                                a->base_sequence, a->last_sequence, dup_first);
 }
 
 void exec_log_append(kq_exec *x, const raft_action *a)

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "exec_internal.h"
-#include "kq/kafka_errors.h"
 #include "kq/log_line.h"
 #include "kq/mutants.h"
 #include "kq/producer_id_file.h"
@@ -52,7 +51,7 @@ bool exec_producer_ids_open(kq_exec *x, char *err, size_t errlen)
     return true;
 }
 
-void exec_init_producer_id(kq_exec *x)
+bool exec_next_producer_id(kq_exec *x, int64_t *producer_id)
 {
     if (x->pid_next >= x->pid_reserved_end) {
         int64_t end = x->pid_next + EXEC_PRODUCER_ID_BLOCK;
@@ -60,9 +59,10 @@ void exec_init_producer_id(kq_exec *x)
         if (!exec_producer_id_is_ours(x, end - 1) ||
             kq_producer_id_floor_store(x->env.fs, x->log_dir, end, err, sizeof(err)) != 0) {
             exec_fatal(x, "cannot reserve producer ids", err);
-            return;
+            return false;
         }
         x->pid_reserved_end = end;
     }
-    handler_producer_id_result(x->handler, KAFKA_NONE, x->pid_next++);
+    *producer_id = x->pid_next++;
+    return true;
 }
