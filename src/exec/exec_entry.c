@@ -100,7 +100,10 @@ void exec_on_peer_response(kq_exec *x, int32_t node_id, uint64_t tag, const uint
         exec_endpoint_response(x, node_id, tag, frame, len);
     else if (exec_tag_is_forward(tag))
         exec_forward_response(x, tag, frame, len);
-    else
-        exec_raft_response(x, node_id, tag, frame, len);
+    else {
+        raft_event ev;
+        exec_raft_response(x, node_id, tag, frame, len, &ev);
+        exec_step(x, &ev);
+    }
     exec_settle(x);
 }

@@ -6,24 +6,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "exec_internal.h"
+#include "exec_producer_ids.h"
 #include "kq/log_line.h"
 #include "kq/mutants.h"
 #include "kq/producer_id_file.h"
 
 _Static_assert(EXEC_PRODUCER_ID_BLOCK < (INT64_C(1) << EXEC_PRODUCER_ID_NODE_BITS),
                "a block fits in one node's id range");
-
-static int64_t node_prefix(const kq_exec *x)
-{
-    return (int64_t)((uint64_t)x->cfg.node_id & ((1u << 22) - 1)) << EXEC_PRODUCER_ID_NODE_BITS;
-}
-
-bool exec_producer_id_is_ours(const kq_exec *x, int64_t producer_id)
-{
-    return producer_id >= 0 && (producer_id >> EXEC_PRODUCER_ID_NODE_BITS) ==
-                                   (node_prefix(x) >> EXEC_PRODUCER_ID_NODE_BITS);
-}
 
 /* Called after the producer state was rebuilt from the log (pid_log_max). */
 bool exec_producer_ids_open(kq_exec *x, char *err, size_t errlen)
@@ -36,7 +25,7 @@ bool exec_producer_ids_open(kq_exec *x, char *err, size_t errlen)
     }
     int64_t next = x->cfg.producer_id_base;
     if (!exec_producer_id_is_ours(x, next))
-        next = node_prefix(x);
+        next = exec_producer_id_node_prefix(x);
     if (x->cfg.mutants & KQ_MUTANT_PRODUCER_ID_REUSE) {
         x->pid_next = next; /* the bug: the clock alone decides */
         x->pid_reserved_end = INT64_MAX;

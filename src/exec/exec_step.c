@@ -85,7 +85,10 @@ static void exec_action(kq_exec *x, const raft_action *a)
         exec_start_flush(x);
         break;
     case RAFT_ACTION_SEND:
-        exec_send(x, &a->msg);
+        if (a->msg.token != 0 && a->msg.type == RAFT_MSG_FETCH_SNAPSHOT_RESPONSE)
+            exec_snapshot_answer(x, &a->msg); /* an answer with a chunk of the file */
+        else
+            exec_send(x, &a->msg);
         break;
     case RAFT_ACTION_SNAPSHOT_WRITE:
     case RAFT_ACTION_SNAPSHOT_INSTALL:

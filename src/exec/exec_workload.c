@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec_internal.h"
+#include "exec_workload.h"
 #include "kq/assert.h"
 #include "kq/kafka_errors.h"
 #include "kq/log_line.h"
@@ -118,7 +118,7 @@ static bool append_batch(kq_exec *x, exec_workload *w, int n, int64_t now)
     ev.append.len = w->batch.len;
     ev.append.offset_count = n;
     kq_request_result res;
-    exec_step_append(x, &ev, &res);
+    x->up.step_append(x, &ev, &res);
     if (x->failed || res.error != KAFKA_NONE)
         return false;
     wl_pending *p = &w->pending[(w->head + w->count) % EXEC_WORKLOAD_PENDING_MAX];
