@@ -341,3 +341,8 @@ int64_t fetch_parked_next_deadline(const handler *h)
             due = h->parked[i].deadline_ms;
     return due;
 }
+
+void handle_fetch_request(handler *h, handler_request *req, kq_reader *r)
+{
+    handle_fetch(h, req, r, req->frame, req->len, true);
+}

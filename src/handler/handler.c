@@ -7,6 +7,7 @@
 #include "sasl_internal.h"
 #include "kq/assert.h"
 #include "kq/log_line.h"
+#include "kq/wire_apis.h"
 #include "kq/wire_fetch.h"
 
 handler *handler_create(const handler_services *services)
@@ -148,6 +149,20 @@ void handler_request_done(handler *h, kq_request *req)
     KQ_ASSERT(!"a request of no known origin");
 }
 
+/* The handler of each API, from the one list of APIs (kq/wire_apis.h). */
+typedef void handler_api_fn(handler *h, handler_request *req, kq_reader *r);
+
+static handler_api_fn *api_handler(int16_t api_key)
+{
+#define API_HANDLER(N, KEY, NAME, P, ADV_MIN, HANDLER) \
+    case WIRE_API_##N: return HANDLER;
+    switch (api_key) {
+        WIRE_APIS(API_HANDLER)
+    default: return NULL;
+    }
+#undef API_HANDLER
+}
+
 static void dispatch_frame(handler *h, void *slot, uint8_t *frame, size_t len)
 {
     if (handler_sasl_raw_token(h, slot, frame, len))
@@ -178,73 +193,11 @@ static void dispatch_frame(handler *h, void *slot, uint8_t *frame, size_t len)
         h->svc.reply_close(h->svc.ctx, slot, "unsupported API or version");
         return;
     }
-    switch (hdr->api_key) {
-    case WIRE_API_PRODUCE:
-        handle_produce(h, &req, &r);
-        break;
-    case WIRE_API_FETCH:
-        handle_fetch(h, &req, &r, frame, len, true);
-        break;
-    case WIRE_API_LIST_OFFSETS:
-        handle_list_offsets(h, &req, &r);
-        break;
-    case WIRE_API_METADATA:
-        handle_metadata(h, &req, &r);
-        break;
-    case WIRE_API_INIT_PRODUCER_ID:
-        handle_init_producer_id(h, &req, &r);
-        break;
-    case WIRE_API_VOTE:
-    case WIRE_API_BEGIN_QUORUM_EPOCH:
-    case WIRE_API_END_QUORUM_EPOCH:
-        handle_raft_request(h, &req, &r);
-        break;
-    case WIRE_API_FETCH_SNAPSHOT:
-        handle_fetch_snapshot(h, &req, &r);
-        break;
-    case WIRE_API_DESCRIBE_QUORUM:
-        handle_describe_quorum(h, &req, &r);
-        break;
-    case WIRE_API_DESCRIBE_CLUSTER:
-        handle_describe_cluster(h, &req, &r);
-        break;
-    case WIRE_API_FIND_COORDINATOR:
-        handle_find_coordinator(h, &req, &r);
-        break;
-    case WIRE_API_JOIN_GROUP:
-        handle_join_group(h, &req, &r);
-        break;
-    case WIRE_API_SYNC_GROUP:
-        handle_sync_group(h, &req, &r);
-        break;
-    case WIRE_API_HEARTBEAT:
-        handle_heartbeat(h, &req, &r);
-        break;
-    case WIRE_API_LEAVE_GROUP:
-        handle_leave_group(h, &req, &r);
-        break;
-    case WIRE_API_DESCRIBE_GROUPS:
-        handle_describe_groups(h, &req, &r);
-        break;
-    case WIRE_API_LIST_GROUPS:
-        handle_list_groups(h, &req, &r);
-        break;
-    case WIRE_API_OFFSET_COMMIT:
-        handle_offset_commit(h, &req, &r);
-        break;
-    case WIRE_API_OFFSET_FETCH:
-        handle_offset_fetch(h, &req, &r);
-        break;
-    case WIRE_API_SASL_HANDSHAKE:
-        handle_sasl_handshake(h, &req, &r);
-        break;
-    case WIRE_API_SASL_AUTHENTICATE:
-        handle_sasl_authenticate(h, &req, &r);
-        break;
-    default:
+    handler_api_fn *fn = api_handler(hdr->api_key);
+    if (fn)
+        fn(h, &req, &r);
+    else
         h->svc.reply_close(h->svc.ctx, slot, "unsupported API");
-        break;
-    }
 }
 
 void handler_on_progress(handler *h)

@@ -193,6 +193,8 @@ void handler_finish_response(handler *h, void *slot);
 void handle_api_versions(handler *h, handler_request *req, kq_reader *r);
 void handle_metadata(handler *h, handler_request *req, kq_reader *r);
 void handle_produce(handler *h, handler_request *req, kq_reader *r);
+/* A Fetch frame as dispatched (handle_fetch with the request's own frame). */
+void handle_fetch_request(handler *h, handler_request *req, kq_reader *r);
 void handle_fetch(handler *h, handler_request *req, kq_reader *r, uint8_t *frame, size_t len,
                   bool may_park);
 void handle_list_offsets(handler *h, handler_request *req, kq_reader *r);

@@ -21,10 +21,10 @@ WIRE_SHARED_STRUCTS(DESCRIBE_SHARED)
     WIRE_##N##_STRUCTS(WIRE_DESC, WIRE_DESC_INLINE)      \
     WIRE_MSG(P##_request, N, false)                      \
     WIRE_MSG(P##_response, N, true)
-WIRE_APIS(DESCRIBE_API)
+WIRE_APIS_DESCRIBED(DESCRIBE_API)
 
 #define MSG_REFS(N, KEY, NAME, P, ADV_MIN, HANDLER) &P##_request_msg, &P##_response_msg,
-static const wire_msg_desc *const all_msgs[] = {WIRE_APIS(MSG_REFS)};
+static const wire_msg_desc *const all_msgs[] = {WIRE_APIS_DESCRIBED(MSG_REFS)};
 
 const wire_msg_desc *const *wire_msg_all(int *count)
 {
