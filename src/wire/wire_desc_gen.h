@@ -15,6 +15,7 @@
 #undef WT
 #undef WTP
 #undef WH
+#undef WHA
 #undef WI
 
 #define WIRE_EXT_BOOL(S, N)
@@ -47,6 +48,7 @@
     {WIRE_FIELD_COMMON(N, VMIN, VMAX), .kind = WIRE_K_STRUCT, .off = offsetof(S, N),  \
      .has_off1 = offsetof(S, HAS) + 1, .sub = &SUB##_desc, __VA_ARGS__},
 #define WH(S, K, N)
+#define WHA(S, E, N, C)
 #define WI(S, N, VMIN, VMAX, ...)                                                      \
     {WIRE_FIELD_COMMON(N, VMIN, VMAX), .kind = WIRE_K_INLINE, .sub = &S##__##N##_desc, \
      __VA_ARGS__},
@@ -56,7 +58,8 @@
     const wire_struct_desc DNAME##_desc = {                                     \
         SNAME, SIZE, DNAME##_fields, (uint32_t)(sizeof DNAME##_fields / sizeof DNAME##_fields[0])};
 
-/* The descriptor S_desc of struct S from its field list. */
+/* The descriptor S_desc of struct S from its field list (or, for a struct
+ * declared by WH/WHA lines, from its separate wire-order list). */
 #define WIRE_DESC(S, LIST) WIRE_DESC_TABLE(S, #S, sizeof(S), LIST, S)
 /* An inline struct N of S (WI): its fields are S's own (declared by WH). */
 #define WIRE_DESC_INLINE(S, LIST, N) WIRE_DESC_TABLE(S##__##N, #N, 0, LIST, S)
