@@ -9,7 +9,8 @@
  * wire_<api>_response_msg). */
 #define WIRE_DESCRIBED(X)                                                              \
     X(wire_vote)                                                                       \
-    X(wire_heartbeat) X(wire_sync_group) X(wire_join_group) X(wire_leave_group)
+    X(wire_heartbeat) X(wire_sync_group) X(wire_join_group) X(wire_leave_group)          \
+    X(wire_describe_groups) X(wire_list_groups)
 
 #define WIRE_MSG_EXTERN(P) extern const wire_msg_desc P##_request_msg, P##_response_msg;
 WIRE_DESCRIBED(WIRE_MSG_EXTERN)
