@@ -10,7 +10,7 @@
 #define WIRE_DESCRIBED(X)                                                              \
     X(wire_vote)                                                                       \
     X(wire_heartbeat) X(wire_sync_group) X(wire_join_group) X(wire_leave_group)          \
-    X(wire_describe_groups) X(wire_list_groups)
+    X(wire_describe_groups) X(wire_list_groups) X(wire_find_coordinator)
 
 #define WIRE_MSG_EXTERN(P) extern const wire_msg_desc P##_request_msg, P##_response_msg;
 WIRE_DESCRIBED(WIRE_MSG_EXTERN)
