@@ -10,7 +10,8 @@
 #define WIRE_DESCRIBED(X)                                                              \
     X(wire_vote)                                                                       \
     X(wire_heartbeat) X(wire_sync_group) X(wire_join_group) X(wire_leave_group)          \
-    X(wire_describe_groups) X(wire_list_groups) X(wire_find_coordinator)
+    X(wire_describe_groups) X(wire_list_groups) X(wire_find_coordinator)                 \
+    X(wire_offset_commit) X(wire_offset_fetch)
 
 #define WIRE_MSG_EXTERN(P) extern const wire_msg_desc P##_request_msg, P##_response_msg;
 WIRE_DESCRIBED(WIRE_MSG_EXTERN)
