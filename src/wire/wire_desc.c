@@ -152,7 +152,6 @@ static void read_array(kq_reader *r, const wire_dctx *c, const wire_field *f, vo
     for (int32_t i = 0; i < n && !r->error; i++) {
         void *e = elems + (size_t)i * elem_size;
         if (f->sub) {
-            /* Fields the version lacks get their defaults here too. */
             wire_struct_defaults(f->sub, e);
             read_struct(r, c, f->sub, e);
         } else
