@@ -36,15 +36,17 @@
  *                                              written only when set)
  *   WH(S, K, name)                             declared here, on the wire only
  *                                              inside an inline struct (WI) or
- *                                              where a wire-order list puts it
+ *                                              where a WO list puts it
  *   WHA(S, ELEM, name, count)                  the same for an array of ELEM
+ *   WO(S, LIST)                                the wire order of fields that
+ *                                              WH/WHA declared: LIST's lines
  *   WI(S, name, vmin, vmax, ...)               a wire struct whose fields live
  *                                              in S itself (Fetch's ReplicaState),
  *                                              described by WIRE_DESC_INLINE
  * A struct whose C order differs from its wire order (kept for positional
- * initializers) has two lists: one of WH/WHA lines in C order, given to
- * WIRE_STRUCT, and one of full field lines in wire order, given only to
- * WIRE_DESC (see wire_find_coordinator.h).
+ * initializers) declares its fields by WH/WHA lines in C order, then gives
+ * their full field lines, in wire order, as one WO line (see
+ * wire_find_coordinator.h).
  * Kinds: BOOL I8 I16 U16 I32 I64 UUID STRING BYTES RECORDS, and RECORDS_EXT
  * (records that a streamed answer leaves out: see wire_fetch.h).
  * Decoders borrow strings, bytes and records from the input and take arrays
@@ -159,6 +161,7 @@ typedef struct wire_msg_desc {
 #define WTP(S, SUB, N, HAS, VMIN, VMAX, ...) bool HAS; SUB N;
 #define WH(S, K, N) WIRE_DECL(K, N)
 #define WHA(S, E, N, C) E *N; int32_t C;
+#define WO(S, LIST)
 #define WI(S, N, VMIN, VMAX, ...)
 
 #define WIRE_STRUCT(S, LIST)                 \

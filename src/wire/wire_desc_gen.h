@@ -17,6 +17,7 @@
 #undef WTP
 #undef WH
 #undef WHA
+#undef WO
 #undef WI
 
 #define WIRE_EXT_BOOL(S, N)
@@ -50,6 +51,7 @@
      .has_off1 = offsetof(S, HAS) + 1, .sub = &SUB##_desc, __VA_ARGS__},
 #define WH(S, K, N)
 #define WHA(S, E, N, C)
+#define WO(S, LIST) LIST(S)
 #define WI(S, N, VMIN, VMAX, ...)                                                      \
     {WIRE_FIELD_COMMON(N, VMIN, VMAX), .kind = WIRE_K_INLINE, .sub = &S##__##N##_desc, \
      __VA_ARGS__},
@@ -59,8 +61,7 @@
     static const wire_struct_desc DNAME##_desc = {                                     \
         SNAME, SIZE, DNAME##_fields, (uint32_t)(sizeof DNAME##_fields / sizeof DNAME##_fields[0])};
 
-/* The descriptor S_desc of struct S from its field list (or, for a struct
- * declared by WH/WHA lines, from its separate wire-order list). */
+/* The descriptor S_desc of struct S from its field list. */
 #define WIRE_DESC(S, LIST) WIRE_DESC_TABLE(S, #S, sizeof(S), LIST, S)
 /* An inline struct N of S (WI): its fields are S's own (declared by WH). */
 #define WIRE_DESC_INLINE(S, LIST, N) WIRE_DESC_TABLE(S##__##N, #N, 0, LIST, S)
