@@ -12,11 +12,11 @@
 
 #define WIRE_DESCRIBE_GROUPS_MIN_VERSION 0
 #define WIRE_DESCRIBE_GROUPS_MAX_VERSION 6
+#define WIRE_DESCRIBE_GROUPS_FLEX_VERSION 5
 
 #define WIRE_DESCRIBE_GROUPS_REQUEST(S)          \
     WAK(S, STRING, groups, group_count, 0, WL)   \
     WF(S, BOOL, include_authorized_operations, 3, WL)
-WIRE_STRUCT(wire_describe_groups_request, WIRE_DESCRIBE_GROUPS_REQUEST)
 
 #define WIRE_DESCRIBE_GROUPS_MEMBER(S)                         \
     WF(S, STRING, member_id, 0, WL)                            \
@@ -25,7 +25,6 @@ WIRE_STRUCT(wire_describe_groups_request, WIRE_DESCRIBE_GROUPS_REQUEST)
     WF(S, STRING, client_host, 0, WL)                          \
     WF(S, BYTES, member_metadata, 0, WL)                       \
     WF(S, BYTES, member_assignment, 0, WL)
-WIRE_STRUCT(wire_describe_groups_member, WIRE_DESCRIBE_GROUPS_MEMBER)
 
 #define WIRE_DESCRIBE_GROUPS_GROUP(S)                                 \
     WF(S, I16, error_code, 0, WL)                                     \
@@ -36,22 +35,17 @@ WIRE_STRUCT(wire_describe_groups_member, WIRE_DESCRIBE_GROUPS_MEMBER)
     WF(S, STRING, protocol_data, 0, WL)                               \
     WA(S, wire_describe_groups_member, members, member_count, 0, WL)  \
     WF(S, I32, authorized_operations, 3, WL, WIRE_DEFAULT(INT32_MIN))
-WIRE_STRUCT(wire_describe_groups_group, WIRE_DESCRIBE_GROUPS_GROUP)
 
 #define WIRE_DESCRIBE_GROUPS_RESPONSE(S)  \
     WF(S, I32, throttle_time_ms, 1, WL)   \
     WA(S, wire_describe_groups_group, groups, group_count, 0, WL)
-WIRE_STRUCT(wire_describe_groups_response, WIRE_DESCRIBE_GROUPS_RESPONSE)
 
-/* Body after the header; decoders return 0 or -1 (malformed, truncated or
- * unsupported version). Encoders set w->error for an unsupported version. */
-int wire_describe_groups_request_decode(kq_reader *r, int16_t version, kq_arena *arena,
-                                        wire_describe_groups_request *out);
-void wire_describe_groups_request_encode(kq_writer *w, int16_t version,
-                                         const wire_describe_groups_request *in);
-int wire_describe_groups_response_decode(kq_reader *r, int16_t version, kq_arena *arena,
-                                         wire_describe_groups_response *out);
-void wire_describe_groups_response_encode(kq_writer *w, int16_t version,
-                                          const wire_describe_groups_response *in);
+#define WIRE_DESCRIBE_GROUPS_STRUCTS(D, DI) \
+    D(wire_describe_groups_request, WIRE_DESCRIBE_GROUPS_REQUEST) \
+    D(wire_describe_groups_member, WIRE_DESCRIBE_GROUPS_MEMBER) \
+    D(wire_describe_groups_group, WIRE_DESCRIBE_GROUPS_GROUP) \
+    D(wire_describe_groups_response, WIRE_DESCRIBE_GROUPS_RESPONSE)
+WIRE_DECLARE_STRUCTS(WIRE_DESCRIBE_GROUPS_STRUCTS)
+WIRE_API_FUNCS(wire_describe_groups)
 
 #endif

@@ -12,13 +12,13 @@
 
 #define WIRE_FIND_COORDINATOR_MIN_VERSION 0
 #define WIRE_FIND_COORDINATOR_MAX_VERSION 6
+#define WIRE_FIND_COORDINATOR_FLEX_VERSION 3
 
 /* key_type: 0 = group, 1 = transaction, 2 = share. */
 #define WIRE_FIND_COORDINATOR_REQUEST(S)                    \
     WF(S, STRING, key, 0, 3, WIRE_DEFAULT_EMPTY)            \
     WF(S, I8, key_type, 1, WL)                              \
     WAK(S, STRING, coordinator_keys, coordinator_key_count, 4, WL)
-WIRE_STRUCT(wire_find_coordinator_request, WIRE_FIND_COORDINATOR_REQUEST)
 
 #define WIRE_FIND_COORDINATOR_COORDINATOR(S)   \
     WF(S, STRING, key, 4, WL)                  \
@@ -27,21 +27,11 @@ WIRE_STRUCT(wire_find_coordinator_request, WIRE_FIND_COORDINATOR_REQUEST)
     WF(S, I32, port, 4, WL)                    \
     WF(S, I16, error_code, 4, WL)              \
     WF(S, STRING, error_message, 4, WL, WIRE_NULLABLE(4))
-WIRE_STRUCT(wire_find_coordinator_coordinator, WIRE_FIND_COORDINATOR_COORDINATOR)
 
-/* The response's C order (v0-3's single coordinator first) differs from its
- * wire order: the struct is declared in C order, described in wire order. */
-#define WIRE_FIND_COORDINATOR_RESPONSE_C(S)  \
-    WH(S, I16, error_code)                   \
-    WH(S, I32, node_id)                      \
-    WH(S, STRING, host)                      \
-    WH(S, I32, port)                         \
-    WH(S, I32, throttle_time_ms)             \
-    WH(S, STRING, error_message)             \
-    WHA(S, wire_find_coordinator_coordinator, coordinators, coordinator_count)
-WIRE_STRUCT(wire_find_coordinator_response, WIRE_FIND_COORDINATOR_RESPONSE_C)
-
-#define WIRE_FIND_COORDINATOR_RESPONSE(S)                       \
+/* The response's C order (v0-3's single coordinator first; tests build it
+ * positionally) differs from its wire order: declared in C order by WH/WHA,
+ * put on the wire in Kafka's order by WO. */
+#define WIRE_FIND_COORDINATOR_RESPONSE_WIRE(S)                  \
     WF(S, I32, throttle_time_ms, 1, WL)                         \
     WF(S, I16, error_code, 0, 3)                                \
     WF(S, STRING, error_message, 1, 3, WIRE_NULLABLE(1))        \
@@ -50,15 +40,21 @@ WIRE_STRUCT(wire_find_coordinator_response, WIRE_FIND_COORDINATOR_RESPONSE_C)
     WF(S, I32, port, 0, 3)                                      \
     WA(S, wire_find_coordinator_coordinator, coordinators, coordinator_count, 4, WL)
 
-/* Body after the header; decoders return 0 or -1 (malformed, truncated or
- * unsupported version). Encoders set w->error for an unsupported version. */
-int wire_find_coordinator_request_decode(kq_reader *r, int16_t version, kq_arena *arena,
-                                         wire_find_coordinator_request *out);
-void wire_find_coordinator_request_encode(kq_writer *w, int16_t version,
-                                          const wire_find_coordinator_request *in);
-int wire_find_coordinator_response_decode(kq_reader *r, int16_t version, kq_arena *arena,
-                                          wire_find_coordinator_response *out);
-void wire_find_coordinator_response_encode(kq_writer *w, int16_t version,
-                                           const wire_find_coordinator_response *in);
+#define WIRE_FIND_COORDINATOR_RESPONSE(S)                                       \
+    WH(S, I16, error_code)                                                      \
+    WH(S, I32, node_id)                                                         \
+    WH(S, STRING, host)                                                         \
+    WH(S, I32, port)                                                            \
+    WH(S, I32, throttle_time_ms)                                                \
+    WH(S, STRING, error_message)                                                \
+    WHA(S, wire_find_coordinator_coordinator, coordinators, coordinator_count)  \
+    WO(S, WIRE_FIND_COORDINATOR_RESPONSE_WIRE)
+
+#define WIRE_FIND_COORDINATOR_STRUCTS(D, DI) \
+    D(wire_find_coordinator_request, WIRE_FIND_COORDINATOR_REQUEST) \
+    D(wire_find_coordinator_coordinator, WIRE_FIND_COORDINATOR_COORDINATOR) \
+    D(wire_find_coordinator_response, WIRE_FIND_COORDINATOR_RESPONSE)
+WIRE_DECLARE_STRUCTS(WIRE_FIND_COORDINATOR_STRUCTS)
+WIRE_API_FUNCS(wire_find_coordinator)
 
 #endif

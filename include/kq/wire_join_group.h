@@ -15,11 +15,11 @@
 
 #define WIRE_JOIN_GROUP_MIN_VERSION 0
 #define WIRE_JOIN_GROUP_MAX_VERSION 9
+#define WIRE_JOIN_GROUP_FLEX_VERSION 6
 
 #define WIRE_JOIN_GROUP_PROTOCOL(S) \
     WF(S, STRING, name, 0, WL)      \
     WF(S, BYTES, metadata, 0, WL)
-WIRE_STRUCT(wire_join_group_protocol, WIRE_JOIN_GROUP_PROTOCOL)
 
 #define WIRE_JOIN_GROUP_REQUEST(S)                                 \
     WF(S, STRING, group_id, 0, WL)                                 \
@@ -30,13 +30,11 @@ WIRE_STRUCT(wire_join_group_protocol, WIRE_JOIN_GROUP_PROTOCOL)
     WF(S, STRING, protocol_type, 0, WL)                            \
     WA(S, wire_join_group_protocol, protocols, protocol_count, 0, WL) \
     WF(S, STRING, reason, 8, WL, WIRE_NULLABLE(8))
-WIRE_STRUCT(wire_join_group_request, WIRE_JOIN_GROUP_REQUEST)
 
 #define WIRE_JOIN_GROUP_MEMBER(S)                              \
     WF(S, STRING, member_id, 0, WL)                            \
     WF(S, STRING, group_instance_id, 5, WL, WIRE_NULLABLE(5))  \
     WF(S, BYTES, metadata, 0, WL)
-WIRE_STRUCT(wire_join_group_member, WIRE_JOIN_GROUP_MEMBER)
 
 #define WIRE_JOIN_GROUP_RESPONSE(S)                            \
     WF(S, I32, throttle_time_ms, 2, WL)                        \
@@ -48,17 +46,13 @@ WIRE_STRUCT(wire_join_group_member, WIRE_JOIN_GROUP_MEMBER)
     WF(S, BOOL, skip_assignment, 9, WL)                        \
     WF(S, STRING, member_id, 0, WL)                            \
     WA(S, wire_join_group_member, members, member_count, 0, WL)
-WIRE_STRUCT(wire_join_group_response, WIRE_JOIN_GROUP_RESPONSE)
 
-/* Body after the header; decoders return 0 or -1 (malformed, truncated or
- * unsupported version). Encoders set w->error for an unsupported version. */
-int wire_join_group_request_decode(kq_reader *r, int16_t version, kq_arena *arena,
-                                   wire_join_group_request *out);
-void wire_join_group_request_encode(kq_writer *w, int16_t version,
-                                    const wire_join_group_request *in);
-int wire_join_group_response_decode(kq_reader *r, int16_t version, kq_arena *arena,
-                                    wire_join_group_response *out);
-void wire_join_group_response_encode(kq_writer *w, int16_t version,
-                                     const wire_join_group_response *in);
+#define WIRE_JOIN_GROUP_STRUCTS(D, DI) \
+    D(wire_join_group_protocol, WIRE_JOIN_GROUP_PROTOCOL) \
+    D(wire_join_group_request, WIRE_JOIN_GROUP_REQUEST) \
+    D(wire_join_group_member, WIRE_JOIN_GROUP_MEMBER) \
+    D(wire_join_group_response, WIRE_JOIN_GROUP_RESPONSE)
+WIRE_DECLARE_STRUCTS(WIRE_JOIN_GROUP_STRUCTS)
+WIRE_API_FUNCS(wire_join_group)
 
 #endif

@@ -11,34 +11,28 @@
 
 #define WIRE_LIST_GROUPS_MIN_VERSION 0
 #define WIRE_LIST_GROUPS_MAX_VERSION 5
+#define WIRE_LIST_GROUPS_FLEX_VERSION 3
 
 #define WIRE_LIST_GROUPS_REQUEST(S)                              \
     WAK(S, STRING, states_filter, states_filter_count, 4, WL)    \
     WAK(S, STRING, types_filter, types_filter_count, 5, WL)
-WIRE_STRUCT(wire_list_groups_request, WIRE_LIST_GROUPS_REQUEST)
 
 #define WIRE_LIST_GROUPS_GROUP(S)                          \
     WF(S, STRING, group_id, 0, WL)                         \
     WF(S, STRING, protocol_type, 0, WL)                    \
     WF(S, STRING, group_state, 4, WL, WIRE_DEFAULT_EMPTY)  \
     WF(S, STRING, group_type, 5, WL, WIRE_DEFAULT_EMPTY)
-WIRE_STRUCT(wire_list_groups_group, WIRE_LIST_GROUPS_GROUP)
 
 #define WIRE_LIST_GROUPS_RESPONSE(S)      \
     WF(S, I32, throttle_time_ms, 1, WL)   \
     WF(S, I16, error_code, 0, WL)         \
     WA(S, wire_list_groups_group, groups, group_count, 0, WL)
-WIRE_STRUCT(wire_list_groups_response, WIRE_LIST_GROUPS_RESPONSE)
 
-/* Body after the header; decoders return 0 or -1 (malformed, truncated or
- * unsupported version). Encoders set w->error for an unsupported version. */
-int wire_list_groups_request_decode(kq_reader *r, int16_t version, kq_arena *arena,
-                                    wire_list_groups_request *out);
-void wire_list_groups_request_encode(kq_writer *w, int16_t version,
-                                     const wire_list_groups_request *in);
-int wire_list_groups_response_decode(kq_reader *r, int16_t version, kq_arena *arena,
-                                     wire_list_groups_response *out);
-void wire_list_groups_response_encode(kq_writer *w, int16_t version,
-                                      const wire_list_groups_response *in);
+#define WIRE_LIST_GROUPS_STRUCTS(D, DI) \
+    D(wire_list_groups_request, WIRE_LIST_GROUPS_REQUEST) \
+    D(wire_list_groups_group, WIRE_LIST_GROUPS_GROUP) \
+    D(wire_list_groups_response, WIRE_LIST_GROUPS_RESPONSE)
+WIRE_DECLARE_STRUCTS(WIRE_LIST_GROUPS_STRUCTS)
+WIRE_API_FUNCS(wire_list_groups)
 
 #endif

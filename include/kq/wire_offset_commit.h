@@ -11,19 +11,18 @@
 
 #define WIRE_OFFSET_COMMIT_MIN_VERSION 2
 #define WIRE_OFFSET_COMMIT_MAX_VERSION 10
+#define WIRE_OFFSET_COMMIT_FLEX_VERSION 8
 
 #define WIRE_OFFSET_COMMIT_PARTITION(S)                             \
     WF(S, I32, partition_index, 0, WL)                              \
     WF(S, I64, committed_offset, 0, WL)                             \
     WF(S, I32, committed_leader_epoch, 6, WL, WIRE_DEFAULT(-1))     \
     WF(S, STRING, committed_metadata, 0, WL, WIRE_NULLABLE(0))
-WIRE_STRUCT(wire_offset_commit_partition, WIRE_OFFSET_COMMIT_PARTITION)
 
 #define WIRE_OFFSET_COMMIT_TOPIC(S)  \
     WF(S, STRING, name, 0, 9)        \
     WF(S, UUID, topic_id, 10, WL)    \
     WA(S, wire_offset_commit_partition, partitions, partition_count, 0, WL)
-WIRE_STRUCT(wire_offset_commit_topic, WIRE_OFFSET_COMMIT_TOPIC)
 
 #define WIRE_OFFSET_COMMIT_REQUEST(S)                                   \
     WF(S, STRING, group_id, 0, WL)                                      \
@@ -32,33 +31,28 @@ WIRE_STRUCT(wire_offset_commit_topic, WIRE_OFFSET_COMMIT_TOPIC)
     WF(S, STRING, group_instance_id, 7, WL, WIRE_NULLABLE(7))           \
     WF(S, I64, retention_time_ms, 2, 4, WIRE_DEFAULT(-1))               \
     WA(S, wire_offset_commit_topic, topics, topic_count, 0, WL)
-WIRE_STRUCT(wire_offset_commit_request, WIRE_OFFSET_COMMIT_REQUEST)
 
 #define WIRE_OFFSET_COMMIT_PARTITION_RESPONSE(S) \
     WF(S, I32, partition_index, 0, WL)           \
     WF(S, I16, error_code, 0, WL)
-WIRE_STRUCT(wire_offset_commit_partition_response, WIRE_OFFSET_COMMIT_PARTITION_RESPONSE)
 
 #define WIRE_OFFSET_COMMIT_TOPIC_RESPONSE(S) \
     WF(S, STRING, name, 0, 9)                \
     WF(S, UUID, topic_id, 10, WL)            \
     WA(S, wire_offset_commit_partition_response, partitions, partition_count, 0, WL)
-WIRE_STRUCT(wire_offset_commit_topic_response, WIRE_OFFSET_COMMIT_TOPIC_RESPONSE)
 
 #define WIRE_OFFSET_COMMIT_RESPONSE(S)   \
     WF(S, I32, throttle_time_ms, 3, WL)  \
     WA(S, wire_offset_commit_topic_response, topics, topic_count, 0, WL)
-WIRE_STRUCT(wire_offset_commit_response, WIRE_OFFSET_COMMIT_RESPONSE)
 
-/* Body after the header; decoders return 0 or -1 (malformed, truncated or
- * unsupported version). Encoders set w->error for an unsupported version. */
-int wire_offset_commit_request_decode(kq_reader *r, int16_t version, kq_arena *arena,
-                                      wire_offset_commit_request *out);
-void wire_offset_commit_request_encode(kq_writer *w, int16_t version,
-                                       const wire_offset_commit_request *in);
-int wire_offset_commit_response_decode(kq_reader *r, int16_t version, kq_arena *arena,
-                                       wire_offset_commit_response *out);
-void wire_offset_commit_response_encode(kq_writer *w, int16_t version,
-                                        const wire_offset_commit_response *in);
+#define WIRE_OFFSET_COMMIT_STRUCTS(D, DI) \
+    D(wire_offset_commit_partition, WIRE_OFFSET_COMMIT_PARTITION) \
+    D(wire_offset_commit_topic, WIRE_OFFSET_COMMIT_TOPIC) \
+    D(wire_offset_commit_request, WIRE_OFFSET_COMMIT_REQUEST) \
+    D(wire_offset_commit_partition_response, WIRE_OFFSET_COMMIT_PARTITION_RESPONSE) \
+    D(wire_offset_commit_topic_response, WIRE_OFFSET_COMMIT_TOPIC_RESPONSE) \
+    D(wire_offset_commit_response, WIRE_OFFSET_COMMIT_RESPONSE)
+WIRE_DECLARE_STRUCTS(WIRE_OFFSET_COMMIT_STRUCTS)
+WIRE_API_FUNCS(wire_offset_commit)
 
 #endif

@@ -15,26 +15,24 @@
 
 #define WIRE_OFFSET_FETCH_MIN_VERSION 1
 #define WIRE_OFFSET_FETCH_MAX_VERSION 10
+#define WIRE_OFFSET_FETCH_FLEX_VERSION 6
 
 #define WIRE_OFFSET_FETCH_REQUEST_TOPIC(S) \
     WF(S, STRING, name, 0, 9)              \
     WF(S, UUID, topic_id, 10, WL)          \
     WAK(S, I32, partition_indexes, partition_index_count, 0, WL)
-WIRE_STRUCT(wire_offset_fetch_request_topic, WIRE_OFFSET_FETCH_REQUEST_TOPIC)
 
 #define WIRE_OFFSET_FETCH_REQUEST_GROUP(S)                     \
     WF(S, STRING, group_id, 8, WL)                             \
     WF(S, STRING, member_id, 9, WL, WIRE_NULLABLE(9))          \
     WF(S, I32, member_epoch, 9, WL, WIRE_DEFAULT(-1))          \
     WA(S, wire_offset_fetch_request_topic, topics, topic_count, 8, WL, WIRE_NULLABLE(8))
-WIRE_STRUCT(wire_offset_fetch_request_group, WIRE_OFFSET_FETCH_REQUEST_GROUP)
 
 #define WIRE_OFFSET_FETCH_REQUEST(S)                                                  \
     WF(S, STRING, group_id, 0, 7, WIRE_DEFAULT_EMPTY)                                 \
     WA(S, wire_offset_fetch_request_topic, topics, topic_count, 0, 7, WIRE_NULLABLE(2)) \
     WA(S, wire_offset_fetch_request_group, groups, group_count, 8, WL)                \
     WF(S, BOOL, require_stable, 7, WL)
-WIRE_STRUCT(wire_offset_fetch_request, WIRE_OFFSET_FETCH_REQUEST)
 
 #define WIRE_OFFSET_FETCH_PARTITION(S)                          \
     WF(S, I32, partition_index, 0, WL)                          \
@@ -42,36 +40,32 @@ WIRE_STRUCT(wire_offset_fetch_request, WIRE_OFFSET_FETCH_REQUEST)
     WF(S, I32, committed_leader_epoch, 5, WL, WIRE_DEFAULT(-1)) \
     WF(S, STRING, metadata, 0, WL, WIRE_NULLABLE(0))            \
     WF(S, I16, error_code, 0, WL)
-WIRE_STRUCT(wire_offset_fetch_partition, WIRE_OFFSET_FETCH_PARTITION)
 
 #define WIRE_OFFSET_FETCH_TOPIC(S) \
     WF(S, STRING, name, 0, 9)      \
     WF(S, UUID, topic_id, 10, WL)  \
     WA(S, wire_offset_fetch_partition, partitions, partition_count, 0, WL)
-WIRE_STRUCT(wire_offset_fetch_topic, WIRE_OFFSET_FETCH_TOPIC)
 
 #define WIRE_OFFSET_FETCH_GROUP(S)                                  \
     WF(S, STRING, group_id, 8, WL)                                  \
     WA(S, wire_offset_fetch_topic, topics, topic_count, 8, WL)      \
     WF(S, I16, error_code, 8, WL)
-WIRE_STRUCT(wire_offset_fetch_group, WIRE_OFFSET_FETCH_GROUP)
 
 #define WIRE_OFFSET_FETCH_RESPONSE(S)                               \
     WF(S, I32, throttle_time_ms, 3, WL)                             \
     WA(S, wire_offset_fetch_topic, topics, topic_count, 0, 7)       \
     WF(S, I16, error_code, 2, 7)                                    \
     WA(S, wire_offset_fetch_group, groups, group_count, 8, WL)
-WIRE_STRUCT(wire_offset_fetch_response, WIRE_OFFSET_FETCH_RESPONSE)
 
-/* Body after the header; decoders return 0 or -1 (malformed, truncated or
- * unsupported version). Encoders set w->error for an unsupported version. */
-int wire_offset_fetch_request_decode(kq_reader *r, int16_t version, kq_arena *arena,
-                                     wire_offset_fetch_request *out);
-void wire_offset_fetch_request_encode(kq_writer *w, int16_t version,
-                                      const wire_offset_fetch_request *in);
-int wire_offset_fetch_response_decode(kq_reader *r, int16_t version, kq_arena *arena,
-                                      wire_offset_fetch_response *out);
-void wire_offset_fetch_response_encode(kq_writer *w, int16_t version,
-                                       const wire_offset_fetch_response *in);
+#define WIRE_OFFSET_FETCH_STRUCTS(D, DI) \
+    D(wire_offset_fetch_request_topic, WIRE_OFFSET_FETCH_REQUEST_TOPIC) \
+    D(wire_offset_fetch_request_group, WIRE_OFFSET_FETCH_REQUEST_GROUP) \
+    D(wire_offset_fetch_request, WIRE_OFFSET_FETCH_REQUEST) \
+    D(wire_offset_fetch_partition, WIRE_OFFSET_FETCH_PARTITION) \
+    D(wire_offset_fetch_topic, WIRE_OFFSET_FETCH_TOPIC) \
+    D(wire_offset_fetch_group, WIRE_OFFSET_FETCH_GROUP) \
+    D(wire_offset_fetch_response, WIRE_OFFSET_FETCH_RESPONSE)
+WIRE_DECLARE_STRUCTS(WIRE_OFFSET_FETCH_STRUCTS)
+WIRE_API_FUNCS(wire_offset_fetch)
 
 #endif

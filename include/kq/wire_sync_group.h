@@ -12,11 +12,11 @@
 
 #define WIRE_SYNC_GROUP_MIN_VERSION 0
 #define WIRE_SYNC_GROUP_MAX_VERSION 5
+#define WIRE_SYNC_GROUP_FLEX_VERSION 4
 
 #define WIRE_SYNC_GROUP_ASSIGNMENT(S)  \
     WF(S, STRING, member_id, 0, WL)    \
     WF(S, BYTES, assignment, 0, WL)
-WIRE_STRUCT(wire_sync_group_assignment, WIRE_SYNC_GROUP_ASSIGNMENT)
 
 #define WIRE_SYNC_GROUP_REQUEST(S)                                  \
     WF(S, STRING, group_id, 0, WL)                                  \
@@ -26,7 +26,6 @@ WIRE_STRUCT(wire_sync_group_assignment, WIRE_SYNC_GROUP_ASSIGNMENT)
     WF(S, STRING, protocol_type, 5, WL, WIRE_NULLABLE(5))           \
     WF(S, STRING, protocol_name, 5, WL, WIRE_NULLABLE(5))           \
     WA(S, wire_sync_group_assignment, assignments, assignment_count, 0, WL)
-WIRE_STRUCT(wire_sync_group_request, WIRE_SYNC_GROUP_REQUEST)
 
 #define WIRE_SYNC_GROUP_RESPONSE(S)                           \
     WF(S, I32, throttle_time_ms, 1, WL)                       \
@@ -34,17 +33,12 @@ WIRE_STRUCT(wire_sync_group_request, WIRE_SYNC_GROUP_REQUEST)
     WF(S, STRING, protocol_type, 5, WL, WIRE_NULLABLE(5))     \
     WF(S, STRING, protocol_name, 5, WL, WIRE_NULLABLE(5))     \
     WF(S, BYTES, assignment, 0, WL)
-WIRE_STRUCT(wire_sync_group_response, WIRE_SYNC_GROUP_RESPONSE)
 
-/* Body after the header; decoders return 0 or -1 (malformed, truncated or
- * unsupported version). Encoders set w->error for an unsupported version. */
-int wire_sync_group_request_decode(kq_reader *r, int16_t version, kq_arena *arena,
-                                   wire_sync_group_request *out);
-void wire_sync_group_request_encode(kq_writer *w, int16_t version,
-                                    const wire_sync_group_request *in);
-int wire_sync_group_response_decode(kq_reader *r, int16_t version, kq_arena *arena,
-                                    wire_sync_group_response *out);
-void wire_sync_group_response_encode(kq_writer *w, int16_t version,
-                                     const wire_sync_group_response *in);
+#define WIRE_SYNC_GROUP_STRUCTS(D, DI) \
+    D(wire_sync_group_assignment, WIRE_SYNC_GROUP_ASSIGNMENT) \
+    D(wire_sync_group_request, WIRE_SYNC_GROUP_REQUEST) \
+    D(wire_sync_group_response, WIRE_SYNC_GROUP_RESPONSE)
+WIRE_DECLARE_STRUCTS(WIRE_SYNC_GROUP_STRUCTS)
+WIRE_API_FUNCS(wire_sync_group)
 
 #endif
