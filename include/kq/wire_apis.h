@@ -50,7 +50,17 @@
     X(END_QUORUM_EPOCH, 54, "EndQuorumEpoch", wire_end_quorum_epoch, 0, handle_raft_request) \
     X(DESCRIBE_QUORUM, 55, "DescribeQuorum", wire_describe_quorum, 0, handle_describe_quorum) \
     X(DESCRIBE_CLUSTER, 60, "DescribeCluster", wire_describe_cluster, 0,                    \
-      handle_describe_cluster)
+      handle_describe_cluster)                                                              \
+    X(FIND_COORDINATOR, 10, "FindCoordinator", wire_find_coordinator, 0,                    \
+      handle_find_coordinator)                                                              \
+    X(OFFSET_COMMIT, 8, "OffsetCommit", wire_offset_commit, 2, handle_offset_commit)        \
+    X(OFFSET_FETCH, 9, "OffsetFetch", wire_offset_fetch, 1, handle_offset_fetch)            \
+    X(JOIN_GROUP, 11, "JoinGroup", wire_join_group, 0, handle_join_group)                   \
+    X(HEARTBEAT, 12, "Heartbeat", wire_heartbeat, 0, handle_heartbeat)                      \
+    X(LEAVE_GROUP, 13, "LeaveGroup", wire_leave_group, 0, handle_leave_group)               \
+    X(SYNC_GROUP, 14, "SyncGroup", wire_sync_group, 0, handle_sync_group)                   \
+    X(DESCRIBE_GROUPS, 15, "DescribeGroups", wire_describe_groups, 0, handle_describe_groups) \
+    X(LIST_GROUPS, 16, "ListGroups", wire_list_groups, 0, handle_list_groups)
 
 /* Structs several APIs share (their STRUCTS lists). */
 #define WIRE_SHARED_STRUCTS(X) X(RAFT_COMMON)

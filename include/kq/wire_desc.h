@@ -35,10 +35,18 @@
  *                                              (tagged: set when on the wire;
  *                                              written only when set)
  *   WH(S, K, name)                             declared here, on the wire only
- *                                              inside an inline struct (WI)
+ *                                              inside an inline struct (WI) or
+ *                                              where a WO list puts it
+ *   WHA(S, ELEM, name, count)                  the same for an array of ELEM
+ *   WO(S, LIST)                                the wire order of fields that
+ *                                              WH/WHA declared: LIST's lines
  *   WI(S, name, vmin, vmax, ...)               a wire struct whose fields live
  *                                              in S itself (Fetch's ReplicaState),
  *                                              described by WIRE_DESC_INLINE
+ * A struct whose C order differs from its wire order (kept for positional
+ * initializers) declares its fields by WH/WHA lines in C order, then gives
+ * their full field lines, in wire order, as one WO line (see
+ * wire_find_coordinator.h).
  * Kinds: BOOL I8 I16 U16 I32 I64 UUID STRING BYTES RECORDS, and RECORDS_EXT
  * (records that a streamed answer leaves out: see wire_fetch.h).
  * Decoders borrow strings, bytes and records from the input and take arrays
@@ -152,6 +160,8 @@ typedef struct wire_msg_desc {
 #define WT(S, SUB, N, VMIN, VMAX, ...) SUB N;
 #define WTP(S, SUB, N, HAS, VMIN, VMAX, ...) bool HAS; SUB N;
 #define WH(S, K, N) WIRE_DECL(K, N)
+#define WHA(S, E, N, C) E *N; int32_t C;
+#define WO(S, LIST)
 #define WI(S, N, VMIN, VMAX, ...)
 
 #define WIRE_STRUCT(S, LIST)                 \

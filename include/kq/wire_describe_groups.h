@@ -1,8 +1,6 @@
 /* DescribeGroups (api key 15), versions 0-6; flexible from v5. Describes
  * groups by id: state, protocol and members with their metadata and
- * assignment bytes. Decoders borrow strings and bytes from the input and
- * take arrays from the arena. Fields absent in a version get the default
- * noted beside them on decode and are not written on encode. */
+ * assignment bytes (never null on decode; null is written as empty). */
 #ifndef KQ_WIRE_DESCRIBE_GROUPS_H
 #define KQ_WIRE_DESCRIBE_GROUPS_H
 
@@ -10,52 +8,44 @@
 #include <stdint.h>
 
 #include "kq/buf.h"
+#include "kq/wire_desc.h"
 
 #define WIRE_DESCRIBE_GROUPS_MIN_VERSION 0
 #define WIRE_DESCRIBE_GROUPS_MAX_VERSION 6
+#define WIRE_DESCRIBE_GROUPS_FLEX_VERSION 5
 
-typedef struct wire_describe_groups_request {
-    kq_slice *groups;
-    int32_t group_count;
-    bool include_authorized_operations; /* v3+; false otherwise */
-} wire_describe_groups_request;
+#define WIRE_DESCRIBE_GROUPS_REQUEST(S)          \
+    WAK(S, STRING, groups, group_count, 0, WL)   \
+    WF(S, BOOL, include_authorized_operations, 3, WL)
 
-typedef struct wire_describe_groups_member {
-    kq_slice member_id;
-    kq_slice group_instance_id; /* v4+, nullable; null otherwise */
-    kq_slice client_id;
-    kq_slice client_host;
-    kq_slice member_metadata;   /* never null on decode */
-    kq_slice member_assignment; /* never null on decode */
-} wire_describe_groups_member;
+#define WIRE_DESCRIBE_GROUPS_MEMBER(S)                         \
+    WF(S, STRING, member_id, 0, WL)                            \
+    WF(S, STRING, group_instance_id, 4, WL, WIRE_NULLABLE(4))  \
+    WF(S, STRING, client_id, 0, WL)                            \
+    WF(S, STRING, client_host, 0, WL)                          \
+    WF(S, BYTES, member_metadata, 0, WL)                       \
+    WF(S, BYTES, member_assignment, 0, WL)
 
-typedef struct wire_describe_groups_group {
-    int16_t error_code;
-    kq_slice error_message; /* v6+, nullable; null otherwise */
-    kq_slice group_id;
-    kq_slice group_state;
-    kq_slice protocol_type;
-    kq_slice protocol_data;
-    wire_describe_groups_member *members;
-    int32_t member_count;
-    int32_t authorized_operations; /* v3+; INT32_MIN otherwise */
-} wire_describe_groups_group;
+#define WIRE_DESCRIBE_GROUPS_GROUP(S)                                 \
+    WF(S, I16, error_code, 0, WL)                                     \
+    WF(S, STRING, error_message, 6, WL, WIRE_NULLABLE(6))             \
+    WF(S, STRING, group_id, 0, WL)                                    \
+    WF(S, STRING, group_state, 0, WL)                                 \
+    WF(S, STRING, protocol_type, 0, WL)                               \
+    WF(S, STRING, protocol_data, 0, WL)                               \
+    WA(S, wire_describe_groups_member, members, member_count, 0, WL)  \
+    WF(S, I32, authorized_operations, 3, WL, WIRE_DEFAULT(INT32_MIN))
 
-typedef struct wire_describe_groups_response {
-    int32_t throttle_time_ms; /* v1+; 0 otherwise */
-    wire_describe_groups_group *groups;
-    int32_t group_count;
-} wire_describe_groups_response;
+#define WIRE_DESCRIBE_GROUPS_RESPONSE(S)  \
+    WF(S, I32, throttle_time_ms, 1, WL)   \
+    WA(S, wire_describe_groups_group, groups, group_count, 0, WL)
 
-/* Body after the header; decoders return 0 or -1 (malformed, truncated or
- * unsupported version). Encoders set w->error for an unsupported version. */
-int wire_describe_groups_request_decode(kq_reader *r, int16_t version, kq_arena *arena,
-                                        wire_describe_groups_request *out);
-void wire_describe_groups_request_encode(kq_writer *w, int16_t version,
-                                         const wire_describe_groups_request *in);
-int wire_describe_groups_response_decode(kq_reader *r, int16_t version, kq_arena *arena,
-                                         wire_describe_groups_response *out);
-void wire_describe_groups_response_encode(kq_writer *w, int16_t version,
-                                          const wire_describe_groups_response *in);
+#define WIRE_DESCRIBE_GROUPS_STRUCTS(D, DI) \
+    D(wire_describe_groups_request, WIRE_DESCRIBE_GROUPS_REQUEST) \
+    D(wire_describe_groups_member, WIRE_DESCRIBE_GROUPS_MEMBER) \
+    D(wire_describe_groups_group, WIRE_DESCRIBE_GROUPS_GROUP) \
+    D(wire_describe_groups_response, WIRE_DESCRIBE_GROUPS_RESPONSE)
+WIRE_DECLARE_STRUCTS(WIRE_DESCRIBE_GROUPS_STRUCTS)
+WIRE_API_FUNCS(wire_describe_groups)
 
 #endif

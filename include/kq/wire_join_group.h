@@ -2,9 +2,8 @@
  * classic consumer group joins (or rejoins) it, offering the assignment
  * protocols it speaks with their metadata; the coordinator answers with the
  * generation, the chosen protocol and, to the leader, every member's
- * metadata. Decoders borrow strings and metadata bytes from the input and
- * take arrays from the arena. Fields absent in a version get the default
- * noted beside them on decode and are not written on encode. */
+ * metadata. Metadata bytes are never null on decode; null is written as
+ * empty. protocol_name is nullable from v7; before, a null is written as "". */
 #ifndef KQ_WIRE_JOIN_GROUP_H
 #define KQ_WIRE_JOIN_GROUP_H
 
@@ -12,57 +11,48 @@
 #include <stdint.h>
 
 #include "kq/buf.h"
+#include "kq/wire_desc.h"
 
 #define WIRE_JOIN_GROUP_MIN_VERSION 0
 #define WIRE_JOIN_GROUP_MAX_VERSION 9
+#define WIRE_JOIN_GROUP_FLEX_VERSION 6
 
-typedef struct wire_join_group_protocol {
-    kq_slice name;
-    kq_slice metadata; /* never null on decode; null is written as empty */
-} wire_join_group_protocol;
+#define WIRE_JOIN_GROUP_PROTOCOL(S) \
+    WF(S, STRING, name, 0, WL)      \
+    WF(S, BYTES, metadata, 0, WL)
 
-typedef struct wire_join_group_request {
-    kq_slice group_id;
-    int32_t session_timeout_ms;
-    int32_t rebalance_timeout_ms; /* v1+; default -1 */
-    kq_slice member_id;
-    kq_slice group_instance_id;   /* v5+, nullable; default null */
-    kq_slice protocol_type;
-    wire_join_group_protocol *protocols;
-    int32_t protocol_count;
-    kq_slice reason;              /* v8+, nullable; default null */
-} wire_join_group_request;
+#define WIRE_JOIN_GROUP_REQUEST(S)                                 \
+    WF(S, STRING, group_id, 0, WL)                                 \
+    WF(S, I32, session_timeout_ms, 0, WL)                          \
+    WF(S, I32, rebalance_timeout_ms, 1, WL, WIRE_DEFAULT(-1))      \
+    WF(S, STRING, member_id, 0, WL)                                \
+    WF(S, STRING, group_instance_id, 5, WL, WIRE_NULLABLE(5))      \
+    WF(S, STRING, protocol_type, 0, WL)                            \
+    WA(S, wire_join_group_protocol, protocols, protocol_count, 0, WL) \
+    WF(S, STRING, reason, 8, WL, WIRE_NULLABLE(8))
 
-typedef struct wire_join_group_member {
-    kq_slice member_id;
-    kq_slice group_instance_id; /* v5+, nullable; default null */
-    kq_slice metadata;          /* never null on decode; null is written as empty */
-} wire_join_group_member;
+#define WIRE_JOIN_GROUP_MEMBER(S)                              \
+    WF(S, STRING, member_id, 0, WL)                            \
+    WF(S, STRING, group_instance_id, 5, WL, WIRE_NULLABLE(5))  \
+    WF(S, BYTES, metadata, 0, WL)
 
-typedef struct wire_join_group_response {
-    int32_t throttle_time_ms; /* v2+; default 0 */
-    int16_t error_code;
-    int32_t generation_id;
-    kq_slice protocol_type;   /* v7+, nullable; default null */
-    /* Nullable from v7; before v7 a null is written as "" (and never
-     * decoded). */
-    kq_slice protocol_name;
-    kq_slice leader;
-    bool skip_assignment;     /* v9+; default false */
-    kq_slice member_id;
-    wire_join_group_member *members;
-    int32_t member_count;
-} wire_join_group_response;
+#define WIRE_JOIN_GROUP_RESPONSE(S)                            \
+    WF(S, I32, throttle_time_ms, 2, WL)                        \
+    WF(S, I16, error_code, 0, WL)                              \
+    WF(S, I32, generation_id, 0, WL, WIRE_DEFAULT(-1))         \
+    WF(S, STRING, protocol_type, 7, WL, WIRE_NULLABLE(7))      \
+    WF(S, STRING, protocol_name, 0, WL, WIRE_NULLABLE(7))      \
+    WF(S, STRING, leader, 0, WL)                               \
+    WF(S, BOOL, skip_assignment, 9, WL)                        \
+    WF(S, STRING, member_id, 0, WL)                            \
+    WA(S, wire_join_group_member, members, member_count, 0, WL)
 
-/* Body after the header; decoders return 0 or -1 (malformed, truncated or
- * unsupported version). Encoders set w->error for an unsupported version. */
-int wire_join_group_request_decode(kq_reader *r, int16_t version, kq_arena *arena,
-                                   wire_join_group_request *out);
-void wire_join_group_request_encode(kq_writer *w, int16_t version,
-                                    const wire_join_group_request *in);
-int wire_join_group_response_decode(kq_reader *r, int16_t version, kq_arena *arena,
-                                    wire_join_group_response *out);
-void wire_join_group_response_encode(kq_writer *w, int16_t version,
-                                     const wire_join_group_response *in);
+#define WIRE_JOIN_GROUP_STRUCTS(D, DI) \
+    D(wire_join_group_protocol, WIRE_JOIN_GROUP_PROTOCOL) \
+    D(wire_join_group_request, WIRE_JOIN_GROUP_REQUEST) \
+    D(wire_join_group_member, WIRE_JOIN_GROUP_MEMBER) \
+    D(wire_join_group_response, WIRE_JOIN_GROUP_RESPONSE)
+WIRE_DECLARE_STRUCTS(WIRE_JOIN_GROUP_STRUCTS)
+WIRE_API_FUNCS(wire_join_group)
 
 #endif

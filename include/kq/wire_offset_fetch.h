@@ -1,11 +1,9 @@
 /* OffsetFetch (api key 9), versions 1-10; flexible from v6. A consumer
  * reads a group's committed offsets. Up to v7 a request names one group
- * (group_id, topics); from v8 it batches groups (groups), and the response
- * follows the same split. Topics are named up to v9 and identified by id
- * from v10. A null topic list (topic_count -1, v2+) asks for every topic.
- * Decoders borrow strings from the input and take arrays from the arena.
- * Fields absent in a version get the default noted beside them on decode
- * and are not written on encode. */
+ * (group_id, "" on decode after; topics), from v8 it batches groups
+ * (groups), and the response follows the same split. Topics are named up
+ * to v9 (null after) and identified by id from v10 (zero before). A null
+ * topic list (topic_count -1, v2+) asks for every topic. */
 #ifndef KQ_WIRE_OFFSET_FETCH_H
 #define KQ_WIRE_OFFSET_FETCH_H
 
@@ -13,78 +11,61 @@
 #include <stdint.h>
 
 #include "kq/buf.h"
+#include "kq/wire_desc.h"
 
 #define WIRE_OFFSET_FETCH_MIN_VERSION 1
 #define WIRE_OFFSET_FETCH_MAX_VERSION 10
+#define WIRE_OFFSET_FETCH_FLEX_VERSION 6
 
-typedef struct wire_offset_fetch_request_topic {
-    kq_slice name;    /* v1-9; null otherwise */
-    kq_uuid topic_id; /* v10+; zero otherwise */
-    int32_t *partition_indexes;
-    int32_t partition_index_count;
-} wire_offset_fetch_request_topic;
+#define WIRE_OFFSET_FETCH_REQUEST_TOPIC(S) \
+    WF(S, STRING, name, 0, 9)              \
+    WF(S, UUID, topic_id, 10, WL)          \
+    WAK(S, I32, partition_indexes, partition_index_count, 0, WL)
 
-typedef struct wire_offset_fetch_request_group {
-    kq_slice group_id;
-    kq_slice member_id;   /* v9+, nullable; null otherwise */
-    int32_t member_epoch; /* v9+; -1 otherwise */
-    wire_offset_fetch_request_topic *topics;
-    int32_t topic_count; /* -1: null (every topic) */
-} wire_offset_fetch_request_group;
+#define WIRE_OFFSET_FETCH_REQUEST_GROUP(S)                     \
+    WF(S, STRING, group_id, 8, WL)                             \
+    WF(S, STRING, member_id, 9, WL, WIRE_NULLABLE(9))          \
+    WF(S, I32, member_epoch, 9, WL, WIRE_DEFAULT(-1))          \
+    WA(S, wire_offset_fetch_request_topic, topics, topic_count, 8, WL, WIRE_NULLABLE(8))
 
-typedef struct wire_offset_fetch_request {
-    /* v1-7 ("" and 0 otherwise); topic_count -1 is null, v2-7 */
-    kq_slice group_id;
-    wire_offset_fetch_request_topic *topics;
-    int32_t topic_count;
-    /* v8+ */
-    wire_offset_fetch_request_group *groups;
-    int32_t group_count;
-    bool require_stable; /* v7+; false otherwise */
-} wire_offset_fetch_request;
+#define WIRE_OFFSET_FETCH_REQUEST(S)                                                  \
+    WF(S, STRING, group_id, 0, 7, WIRE_DEFAULT_EMPTY)                                 \
+    WA(S, wire_offset_fetch_request_topic, topics, topic_count, 0, 7, WIRE_NULLABLE(2)) \
+    WA(S, wire_offset_fetch_request_group, groups, group_count, 8, WL)                \
+    WF(S, BOOL, require_stable, 7, WL)
 
-typedef struct wire_offset_fetch_partition {
-    int32_t partition_index;
-    int64_t committed_offset;
-    int32_t committed_leader_epoch; /* v5+; -1 otherwise */
-    kq_slice metadata;              /* nullable */
-    int16_t error_code;
-} wire_offset_fetch_partition;
+#define WIRE_OFFSET_FETCH_PARTITION(S)                          \
+    WF(S, I32, partition_index, 0, WL)                          \
+    WF(S, I64, committed_offset, 0, WL)                         \
+    WF(S, I32, committed_leader_epoch, 5, WL, WIRE_DEFAULT(-1)) \
+    WF(S, STRING, metadata, 0, WL, WIRE_NULLABLE(0))            \
+    WF(S, I16, error_code, 0, WL)
 
-typedef struct wire_offset_fetch_topic {
-    kq_slice name;    /* v1-9; null otherwise */
-    kq_uuid topic_id; /* v10+; zero otherwise */
-    wire_offset_fetch_partition *partitions;
-    int32_t partition_count;
-} wire_offset_fetch_topic;
+#define WIRE_OFFSET_FETCH_TOPIC(S) \
+    WF(S, STRING, name, 0, 9)      \
+    WF(S, UUID, topic_id, 10, WL)  \
+    WA(S, wire_offset_fetch_partition, partitions, partition_count, 0, WL)
 
-typedef struct wire_offset_fetch_group {
-    kq_slice group_id;
-    wire_offset_fetch_topic *topics;
-    int32_t topic_count;
-    int16_t error_code;
-} wire_offset_fetch_group;
+#define WIRE_OFFSET_FETCH_GROUP(S)                                  \
+    WF(S, STRING, group_id, 8, WL)                                  \
+    WA(S, wire_offset_fetch_topic, topics, topic_count, 8, WL)      \
+    WF(S, I16, error_code, 8, WL)
 
-typedef struct wire_offset_fetch_response {
-    int32_t throttle_time_ms; /* v3+; 0 otherwise */
-    /* v1-7 (error_code from v2; 0 otherwise) */
-    wire_offset_fetch_topic *topics;
-    int32_t topic_count;
-    int16_t error_code;
-    /* v8+ */
-    wire_offset_fetch_group *groups;
-    int32_t group_count;
-} wire_offset_fetch_response;
+#define WIRE_OFFSET_FETCH_RESPONSE(S)                               \
+    WF(S, I32, throttle_time_ms, 3, WL)                             \
+    WA(S, wire_offset_fetch_topic, topics, topic_count, 0, 7)       \
+    WF(S, I16, error_code, 2, 7)                                    \
+    WA(S, wire_offset_fetch_group, groups, group_count, 8, WL)
 
-/* Body after the header; decoders return 0 or -1 (malformed, truncated or
- * unsupported version). Encoders set w->error for an unsupported version. */
-int wire_offset_fetch_request_decode(kq_reader *r, int16_t version, kq_arena *arena,
-                                     wire_offset_fetch_request *out);
-void wire_offset_fetch_request_encode(kq_writer *w, int16_t version,
-                                      const wire_offset_fetch_request *in);
-int wire_offset_fetch_response_decode(kq_reader *r, int16_t version, kq_arena *arena,
-                                      wire_offset_fetch_response *out);
-void wire_offset_fetch_response_encode(kq_writer *w, int16_t version,
-                                       const wire_offset_fetch_response *in);
+#define WIRE_OFFSET_FETCH_STRUCTS(D, DI) \
+    D(wire_offset_fetch_request_topic, WIRE_OFFSET_FETCH_REQUEST_TOPIC) \
+    D(wire_offset_fetch_request_group, WIRE_OFFSET_FETCH_REQUEST_GROUP) \
+    D(wire_offset_fetch_request, WIRE_OFFSET_FETCH_REQUEST) \
+    D(wire_offset_fetch_partition, WIRE_OFFSET_FETCH_PARTITION) \
+    D(wire_offset_fetch_topic, WIRE_OFFSET_FETCH_TOPIC) \
+    D(wire_offset_fetch_group, WIRE_OFFSET_FETCH_GROUP) \
+    D(wire_offset_fetch_response, WIRE_OFFSET_FETCH_RESPONSE)
+WIRE_DECLARE_STRUCTS(WIRE_OFFSET_FETCH_STRUCTS)
+WIRE_API_FUNCS(wire_offset_fetch)
 
 #endif

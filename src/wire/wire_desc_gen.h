@@ -16,6 +16,8 @@
 #undef WT
 #undef WTP
 #undef WH
+#undef WHA
+#undef WO
 #undef WI
 
 #define WIRE_EXT_BOOL(S, N)
@@ -48,6 +50,8 @@
     {WIRE_FIELD_COMMON(N, VMIN, VMAX), .kind = WIRE_K_STRUCT, .off = offsetof(S, N),  \
      .has_off1 = offsetof(S, HAS) + 1, .sub = &SUB##_desc, __VA_ARGS__},
 #define WH(S, K, N)
+#define WHA(S, E, N, C)
+#define WO(S, LIST) LIST(S)
 #define WI(S, N, VMIN, VMAX, ...)                                                      \
     {WIRE_FIELD_COMMON(N, VMIN, VMAX), .kind = WIRE_K_INLINE, .sub = &S##__##N##_desc, \
      __VA_ARGS__},

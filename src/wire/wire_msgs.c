@@ -8,9 +8,18 @@
 #include "kq/wire_apis.h"
 #include "kq/wire_begin_quorum_epoch.h"
 #include "kq/wire_describe_cluster.h"
+#include "kq/wire_describe_groups.h"
 #include "kq/wire_describe_quorum.h"
 #include "kq/wire_end_quorum_epoch.h"
+#include "kq/wire_find_coordinator.h"
+#include "kq/wire_heartbeat.h"
+#include "kq/wire_join_group.h"
+#include "kq/wire_leave_group.h"
+#include "kq/wire_list_groups.h"
+#include "kq/wire_offset_commit.h"
+#include "kq/wire_offset_fetch.h"
 #include "kq/wire_raft_common.h"
+#include "kq/wire_sync_group.h"
 #include "kq/wire_vote.h"
 #include "wire_desc_gen.h" /* last: it turns the field lists into descriptors */
 
