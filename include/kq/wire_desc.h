@@ -102,6 +102,9 @@ typedef struct wire_msg_desc {
     int16_t v_min, v_max;
     int16_t flex_from; /* first flexible version; INT16_MAX: never */
     const wire_struct_desc *body;
+    /* The encoder's versions: v_min..v_max, or wider (WIRE_MSG_ENC) when a
+     * test client must send versions the server refuses. */
+    int16_t enc_min, enc_max;
 } wire_msg_desc;
 
 /* ---- attributes ---- */
@@ -164,7 +167,8 @@ const wire_msg_desc *const *wire_msg_all(int *count);
  * truncated input or a version outside the description. */
 int wire_msg_decode(const wire_msg_desc *m, kq_reader *r, int16_t version, kq_arena *arena,
                     void *out);
-/* Sets w->error for a version outside the description. */
+/* Writes the fields the description gives the version; sets w->error for a
+ * version outside enc_min..enc_max. */
 void wire_msg_encode(const wire_msg_desc *m, kq_writer *w, int16_t version, const void *in);
 
 /* Test support (the differential test and fuzzing): fill *out with random

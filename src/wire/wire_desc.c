@@ -144,17 +144,22 @@ static void read_array(kq_reader *r, const wire_dctx *c, const wire_field *f, vo
 {
     int32_t n = wire_read_array_len(r, c->flex, wire_field_nullable(f, c->version));
     size_t elem_size = f->sub ? f->sub->size : kind_size(f->elem);
-    char *elems = wire_alloc_array(r, c->arena, n, elem_size, 1);
+    /* a scalar element takes its size on the wire (a string at least 1) */
+    size_t min_wire = f->sub || f->elem == WIRE_K_STRING ? 1 : elem_size;
+    char *elems = wire_alloc_array(r, c->arena, n, elem_size, min_wire);
     *(void **)wire_field_at(base, f) = elems;
     *(int32_t *)((char *)base + f->count_off) = r->error ? 0 : n;
     /* A string element is never null (Kafka's []string). */
     wire_field strf = {.kind = WIRE_K_STRING};
     for (int32_t i = 0; i < n && !r->error; i++) {
         void *e = elems + (size_t)i * elem_size;
-        if (f->sub)
+        if (f->sub) {
+            /* fields the version lacks get their defaults, as at the top */
+            wire_struct_defaults(f->sub, e);
             read_struct(r, c, f->sub, e);
-        else
+        } else {
             read_scalar(r, c, &strf, f->elem, e);
+        }
     }
     if (r->error) {
         *(void **)wire_field_at(base, f) = NULL;
@@ -340,7 +345,7 @@ static void write_struct(kq_writer *w, const wire_dctx *c, const wire_struct_des
 
 void wire_msg_encode(const wire_msg_desc *m, kq_writer *w, int16_t version, const void *in)
 {
-    if (version < m->v_min || version > m->v_max) {
+    if (version < m->enc_min || version > m->enc_max) {
         w->error = true;
         return;
     }

@@ -64,7 +64,15 @@
 /* The message S (a request or response body) of an API, and its public
  * S_decode / S_encode. FLEX: first flexible version (WL: never). */
 #define WIRE_MSG(S, KEY, RESPONSE, VMIN, VMAX, FLEX)                                   \
-    const wire_msg_desc S##_msg = {(KEY), (RESPONSE), (VMIN), (VMAX), (FLEX), &S##_desc}; \
+    WIRE_MSG_ENC(S, KEY, RESPONSE, VMIN, VMAX, FLEX, VMIN, VMAX)
+/* The same, with an encoder that also writes versions EMIN..EMAX (a superset
+ * of VMIN..VMAX) that the decoder refuses: the tests' clients send them to
+ * check that the server refuses them too. Those versions get the fields the
+ * description gives them; nothing is described for them alone. */
+#define WIRE_MSG_ENC(S, KEY, RESPONSE, VMIN, VMAX, FLEX, EMIN, EMAX)                   \
+    _Static_assert((EMIN) <= (VMIN) && (VMAX) <= (EMAX), #S ": encoder range too narrow"); \
+    const wire_msg_desc S##_msg = {(KEY), (RESPONSE), (VMIN), (VMAX), (FLEX), &S##_desc, \
+                                   (EMIN), (EMAX)};                                    \
     int S##_decode(kq_reader *r, int16_t version, kq_arena *arena, S *out)             \
     {                                                                                  \
         return wire_msg_decode(&S##_msg, r, version, arena, out);                      \
