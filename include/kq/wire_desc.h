@@ -23,6 +23,9 @@
  *   WF(S, K, name, vmin, vmax, ...)            a value of kind K
  *   WA(S, ELEM, name, count, vmin, vmax, ...)  array of struct ELEM
  *   WAK(S, K, name, count, vmin, vmax, ...)    array of kind K (I32, I64, STRING)
+ *   WAC(...), WAKC(...)                        the same, the C member a pointer to
+ *                                              const (users point it at read-only
+ *                                              elements; decoders still fill it)
  *   WT(S, SUB, name, vmin, vmax, ...)          a struct SUB held by value
  *   WTP(S, SUB, name, has, vmin, vmax, ...)    the same with a presence flag
  *                                              (tagged: set when on the wire;
@@ -145,6 +148,8 @@ typedef struct wire_msg_desc {
 #define WF(S, K, N, VMIN, VMAX, ...) WIRE_DECL(K, N)
 #define WA(S, E, N, C, VMIN, VMAX, ...) E *N; int32_t C;
 #define WAK(S, K, N, C, VMIN, VMAX, ...) WIRE_CT_##K *N; int32_t C;
+#define WAC(S, E, N, C, VMIN, VMAX, ...) const E *N; int32_t C;
+#define WAKC(S, K, N, C, VMIN, VMAX, ...) const WIRE_CT_##K *N; int32_t C;
 #define WT(S, SUB, N, VMIN, VMAX, ...) SUB N;
 #define WTP(S, SUB, N, HAS, VMIN, VMAX, ...) bool HAS; SUB N;
 #define WH(S, K, N) WIRE_DECL(K, N)

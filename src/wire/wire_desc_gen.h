@@ -12,6 +12,8 @@
 #undef WF
 #undef WA
 #undef WAK
+#undef WAC
+#undef WAKC
 #undef WT
 #undef WTP
 #undef WH
@@ -40,6 +42,8 @@
 #define WAK(S, K, N, C, VMIN, VMAX, ...)                                               \
     {WIRE_FIELD_COMMON(N, VMIN, VMAX), .kind = WIRE_K_ARRAY, .elem = WIRE_K_##K,      \
      .off = offsetof(S, N), .count_off = offsetof(S, C), __VA_ARGS__},
+#define WAC(S, E, N, C, VMIN, VMAX, ...) WA(S, E, N, C, VMIN, VMAX, __VA_ARGS__)
+#define WAKC(S, K, N, C, VMIN, VMAX, ...) WAK(S, K, N, C, VMIN, VMAX, __VA_ARGS__)
 #define WT(S, SUB, N, VMIN, VMAX, ...)                                                 \
     {WIRE_FIELD_COMMON(N, VMIN, VMAX), .kind = WIRE_K_STRUCT, .off = offsetof(S, N),  \
      .sub = &SUB##_desc, __VA_ARGS__},
