@@ -17,7 +17,7 @@ WIRE_STRUCT(wire_produce_partition, WIRE_PRODUCE_PARTITION)
 
 #define WIRE_PRODUCE_TOPIC(S)    \
     WF(S, STRING, name, 0, 12)   \
-    WA(S, wire_produce_partition, partitions, partition_count, 0, WL,                \
+    WAC(S, wire_produce_partition, partitions, partition_count, 0, WL,                \
        WIRE_KNAME("partition_data"))
 WIRE_STRUCT(wire_produce_topic, WIRE_PRODUCE_TOPIC)
 
@@ -25,7 +25,7 @@ WIRE_STRUCT(wire_produce_topic, WIRE_PRODUCE_TOPIC)
     WF(S, STRING, transactional_id, 3, WL, WIRE_NULLABLE(3))                         \
     WF(S, I16, acks, 0, WL)                                                          \
     WF(S, I32, timeout_ms, 0, WL)                                                    \
-    WA(S, wire_produce_topic, topics, topic_count, 0, WL, WIRE_KNAME("topic_data"))
+    WAC(S, wire_produce_topic, topics, topic_count, 0, WL, WIRE_KNAME("topic_data"))
 WIRE_STRUCT(wire_produce_request, WIRE_PRODUCE_REQUEST)
 
 #define WIRE_PRODUCE_RECORD_ERROR(S) \
@@ -45,7 +45,7 @@ WIRE_STRUCT(wire_produce_record_error, WIRE_PRODUCE_RECORD_ERROR)
     WF(S, I64, base_offset, 0, WL)                                                  \
     WF(S, I64, log_append_time_ms, 2, WL, WIRE_DEFAULT(-1)) /* -1 for CreateTime */  \
     WF(S, I64, log_start_offset, 5, WL, WIRE_DEFAULT(-1))                           \
-    WA(S, wire_produce_record_error, record_errors, record_error_count, 8, WL)      \
+    WAC(S, wire_produce_record_error, record_errors, record_error_count, 8, WL)      \
     WF(S, STRING, error_message, 8, WL, WIRE_NULLABLE(8))                           \
     WH(S, I32, current_leader_id)                                                   \
     WH(S, I32, current_leader_epoch)                                                \
@@ -54,7 +54,7 @@ WIRE_STRUCT(wire_produce_partition_response, WIRE_PRODUCE_PARTITION_RESPONSE)
 
 #define WIRE_PRODUCE_TOPIC_RESPONSE(S) \
     WF(S, STRING, name, 0, 12)         \
-    WA(S, wire_produce_partition_response, partitions, partition_count, 0, WL,      \
+    WAC(S, wire_produce_partition_response, partitions, partition_count, 0, WL,      \
        WIRE_KNAME("partition_responses"))
 WIRE_STRUCT(wire_produce_topic_response, WIRE_PRODUCE_TOPIC_RESPONSE)
 
@@ -66,10 +66,10 @@ WIRE_STRUCT(wire_produce_topic_response, WIRE_PRODUCE_TOPIC_RESPONSE)
 WIRE_STRUCT(wire_produce_node_endpoint, WIRE_PRODUCE_NODE_ENDPOINT)
 
 #define WIRE_PRODUCE_RESPONSE(S)                                                    \
-    WA(S, wire_produce_topic_response, topics, topic_count, 0, WL,                  \
+    WAC(S, wire_produce_topic_response, topics, topic_count, 0, WL,                  \
        WIRE_KNAME("responses"))                                                     \
     WF(S, I32, throttle_time_ms, 1, WL)                                             \
-    WA(S, wire_produce_node_endpoint, node_endpoints, node_endpoint_count, 10, WL,  \
+    WAC(S, wire_produce_node_endpoint, node_endpoints, node_endpoint_count, 10, WL,  \
        WIRE_TAG(0, 10))
 WIRE_STRUCT(wire_produce_response, WIRE_PRODUCE_RESPONSE)
 
