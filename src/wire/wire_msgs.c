@@ -7,7 +7,14 @@
 
 /* Prefixes of the APIs described so far (wire_<api>_request_msg and
  * wire_<api>_response_msg). */
-#define WIRE_DESCRIBED(X) X(wire_vote) X(wire_produce) X(wire_fetch) X(wire_list_offsets) X(wire_metadata) X(wire_init_producer_id)
+#define WIRE_DESCRIBED(X)  \
+    X(wire_vote)             \
+    X(wire_produce)          \
+    X(wire_fetch)            \
+    X(wire_list_offsets)     \
+    X(wire_metadata)         \
+    X(wire_init_producer_id) \
+    X(wire_api_versions)
 
 #define WIRE_MSG_EXTERN(P) extern const wire_msg_desc P##_request_msg, P##_response_msg;
 WIRE_DESCRIBED(WIRE_MSG_EXTERN)
