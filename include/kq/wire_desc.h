@@ -30,10 +30,6 @@
  *   WTP(S, SUB, name, has, vmin, vmax, ...)    the same with a presence flag
  *                                              (tagged: set when on the wire;
  *                                              written only when set)
- *   WFP(S, K, name, has, vmin, vmax, ...)      a tagged value with a presence flag,
- *                                              like WTP: for a default other than
- *                                              zero, so that a zeroed struct
- *                                              leaves the tag off the wire
  *   WH(S, K, name)                             declared here, on the wire only
  *                                              inside an inline struct (WI)
  *   WI(S, name, vmin, vmax, ...)               a wire struct whose fields live
@@ -89,7 +85,7 @@ typedef struct wire_field {
     int16_t tag_from;       /* first version the tag exists in */
     uint32_t off;           /* value (or array pointer) offset in the struct */
     uint32_t count_off;     /* arrays: int32_t count */
-    uint32_t has_off1;      /* WTP, WFP: bool presence offset + 1 */
+    uint32_t has_off1;      /* WTP: bool presence offset + 1 */
     uint32_t ext_off;       /* RECORDS_EXT: size_t * offset */
     int64_t def;
     const struct wire_struct_desc *sub; /* WA, WT, WTP, WI */
@@ -154,7 +150,6 @@ typedef struct wire_msg_desc {
 #define WAK(S, K, N, C, VMIN, VMAX, ...) WIRE_CT_##K *N; int32_t C;
 #define WAC(S, E, N, C, VMIN, VMAX, ...) const E *N; int32_t C;
 #define WAKC(S, K, N, C, VMIN, VMAX, ...) const WIRE_CT_##K *N; int32_t C;
-#define WFP(S, K, N, HAS, VMIN, VMAX, ...) bool HAS; WIRE_DECL(K, N)
 #define WT(S, SUB, N, VMIN, VMAX, ...) SUB N;
 #define WTP(S, SUB, N, HAS, VMIN, VMAX, ...) bool HAS; SUB N;
 #define WH(S, K, N) WIRE_DECL(K, N)

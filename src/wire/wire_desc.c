@@ -22,8 +22,6 @@ static void write_struct(kq_writer *w, const wire_dctx *c, const wire_struct_des
 static void field_default(const wire_field *f, void *base)
 {
     void *p = wire_field_at(base, f);
-    if (f->has_off1) /* WTP, WFP: absent */
-        *(bool *)((char *)base + f->has_off1 - 1) = false;
     switch (f->kind) {
     case WIRE_K_BOOL: *(bool *)p = f->def != 0; break;
     case WIRE_K_I8: *(int8_t *)p = (int8_t)f->def; break;
@@ -39,6 +37,8 @@ static void field_default(const wire_field *f, void *base)
         *(kq_slice *)p = f->default_empty ? kq_slice_cstr("") : WIRE_NULL_SLICE;
         break;
     case WIRE_K_STRUCT:
+        if (f->has_off1)
+            *(bool *)((char *)base + f->has_off1 - 1) = false;
         wire_struct_defaults(f->sub, p);
         break;
     case WIRE_K_INLINE: wire_struct_defaults(f->sub, base); break;
@@ -67,8 +67,6 @@ static bool struct_is_default(const wire_struct_desc *d, const void *base, int16
 bool wire_field_is_default(const wire_field *f, const void *base, int16_t version)
 {
     const void *p = wire_cfield_at(base, f);
-    if (f->has_off1 && !*(const bool *)((const char *)base + f->has_off1 - 1))
-        return true; /* WTP, WFP: not set */
     switch (f->kind) {
     case WIRE_K_BOOL: return *(const bool *)p == (f->def != 0);
     case WIRE_K_I8: return *(const int8_t *)p == (int8_t)f->def;
@@ -87,7 +85,10 @@ bool wire_field_is_default(const wire_field *f, const void *base, int16_t versio
             return wire_slice_is_null(s);
         return wire_slice_is_null(s) || s.len == 0;
     }
-    case WIRE_K_STRUCT: return struct_is_default(f->sub, p, version);
+    case WIRE_K_STRUCT:
+        if (f->has_off1 && !*(const bool *)((const char *)base + f->has_off1 - 1))
+            return true;
+        return struct_is_default(f->sub, p, version);
     case WIRE_K_INLINE: return struct_is_default(f->sub, base, version);
     case WIRE_K_ARRAY: return *(const int32_t *)((const char *)base + f->count_off) <= 0;
     default: KQ_ASSERT(!"wire: unknown field kind");
@@ -168,10 +169,12 @@ static void read_array(kq_reader *r, const wire_dctx *c, const wire_field *f, vo
 
 static void read_field(kq_reader *r, const wire_dctx *c, const wire_field *f, void *base)
 {
-    if (f->has_off1) /* WTP, WFP: on the wire */
-        *(bool *)((char *)base + f->has_off1 - 1) = true;
     switch (f->kind) {
-    case WIRE_K_STRUCT: read_struct(r, c, f->sub, wire_field_at(base, f)); break;
+    case WIRE_K_STRUCT:
+        if (f->has_off1)
+            *(bool *)((char *)base + f->has_off1 - 1) = true;
+        read_struct(r, c, f->sub, wire_field_at(base, f));
+        break;
     case WIRE_K_INLINE: read_struct(r, c, f->sub, base); break;
     case WIRE_K_ARRAY: read_array(r, c, f, base); break;
     default: read_scalar(r, c, f, f->kind, wire_field_at(base, f));
