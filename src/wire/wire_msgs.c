@@ -14,7 +14,9 @@
     X(wire_list_offsets)     \
     X(wire_metadata)         \
     X(wire_init_producer_id) \
-    X(wire_api_versions)
+    X(wire_api_versions)     \
+    X(wire_sasl_handshake)   \
+    X(wire_sasl_authenticate)
 
 #define WIRE_MSG_EXTERN(P) extern const wire_msg_desc P##_request_msg, P##_response_msg;
 WIRE_DESCRIBED(WIRE_MSG_EXTERN)
