@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "kq/buf.h"
+#include "kq/wire_desc.h"
 
 enum wire_api_key {
     WIRE_API_PRODUCE = 0,
@@ -58,11 +59,14 @@ int wire_response_header_decode(kq_reader *r, int16_t api_key, int16_t api_versi
  * fields) encoding. Unknown keys: false. */
 bool wire_api_flexible(int16_t api_key, int16_t version);
 
-typedef struct wire_api_range {
-    int16_t api_key;
-    int16_t min_version;
-    int16_t max_version;
-} wire_api_range;
+/* One API's version range: the API table's row and ApiVersions' ApiKeys
+ * element alike. */
+#define WIRE_API_RANGE(S)              \
+    WF(S, I16, api_key, 0, WL)         \
+    WF(S, I16, min_version, 0, WL)     \
+    WF(S, I16, max_version, 0, WL)
+#define WIRE_API_RANGE_STRUCTS(D, DI) D(wire_api_range, WIRE_API_RANGE)
+WIRE_DECLARE_STRUCTS(WIRE_API_RANGE_STRUCTS)
 
 /* What ApiVersions advertises (static table, *count entries). */
 const wire_api_range *wire_advertised_apis(int *count);

@@ -30,10 +30,17 @@
  *   WF(S, K, name, vmin, vmax, ...)            a value of kind K
  *   WA(S, ELEM, name, count, vmin, vmax, ...)  array of struct ELEM
  *   WAK(S, K, name, count, vmin, vmax, ...)    array of kind K (I32, I64, STRING)
+ *   WAC(...), WAKC(...)                        the same, the C member a pointer to
+ *                                              const (users point it at read-only
+ *                                              elements; decoders still fill it)
  *   WT(S, SUB, name, vmin, vmax, ...)          a struct SUB held by value
  *   WTP(S, SUB, name, has, vmin, vmax, ...)    the same with a presence flag
  *                                              (tagged: set when on the wire;
  *                                              written only when set)
+ *   WFP(S, K, name, has, vmin, vmax, ...)      a tagged value with a presence flag,
+ *                                              like WTP: for a default other than
+ *                                              zero, so that a zeroed struct
+ *                                              leaves the tag off the wire
  *   WH(S, K, name)                             declared here, on the wire only
  *                                              inside an inline struct (WI) or
  *                                              where a WO list puts it
@@ -97,7 +104,7 @@ typedef struct wire_field {
     int16_t tag_from;       /* first version the tag exists in */
     uint32_t off;           /* value (or array pointer) offset in the struct */
     uint32_t count_off;     /* arrays: int32_t count */
-    uint32_t has_off1;      /* WTP: bool presence offset + 1 */
+    uint32_t has_off1;      /* WTP, WFP: bool presence offset + 1 */
     uint32_t ext_off;       /* RECORDS_EXT: size_t * offset */
     int64_t def;
     const struct wire_struct_desc *sub; /* WA, WT, WTP, WI */
@@ -157,6 +164,9 @@ typedef struct wire_msg_desc {
 #define WF(S, K, N, VMIN, VMAX, ...) WIRE_DECL(K, N)
 #define WA(S, E, N, C, VMIN, VMAX, ...) E *N; int32_t C;
 #define WAK(S, K, N, C, VMIN, VMAX, ...) WIRE_CT_##K *N; int32_t C;
+#define WAC(S, E, N, C, VMIN, VMAX, ...) const E *N; int32_t C;
+#define WAKC(S, K, N, C, VMIN, VMAX, ...) const WIRE_CT_##K *N; int32_t C;
+#define WFP(S, K, N, HAS, VMIN, VMAX, ...) bool HAS; WIRE_DECL(K, N)
 #define WT(S, SUB, N, VMIN, VMAX, ...) SUB N;
 #define WTP(S, SUB, N, HAS, VMIN, VMAX, ...) bool HAS; SUB N;
 #define WH(S, K, N) WIRE_DECL(K, N)
@@ -198,7 +208,11 @@ const wire_msg_desc *const *wire_msg_all(int *count);
  * truncated input or a version outside the description. */
 int wire_msg_decode(const wire_msg_desc *m, kq_reader *r, int16_t version, kq_arena *arena,
                     void *out);
-/* Sets w->error for a version outside the description. */
+/* Whether the encoder writes this version: the description's, or wider for
+ * the few messages in WIRE_ENCODE_WIDER (kq/wire_apis.h). */
+bool wire_msg_encodes(const wire_msg_desc *m, int16_t version);
+/* Writes the fields the description gives the version; sets w->error for a
+ * version wire_msg_encodes refuses. */
 void wire_msg_encode(const wire_msg_desc *m, kq_writer *w, int16_t version, const void *in);
 
 /* Test support (the differential test and fuzzing): fill *out with random

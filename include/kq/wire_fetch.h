@@ -1,7 +1,5 @@
 /* Fetch (api key 1), versions 4-17; flexible from v12. Decoders borrow
- * strings, bytes and records from the input and take arrays from the arena.
- * Fields absent in a version get the default noted beside them on decode and
- * are not written on encode. */
+ * strings, bytes and records from the input and take arrays from the arena. */
 #ifndef KQ_WIRE_FETCH_H
 #define KQ_WIRE_FETCH_H
 
@@ -9,135 +7,134 @@
 #include <stdint.h>
 
 #include "kq/buf.h"
+#include "kq/wire_desc.h"
 
 #define WIRE_FETCH_MIN_VERSION 4
 #define WIRE_FETCH_MAX_VERSION 17
+#define WIRE_FETCH_FLEX_VERSION 12
 
 #define WIRE_METADATA_TOPIC_NAME "__cluster_metadata"
 /* Uuid(0, 1): fifteen zero bytes then 0x01. */
 extern const kq_uuid WIRE_METADATA_TOPIC_ID;
 
-typedef struct wire_fetch_partition {
-    int32_t partition;
-    int32_t current_leader_epoch; /* v9+, default -1 */
-    int64_t fetch_offset;
-    int32_t last_fetched_epoch;   /* v12+, default -1 */
-    int64_t log_start_offset;     /* v5+, default -1 */
-    int32_t partition_max_bytes;
-    kq_uuid replica_directory_id; /* tag 0, v17+; all-zero = unset */
-} wire_fetch_partition;
+#define WIRE_FETCH_PARTITION(S)                                                     \
+    WF(S, I32, partition, 0, WL)                                                    \
+    WF(S, I32, current_leader_epoch, 9, WL, WIRE_DEFAULT(-1))                       \
+    WF(S, I64, fetch_offset, 0, WL)                                                 \
+    WF(S, I32, last_fetched_epoch, 12, WL, WIRE_DEFAULT(-1))                        \
+    WF(S, I64, log_start_offset, 5, WL, WIRE_DEFAULT(-1))                           \
+    WF(S, I32, partition_max_bytes, 0, WL)                                          \
+    WF(S, UUID, replica_directory_id, 17, WL, WIRE_TAG(0, 17)) /* zero = unset */
 
-typedef struct wire_fetch_topic {
-    kq_slice topic;   /* v4-12, else null */
-    kq_uuid topic_id; /* v13+, else zero */
-    wire_fetch_partition *partitions;
-    int32_t partition_count;
-} wire_fetch_topic;
+/* Topics are named up to v12 and identified by topic id from v13. */
+#define WIRE_FETCH_TOPIC(S)          \
+    WF(S, STRING, topic, 0, 12)      \
+    WF(S, UUID, topic_id, 13, WL)    \
+    WA(S, wire_fetch_partition, partitions, partition_count, 0, WL)
 
-typedef struct wire_fetch_forgotten_topic {
-    kq_slice topic;   /* v7-12, else null */
-    kq_uuid topic_id; /* v13+, else zero */
-    int32_t *partitions;
-    int32_t partition_count;
-} wire_fetch_forgotten_topic;
+#define WIRE_FETCH_FORGOTTEN_TOPIC(S) \
+    WF(S, STRING, topic, 7, 12)       \
+    WF(S, UUID, topic_id, 13, WL)     \
+    WAK(S, I32, partitions, partition_count, 7, WL)
 
-typedef struct wire_fetch_request {
-    kq_slice cluster_id;   /* tag 0, v12+, nullable; null = unset */
-    /* A plain field up to v14; from v15 inside ReplicaState (tag 1), which is
-     * written only when replica_id or replica_epoch differs from -1. */
-    int32_t replica_id;    /* default -1 */
-    int64_t replica_epoch; /* v15+, default -1 */
-    int32_t max_wait_ms;
-    int32_t min_bytes;
-    int32_t max_bytes;      /* v3+, default 0x7fffffff */
-    int8_t isolation_level; /* v4+, default 0 */
-    int32_t session_id;     /* v7+, default 0 */
-    int32_t session_epoch;  /* v7+, default -1 */
-    wire_fetch_topic *topics;
-    int32_t topic_count;
-    wire_fetch_forgotten_topic *forgotten_topics; /* v7+ */
-    int32_t forgotten_topic_count;
-    kq_slice rack_id; /* v11+, default "" */
-} wire_fetch_request;
+/* ReplicaState (tag 1, v15+): its fields live flat in the request, where
+ * replica_id is also the plain field of v0-14. Written only when either
+ * differs from -1. */
+#define WIRE_FETCH_REPLICA_STATE(S)                       \
+    WF(S, I32, replica_id, 15, WL, WIRE_DEFAULT(-1))      \
+    WF(S, I64, replica_epoch, 15, WL, WIRE_DEFAULT(-1))
 
-typedef struct wire_fetch_epoch_end_offset {
-    int32_t epoch;      /* default -1 */
-    int64_t end_offset; /* default -1 */
-} wire_fetch_epoch_end_offset;
+#define WIRE_FETCH_REQUEST(S)                                                       \
+    WF(S, STRING, cluster_id, 12, WL, WIRE_NULLABLE(12), WIRE_TAG(0, 12))           \
+    WF(S, I32, replica_id, 0, 14, WIRE_DEFAULT(-1))                                 \
+    WH(S, I64, replica_epoch)                                                       \
+    WI(S, replica_state, 15, WL, WIRE_TAG(1, 15))                                   \
+    WF(S, I32, max_wait_ms, 0, WL)                                                  \
+    WF(S, I32, min_bytes, 0, WL)                                                    \
+    WF(S, I32, max_bytes, 3, WL, WIRE_DEFAULT(0x7fffffff))                          \
+    WF(S, I8, isolation_level, 4, WL)                                               \
+    WF(S, I32, session_id, 7, WL)                                                   \
+    WF(S, I32, session_epoch, 7, WL, WIRE_DEFAULT(-1))                              \
+    WA(S, wire_fetch_topic, topics, topic_count, 0, WL)                             \
+    WA(S, wire_fetch_forgotten_topic, forgotten_topics, forgotten_topic_count, 7, WL, \
+       WIRE_KNAME("forgotten_topics_data"))                                         \
+    WF(S, STRING, rack_id, 11, WL, WIRE_DEFAULT_EMPTY)
 
-typedef struct wire_fetch_leader_id_and_epoch {
-    int32_t leader_id;    /* default -1 */
-    int32_t leader_epoch; /* default -1 */
-} wire_fetch_leader_id_and_epoch;
+#define WIRE_FETCH_EPOCH_END_OFFSET(S)                  \
+    WF(S, I32, epoch, 12, WL, WIRE_DEFAULT(-1))         \
+    WF(S, I64, end_offset, 12, WL, WIRE_DEFAULT(-1))
 
-typedef struct wire_fetch_snapshot_id {
-    int64_t end_offset; /* default -1 */
-    int32_t epoch;      /* default -1 */
-} wire_fetch_snapshot_id;
+#define WIRE_FETCH_LEADER_ID_AND_EPOCH(S)               \
+    WF(S, I32, leader_id, 0, WL, WIRE_DEFAULT(-1))      \
+    WF(S, I32, leader_epoch, 0, WL, WIRE_DEFAULT(-1))
 
-typedef struct wire_fetch_aborted_transaction {
-    int64_t producer_id;
-    int64_t first_offset;
-} wire_fetch_aborted_transaction;
+#define WIRE_FETCH_SNAPSHOT_ID(S)                       \
+    WF(S, I64, end_offset, 0, WL, WIRE_DEFAULT(-1))     \
+    WF(S, I32, epoch, 0, WL, WIRE_DEFAULT(-1))
 
-typedef struct wire_fetch_partition_data {
-    int32_t partition_index;
-    int16_t error_code;
-    int64_t high_watermark;
-    int64_t last_stable_offset; /* v4+, default -1 */
-    int64_t log_start_offset;   /* v5+, default -1 */
-    /* Tagged (v12+): written only when the has_ flag is set; on decode the
-     * flag says whether the tag was present (values default -1 otherwise). */
-    bool has_diverging_epoch; /* tag 0 */
-    wire_fetch_epoch_end_offset diverging_epoch;
-    bool has_current_leader; /* tag 1 */
-    wire_fetch_leader_id_and_epoch current_leader;
-    bool has_snapshot_id; /* tag 2 */
-    wire_fetch_snapshot_id snapshot_id;
-    wire_fetch_aborted_transaction *aborted_transactions; /* v4+, nullable */
-    int32_t aborted_transaction_count;                   /* -1 = null */
-    int32_t preferred_read_replica;                      /* v11+, default -1 */
-    kq_slice records; /* nullable; written as-is */
-    /* Encode only: when set, records.len bytes are left out of the output
-     * (its length prefix is written) and *records_external_at receives the
-     * output position where they belong: a streamed answer (issue 19) sends
-     * them from the log there. records.ptr is not read. */
-    size_t *records_external_at;
-} wire_fetch_partition_data;
+#define WIRE_FETCH_ABORTED_TRANSACTION(S) \
+    WF(S, I64, producer_id, 4, WL)        \
+    WF(S, I64, first_offset, 4, WL)
 
-typedef struct wire_fetch_topic_response {
-    kq_slice topic;   /* v4-12, else null */
-    kq_uuid topic_id; /* v13+, else zero */
-    wire_fetch_partition_data *partitions;
-    int32_t partition_count;
-} wire_fetch_topic_response;
+/* The tagged structs (v12+) are written only when their has_ flag is set;
+ * on decode the flag says whether the tag was present. records: when
+ * records_external_at is set (encode only), records.len bytes are left out
+ * of the output (its length prefix is written) and *records_external_at
+ * receives the output position where they belong: a streamed answer
+ * (issue 19) sends them from the log there; records.ptr is not read. */
+#define WIRE_FETCH_PARTITION_DATA(S)                                                \
+    WF(S, I32, partition_index, 0, WL)                                              \
+    WF(S, I16, error_code, 0, WL)                                                   \
+    WF(S, I64, high_watermark, 0, WL)                                               \
+    WF(S, I64, last_stable_offset, 4, WL, WIRE_DEFAULT(-1))                         \
+    WF(S, I64, log_start_offset, 5, WL, WIRE_DEFAULT(-1))                           \
+    WTP(S, wire_fetch_epoch_end_offset, diverging_epoch, has_diverging_epoch, 12, WL, \
+        WIRE_TAG(0, 12))                                                            \
+    WTP(S, wire_fetch_leader_id_and_epoch, current_leader, has_current_leader, 12, WL, \
+        WIRE_TAG(1, 12))                                                            \
+    WTP(S, wire_fetch_snapshot_id, snapshot_id, has_snapshot_id, 12, WL, WIRE_TAG(2, 12)) \
+    WA(S, wire_fetch_aborted_transaction, aborted_transactions, aborted_transaction_count, \
+       4, WL, WIRE_NULLABLE(4)) /* null: count -1 */                                \
+    WF(S, I32, preferred_read_replica, 11, WL, WIRE_DEFAULT(-1))                    \
+    WF(S, RECORDS_EXT, records, 0, WL, WIRE_NULLABLE(0))
 
-typedef struct wire_fetch_node_endpoint {
-    int32_t node_id;
-    kq_slice host;
-    int32_t port;
-    kq_slice rack; /* nullable */
-} wire_fetch_node_endpoint;
+#define WIRE_FETCH_TOPIC_RESPONSE(S) \
+    WF(S, STRING, topic, 0, 12)      \
+    WF(S, UUID, topic_id, 13, WL)    \
+    WA(S, wire_fetch_partition_data, partitions, partition_count, 0, WL)
 
-typedef struct wire_fetch_response {
-    int32_t throttle_time_ms; /* v1+ */
-    int16_t error_code;       /* v7+, default 0 */
-    int32_t session_id;       /* v7+, default 0 */
-    wire_fetch_topic_response *responses;
-    int32_t response_count;
-    /* tag 0, v16+; written only when node_endpoint_count > 0 */
-    wire_fetch_node_endpoint *node_endpoints;
-    int32_t node_endpoint_count;
-} wire_fetch_response;
+#define WIRE_FETCH_NODE_ENDPOINT(S) \
+    WF(S, I32, node_id, 16, WL)     \
+    WF(S, STRING, host, 16, WL)     \
+    WF(S, I32, port, 16, WL)        \
+    WF(S, STRING, rack, 16, WL, WIRE_NULLABLE(16))
+
+#define WIRE_FETCH_RESPONSE(S)                                                      \
+    WF(S, I32, throttle_time_ms, 1, WL)                                             \
+    WF(S, I16, error_code, 7, WL)                                                   \
+    WF(S, I32, session_id, 7, WL)                                                   \
+    WA(S, wire_fetch_topic_response, responses, response_count, 0, WL)              \
+    WA(S, wire_fetch_node_endpoint, node_endpoints, node_endpoint_count, 16, WL,    \
+       WIRE_TAG(0, 16))
 
 /* Decoders parse the body after the request/response header and return 0, or
  * -1 on malformed or truncated input or an unsupported version. Encoders set
  * w->error for an unsupported version. */
-int wire_fetch_request_decode(kq_reader *r, int16_t version, kq_arena *arena,
-                              wire_fetch_request *out);
-void wire_fetch_request_encode(kq_writer *w, int16_t version, const wire_fetch_request *in);
-int wire_fetch_response_decode(kq_reader *r, int16_t version, kq_arena *arena,
-                               wire_fetch_response *out);
-void wire_fetch_response_encode(kq_writer *w, int16_t version, const wire_fetch_response *in);
+#define WIRE_FETCH_STRUCTS(D, DI) \
+    D(wire_fetch_partition, WIRE_FETCH_PARTITION) \
+    D(wire_fetch_topic, WIRE_FETCH_TOPIC) \
+    D(wire_fetch_forgotten_topic, WIRE_FETCH_FORGOTTEN_TOPIC) \
+    DI(wire_fetch_request, WIRE_FETCH_REPLICA_STATE, replica_state) \
+    D(wire_fetch_request, WIRE_FETCH_REQUEST) \
+    D(wire_fetch_epoch_end_offset, WIRE_FETCH_EPOCH_END_OFFSET) \
+    D(wire_fetch_leader_id_and_epoch, WIRE_FETCH_LEADER_ID_AND_EPOCH) \
+    D(wire_fetch_snapshot_id, WIRE_FETCH_SNAPSHOT_ID) \
+    D(wire_fetch_aborted_transaction, WIRE_FETCH_ABORTED_TRANSACTION) \
+    D(wire_fetch_partition_data, WIRE_FETCH_PARTITION_DATA) \
+    D(wire_fetch_topic_response, WIRE_FETCH_TOPIC_RESPONSE) \
+    D(wire_fetch_node_endpoint, WIRE_FETCH_NODE_ENDPOINT) \
+    D(wire_fetch_response, WIRE_FETCH_RESPONSE)
+WIRE_DECLARE_STRUCTS(WIRE_FETCH_STRUCTS)
+WIRE_API_FUNCS(wire_fetch)
 
 #endif

@@ -11,71 +11,63 @@
 
 #include "kq/buf.h"
 #include "kq/wire_fetch.h"
+#include "kq/wire_desc.h"
 #include "kq/wire_raft_common.h"
 
 #define WIRE_FETCH_SNAPSHOT_MIN_VERSION 0
 #define WIRE_FETCH_SNAPSHOT_MAX_VERSION 1
 
-typedef struct wire_fetch_snapshot_partition {
-    int32_t partition;
-    int32_t current_leader_epoch;
-    wire_fetch_snapshot_id snapshot_id;
-    int64_t position;             /* byte position in the snapshot */
-    kq_uuid replica_directory_id; /* tag 0, v1+; all-zero = unset */
-} wire_fetch_snapshot_partition;
+#define WIRE_FETCH_SNAPSHOT_FLEX_VERSION 0
 
-typedef struct wire_fetch_snapshot_topic {
-    kq_slice name;
-    wire_fetch_snapshot_partition *partitions;
-    int32_t partition_count;
-} wire_fetch_snapshot_topic;
+/* replica_directory_id: tag 0, v1+; all-zero = unset */
+#define WIRE_FS_PARTITION(S)                                                \
+    WF(S, I32, partition, 0, WL)                                            \
+    WF(S, I32, current_leader_epoch, 0, WL)                                 \
+    WT(S, wire_fetch_snapshot_id, snapshot_id, 0, WL)                       \
+    WF(S, I64, position, 0, WL) /* byte position in the snapshot */         \
+    WF(S, UUID, replica_directory_id, 1, WL, WIRE_TAG(0, 1))
 
-typedef struct wire_fetch_snapshot_request {
-    kq_slice cluster_id; /* tag 0, nullable; null = unset (not written) */
-    int32_t replica_id;
-    int32_t max_bytes;
-    wire_fetch_snapshot_topic *topics;
-    int32_t topic_count;
-} wire_fetch_snapshot_request;
+#define WIRE_FS_TOPIC(S)       \
+    WF(S, STRING, name, 0, WL) \
+    WA(S, wire_fetch_snapshot_partition, partitions, partition_count, 0, WL)
 
-typedef struct wire_fetch_snapshot_partition_data {
-    int32_t index;
-    int16_t error_code;
-    wire_fetch_snapshot_id snapshot_id;
-    /* tag 0: written only when the flag is set; on decode the flag says
-     * whether the tag was present (values -1 otherwise). */
-    bool has_current_leader;
-    wire_fetch_leader_id_and_epoch current_leader;
-    int64_t size;     /* of the whole snapshot */
-    int64_t position; /* where the chunk starts */
-    kq_slice unaligned_records; /* the chunk; never null on decode */
-} wire_fetch_snapshot_partition_data;
+/* cluster_id: tag 0; null = unset (not written) */
+#define WIRE_FS_REQUEST(S)                                                  \
+    WF(S, STRING, cluster_id, 0, WL, WIRE_NULLABLE(0), WIRE_TAG(0, 0))      \
+    WF(S, I32, replica_id, 0, WL, WIRE_DEFAULT(-1))                         \
+    WF(S, I32, max_bytes, 0, WL, WIRE_DEFAULT(INT32_MAX))                   \
+    WA(S, wire_fetch_snapshot_topic, topics, topic_count, 0, WL)
 
-typedef struct wire_fetch_snapshot_topic_response {
-    kq_slice name;
-    wire_fetch_snapshot_partition_data *partitions;
-    int32_t partition_count;
-} wire_fetch_snapshot_topic_response;
+/* current_leader: tag 0, with has_current_leader; size: of the whole
+ * snapshot; position: where the chunk (unaligned_records) starts. */
+#define WIRE_FS_PARTITION_DATA(S)                                                         \
+    WF(S, I32, index, 0, WL)                                                              \
+    WF(S, I16, error_code, 0, WL)                                                         \
+    WT(S, wire_fetch_snapshot_id, snapshot_id, 0, WL)                                     \
+    WTP(S, wire_fetch_leader_id_and_epoch, current_leader, has_current_leader, 0, WL,     \
+        WIRE_TAG(0, 0))                                                                   \
+    WF(S, I64, size, 0, WL)                                                               \
+    WF(S, I64, position, 0, WL)                                                           \
+    WF(S, RECORDS, unaligned_records, 0, WL)
 
-typedef struct wire_fetch_snapshot_response {
-    int32_t throttle_time_ms;
-    int16_t error_code;
-    wire_fetch_snapshot_topic_response *topics;
-    int32_t topic_count;
-    /* tag 0, v1+; written only when node_endpoint_count > 0 */
-    wire_raft_node_endpoint *node_endpoints;
-    int32_t node_endpoint_count;
-} wire_fetch_snapshot_response;
+#define WIRE_FS_TOPIC_RESPONSE(S) \
+    WF(S, STRING, name, 0, WL)    \
+    WA(S, wire_fetch_snapshot_partition_data, partitions, partition_count, 0, WL)
 
-/* Body after the header; decoders return 0 or -1 (malformed, truncated or
- * unsupported version). Encoders set w->error for an unsupported version. */
-int wire_fetch_snapshot_request_decode(kq_reader *r, int16_t version, kq_arena *arena,
-                                       wire_fetch_snapshot_request *out);
-void wire_fetch_snapshot_request_encode(kq_writer *w, int16_t version,
-                                        const wire_fetch_snapshot_request *in);
-int wire_fetch_snapshot_response_decode(kq_reader *r, int16_t version, kq_arena *arena,
-                                        wire_fetch_snapshot_response *out);
-void wire_fetch_snapshot_response_encode(kq_writer *w, int16_t version,
-                                         const wire_fetch_snapshot_response *in);
+#define WIRE_FS_RESPONSE(S)                                                  \
+    WF(S, I32, throttle_time_ms, 0, WL)                                      \
+    WF(S, I16, error_code, 0, WL)                                            \
+    WA(S, wire_fetch_snapshot_topic_response, topics, topic_count, 0, WL)    \
+    WA(S, wire_raft_node_endpoint, node_endpoints, node_endpoint_count, 1, WL, WIRE_TAG(0, 1))
+
+#define WIRE_FETCH_SNAPSHOT_STRUCTS(D, DI)                              \
+    D(wire_fetch_snapshot_partition, WIRE_FS_PARTITION)                 \
+    D(wire_fetch_snapshot_topic, WIRE_FS_TOPIC)                         \
+    D(wire_fetch_snapshot_request, WIRE_FS_REQUEST)                     \
+    D(wire_fetch_snapshot_partition_data, WIRE_FS_PARTITION_DATA)       \
+    D(wire_fetch_snapshot_topic_response, WIRE_FS_TOPIC_RESPONSE)       \
+    D(wire_fetch_snapshot_response, WIRE_FS_RESPONSE)
+WIRE_DECLARE_STRUCTS(WIRE_FETCH_SNAPSHOT_STRUCTS)
+WIRE_API_FUNCS(wire_fetch_snapshot)
 
 #endif

@@ -5,28 +5,28 @@
 #include <stdint.h>
 
 #include "kq/buf.h"
+#include "kq/wire_desc.h"
 
-typedef struct wire_init_producer_id_request {
-    kq_slice transactional_id; /* nullable */
-    int32_t transaction_timeout_ms;
-    int64_t producer_id;    /* v3+; default -1 */
-    int16_t producer_epoch; /* v3+; default -1 */
-} wire_init_producer_id_request;
+#define WIRE_INIT_PRODUCER_ID_MIN_VERSION 0
+#define WIRE_INIT_PRODUCER_ID_MAX_VERSION 5
+#define WIRE_INIT_PRODUCER_ID_FLEX_VERSION 2
 
-typedef struct wire_init_producer_id_response {
-    int32_t throttle_time_ms;
-    int16_t error_code;
-    int64_t producer_id;
-    int16_t producer_epoch;
-} wire_init_producer_id_response;
+#define WIRE_INIT_PRODUCER_ID_REQUEST(S)                         \
+    WF(S, STRING, transactional_id, 0, WL, WIRE_NULLABLE(0))     \
+    WF(S, I32, transaction_timeout_ms, 0, WL)                    \
+    WF(S, I64, producer_id, 3, WL, WIRE_DEFAULT(-1))             \
+    WF(S, I16, producer_epoch, 3, WL, WIRE_DEFAULT(-1))
 
-int wire_init_producer_id_request_decode(kq_reader *r, int16_t version, kq_arena *arena,
-                                         wire_init_producer_id_request *out);
-void wire_init_producer_id_request_encode(kq_writer *w, int16_t version,
-                                          const wire_init_producer_id_request *in);
-int wire_init_producer_id_response_decode(kq_reader *r, int16_t version, kq_arena *arena,
-                                          wire_init_producer_id_response *out);
-void wire_init_producer_id_response_encode(kq_writer *w, int16_t version,
-                                           const wire_init_producer_id_response *in);
+#define WIRE_INIT_PRODUCER_ID_RESPONSE(S)             \
+    WF(S, I32, throttle_time_ms, 0, WL)               \
+    WF(S, I16, error_code, 0, WL)                     \
+    WF(S, I64, producer_id, 0, WL, WIRE_DEFAULT(-1))  \
+    WF(S, I16, producer_epoch, 0, WL)
+
+#define WIRE_INIT_PRODUCER_ID_STRUCTS(D, DI) \
+    D(wire_init_producer_id_request, WIRE_INIT_PRODUCER_ID_REQUEST) \
+    D(wire_init_producer_id_response, WIRE_INIT_PRODUCER_ID_RESPONSE)
+WIRE_DECLARE_STRUCTS(WIRE_INIT_PRODUCER_ID_STRUCTS)
+WIRE_API_FUNCS(wire_init_producer_id)
 
 #endif

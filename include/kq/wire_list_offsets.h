@@ -1,61 +1,58 @@
-/* ListOffsets (key 2) v0-10; flexible from v6. */
+/* ListOffsets (key 2) v0-10; flexible from v6. v0's MaxNumOffsets and
+ * OldStyleOffsets are gone from Kafka's current definitions (v1+); kept
+ * here as Kafka 2.x defined them. */
 #ifndef KQ_WIRE_LIST_OFFSETS_H
 #define KQ_WIRE_LIST_OFFSETS_H
 
 #include <stdint.h>
 
 #include "kq/buf.h"
+#include "kq/wire_desc.h"
 
-typedef struct wire_list_offsets_partition {
-    int32_t partition_index;
-    int32_t current_leader_epoch; /* v4+; default -1 */
-    int64_t timestamp;            /* -2 earliest, -1 latest, ... */
-    int32_t max_num_offsets;      /* v0 only; default 1 */
-} wire_list_offsets_partition;
+#define WIRE_LIST_OFFSETS_MIN_VERSION 0
+#define WIRE_LIST_OFFSETS_MAX_VERSION 10
+#define WIRE_LIST_OFFSETS_FLEX_VERSION 6
 
-typedef struct wire_list_offsets_topic {
-    kq_slice name;
-    const wire_list_offsets_partition *partitions;
-    int32_t partition_count;
-} wire_list_offsets_topic;
+#define WIRE_LIST_OFFSETS_PARTITION(S)                                              \
+    WF(S, I32, partition_index, 0, WL)                                              \
+    WF(S, I32, current_leader_epoch, 4, WL, WIRE_DEFAULT(-1))                       \
+    WF(S, I64, timestamp, 0, WL) /* -2 earliest, -1 latest, ... */                  \
+    WF(S, I32, max_num_offsets, 0, 0, WIRE_DEFAULT(1))
 
-typedef struct wire_list_offsets_request {
-    int32_t replica_id;
-    int8_t isolation_level; /* v2+; default 0 */
-    const wire_list_offsets_topic *topics;
-    int32_t topic_count;
-    int32_t timeout_ms; /* v10+; default 0 */
-} wire_list_offsets_request;
+#define WIRE_LIST_OFFSETS_TOPIC(S) \
+    WF(S, STRING, name, 0, WL)     \
+    WAC(S, wire_list_offsets_partition, partitions, partition_count, 0, WL)
 
-typedef struct wire_list_offsets_partition_response {
-    int32_t partition_index;
-    int16_t error_code;
-    const int64_t *old_style_offsets; /* v0 only; default empty */
-    int32_t old_style_offset_count;
-    int64_t timestamp;    /* v1+; default -1 */
-    int64_t offset;       /* v1+; default -1 */
-    int32_t leader_epoch; /* v4+; default -1 */
-} wire_list_offsets_partition_response;
+#define WIRE_LIST_OFFSETS_REQUEST(S)                                 \
+    WF(S, I32, replica_id, 0, WL)                                    \
+    WF(S, I8, isolation_level, 2, WL)                                \
+    WAC(S, wire_list_offsets_topic, topics, topic_count, 0, WL)      \
+    WF(S, I32, timeout_ms, 10, WL)
 
-typedef struct wire_list_offsets_topic_response {
-    kq_slice name;
-    const wire_list_offsets_partition_response *partitions;
-    int32_t partition_count;
-} wire_list_offsets_topic_response;
+#define WIRE_LIST_OFFSETS_PARTITION_RESPONSE(S)                                     \
+    WF(S, I32, partition_index, 0, WL)                                              \
+    WF(S, I16, error_code, 0, WL)                                                   \
+    WAKC(S, I64, old_style_offsets, old_style_offset_count, 0, 0)                   \
+    WF(S, I64, timestamp, 1, WL, WIRE_DEFAULT(-1))                                  \
+    WF(S, I64, offset, 1, WL, WIRE_DEFAULT(-1))                                     \
+    WF(S, I32, leader_epoch, 4, WL, WIRE_DEFAULT(-1))
 
-typedef struct wire_list_offsets_response {
-    int32_t throttle_time_ms; /* v2+; default 0 */
-    const wire_list_offsets_topic_response *topics;
-    int32_t topic_count;
-} wire_list_offsets_response;
+#define WIRE_LIST_OFFSETS_TOPIC_RESPONSE(S) \
+    WF(S, STRING, name, 0, WL)              \
+    WAC(S, wire_list_offsets_partition_response, partitions, partition_count, 0, WL)
 
-int wire_list_offsets_request_decode(kq_reader *r, int16_t version, kq_arena *arena,
-                                     wire_list_offsets_request *out);
-void wire_list_offsets_request_encode(kq_writer *w, int16_t version,
-                                      const wire_list_offsets_request *in);
-int wire_list_offsets_response_decode(kq_reader *r, int16_t version, kq_arena *arena,
-                                      wire_list_offsets_response *out);
-void wire_list_offsets_response_encode(kq_writer *w, int16_t version,
-                                       const wire_list_offsets_response *in);
+#define WIRE_LIST_OFFSETS_RESPONSE(S)  \
+    WF(S, I32, throttle_time_ms, 2, WL) \
+    WAC(S, wire_list_offsets_topic_response, topics, topic_count, 0, WL)
+
+#define WIRE_LIST_OFFSETS_STRUCTS(D, DI) \
+    D(wire_list_offsets_partition, WIRE_LIST_OFFSETS_PARTITION) \
+    D(wire_list_offsets_topic, WIRE_LIST_OFFSETS_TOPIC) \
+    D(wire_list_offsets_request, WIRE_LIST_OFFSETS_REQUEST) \
+    D(wire_list_offsets_partition_response, WIRE_LIST_OFFSETS_PARTITION_RESPONSE) \
+    D(wire_list_offsets_topic_response, WIRE_LIST_OFFSETS_TOPIC_RESPONSE) \
+    D(wire_list_offsets_response, WIRE_LIST_OFFSETS_RESPONSE)
+WIRE_DECLARE_STRUCTS(WIRE_LIST_OFFSETS_STRUCTS)
+WIRE_API_FUNCS(wire_list_offsets)
 
 #endif

@@ -6,73 +6,67 @@
 #include <stdint.h>
 
 #include "kq/buf.h"
+#include "kq/wire_desc.h"
 
-typedef struct wire_metadata_request_topic {
-    kq_uuid topic_id; /* v10+; default zero */
-    kq_slice name;    /* nullable from v10 */
-} wire_metadata_request_topic;
+#define WIRE_METADATA_MIN_VERSION 0
+#define WIRE_METADATA_MAX_VERSION 12
+#define WIRE_METADATA_FLEX_VERSION 9
 
-typedef struct wire_metadata_request {
-    /* topic_count -1 (null, v1+) means all topics; in v0 an empty array
-     * means all topics (encode writes -1 as an empty array at v0). Use
-     * wire_metadata_request_all_topics. */
-    const wire_metadata_request_topic *topics;
-    int32_t topic_count;
-    bool allow_auto_topic_creation;            /* v4+; default true */
-    bool include_cluster_authorized_operations; /* v8-10; default false */
-    bool include_topic_authorized_operations;   /* v8+; default false */
-} wire_metadata_request;
+#define WIRE_METADATA_REQUEST_TOPIC(S) \
+    WF(S, UUID, topic_id, 10, WL)      \
+    WF(S, STRING, name, 0, WL, WIRE_NULLABLE(10))
+
+/* topic_count -1 (null, v1+) means all topics; in v0 an empty array means
+ * all topics (encode writes -1 as an empty array at v0). Use
+ * wire_metadata_request_all_topics. */
+#define WIRE_METADATA_REQUEST(S)                                                    \
+    WAC(S, wire_metadata_request_topic, topics, topic_count, 0, WL, WIRE_NULLABLE(1)) \
+    WF(S, BOOL, allow_auto_topic_creation, 4, WL, WIRE_DEFAULT(1))                  \
+    WF(S, BOOL, include_cluster_authorized_operations, 8, 10)                       \
+    WF(S, BOOL, include_topic_authorized_operations, 8, WL)
+
+#define WIRE_METADATA_BROKER(S)   \
+    WF(S, I32, node_id, 0, WL)    \
+    WF(S, STRING, host, 0, WL)    \
+    WF(S, I32, port, 0, WL)       \
+    WF(S, STRING, rack, 1, WL, WIRE_NULLABLE(1))
+
+#define WIRE_METADATA_PARTITION(S)                                                  \
+    WF(S, I16, error_code, 0, WL)                                                   \
+    WF(S, I32, partition_index, 0, WL)                                              \
+    WF(S, I32, leader_id, 0, WL)                                                    \
+    WF(S, I32, leader_epoch, 7, WL, WIRE_DEFAULT(-1))                               \
+    WAKC(S, I32, replica_nodes, replica_node_count, 0, WL)                          \
+    WAKC(S, I32, isr_nodes, isr_node_count, 0, WL)                                  \
+    WAKC(S, I32, offline_replicas, offline_replica_count, 5, WL)
+
+#define WIRE_METADATA_TOPIC(S)                                                      \
+    WF(S, I16, error_code, 0, WL)                                                   \
+    WF(S, STRING, name, 0, WL, WIRE_NULLABLE(12))                                   \
+    WF(S, UUID, topic_id, 10, WL)                                                   \
+    WF(S, BOOL, is_internal, 1, WL)                                                 \
+    WAC(S, wire_metadata_partition, partitions, partition_count, 0, WL)             \
+    WF(S, I32, topic_authorized_operations, 8, WL, WIRE_DEFAULT(INT32_MIN))
+
+#define WIRE_METADATA_RESPONSE(S)                                                   \
+    WF(S, I32, throttle_time_ms, 3, WL)                                             \
+    WAC(S, wire_metadata_broker, brokers, broker_count, 0, WL)                      \
+    WF(S, STRING, cluster_id, 2, WL, WIRE_NULLABLE(2))                              \
+    WF(S, I32, controller_id, 1, WL, WIRE_DEFAULT(-1))                              \
+    WAC(S, wire_metadata_topic, topics, topic_count, 0, WL)                         \
+    WF(S, I32, cluster_authorized_operations, 8, 10, WIRE_DEFAULT(INT32_MIN))
+
+#define WIRE_METADATA_STRUCTS(D, DI) \
+    D(wire_metadata_request_topic, WIRE_METADATA_REQUEST_TOPIC) \
+    D(wire_metadata_request, WIRE_METADATA_REQUEST) \
+    D(wire_metadata_broker, WIRE_METADATA_BROKER) \
+    D(wire_metadata_partition, WIRE_METADATA_PARTITION) \
+    D(wire_metadata_topic, WIRE_METADATA_TOPIC) \
+    D(wire_metadata_response, WIRE_METADATA_RESPONSE)
+WIRE_DECLARE_STRUCTS(WIRE_METADATA_STRUCTS)
+WIRE_API_FUNCS(wire_metadata)
 
 /* True when the request asks for every topic (null array, or empty at v0). */
 bool wire_metadata_request_all_topics(const wire_metadata_request *req, int16_t version);
-
-typedef struct wire_metadata_broker {
-    int32_t node_id;
-    kq_slice host;
-    int32_t port;
-    kq_slice rack; /* v1+; nullable; default null */
-} wire_metadata_broker;
-
-typedef struct wire_metadata_partition {
-    int16_t error_code;
-    int32_t partition_index;
-    int32_t leader_id;
-    int32_t leader_epoch; /* v7+; default -1 */
-    const int32_t *replica_nodes;
-    int32_t replica_node_count;
-    const int32_t *isr_nodes;
-    int32_t isr_node_count;
-    const int32_t *offline_replicas; /* v5+; default empty */
-    int32_t offline_replica_count;
-} wire_metadata_partition;
-
-typedef struct wire_metadata_topic {
-    int16_t error_code;
-    kq_slice name;     /* nullable from v12 */
-    kq_uuid topic_id;  /* v10+; default zero */
-    bool is_internal;  /* v1+; default false */
-    const wire_metadata_partition *partitions;
-    int32_t partition_count;
-    int32_t topic_authorized_operations; /* v8+; default INT32_MIN */
-} wire_metadata_topic;
-
-typedef struct wire_metadata_response {
-    int32_t throttle_time_ms; /* v3+; default 0 */
-    const wire_metadata_broker *brokers;
-    int32_t broker_count;
-    kq_slice cluster_id;   /* v2+; nullable; default null */
-    int32_t controller_id; /* v1+; default -1 */
-    const wire_metadata_topic *topics;
-    int32_t topic_count;
-    int32_t cluster_authorized_operations; /* v8-10; default INT32_MIN */
-} wire_metadata_response;
-
-int wire_metadata_request_decode(kq_reader *r, int16_t version, kq_arena *arena,
-                                 wire_metadata_request *out);
-void wire_metadata_request_encode(kq_writer *w, int16_t version, const wire_metadata_request *in);
-int wire_metadata_response_decode(kq_reader *r, int16_t version, kq_arena *arena,
-                                  wire_metadata_response *out);
-void wire_metadata_response_encode(kq_writer *w, int16_t version,
-                                   const wire_metadata_response *in);
 
 #endif

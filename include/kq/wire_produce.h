@@ -5,74 +5,78 @@
 #include <stdint.h>
 
 #include "kq/buf.h"
+#include "kq/wire_desc.h"
 
-typedef struct wire_produce_partition {
-    int32_t index;
-    kq_slice records; /* nullable; borrowed record batches */
-} wire_produce_partition;
+#define WIRE_PRODUCE_MIN_VERSION 3
+#define WIRE_PRODUCE_MAX_VERSION 12
+#define WIRE_PRODUCE_FLEX_VERSION 9
 
-typedef struct wire_produce_topic {
-    kq_slice name;
-    const wire_produce_partition *partitions;
-    int32_t partition_count;
-} wire_produce_topic;
+#define WIRE_PRODUCE_PARTITION(S)     \
+    WF(S, I32, index, 0, WL)          \
+    WF(S, RECORDS, records, 0, WL, WIRE_NULLABLE(0)) /* borrowed record batches */
 
-typedef struct wire_produce_request {
-    kq_slice transactional_id; /* nullable */
-    int16_t acks;
-    int32_t timeout_ms;
-    const wire_produce_topic *topics;
-    int32_t topic_count;
-} wire_produce_request;
+#define WIRE_PRODUCE_TOPIC(S)    \
+    WF(S, STRING, name, 0, 12)   \
+    WAC(S, wire_produce_partition, partitions, partition_count, 0, WL,                \
+       WIRE_KNAME("partition_data"))
 
-typedef struct wire_produce_record_error {
-    int32_t batch_index;
-    kq_slice message; /* nullable */
-} wire_produce_record_error;
+#define WIRE_PRODUCE_REQUEST(S)                                                      \
+    WF(S, STRING, transactional_id, 3, WL, WIRE_NULLABLE(3))                         \
+    WF(S, I16, acks, 0, WL)                                                          \
+    WF(S, I32, timeout_ms, 0, WL)                                                    \
+    WAC(S, wire_produce_topic, topics, topic_count, 0, WL, WIRE_KNAME("topic_data"))
 
-typedef struct wire_produce_partition_response {
-    int32_t index;
-    int16_t error_code;
-    int64_t base_offset;
-    int64_t log_append_time_ms; /* -1 for CreateTime */
-    int64_t log_start_offset;   /* v5+; default -1 */
-    const wire_produce_record_error *record_errors; /* v8+; default empty */
-    int32_t record_error_count;
-    kq_slice error_message; /* v8+; nullable; default null */
-    /* v10+ tagged field 0 CurrentLeader: encoded only when
-     * current_leader_id >= 0; both default to -1 on decode. */
-    int32_t current_leader_id;
-    int32_t current_leader_epoch;
-} wire_produce_partition_response;
+#define WIRE_PRODUCE_RECORD_ERROR(S) \
+    WF(S, I32, batch_index, 8, WL)   \
+    WF(S, STRING, message, 8, WL, WIRE_NULLABLE(8), WIRE_KNAME("batch_index_error_message"))
 
-typedef struct wire_produce_topic_response {
-    kq_slice name;
-    const wire_produce_partition_response *partitions;
-    int32_t partition_count;
-} wire_produce_topic_response;
+/* CurrentLeader (tag 0, v10+), a struct whose fields live flat in the
+ * partition response: written only when either differs from -1. */
+#define WIRE_PRODUCE_CURRENT_LEADER(S)                                              \
+    WF(S, I32, current_leader_id, 10, WL, WIRE_DEFAULT(-1), WIRE_KNAME("leader_id")) \
+    WF(S, I32, current_leader_epoch, 10, WL, WIRE_DEFAULT(-1), WIRE_KNAME("leader_epoch"))
 
-typedef struct wire_produce_node_endpoint {
-    int32_t node_id;
-    kq_slice host;
-    int32_t port;
-    kq_slice rack; /* nullable */
-} wire_produce_node_endpoint;
+#define WIRE_PRODUCE_PARTITION_RESPONSE(S)                                          \
+    WF(S, I32, index, 0, WL)                                                        \
+    WF(S, I16, error_code, 0, WL)                                                   \
+    WF(S, I64, base_offset, 0, WL)                                                  \
+    WF(S, I64, log_append_time_ms, 2, WL, WIRE_DEFAULT(-1)) /* -1 for CreateTime */  \
+    WF(S, I64, log_start_offset, 5, WL, WIRE_DEFAULT(-1))                           \
+    WAC(S, wire_produce_record_error, record_errors, record_error_count, 8, WL)      \
+    WF(S, STRING, error_message, 8, WL, WIRE_NULLABLE(8))                           \
+    WH(S, I32, current_leader_id)                                                   \
+    WH(S, I32, current_leader_epoch)                                                \
+    WI(S, current_leader, 10, WL, WIRE_TAG(0, 10))
 
-typedef struct wire_produce_response {
-    const wire_produce_topic_response *topics;
-    int32_t topic_count;
-    int32_t throttle_time_ms;
-    /* v10+ top-level tagged field 0; encoded only when the count > 0 */
-    const wire_produce_node_endpoint *node_endpoints;
-    int32_t node_endpoint_count;
-} wire_produce_response;
+#define WIRE_PRODUCE_TOPIC_RESPONSE(S) \
+    WF(S, STRING, name, 0, 12)         \
+    WAC(S, wire_produce_partition_response, partitions, partition_count, 0, WL,      \
+       WIRE_KNAME("partition_responses"))
 
-int wire_produce_request_decode(kq_reader *r, int16_t version, kq_arena *arena,
-                                wire_produce_request *out);
-void wire_produce_request_encode(kq_writer *w, int16_t version, const wire_produce_request *in);
-int wire_produce_response_decode(kq_reader *r, int16_t version, kq_arena *arena,
-                                 wire_produce_response *out);
-void wire_produce_response_encode(kq_writer *w, int16_t version,
-                                  const wire_produce_response *in);
+#define WIRE_PRODUCE_NODE_ENDPOINT(S) \
+    WF(S, I32, node_id, 10, WL)       \
+    WF(S, STRING, host, 10, WL)       \
+    WF(S, I32, port, 10, WL)          \
+    WF(S, STRING, rack, 10, WL, WIRE_NULLABLE(10))
+
+#define WIRE_PRODUCE_RESPONSE(S)                                                    \
+    WAC(S, wire_produce_topic_response, topics, topic_count, 0, WL,                  \
+       WIRE_KNAME("responses"))                                                     \
+    WF(S, I32, throttle_time_ms, 1, WL)                                             \
+    WAC(S, wire_produce_node_endpoint, node_endpoints, node_endpoint_count, 10, WL,  \
+       WIRE_TAG(0, 10))
+
+#define WIRE_PRODUCE_STRUCTS(D, DI) \
+    D(wire_produce_partition, WIRE_PRODUCE_PARTITION) \
+    D(wire_produce_topic, WIRE_PRODUCE_TOPIC) \
+    D(wire_produce_request, WIRE_PRODUCE_REQUEST) \
+    D(wire_produce_record_error, WIRE_PRODUCE_RECORD_ERROR) \
+    DI(wire_produce_partition_response, WIRE_PRODUCE_CURRENT_LEADER, current_leader) \
+    D(wire_produce_partition_response, WIRE_PRODUCE_PARTITION_RESPONSE) \
+    D(wire_produce_topic_response, WIRE_PRODUCE_TOPIC_RESPONSE) \
+    D(wire_produce_node_endpoint, WIRE_PRODUCE_NODE_ENDPOINT) \
+    D(wire_produce_response, WIRE_PRODUCE_RESPONSE)
+WIRE_DECLARE_STRUCTS(WIRE_PRODUCE_STRUCTS)
+WIRE_API_FUNCS(wire_produce)
 
 #endif

@@ -8,46 +8,45 @@
 #include <stdint.h>
 
 #include "kq/buf.h"
+#include "kq/wire_desc.h"
 
-typedef struct wire_sasl_handshake_request {
-    kq_slice mechanism; /* e.g. "SCRAM-SHA-256"; borrowed from the input */
-} wire_sasl_handshake_request;
+#define WIRE_SASL_HANDSHAKE_MIN_VERSION 0
+#define WIRE_SASL_HANDSHAKE_MAX_VERSION 1
+#define WIRE_SASL_HANDSHAKE_FLEX_VERSION WL
+#define WIRE_SASL_AUTHENTICATE_MIN_VERSION 0
+#define WIRE_SASL_AUTHENTICATE_MAX_VERSION 2
+#define WIRE_SASL_AUTHENTICATE_FLEX_VERSION 2
 
-typedef struct wire_sasl_handshake_response {
-    int16_t error_code;
-    const kq_slice *mechanisms; /* the mechanisms enabled on this listener */
-    int32_t mechanism_count;
-} wire_sasl_handshake_response;
+#define WIRE_SASL_HANDSHAKE_REQUEST(S) \
+    WF(S, STRING, mechanism, 0, WL) /* e.g. "SCRAM-SHA-256" */
 
-typedef struct wire_sasl_authenticate_request {
-    kq_slice auth_bytes; /* the mechanism's token; never null */
-} wire_sasl_authenticate_request;
+/* mechanisms: those enabled on this listener */
+#define WIRE_SASL_HANDSHAKE_RESPONSE(S) \
+    WF(S, I16, error_code, 0, WL)       \
+    WAKC(S, STRING, mechanisms, mechanism_count, 0, WL)
 
-typedef struct wire_sasl_authenticate_response {
-    int16_t error_code;
-    kq_slice error_message;      /* nullable */
-    kq_slice auth_bytes;         /* a null slice is written as empty bytes */
-    int64_t session_lifetime_ms; /* v1+; default 0 (no re-authentication) */
-} wire_sasl_authenticate_response;
+/* auth_bytes: the mechanism's token; never null on the wire (a null slice
+ * is written as empty bytes) */
+#define WIRE_SASL_AUTHENTICATE_REQUEST(S) \
+    WF(S, BYTES, auth_bytes, 0, WL)
 
-/* Return 0, or -1 on malformed input or a version outside the range. */
-int wire_sasl_handshake_request_decode(kq_reader *r, int16_t version, kq_arena *arena,
-                                       wire_sasl_handshake_request *out);
-void wire_sasl_handshake_request_encode(kq_writer *w, int16_t version,
-                                        const wire_sasl_handshake_request *in);
-/* Decoded mechanisms are allocated from arena. */
-int wire_sasl_handshake_response_decode(kq_reader *r, int16_t version, kq_arena *arena,
-                                        wire_sasl_handshake_response *out);
-void wire_sasl_handshake_response_encode(kq_writer *w, int16_t version,
-                                         const wire_sasl_handshake_response *in);
+/* session_lifetime_ms 0: no re-authentication */
+#define WIRE_SASL_AUTHENTICATE_RESPONSE(S)                    \
+    WF(S, I16, error_code, 0, WL)                             \
+    WF(S, STRING, error_message, 0, WL, WIRE_NULLABLE(0))     \
+    WF(S, BYTES, auth_bytes, 0, WL)                           \
+    WF(S, I64, session_lifetime_ms, 1, WL)
 
-int wire_sasl_authenticate_request_decode(kq_reader *r, int16_t version, kq_arena *arena,
-                                          wire_sasl_authenticate_request *out);
-void wire_sasl_authenticate_request_encode(kq_writer *w, int16_t version,
-                                           const wire_sasl_authenticate_request *in);
-int wire_sasl_authenticate_response_decode(kq_reader *r, int16_t version, kq_arena *arena,
-                                           wire_sasl_authenticate_response *out);
-void wire_sasl_authenticate_response_encode(kq_writer *w, int16_t version,
-                                            const wire_sasl_authenticate_response *in);
+#define WIRE_SASL_HANDSHAKE_STRUCTS(D, DI) \
+    D(wire_sasl_handshake_request, WIRE_SASL_HANDSHAKE_REQUEST) \
+    D(wire_sasl_handshake_response, WIRE_SASL_HANDSHAKE_RESPONSE)
+WIRE_DECLARE_STRUCTS(WIRE_SASL_HANDSHAKE_STRUCTS)
+WIRE_API_FUNCS(wire_sasl_handshake)
+
+#define WIRE_SASL_AUTHENTICATE_STRUCTS(D, DI) \
+    D(wire_sasl_authenticate_request, WIRE_SASL_AUTHENTICATE_REQUEST) \
+    D(wire_sasl_authenticate_response, WIRE_SASL_AUTHENTICATE_RESPONSE)
+WIRE_DECLARE_STRUCTS(WIRE_SASL_AUTHENTICATE_STRUCTS)
+WIRE_API_FUNCS(wire_sasl_authenticate)
 
 #endif

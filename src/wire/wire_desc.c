@@ -22,6 +22,8 @@ static void write_struct(kq_writer *w, const wire_dctx *c, const wire_struct_des
 static void field_default(const wire_field *f, void *base)
 {
     void *p = wire_field_at(base, f);
+    if (f->has_off1) /* WTP, WFP: absent */
+        *(bool *)((char *)base + f->has_off1 - 1) = false;
     switch (f->kind) {
     case WIRE_K_BOOL: *(bool *)p = f->def != 0; break;
     case WIRE_K_I8: *(int8_t *)p = (int8_t)f->def; break;
@@ -37,8 +39,6 @@ static void field_default(const wire_field *f, void *base)
         *(kq_slice *)p = f->default_empty ? kq_slice_cstr("") : WIRE_NULL_SLICE;
         break;
     case WIRE_K_STRUCT:
-        if (f->has_off1)
-            *(bool *)((char *)base + f->has_off1 - 1) = false;
         wire_struct_defaults(f->sub, p);
         break;
     case WIRE_K_INLINE: wire_struct_defaults(f->sub, base); break;
@@ -67,6 +67,8 @@ static bool struct_is_default(const wire_struct_desc *d, const void *base, int16
 bool wire_field_is_default(const wire_field *f, const void *base, int16_t version)
 {
     const void *p = wire_cfield_at(base, f);
+    if (f->has_off1 && !*(const bool *)((const char *)base + f->has_off1 - 1))
+        return true; /* WTP, WFP: not set */
     switch (f->kind) {
     case WIRE_K_BOOL: return *(const bool *)p == (f->def != 0);
     case WIRE_K_I8: return *(const int8_t *)p == (int8_t)f->def;
@@ -85,10 +87,7 @@ bool wire_field_is_default(const wire_field *f, const void *base, int16_t versio
             return wire_slice_is_null(s);
         return wire_slice_is_null(s) || s.len == 0;
     }
-    case WIRE_K_STRUCT:
-        if (f->has_off1 && !*(const bool *)((const char *)base + f->has_off1 - 1))
-            return true;
-        return struct_is_default(f->sub, p, version);
+    case WIRE_K_STRUCT: return struct_is_default(f->sub, p, version);
     case WIRE_K_INLINE: return struct_is_default(f->sub, base, version);
     case WIRE_K_ARRAY: return *(const int32_t *)((const char *)base + f->count_off) <= 0;
     default: KQ_ASSERT(!"wire: unknown field kind");
@@ -100,8 +99,7 @@ bool wire_field_is_default(const wire_field *f, const void *base, int16_t versio
 
 static kq_slice read_slice(kq_reader *r, const wire_dctx *c, const wire_field *f)
 {
-    bool nullable = wire_field_nullable(f, c->version) || f->kind == WIRE_K_RECORDS ||
-                    f->kind == WIRE_K_RECORDS_EXT;
+    bool nullable = wire_field_nullable(f, c->version);
     if (f->kind == WIRE_K_STRING)
         return nullable ? wire_read_nullable_string(r, c->flex) : wire_read_string(r, c->flex);
     kq_slice s = wire_read_nullable_bytes(r, c->flex);
@@ -144,7 +142,9 @@ static void read_array(kq_reader *r, const wire_dctx *c, const wire_field *f, vo
 {
     int32_t n = wire_read_array_len(r, c->flex, wire_field_nullable(f, c->version));
     size_t elem_size = f->sub ? f->sub->size : kind_size(f->elem);
-    char *elems = wire_alloc_array(r, c->arena, n, elem_size, 1);
+    /* a scalar element takes its size on the wire (a string at least 1) */
+    size_t min_wire = f->sub || f->elem == WIRE_K_STRING ? 1 : elem_size;
+    char *elems = wire_alloc_array(r, c->arena, n, elem_size, min_wire);
     *(void **)wire_field_at(base, f) = elems;
     *(int32_t *)((char *)base + f->count_off) = r->error ? 0 : n;
     /* A string element is never null (Kafka's []string). */
@@ -152,10 +152,12 @@ static void read_array(kq_reader *r, const wire_dctx *c, const wire_field *f, vo
     for (int32_t i = 0; i < n && !r->error; i++) {
         void *e = elems + (size_t)i * elem_size;
         if (f->sub) {
+            /* fields the version lacks get their defaults, as at the top */
             wire_struct_defaults(f->sub, e);
             read_struct(r, c, f->sub, e);
-        } else
+        } else {
             read_scalar(r, c, &strf, f->elem, e);
+        }
     }
     if (r->error) {
         *(void **)wire_field_at(base, f) = NULL;
@@ -165,12 +167,10 @@ static void read_array(kq_reader *r, const wire_dctx *c, const wire_field *f, vo
 
 static void read_field(kq_reader *r, const wire_dctx *c, const wire_field *f, void *base)
 {
+    if (f->has_off1) /* WTP, WFP: on the wire */
+        *(bool *)((char *)base + f->has_off1 - 1) = true;
     switch (f->kind) {
-    case WIRE_K_STRUCT:
-        if (f->has_off1)
-            *(bool *)((char *)base + f->has_off1 - 1) = true;
-        read_struct(r, c, f->sub, wire_field_at(base, f));
-        break;
+    case WIRE_K_STRUCT: read_struct(r, c, f->sub, wire_field_at(base, f)); break;
     case WIRE_K_INLINE: read_struct(r, c, f->sub, base); break;
     case WIRE_K_ARRAY: read_array(r, c, f, base); break;
     default: read_scalar(r, c, f, f->kind, wire_field_at(base, f));
@@ -251,7 +251,7 @@ static void write_slice(kq_writer *w, const wire_dctx *c, const wire_field *f, c
         **ext = w->len;
         return;
     }
-    if (!wire_field_nullable(f, c->version) && f->kind == WIRE_K_BYTES && wire_slice_is_null(s))
+    if (!wire_field_nullable(f, c->version) && wire_slice_is_null(s))
         s = kq_slice_cstr("");
     wire_write_nullable_bytes(w, c->flex, s);
 }
@@ -341,7 +341,7 @@ static void write_struct(kq_writer *w, const wire_dctx *c, const wire_struct_des
 
 void wire_msg_encode(const wire_msg_desc *m, kq_writer *w, int16_t version, const void *in)
 {
-    if (version < m->v_min || version > m->v_max) {
+    if (!wire_msg_encodes(m, version)) {
         w->error = true;
         return;
     }

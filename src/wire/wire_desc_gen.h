@@ -13,6 +13,9 @@
 #undef WF
 #undef WA
 #undef WAK
+#undef WAC
+#undef WAKC
+#undef WFP
 #undef WT
 #undef WTP
 #undef WH
@@ -37,12 +40,17 @@
 #define WF(S, K, N, VMIN, VMAX, ...)                                                   \
     {WIRE_FIELD_COMMON(N, VMIN, VMAX), .kind = WIRE_K_##K, .off = offsetof(S, N),     \
      WIRE_EXT_##K(S, N) __VA_ARGS__},
+#define WFP(S, K, N, HAS, VMIN, VMAX, ...)                                             \
+    {WIRE_FIELD_COMMON(N, VMIN, VMAX), .kind = WIRE_K_##K, .off = offsetof(S, N),     \
+     .has_off1 = offsetof(S, HAS) + 1, WIRE_EXT_##K(S, N) __VA_ARGS__},
 #define WA(S, E, N, C, VMIN, VMAX, ...)                                                \
     {WIRE_FIELD_COMMON(N, VMIN, VMAX), .kind = WIRE_K_ARRAY, .off = offsetof(S, N),   \
      .count_off = offsetof(S, C), .sub = &E##_desc, __VA_ARGS__},
 #define WAK(S, K, N, C, VMIN, VMAX, ...)                                               \
     {WIRE_FIELD_COMMON(N, VMIN, VMAX), .kind = WIRE_K_ARRAY, .elem = WIRE_K_##K,      \
      .off = offsetof(S, N), .count_off = offsetof(S, C), __VA_ARGS__},
+#define WAC(S, E, N, C, VMIN, VMAX, ...) WA(S, E, N, C, VMIN, VMAX, __VA_ARGS__)
+#define WAKC(S, K, N, C, VMIN, VMAX, ...) WAK(S, K, N, C, VMIN, VMAX, __VA_ARGS__)
 #define WT(S, SUB, N, VMIN, VMAX, ...)                                                 \
     {WIRE_FIELD_COMMON(N, VMIN, VMAX), .kind = WIRE_K_STRUCT, .off = offsetof(S, N),  \
      .sub = &SUB##_desc, __VA_ARGS__},

@@ -97,17 +97,15 @@ static void rand_array(rnd *g, const wire_field *f, void *base)
 static void rand_field(rnd *g, const wire_field *f, void *base)
 {
     switch (f->kind) {
-    case WIRE_K_STRUCT:
-        rand_struct(g, f->sub, wire_field_at(base, f));
-        if (f->has_off1) { /* present when it differs from its default */
-            bool *has = (bool *)((char *)base + f->has_off1 - 1);
-            *has = true;
-            *has = !wire_field_is_default(f, base, g->c.version);
-        }
-        break;
+    case WIRE_K_STRUCT: rand_struct(g, f->sub, wire_field_at(base, f)); break;
     case WIRE_K_INLINE: rand_struct(g, f->sub, base); break;
     case WIRE_K_ARRAY: rand_array(g, f, base); break;
     default: rand_value(g, f, f->kind, wire_field_at(base, f));
+    }
+    if (f->has_off1) { /* WTP, WFP: present when it differs from its default */
+        bool *has = (bool *)((char *)base + f->has_off1 - 1);
+        *has = true;
+        *has = !wire_field_is_default(f, base, g->c.version);
     }
 }
 

@@ -6,19 +6,27 @@
 
 #include "kq/wire.h"
 #include "kq/wire_apis.h"
+#include "kq/wire_api_versions.h"
 #include "kq/wire_begin_quorum_epoch.h"
 #include "kq/wire_describe_cluster.h"
 #include "kq/wire_describe_groups.h"
 #include "kq/wire_describe_quorum.h"
 #include "kq/wire_end_quorum_epoch.h"
+#include "kq/wire_fetch.h"
+#include "kq/wire_fetch_snapshot.h"
 #include "kq/wire_find_coordinator.h"
 #include "kq/wire_heartbeat.h"
+#include "kq/wire_init_producer_id.h"
 #include "kq/wire_join_group.h"
 #include "kq/wire_leave_group.h"
 #include "kq/wire_list_groups.h"
+#include "kq/wire_list_offsets.h"
+#include "kq/wire_metadata.h"
 #include "kq/wire_offset_commit.h"
 #include "kq/wire_offset_fetch.h"
+#include "kq/wire_produce.h"
 #include "kq/wire_raft_common.h"
+#include "kq/wire_sasl.h"
 #include "kq/wire_sync_group.h"
 #include "kq/wire_vote.h"
 #include "wire_desc_gen.h" /* last: it turns the field lists into descriptors */
@@ -30,10 +38,10 @@ WIRE_SHARED_STRUCTS(DESCRIBE_SHARED)
     WIRE_##N##_STRUCTS(WIRE_DESC, WIRE_DESC_INLINE)      \
     WIRE_MSG(P##_request, N, false)                      \
     WIRE_MSG(P##_response, N, true)
-WIRE_APIS_DESCRIBED(DESCRIBE_API)
+WIRE_APIS(DESCRIBE_API)
 
 #define MSG_REFS(N, KEY, NAME, P, ADV_MIN, HANDLER) &P##_request_msg, &P##_response_msg,
-static const wire_msg_desc *const all_msgs[] = {WIRE_APIS_DESCRIBED(MSG_REFS)};
+static const wire_msg_desc *const all_msgs[] = {WIRE_APIS(MSG_REFS)};
 
 const wire_msg_desc *const *wire_msg_all(int *count)
 {
@@ -47,4 +55,17 @@ const wire_msg_desc *wire_msg_find(int16_t api_key, bool response)
         if (all_msgs[i]->api_key == api_key && all_msgs[i]->response == response)
             return all_msgs[i];
     return NULL;
+}
+
+bool wire_msg_encodes(const wire_msg_desc *m, int16_t version)
+{
+    if (version >= m->v_min && version <= m->v_max)
+        return true;
+#define WIDER(N, RESPONSE, MIN, MAX)                                                  \
+    if (m->api_key == WIRE_API_##N && m->response == (RESPONSE) && version >= (MIN) && \
+        version <= (MAX))                                                             \
+        return true;
+    WIRE_ENCODE_WIDER(WIDER)
+#undef WIDER
+    return false;
 }

@@ -30,7 +30,8 @@ static wire_api_versions_request request_for_version(int16_t v)
 
 static wire_api_versions_response full_response(void)
 {
-    wire_api_versions_response p = {35, sample_keys, 2, 5};
+    wire_api_versions_response p = {
+        .error_code = 35, .api_keys = sample_keys, .api_key_count = 2, .throttle_time_ms = 5};
     return p;
 }
 

@@ -163,7 +163,8 @@ static void test_api_versions(void **state)
      * both samples (gen_golden.py leaves them unset), so never written. */
     wire_api_versions_request q = {S("kq-test"), S("1.0")};
     static const wire_api_range keys[] = {{18, 0, 4}, {52, 0, 1}};
-    wire_api_versions_response r = {0, keys, 2, 7};
+    wire_api_versions_response r = {
+        .error_code = 0, .api_keys = keys, .api_key_count = 2, .throttle_time_ms = 7};
     RUN(api_versions, request, 0, 4, &q,
         check_api_versions_request);
     RUN(api_versions, response, 0, 4, &r,
