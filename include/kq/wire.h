@@ -7,33 +7,13 @@
 #include <stdint.h>
 
 #include "kq/buf.h"
+#include "kq/wire_apis.h"
 #include "kq/wire_desc.h"
 
-enum wire_api_key {
-    WIRE_API_PRODUCE = 0,
-    WIRE_API_FETCH = 1,
-    WIRE_API_LIST_OFFSETS = 2,
-    WIRE_API_METADATA = 3,
-    WIRE_API_OFFSET_COMMIT = 8,
-    WIRE_API_OFFSET_FETCH = 9,
-    WIRE_API_FIND_COORDINATOR = 10,
-    WIRE_API_JOIN_GROUP = 11,
-    WIRE_API_HEARTBEAT = 12,
-    WIRE_API_LEAVE_GROUP = 13,
-    WIRE_API_SYNC_GROUP = 14,
-    WIRE_API_DESCRIBE_GROUPS = 15,
-    WIRE_API_LIST_GROUPS = 16,
-    WIRE_API_SASL_HANDSHAKE = 17,
-    WIRE_API_API_VERSIONS = 18,
-    WIRE_API_INIT_PRODUCER_ID = 22,
-    WIRE_API_SASL_AUTHENTICATE = 36,
-    WIRE_API_VOTE = 52,
-    WIRE_API_BEGIN_QUORUM_EPOCH = 53,
-    WIRE_API_END_QUORUM_EPOCH = 54,
-    WIRE_API_DESCRIBE_QUORUM = 55,
-    WIRE_API_FETCH_SNAPSHOT = 59,
-    WIRE_API_DESCRIBE_CLUSTER = 60,
-};
+/* WIRE_API_<N> for every API in the one list (kq/wire_apis.h). */
+#define WIRE_API_ENUM(N, KEY, NAME, P, ADV_MIN, HANDLER) WIRE_API_##N = (KEY),
+enum wire_api_key { WIRE_APIS(WIRE_API_ENUM) };
+#undef WIRE_API_ENUM
 
 typedef struct wire_request_header {
     int16_t api_key;

@@ -95,43 +95,9 @@ void *wire_alloc_array(kq_reader *r, kq_arena *arena, int32_t count, size_t elem
     return p;
 }
 
-int32_t *wire_read_i32_array(kq_reader *r, kq_arena *arena, bool flex, int32_t *count)
-{
-    int32_t n = wire_read_array_len(r, flex, false);
-    int32_t *v = wire_alloc_array(r, arena, n, sizeof *v, 4);
-    for (int32_t i = 0; i < n && !r->error; i++)
-        v[i] = kq_read_i32(r);
-    *count = r->error ? 0 : n;
-    return r->error ? NULL : v;
-}
 
-void wire_write_i32_array(kq_writer *w, bool flex, const int32_t *v, int32_t n)
-{
-    if (!v)
-        n = 0;
-    wire_write_array_len(w, flex, false, n);
-    for (int32_t i = 0; i < n; i++)
-        kq_write_i32(w, v[i]);
-}
 
-kq_slice *wire_read_string_array(kq_reader *r, kq_arena *arena, bool flex, int32_t *count)
-{
-    int32_t n = wire_read_array_len(r, flex, false);
-    kq_slice *v = wire_alloc_array(r, arena, n, sizeof *v, flex ? 1 : 2);
-    for (int32_t i = 0; i < n && !r->error; i++)
-        v[i] = wire_read_string(r, flex);
-    *count = r->error ? 0 : n;
-    return r->error ? NULL : v;
-}
 
-void wire_write_string_array(kq_writer *w, bool flex, const kq_slice *v, int32_t n)
-{
-    if (!v)
-        n = 0;
-    wire_write_array_len(w, flex, false, n);
-    for (int32_t i = 0; i < n; i++)
-        wire_write_string(w, flex, v[i]);
-}
 
 uint32_t wire_tags_begin(kq_reader *r)
 {
@@ -162,17 +128,7 @@ void wire_tag_end(kq_reader *r, const kq_reader *payload)
         kq_reader_fail(r);
 }
 
-void wire_read_tags_flex(kq_reader *r, bool flex)
-{
-    if (flex)
-        kq_skip_tagged_fields(r);
-}
 
-void wire_write_tags_flex(kq_writer *w, bool flex)
-{
-    if (flex)
-        kq_write_empty_tagged_fields(w);
-}
 
 void wire_tag_open(const kq_writer *w, kq_writer *scratch)
 {
@@ -191,19 +147,4 @@ void wire_tag_close(kq_writer *w, uint32_t tag, kq_writer *scratch)
     kq_writer_free(scratch);
 }
 
-void wire_read_topic_ref(kq_reader *r, bool flex, bool by_id, kq_slice *name, kq_uuid *id)
-{
-    *name = by_id ? WIRE_NULL_SLICE : wire_read_string(r, flex);
-    if (by_id)
-        *id = kq_read_uuid(r);
-    else
-        memset(id, 0, sizeof *id);
-}
 
-void wire_write_topic_ref(kq_writer *w, bool flex, bool by_id, kq_slice name, kq_uuid id)
-{
-    if (by_id)
-        kq_write_uuid(w, id);
-    else
-        wire_write_string(w, flex, name);
-}

@@ -55,38 +55,6 @@ static void test_null_string_written_empty(void **state)
     kq_writer_free(&w);
 }
 
-static void test_i32_array_round_trip_and_null_write(void **state)
-{
-    (void)state;
-    const int32_t v[3] = {1, -2, 0x7fffffff};
-    kq_writer w;
-    kq_writer_init(&w, 0);
-    wire_write_i32_array(&w, false, v, 3);
-    wire_write_i32_array(&w, true, NULL, 5);
-    assert_false(w.error);
-    assert_int_equal(w.len, 4 + 12 + 1);
-    kq_arena a;
-    kq_arena_init(&a, 1 << 16);
-    kq_reader r;
-    kq_reader_init(&r, w.data, w.len);
-    int32_t n = -1;
-    int32_t *got = wire_read_i32_array(&r, &a, false, &n);
-    assert_int_equal(n, 3);
-    assert_memory_equal(got, v, sizeof v);
-    got = wire_read_i32_array(&r, &a, true, &n);
-    assert_null(got);
-    assert_int_equal(n, 0);
-    assert_int_equal(kq_reader_remaining(&r), 0);
-    /* a count the input cannot hold fails before allocating */
-    kq_reader_init(&r, w.data, 10);
-    got = wire_read_i32_array(&r, &a, false, &n);
-    assert_null(got);
-    assert_int_equal(n, 0);
-    assert_true(r.error);
-    kq_arena_free(&a);
-    kq_writer_free(&w);
-}
-
 static void test_tags_round_trip_and_error_propagation(void **state)
 {
     (void)state;
@@ -148,7 +116,6 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_string_length_limit_both_encodings),
         cmocka_unit_test(test_null_string_written_empty),
-        cmocka_unit_test(test_i32_array_round_trip_and_null_write),
         cmocka_unit_test(test_tags_round_trip_and_error_propagation),
         cmocka_unit_test(test_alloc_array_bounds),
     };
