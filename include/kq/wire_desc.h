@@ -32,7 +32,7 @@
  *   WI(S, name, vmin, vmax, ...)               a wire struct whose fields live
  *                                              in S itself (Fetch's ReplicaState),
  *                                              described by WIRE_DESC_INLINE
- * Kinds: BOOL I8 I16 I32 I64 UUID STRING BYTES RECORDS, and RECORDS_EXT
+ * Kinds: BOOL I8 I16 U16 I32 I64 UUID STRING BYTES RECORDS, and RECORDS_EXT
  * (records that a streamed answer leaves out: see wire_fetch.h).
  * Decoders borrow strings, bytes and records from the input and take arrays
  * from the arena; fields absent in a version get their default. Encoders
@@ -53,6 +53,7 @@ typedef enum wire_kind {
     WIRE_K_BOOL = 1,
     WIRE_K_I8,
     WIRE_K_I16,
+    WIRE_K_U16,
     WIRE_K_I32,
     WIRE_K_I64,
     WIRE_K_UUID,
@@ -114,6 +115,7 @@ typedef struct wire_msg_desc {
 #define WIRE_CT_BOOL bool
 #define WIRE_CT_I8 int8_t
 #define WIRE_CT_I16 int16_t
+#define WIRE_CT_U16 uint16_t
 #define WIRE_CT_I32 int32_t
 #define WIRE_CT_I64 int64_t
 #define WIRE_CT_UUID kq_uuid
@@ -126,6 +128,7 @@ typedef struct wire_msg_desc {
 #define WIRE_DECL_SEL_BOOL WIRE_DECL_ONE
 #define WIRE_DECL_SEL_I8 WIRE_DECL_ONE
 #define WIRE_DECL_SEL_I16 WIRE_DECL_ONE
+#define WIRE_DECL_SEL_U16 WIRE_DECL_ONE
 #define WIRE_DECL_SEL_I32 WIRE_DECL_ONE
 #define WIRE_DECL_SEL_I64 WIRE_DECL_ONE
 #define WIRE_DECL_SEL_UUID WIRE_DECL_ONE
@@ -144,10 +147,11 @@ typedef struct wire_msg_desc {
 #define WH(S, K, N) WIRE_DECL(K, N)
 #define WI(S, N, VMIN, VMAX, ...)
 
-#define WIRE_STRUCT(S, LIST) \
-    typedef struct S {       \
-        LIST(S)              \
-    } S;
+#define WIRE_STRUCT(S, LIST)                 \
+    typedef struct S {                       \
+        LIST(S)                              \
+    } S;                                     \
+    extern const struct wire_struct_desc S##_desc;
 
 /* ---- the one codec ---- */
 

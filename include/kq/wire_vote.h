@@ -1,7 +1,6 @@
-/* Vote (api key 52), versions 0-2, flexible in all versions. Fields absent
- * in a version get the default noted beside them on decode and are not
- * written on encode. v2 (Kafka 4.0, KIP-996) adds PreVote to each partition
- * after LastOffset; the response is unchanged from v1. */
+/* Vote (api key 52), versions 0-2, flexible in all versions. v1 (KIP-853)
+ * adds directory ids and the responder's endpoints; v2 (Kafka 4.0, KIP-996)
+ * adds PreVote to each partition. */
 #ifndef KQ_WIRE_VOTE_H
 #define KQ_WIRE_VOTE_H
 
@@ -9,57 +8,52 @@
 #include <stdint.h>
 
 #include "kq/buf.h"
+#include "kq/wire_desc.h"
 #include "kq/wire_raft_common.h"
 
 #define WIRE_VOTE_MIN_VERSION 0
 #define WIRE_VOTE_MAX_VERSION 2
 
-typedef struct wire_vote_partition {
-    int32_t partition_index;
-    int32_t candidate_epoch;
-    int32_t candidate_id;
-    kq_uuid candidate_directory_id; /* v1+, else zero */
-    kq_uuid voter_directory_id;     /* v1+, else zero */
-    int32_t last_offset_epoch;
-    int64_t last_offset;
-    bool pre_vote; /* v2+, else false */
-} wire_vote_partition;
+#define WIRE_VOTE_PARTITION(S)                                                        \
+    WF(S, I32, partition_index, 0, WL)                                                \
+    WF(S, I32, candidate_epoch, 0, WL, WIRE_KNAME("replica_epoch"))                   \
+    WF(S, I32, candidate_id, 0, WL, WIRE_KNAME("replica_id"))                         \
+    WF(S, UUID, candidate_directory_id, 1, WL, WIRE_KNAME("replica_directory_id"))    \
+    WF(S, UUID, voter_directory_id, 1, WL)                                            \
+    WF(S, I32, last_offset_epoch, 0, WL)                                              \
+    WF(S, I64, last_offset, 0, WL)                                                    \
+    WF(S, BOOL, pre_vote, 2, WL)
+WIRE_STRUCT(wire_vote_partition, WIRE_VOTE_PARTITION)
 
-typedef struct wire_vote_topic {
-    kq_slice topic_name;
-    wire_vote_partition *partitions;
-    int32_t partition_count;
-} wire_vote_topic;
+#define WIRE_VOTE_TOPIC(S)         \
+    WF(S, STRING, topic_name, 0, WL) \
+    WA(S, wire_vote_partition, partitions, partition_count, 0, WL)
+WIRE_STRUCT(wire_vote_topic, WIRE_VOTE_TOPIC)
 
-typedef struct wire_vote_request {
-    kq_slice cluster_id; /* nullable */
-    int32_t voter_id;    /* v1+, default -1 */
-    wire_vote_topic *topics;
-    int32_t topic_count;
-} wire_vote_request;
+#define WIRE_VOTE_REQUEST(S)                                \
+    WF(S, STRING, cluster_id, 0, WL, WIRE_NULLABLE(0))      \
+    WF(S, I32, voter_id, 1, WL, WIRE_DEFAULT(-1))           \
+    WA(S, wire_vote_topic, topics, topic_count, 0, WL)
+WIRE_STRUCT(wire_vote_request, WIRE_VOTE_REQUEST)
 
-typedef struct wire_vote_partition_result {
-    int32_t partition_index;
-    int16_t error_code;
-    int32_t leader_id;
-    int32_t leader_epoch;
-    bool vote_granted;
-} wire_vote_partition_result;
+#define WIRE_VOTE_PARTITION_RESULT(S)  \
+    WF(S, I32, partition_index, 0, WL) \
+    WF(S, I16, error_code, 0, WL)      \
+    WF(S, I32, leader_id, 0, WL)       \
+    WF(S, I32, leader_epoch, 0, WL)    \
+    WF(S, BOOL, vote_granted, 0, WL)
+WIRE_STRUCT(wire_vote_partition_result, WIRE_VOTE_PARTITION_RESULT)
 
-typedef struct wire_vote_topic_result {
-    kq_slice topic_name;
-    wire_vote_partition_result *partitions;
-    int32_t partition_count;
-} wire_vote_topic_result;
+#define WIRE_VOTE_TOPIC_RESULT(S)    \
+    WF(S, STRING, topic_name, 0, WL) \
+    WA(S, wire_vote_partition_result, partitions, partition_count, 0, WL)
+WIRE_STRUCT(wire_vote_topic_result, WIRE_VOTE_TOPIC_RESULT)
 
-typedef struct wire_vote_response {
-    int16_t error_code;
-    wire_vote_topic_result *topics;
-    int32_t topic_count;
-    /* tag 0, v1+; written only when node_endpoint_count > 0 */
-    wire_raft_node_endpoint *node_endpoints;
-    int32_t node_endpoint_count;
-} wire_vote_response;
+#define WIRE_VOTE_RESPONSE(S)                                        \
+    WF(S, I16, error_code, 0, WL)                                    \
+    WA(S, wire_vote_topic_result, topics, topic_count, 0, WL)        \
+    WA(S, wire_raft_node_endpoint, node_endpoints, node_endpoint_count, 1, WL, WIRE_TAG(0, 1))
+WIRE_STRUCT(wire_vote_response, WIRE_VOTE_RESPONSE)
 
 /* Body after the header; decoders return 0 or -1 (malformed, truncated or
  * unsupported version). Encoders set w->error for an unsupported version. */

@@ -1,0 +1,349 @@
+/* The one table-driven codec: reads and writes any message described by a
+ * field list (include/kq/wire_desc.h). Classic or compact encodings follow
+ * the message's first flexible version; every struct ends with a tagged-field
+ * section in flexible versions, tagged fields written in ascending tag order
+ * and only when they differ from their defaults (Kafka's rule); unknown tags
+ * are skipped. */
+#include <string.h>
+
+#include "kq/assert.h"
+#include "wire_codec.h"
+#include "wire_desc_internal.h"
+
+/* A struct never has more tagged fields than this (Kafka's largest has 4). */
+#define WIRE_TAGGED_PER_STRUCT_MAX 16
+
+static void read_struct(kq_reader *r, const wire_dctx *c, const wire_struct_desc *d, void *base);
+static void write_struct(kq_writer *w, const wire_dctx *c, const wire_struct_desc *d,
+                         const void *base);
+
+/* ---- defaults ---- */
+
+static void field_default(const wire_field *f, void *base)
+{
+    void *p = wire_field_at(base, f);
+    switch (f->kind) {
+    case WIRE_K_BOOL: *(bool *)p = f->def != 0; break;
+    case WIRE_K_I8: *(int8_t *)p = (int8_t)f->def; break;
+    case WIRE_K_I16: *(int16_t *)p = (int16_t)f->def; break;
+    case WIRE_K_U16: *(uint16_t *)p = (uint16_t)f->def; break;
+    case WIRE_K_I32: *(int32_t *)p = (int32_t)f->def; break;
+    case WIRE_K_I64: *(int64_t *)p = f->def; break;
+    case WIRE_K_UUID: memset(p, 0, sizeof(kq_uuid)); break;
+    case WIRE_K_STRING:
+    case WIRE_K_BYTES:
+    case WIRE_K_RECORDS:
+    case WIRE_K_RECORDS_EXT:
+        *(kq_slice *)p = f->default_empty ? kq_slice_cstr("") : WIRE_NULL_SLICE;
+        break;
+    case WIRE_K_STRUCT:
+        if (f->has_off1)
+            *(bool *)((char *)base + f->has_off1 - 1) = false;
+        wire_struct_defaults(f->sub, p);
+        break;
+    case WIRE_K_INLINE: wire_struct_defaults(f->sub, base); break;
+    case WIRE_K_ARRAY:
+        *(void **)p = NULL;
+        *(int32_t *)((char *)base + f->count_off) = 0;
+        break;
+    default: KQ_ASSERT(!"wire: unknown field kind");
+    }
+}
+
+void wire_struct_defaults(const wire_struct_desc *d, void *base)
+{
+    for (uint32_t i = 0; i < d->field_count; i++)
+        field_default(&d->fields[i], base);
+}
+
+static bool struct_is_default(const wire_struct_desc *d, const void *base, int16_t version)
+{
+    for (uint32_t i = 0; i < d->field_count; i++)
+        if (!wire_field_is_default(&d->fields[i], base, version))
+            return false;
+    return true;
+}
+
+bool wire_field_is_default(const wire_field *f, const void *base, int16_t version)
+{
+    const void *p = wire_cfield_at(base, f);
+    switch (f->kind) {
+    case WIRE_K_BOOL: return *(const bool *)p == (f->def != 0);
+    case WIRE_K_I8: return *(const int8_t *)p == (int8_t)f->def;
+    case WIRE_K_I16: return *(const int16_t *)p == (int16_t)f->def;
+    case WIRE_K_U16: return *(const uint16_t *)p == (uint16_t)f->def;
+    case WIRE_K_I32: return *(const int32_t *)p == (int32_t)f->def;
+    case WIRE_K_I64: return *(const int64_t *)p == f->def;
+    case WIRE_K_UUID: return wire_uuid_is_zero(*(const kq_uuid *)p);
+    case WIRE_K_STRING:
+    case WIRE_K_BYTES:
+    case WIRE_K_RECORDS:
+    case WIRE_K_RECORDS_EXT: {
+        kq_slice s = *(const kq_slice *)p;
+        /* Kafka's default: null for a nullable field, else empty. */
+        if (wire_field_nullable(f, version) && !f->default_empty)
+            return wire_slice_is_null(s);
+        return wire_slice_is_null(s) || s.len == 0;
+    }
+    case WIRE_K_STRUCT:
+        if (f->has_off1 && !*(const bool *)((const char *)base + f->has_off1 - 1))
+            return true;
+        return struct_is_default(f->sub, p, version);
+    case WIRE_K_INLINE: return struct_is_default(f->sub, base, version);
+    case WIRE_K_ARRAY: return *(const int32_t *)((const char *)base + f->count_off) <= 0;
+    default: KQ_ASSERT(!"wire: unknown field kind");
+    }
+    return true;
+}
+
+/* ---- decode ---- */
+
+static kq_slice read_slice(kq_reader *r, const wire_dctx *c, const wire_field *f)
+{
+    bool nullable = wire_field_nullable(f, c->version) || f->kind == WIRE_K_RECORDS ||
+                    f->kind == WIRE_K_RECORDS_EXT;
+    if (f->kind == WIRE_K_STRING)
+        return nullable ? wire_read_nullable_string(r, c->flex) : wire_read_string(r, c->flex);
+    kq_slice s = wire_read_nullable_bytes(r, c->flex);
+    if (!nullable && wire_slice_is_null(s))
+        kq_reader_fail(r);
+    return s;
+}
+
+static void read_scalar(kq_reader *r, const wire_dctx *c, const wire_field *f, uint8_t kind,
+                        void *p)
+{
+    switch (kind) {
+    case WIRE_K_BOOL: *(bool *)p = kq_read_bool(r); break;
+    case WIRE_K_I8: *(int8_t *)p = kq_read_i8(r); break;
+    case WIRE_K_I16: *(int16_t *)p = kq_read_i16(r); break;
+    case WIRE_K_U16: *(uint16_t *)p = kq_read_u16(r); break;
+    case WIRE_K_I32: *(int32_t *)p = kq_read_i32(r); break;
+    case WIRE_K_I64: *(int64_t *)p = kq_read_i64(r); break;
+    case WIRE_K_UUID: *(kq_uuid *)p = kq_read_uuid(r); break;
+    case WIRE_K_STRING:
+    case WIRE_K_BYTES:
+    case WIRE_K_RECORDS:
+    case WIRE_K_RECORDS_EXT: *(kq_slice *)p = read_slice(r, c, f); break;
+    default: KQ_ASSERT(!"wire: not a scalar kind");
+    }
+}
+
+static size_t kind_size(uint8_t kind)
+{
+    switch (kind) {
+    case WIRE_K_I32: return sizeof(int32_t);
+    case WIRE_K_I64: return sizeof(int64_t);
+    case WIRE_K_STRING: return sizeof(kq_slice);
+    default: KQ_ASSERT(!"wire: unsupported array element kind");
+    }
+    return 0;
+}
+
+static void read_array(kq_reader *r, const wire_dctx *c, const wire_field *f, void *base)
+{
+    int32_t n = wire_read_array_len(r, c->flex, wire_field_nullable(f, c->version));
+    size_t elem_size = f->sub ? f->sub->size : kind_size(f->elem);
+    char *elems = wire_alloc_array(r, c->arena, n, elem_size, 1);
+    *(void **)wire_field_at(base, f) = elems;
+    *(int32_t *)((char *)base + f->count_off) = r->error ? 0 : n;
+    /* A string element is never null (Kafka's []string). */
+    wire_field strf = {.kind = WIRE_K_STRING};
+    for (int32_t i = 0; i < n && !r->error; i++) {
+        void *e = elems + (size_t)i * elem_size;
+        if (f->sub)
+            read_struct(r, c, f->sub, e);
+        else
+            read_scalar(r, c, &strf, f->elem, e);
+    }
+    if (r->error) {
+        *(void **)wire_field_at(base, f) = NULL;
+        *(int32_t *)((char *)base + f->count_off) = 0;
+    }
+}
+
+static void read_field(kq_reader *r, const wire_dctx *c, const wire_field *f, void *base)
+{
+    switch (f->kind) {
+    case WIRE_K_STRUCT:
+        if (f->has_off1)
+            *(bool *)((char *)base + f->has_off1 - 1) = true;
+        read_struct(r, c, f->sub, wire_field_at(base, f));
+        break;
+    case WIRE_K_INLINE: read_struct(r, c, f->sub, base); break;
+    case WIRE_K_ARRAY: read_array(r, c, f, base); break;
+    default: read_scalar(r, c, f, f->kind, wire_field_at(base, f));
+    }
+}
+
+static const wire_field *find_tag(const wire_struct_desc *d, const wire_dctx *c, uint32_t tag)
+{
+    for (uint32_t i = 0; i < d->field_count; i++) {
+        const wire_field *f = &d->fields[i];
+        if (f->tag1 && (uint32_t)(f->tag1 - 1) == tag && wire_field_in(f, c))
+            return f;
+    }
+    return NULL;
+}
+
+static void read_tags(kq_reader *r, const wire_dctx *c, const wire_struct_desc *d, void *base)
+{
+    uint32_t n = wire_tags_begin(r);
+    for (uint32_t i = 0; i < n && !r->error; i++) {
+        uint32_t tag;
+        kq_reader sub;
+        if (!wire_tag_next(r, &tag, &sub))
+            break;
+        const wire_field *f = find_tag(d, c, tag);
+        if (f)
+            read_field(&sub, c, f, base);
+        wire_tag_end(r, &sub);
+    }
+}
+
+static void read_struct(kq_reader *r, const wire_dctx *c, const wire_struct_desc *d, void *base)
+{
+    for (uint32_t i = 0; i < d->field_count && !r->error; i++) {
+        const wire_field *f = &d->fields[i];
+        if (!f->tag1 && wire_field_in(f, c))
+            read_field(r, c, f, base);
+    }
+    if (c->flex && !r->error)
+        read_tags(r, c, d, base);
+}
+
+int wire_msg_decode(const wire_msg_desc *m, kq_reader *r, int16_t version, kq_arena *arena,
+                    void *out)
+{
+    memset(out, 0, m->body->size);
+    if (version < m->v_min || version > m->v_max) {
+        kq_reader_fail(r);
+        return -1;
+    }
+    wire_struct_defaults(m->body, out);
+    wire_dctx c = {version, version >= m->flex_from, arena};
+    read_struct(r, &c, m->body, out);
+    return r->error ? -1 : 0;
+}
+
+/* ---- encode ---- */
+
+static void write_slice(kq_writer *w, const wire_dctx *c, const wire_field *f, const void *base,
+                        kq_slice s)
+{
+    if (f->kind == WIRE_K_STRING) {
+        if (wire_field_nullable(f, c->version))
+            wire_write_nullable_string(w, c->flex, s);
+        else
+            wire_write_string(w, c->flex, s);
+        return;
+    }
+    size_t *const *ext = f->kind == WIRE_K_RECORDS_EXT
+                             ? (size_t *const *)((const char *)base + f->ext_off)
+                             : NULL;
+    if (ext && *ext) {
+        /* A streamed answer: the length here, the bytes sent from the log. */
+        if (c->flex)
+            kq_write_uvarint(w, (uint32_t)s.len + 1);
+        else
+            kq_write_i32(w, s.len);
+        **ext = w->len;
+        return;
+    }
+    if (!wire_field_nullable(f, c->version) && f->kind == WIRE_K_BYTES && wire_slice_is_null(s))
+        s = kq_slice_cstr("");
+    wire_write_nullable_bytes(w, c->flex, s);
+}
+
+static void write_scalar(kq_writer *w, const wire_dctx *c, const wire_field *f, uint8_t kind,
+                         const void *base, const void *p)
+{
+    switch (kind) {
+    case WIRE_K_BOOL: kq_write_bool(w, *(const bool *)p); break;
+    case WIRE_K_I8: kq_write_i8(w, *(const int8_t *)p); break;
+    case WIRE_K_I16: kq_write_i16(w, *(const int16_t *)p); break;
+    case WIRE_K_U16: kq_write_u16(w, *(const uint16_t *)p); break;
+    case WIRE_K_I32: kq_write_i32(w, *(const int32_t *)p); break;
+    case WIRE_K_I64: kq_write_i64(w, *(const int64_t *)p); break;
+    case WIRE_K_UUID: kq_write_uuid(w, *(const kq_uuid *)p); break;
+    case WIRE_K_STRING:
+    case WIRE_K_BYTES:
+    case WIRE_K_RECORDS:
+    case WIRE_K_RECORDS_EXT: write_slice(w, c, f, base, *(const kq_slice *)p); break;
+    default: KQ_ASSERT(!"wire: not a scalar kind");
+    }
+}
+
+static void write_array(kq_writer *w, const wire_dctx *c, const wire_field *f, const void *base)
+{
+    const char *elems = *(const void *const *)wire_cfield_at(base, f);
+    int32_t n = *(const int32_t *)((const char *)base + f->count_off);
+    if (!elems && n > 0)
+        n = 0; /* a NULL array is written empty */
+    wire_write_array_len(w, c->flex, wire_field_nullable(f, c->version), n);
+    size_t elem_size = f->sub ? f->sub->size : kind_size(f->elem);
+    wire_field strf = {.kind = WIRE_K_STRING};
+    for (int32_t i = 0; i < n; i++) {
+        const void *e = elems + (size_t)i * elem_size;
+        if (f->sub)
+            write_struct(w, c, f->sub, e);
+        else
+            write_scalar(w, c, &strf, f->elem, e, e);
+    }
+}
+
+static void write_field(kq_writer *w, const wire_dctx *c, const wire_field *f, const void *base)
+{
+    switch (f->kind) {
+    case WIRE_K_STRUCT: write_struct(w, c, f->sub, wire_cfield_at(base, f)); break;
+    case WIRE_K_INLINE: write_struct(w, c, f->sub, base); break;
+    case WIRE_K_ARRAY: write_array(w, c, f, base); break;
+    default: write_scalar(w, c, f, f->kind, base, wire_cfield_at(base, f));
+    }
+}
+
+static void write_tags(kq_writer *w, const wire_dctx *c, const wire_struct_desc *d,
+                       const void *base)
+{
+    const wire_field *todo[WIRE_TAGGED_PER_STRUCT_MAX];
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < d->field_count; i++) {
+        const wire_field *f = &d->fields[i];
+        if (!f->tag1 || !wire_field_in(f, c) || wire_field_is_default(f, base, c->version))
+            continue;
+        KQ_ASSERT(n < WIRE_TAGGED_PER_STRUCT_MAX);
+        uint32_t j = n++;
+        for (; j > 0 && todo[j - 1]->tag1 > f->tag1; j--) /* ascending tags */
+            todo[j] = todo[j - 1];
+        todo[j] = f;
+    }
+    kq_write_uvarint(w, n);
+    for (uint32_t i = 0; i < n; i++) {
+        kq_writer s;
+        wire_tag_open(w, &s);
+        write_field(&s, c, todo[i], base);
+        wire_tag_close(w, (uint32_t)(todo[i]->tag1 - 1), &s);
+    }
+}
+
+static void write_struct(kq_writer *w, const wire_dctx *c, const wire_struct_desc *d,
+                         const void *base)
+{
+    for (uint32_t i = 0; i < d->field_count; i++) {
+        const wire_field *f = &d->fields[i];
+        if (!f->tag1 && wire_field_in(f, c))
+            write_field(w, c, f, base);
+    }
+    if (c->flex)
+        write_tags(w, c, d, base);
+}
+
+void wire_msg_encode(const wire_msg_desc *m, kq_writer *w, int16_t version, const void *in)
+{
+    if (version < m->v_min || version > m->v_max) {
+        w->error = true;
+        return;
+    }
+    wire_dctx c = {version, version >= m->flex_from, NULL};
+    write_struct(w, &c, m->body, in);
+}
