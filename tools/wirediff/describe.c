@@ -76,7 +76,7 @@ static void describe_struct(FILE *out, const wire_struct_desc *d)
 void wirediff_describe(FILE *out)
 {
     int n = 0;
-    const wire_msg_desc *const *all = wire_msg_all(&n);
+    const wire_msg_desc *const *all = wirediff_msgs(&n);
     for (int i = 0; i < n; i++) {
         const wire_msg_desc *m = all[i];
         fprintf(out, "{\"api\":%d,\"response\":%s,\"v_min\":%d,\"v_max\":%d,\"flex_from\":%d,"

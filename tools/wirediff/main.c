@@ -8,7 +8,9 @@
  *                                     decode (or bytes left over) answers one
  *                                     line "error <why>" instead
  *   describe                          the descriptor tables (describe.c), "end"
- * Anything else answers "error <why>". The Java harness
+ * Anything else answers "error <why>". `kq-wirediff --mutant newest-drops-field`
+ * serves descriptions that lack a field in each message's newest version:
+ * the differential test must fail on every message (scripts/wire-diff.sh). The Java harness
  * (tools/wirediff/WireDiff.java) drives it; scripts/wire-diff.sh runs both. */
 #include <inttypes.h>
 #include <stdio.h>
@@ -74,7 +76,7 @@ static long parse_hex(const char *s, uint8_t **out)
 static void cmd_list(void)
 {
     int n = 0;
-    const wire_msg_desc *const *all = wire_msg_all(&n);
+    const wire_msg_desc *const *all = wirediff_msgs(&n);
     for (int i = 0; i < n; i++)
         for (int v = all[i]->v_min; v <= all[i]->v_max; v++)
             printf("%d %d %s\n", all[i]->api_key, v, all[i]->response ? "resp" : "req");
@@ -96,7 +98,7 @@ static const char *parse_request(char **argv, int argc, request *q)
     bool response = strcmp(argv[3], "resp") == 0;
     if (!response && strcmp(argv[3], "req") != 0)
         return "expected req or resp";
-    q->m = wire_msg_find((int16_t)api, response);
+    q->m = wirediff_find((int16_t)api, response);
     if (!q->m)
         return "not described";
     q->version = (int16_t)version;
@@ -197,8 +199,13 @@ static void serve_line(char *line, kq_arena *arena)
     }
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    const char *mutant = argc == 3 && strcmp(argv[1], "--mutant") == 0 ? argv[2] : NULL;
+    if ((argc != 1 && !mutant) || wirediff_use_mutant(mutant) != 0) {
+        fprintf(stderr, "usage: kq-wirediff [--mutant newest-drops-field] < requests\n");
+        return 2;
+    }
     char *line = NULL;
     size_t cap = 0;
     kq_arena arena;

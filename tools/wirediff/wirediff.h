@@ -9,6 +9,13 @@
 
 #include "kq/wire_desc.h"
 
+/* Serve the codec's own descriptions (name NULL) or the named mutant
+ * (msgs.c); -1 for an unknown name. Call once before the others. */
+int wirediff_use_mutant(const char *name);
+/* The messages served, and one of them by API key and direction. */
+const wire_msg_desc *const *wirediff_msgs(int *count);
+const wire_msg_desc *wirediff_find(int16_t api_key, bool response);
+
 /* One JSON line per described message: its versions and every struct's
  * fields with their attributes, nested structs inline. */
 void wirediff_describe(FILE *out);
