@@ -7,64 +7,52 @@
 #include <stdint.h>
 
 #include "kq/buf.h"
+#include "kq/wire_desc.h"
 #include "kq/wire_raft_common.h"
 
 #define WIRE_BEGIN_QUORUM_EPOCH_MIN_VERSION 0
 #define WIRE_BEGIN_QUORUM_EPOCH_MAX_VERSION 1
+#define WIRE_BEGIN_QUORUM_EPOCH_FLEX_VERSION 1
 
-typedef struct wire_begin_quorum_epoch_partition {
-    int32_t partition_index;
-    kq_uuid voter_directory_id; /* v1+, else zero */
-    int32_t leader_id;
-    int32_t leader_epoch;
-} wire_begin_quorum_epoch_partition;
+#define WIRE_BQE_PARTITION(S)              \
+    WF(S, I32, partition_index, 0, WL)         \
+    WF(S, UUID, voter_directory_id, 1, WL)     \
+    WF(S, I32, leader_id, 0, WL)               \
+    WF(S, I32, leader_epoch, 0, WL)
 
-typedef struct wire_begin_quorum_epoch_topic {
-    kq_slice topic_name;
-    wire_begin_quorum_epoch_partition *partitions;
-    int32_t partition_count;
-} wire_begin_quorum_epoch_topic;
+#define WIRE_BQE_TOPIC(S)            \
+    WF(S, STRING, topic_name, 0, WL) \
+    WA(S, wire_begin_quorum_epoch_partition, partitions, partition_count, 0, WL)
 
-typedef struct wire_begin_quorum_epoch_request {
-    kq_slice cluster_id; /* nullable */
-    int32_t voter_id;    /* v1+, default -1 */
-    wire_begin_quorum_epoch_topic *topics;
-    int32_t topic_count;
-    wire_raft_listener *leader_endpoints; /* v1+ */
-    int32_t leader_endpoint_count;
-} wire_begin_quorum_epoch_request;
+#define WIRE_BQE_REQUEST(S)                                             \
+    WF(S, STRING, cluster_id, 0, WL, WIRE_NULLABLE(0))                  \
+    WF(S, I32, voter_id, 1, WL, WIRE_DEFAULT(-1))                       \
+    WA(S, wire_begin_quorum_epoch_topic, topics, topic_count, 0, WL)    \
+    WA(S, wire_raft_listener, leader_endpoints, leader_endpoint_count, 1, WL)
 
-typedef struct wire_begin_quorum_epoch_partition_result {
-    int32_t partition_index;
-    int16_t error_code;
-    int32_t leader_id;
-    int32_t leader_epoch;
-} wire_begin_quorum_epoch_partition_result;
+#define WIRE_BQE_PARTITION_RESULT(S)   \
+    WF(S, I32, partition_index, 0, WL) \
+    WF(S, I16, error_code, 0, WL)      \
+    WF(S, I32, leader_id, 0, WL)       \
+    WF(S, I32, leader_epoch, 0, WL)
 
-typedef struct wire_begin_quorum_epoch_topic_result {
-    kq_slice topic_name;
-    wire_begin_quorum_epoch_partition_result *partitions;
-    int32_t partition_count;
-} wire_begin_quorum_epoch_topic_result;
+#define WIRE_BQE_TOPIC_RESULT(S)     \
+    WF(S, STRING, topic_name, 0, WL) \
+    WA(S, wire_begin_quorum_epoch_partition_result, partitions, partition_count, 0, WL)
 
-typedef struct wire_begin_quorum_epoch_response {
-    int16_t error_code;
-    wire_begin_quorum_epoch_topic_result *topics;
-    int32_t topic_count;
-    /* tag 0, v1+; written only when node_endpoint_count > 0 */
-    wire_raft_node_endpoint *node_endpoints;
-    int32_t node_endpoint_count;
-} wire_begin_quorum_epoch_response;
+#define WIRE_BQE_RESPONSE(S)                                                \
+    WF(S, I16, error_code, 0, WL)                                           \
+    WA(S, wire_begin_quorum_epoch_topic_result, topics, topic_count, 0, WL) \
+    WA(S, wire_raft_node_endpoint, node_endpoints, node_endpoint_count, 1, WL, WIRE_TAG(0, 1))
 
-/* Body after the header; decoders return 0 or -1 (malformed, truncated or
- * unsupported version). Encoders set w->error for an unsupported version. */
-int wire_begin_quorum_epoch_request_decode(kq_reader *r, int16_t version, kq_arena *arena,
-                                           wire_begin_quorum_epoch_request *out);
-void wire_begin_quorum_epoch_request_encode(kq_writer *w, int16_t version,
-                                            const wire_begin_quorum_epoch_request *in);
-int wire_begin_quorum_epoch_response_decode(kq_reader *r, int16_t version, kq_arena *arena,
-                                            wire_begin_quorum_epoch_response *out);
-void wire_begin_quorum_epoch_response_encode(kq_writer *w, int16_t version,
-                                             const wire_begin_quorum_epoch_response *in);
+#define WIRE_BEGIN_QUORUM_EPOCH_STRUCTS(D, DI) \
+    D(wire_begin_quorum_epoch_partition, WIRE_BQE_PARTITION) \
+    D(wire_begin_quorum_epoch_topic, WIRE_BQE_TOPIC) \
+    D(wire_begin_quorum_epoch_request, WIRE_BQE_REQUEST) \
+    D(wire_begin_quorum_epoch_partition_result, WIRE_BQE_PARTITION_RESULT) \
+    D(wire_begin_quorum_epoch_topic_result, WIRE_BQE_TOPIC_RESULT) \
+    D(wire_begin_quorum_epoch_response, WIRE_BQE_RESPONSE)
+WIRE_DECLARE_STRUCTS(WIRE_BEGIN_QUORUM_EPOCH_STRUCTS)
+WIRE_API_FUNCS(wire_begin_quorum_epoch)
 
 #endif

@@ -1,15 +1,22 @@
-/* One description per wire message (issue 21). Each message's fields are
- * listed once, as an X-macro list in include/kq/wire_<api>.h:
+/* One description per wire message (issue 21). Each API's fields are listed
+ * once, as X-macro lists in include/kq/wire_<api>.h:
  *
  *   #define WIRE_VOTE_PARTITION(S)                                  \
  *       WF(S, I32, partition_index, 0, WL)                          \
  *       WF(S, UUID, voter_directory_id, 1, WL)                      \
  *       WF(S, BOOL, pre_vote, 2, WL)
- *   WIRE_STRUCT(wire_vote_partition, WIRE_VOTE_PARTITION)
+ *   ...
+ *   #define WIRE_VOTE_STRUCTS(D, DI)                                \
+ *       D(wire_vote_partition, WIRE_VOTE_PARTITION) ...             \
+ *       D(wire_vote_request, WIRE_VOTE_REQUEST) ...
+ *   WIRE_DECLARE_STRUCTS(WIRE_VOTE_STRUCTS)
+ *   WIRE_API_FUNCS(wire_vote)
  *
- * From that list come the C struct (WIRE_STRUCT, here) and the descriptor
- * table (WIRE_DESC, src/wire/wire_desc_gen.h), which the one table-driven
- * codec (src/wire/wire_desc.c) reads, writes, fills with random values and
+ * with the versions in WIRE_VOTE_{MIN,MAX,FLEX}_VERSION and a row in
+ * include/kq/wire_apis.h. From the lists come the C structs (here), and the
+ * descriptor tables and the four functions (src/wire/wire_msgs.c), which the
+ * one table-driven codec (src/wire/wire_desc.c) reads, writes, fills with
+ * random values and
  * prints. A field line names the struct S, a kind, the C name and the first
  * and last version the field exists in (WL: every later version), then
  * optional attributes:
@@ -150,8 +157,25 @@ typedef struct wire_msg_desc {
 #define WIRE_STRUCT(S, LIST)                 \
     typedef struct S {                       \
         LIST(S)                              \
-    } S;                                     \
-    extern const struct wire_struct_desc S##_desc;
+    } S;
+
+/* An API's list of structs, inner first: STRUCTS(D, DI) names each struct
+ * and its field list as D(S, LIST), and each inline struct as
+ * DI(S, LIST, name). Declared here, described in src/wire/wire_msgs.c. */
+#define WIRE_NO_INLINE(S, LIST, N)
+#define WIRE_DECLARE_STRUCTS(STRUCTS) STRUCTS(WIRE_STRUCT, WIRE_NO_INLINE)
+
+/* The four functions of API P (P_request_decode, P_request_encode,
+ * P_response_decode, P_response_encode): decoders parse the body after the
+ * header and return 0, or -1 on malformed or truncated input or a version
+ * outside the description; encoders set w->error for such a version. */
+#define WIRE_API_FUNCS(P)                                                                 \
+    int P##_request_decode(kq_reader *r, int16_t version, kq_arena *arena,             \
+                           P##_request *out);                                          \
+    void P##_request_encode(kq_writer *w, int16_t version, const P##_request *in);     \
+    int P##_response_decode(kq_reader *r, int16_t version, kq_arena *arena,            \
+                            P##_response *out);                                        \
+    void P##_response_encode(kq_writer *w, int16_t version, const P##_response *in);
 
 /* ---- the one codec ---- */
 

@@ -8,43 +8,37 @@
 #include <stdint.h>
 
 #include "kq/buf.h"
+#include "kq/wire_desc.h"
 
 #define WIRE_DESCRIBE_CLUSTER_MIN_VERSION 0
 #define WIRE_DESCRIBE_CLUSTER_MAX_VERSION 1
+#define WIRE_DESCRIBE_CLUSTER_FLEX_VERSION 0
 
-typedef struct wire_describe_cluster_request {
-    bool include_cluster_authorized_operations;
-    int8_t endpoint_type; /* v1+, default 1 (brokers) */
-} wire_describe_cluster_request;
+#define WIRE_DC_REQUEST(S)                                     \
+    WF(S, BOOL, include_cluster_authorized_operations, 0, WL)  \
+    WF(S, I8, endpoint_type, 1, WL, WIRE_DEFAULT(1))
 
-typedef struct wire_describe_cluster_broker {
-    int32_t broker_id;
-    kq_slice host;
-    int32_t port;
-    kq_slice rack; /* nullable */
-} wire_describe_cluster_broker;
+#define WIRE_DC_BROKER(S)          \
+    WF(S, I32, broker_id, 0, WL)   \
+    WF(S, STRING, host, 0, WL)     \
+    WF(S, I32, port, 0, WL)        \
+    WF(S, STRING, rack, 0, WL, WIRE_NULLABLE(0))
 
-typedef struct wire_describe_cluster_response {
-    int32_t throttle_time_ms;
-    int16_t error_code;
-    kq_slice error_message; /* nullable */
-    int8_t endpoint_type;   /* v1+, default 1 */
-    kq_slice cluster_id;
-    int32_t controller_id;
-    wire_describe_cluster_broker *brokers;
-    int32_t broker_count;
-    int32_t cluster_authorized_operations;
-} wire_describe_cluster_response;
+#define WIRE_DC_RESPONSE(S)                                                     \
+    WF(S, I32, throttle_time_ms, 0, WL)                                         \
+    WF(S, I16, error_code, 0, WL)                                               \
+    WF(S, STRING, error_message, 0, WL, WIRE_NULLABLE(0))                       \
+    WF(S, I8, endpoint_type, 1, WL, WIRE_DEFAULT(1))                            \
+    WF(S, STRING, cluster_id, 0, WL)                                            \
+    WF(S, I32, controller_id, 0, WL, WIRE_DEFAULT(-1))                          \
+    WA(S, wire_describe_cluster_broker, brokers, broker_count, 0, WL)           \
+    WF(S, I32, cluster_authorized_operations, 0, WL, WIRE_DEFAULT(INT32_MIN))
 
-/* Body after the header; decoders return 0 or -1 (malformed, truncated or
- * unsupported version). Encoders set w->error for an unsupported version. */
-int wire_describe_cluster_request_decode(kq_reader *r, int16_t version, kq_arena *arena,
-                                         wire_describe_cluster_request *out);
-void wire_describe_cluster_request_encode(kq_writer *w, int16_t version,
-                                          const wire_describe_cluster_request *in);
-int wire_describe_cluster_response_decode(kq_reader *r, int16_t version, kq_arena *arena,
-                                          wire_describe_cluster_response *out);
-void wire_describe_cluster_response_encode(kq_writer *w, int16_t version,
-                                           const wire_describe_cluster_response *in);
+#define WIRE_DESCRIBE_CLUSTER_STRUCTS(D, DI) \
+    D(wire_describe_cluster_request, WIRE_DC_REQUEST) \
+    D(wire_describe_cluster_broker, WIRE_DC_BROKER) \
+    D(wire_describe_cluster_response, WIRE_DC_RESPONSE)
+WIRE_DECLARE_STRUCTS(WIRE_DESCRIBE_CLUSTER_STRUCTS)
+WIRE_API_FUNCS(wire_describe_cluster)
 
 #endif

@@ -7,77 +7,62 @@
 #include <stdint.h>
 
 #include "kq/buf.h"
+#include "kq/wire_desc.h"
 #include "kq/wire_raft_common.h"
 
 #define WIRE_DESCRIBE_QUORUM_MIN_VERSION 0
 #define WIRE_DESCRIBE_QUORUM_MAX_VERSION 2
+#define WIRE_DESCRIBE_QUORUM_FLEX_VERSION 0
 
-typedef struct wire_describe_quorum_partition {
-    int32_t partition_index;
-} wire_describe_quorum_partition;
+#define WIRE_DQ_PARTITION(S) WF(S, I32, partition_index, 0, WL)
 
-typedef struct wire_describe_quorum_topic {
-    kq_slice topic_name;
-    wire_describe_quorum_partition *partitions;
-    int32_t partition_count;
-} wire_describe_quorum_topic;
+#define WIRE_DQ_TOPIC(S)             \
+    WF(S, STRING, topic_name, 0, WL) \
+    WA(S, wire_describe_quorum_partition, partitions, partition_count, 0, WL)
 
-typedef struct wire_describe_quorum_request {
-    wire_describe_quorum_topic *topics;
-    int32_t topic_count;
-} wire_describe_quorum_request;
+#define WIRE_DQ_REQUEST(S) WA(S, wire_describe_quorum_topic, topics, topic_count, 0, WL)
 
-typedef struct wire_describe_quorum_replica_state {
-    int32_t replica_id;
-    kq_uuid replica_directory_id;     /* v2+, else zero */
-    int64_t log_end_offset;
-    int64_t last_fetch_timestamp;     /* v1+, default -1 */
-    int64_t last_caught_up_timestamp; /* v1+, default -1 */
-} wire_describe_quorum_replica_state;
+#define WIRE_DQ_REPLICA_STATE(S)                                   \
+    WF(S, I32, replica_id, 0, WL)                                  \
+    WF(S, UUID, replica_directory_id, 2, WL)                       \
+    WF(S, I64, log_end_offset, 0, WL)                              \
+    WF(S, I64, last_fetch_timestamp, 1, WL, WIRE_DEFAULT(-1))      \
+    WF(S, I64, last_caught_up_timestamp, 1, WL, WIRE_DEFAULT(-1))
 
-typedef struct wire_describe_quorum_partition_data {
-    int32_t partition_index;
-    int16_t error_code;
-    kq_slice error_message; /* v2+, nullable; null when absent */
-    int32_t leader_id;
-    int32_t leader_epoch;
-    int64_t high_watermark;
-    wire_describe_quorum_replica_state *current_voters;
-    int32_t current_voter_count;
-    wire_describe_quorum_replica_state *observers;
-    int32_t observer_count;
-} wire_describe_quorum_partition_data;
+#define WIRE_DQ_PARTITION_DATA(S)                                                        \
+    WF(S, I32, partition_index, 0, WL)                                                   \
+    WF(S, I16, error_code, 0, WL)                                                        \
+    WF(S, STRING, error_message, 2, WL, WIRE_NULLABLE(2))                                \
+    WF(S, I32, leader_id, 0, WL)                                                         \
+    WF(S, I32, leader_epoch, 0, WL)                                                      \
+    WF(S, I64, high_watermark, 0, WL)                                                    \
+    WA(S, wire_describe_quorum_replica_state, current_voters, current_voter_count, 0, WL) \
+    WA(S, wire_describe_quorum_replica_state, observers, observer_count, 0, WL)
 
-typedef struct wire_describe_quorum_topic_data {
-    kq_slice topic_name;
-    wire_describe_quorum_partition_data *partitions;
-    int32_t partition_count;
-} wire_describe_quorum_topic_data;
+#define WIRE_DQ_TOPIC_DATA(S)        \
+    WF(S, STRING, topic_name, 0, WL) \
+    WA(S, wire_describe_quorum_partition_data, partitions, partition_count, 0, WL)
 
-typedef struct wire_describe_quorum_node {
-    int32_t node_id;
-    wire_raft_listener *listeners;
-    int32_t listener_count;
-} wire_describe_quorum_node;
+#define WIRE_DQ_NODE(S)            \
+    WF(S, I32, node_id, 2, WL)     \
+    WA(S, wire_raft_listener, listeners, listener_count, 2, WL)
 
-typedef struct wire_describe_quorum_response {
-    int16_t error_code;
-    kq_slice error_message; /* v2+, nullable; null when absent */
-    wire_describe_quorum_topic_data *topics;
-    int32_t topic_count;
-    wire_describe_quorum_node *nodes; /* v2+ */
-    int32_t node_count;
-} wire_describe_quorum_response;
+#define WIRE_DQ_RESPONSE(S)                                              \
+    WF(S, I16, error_code, 0, WL)                                        \
+    WF(S, STRING, error_message, 2, WL, WIRE_NULLABLE(2))                \
+    WA(S, wire_describe_quorum_topic_data, topics, topic_count, 0, WL)   \
+    WA(S, wire_describe_quorum_node, nodes, node_count, 2, WL)
 
-/* Body after the header; decoders return 0 or -1 (malformed, truncated or
- * unsupported version). Encoders set w->error for an unsupported version. */
-int wire_describe_quorum_request_decode(kq_reader *r, int16_t version, kq_arena *arena,
-                                        wire_describe_quorum_request *out);
-void wire_describe_quorum_request_encode(kq_writer *w, int16_t version,
-                                         const wire_describe_quorum_request *in);
-int wire_describe_quorum_response_decode(kq_reader *r, int16_t version, kq_arena *arena,
-                                         wire_describe_quorum_response *out);
-void wire_describe_quorum_response_encode(kq_writer *w, int16_t version,
-                                          const wire_describe_quorum_response *in);
+#define WIRE_DESCRIBE_QUORUM_STRUCTS(D, DI) \
+    D(wire_describe_quorum_partition, WIRE_DQ_PARTITION) \
+    D(wire_describe_quorum_topic, WIRE_DQ_TOPIC) \
+    D(wire_describe_quorum_request, WIRE_DQ_REQUEST) \
+    D(wire_describe_quorum_replica_state, WIRE_DQ_REPLICA_STATE) \
+    D(wire_describe_quorum_partition_data, WIRE_DQ_PARTITION_DATA) \
+    D(wire_describe_quorum_topic_data, WIRE_DQ_TOPIC_DATA) \
+    D(wire_describe_quorum_node, WIRE_DQ_NODE) \
+    D(wire_describe_quorum_response, WIRE_DQ_RESPONSE)
+WIRE_DECLARE_STRUCTS(WIRE_DESCRIBE_QUORUM_STRUCTS)
+WIRE_API_FUNCS(wire_describe_quorum)
 
 #endif

@@ -6,71 +6,58 @@
 #include <stdint.h>
 
 #include "kq/buf.h"
+#include "kq/wire_desc.h"
 #include "kq/wire_raft_common.h"
 
 #define WIRE_END_QUORUM_EPOCH_MIN_VERSION 0
 #define WIRE_END_QUORUM_EPOCH_MAX_VERSION 1
+#define WIRE_END_QUORUM_EPOCH_FLEX_VERSION 1
 
-typedef struct wire_end_quorum_epoch_candidate {
-    int32_t candidate_id;
-    kq_uuid candidate_directory_id;
-} wire_end_quorum_epoch_candidate;
+#define WIRE_EQE_CANDIDATE(S)       \
+    WF(S, I32, candidate_id, 1, WL) \
+    WF(S, UUID, candidate_directory_id, 1, WL)
 
-typedef struct wire_end_quorum_epoch_partition {
-    int32_t partition_index;
-    int32_t leader_id;
-    int32_t leader_epoch;
-    int32_t *preferred_successors; /* v0 only */
-    int32_t preferred_successor_count;
-    wire_end_quorum_epoch_candidate *preferred_candidates; /* v1+ */
-    int32_t preferred_candidate_count;
-} wire_end_quorum_epoch_partition;
+#define WIRE_EQE_PARTITION(S)                                                       \
+    WF(S, I32, partition_index, 0, WL)                                              \
+    WF(S, I32, leader_id, 0, WL)                                                    \
+    WF(S, I32, leader_epoch, 0, WL)                                                 \
+    WAK(S, I32, preferred_successors, preferred_successor_count, 0, 0)              \
+    WA(S, wire_end_quorum_epoch_candidate, preferred_candidates,                    \
+       preferred_candidate_count, 1, WL)
 
-typedef struct wire_end_quorum_epoch_topic {
-    kq_slice topic_name;
-    wire_end_quorum_epoch_partition *partitions;
-    int32_t partition_count;
-} wire_end_quorum_epoch_topic;
+#define WIRE_EQE_TOPIC(S)            \
+    WF(S, STRING, topic_name, 0, WL) \
+    WA(S, wire_end_quorum_epoch_partition, partitions, partition_count, 0, WL)
 
-typedef struct wire_end_quorum_epoch_request {
-    kq_slice cluster_id; /* nullable */
-    wire_end_quorum_epoch_topic *topics;
-    int32_t topic_count;
-    wire_raft_listener *leader_endpoints; /* v1+ */
-    int32_t leader_endpoint_count;
-} wire_end_quorum_epoch_request;
+#define WIRE_EQE_REQUEST(S)                                           \
+    WF(S, STRING, cluster_id, 0, WL, WIRE_NULLABLE(0))                \
+    WA(S, wire_end_quorum_epoch_topic, topics, topic_count, 0, WL)    \
+    WA(S, wire_raft_listener, leader_endpoints, leader_endpoint_count, 1, WL)
 
-typedef struct wire_end_quorum_epoch_partition_result {
-    int32_t partition_index;
-    int16_t error_code;
-    int32_t leader_id;
-    int32_t leader_epoch;
-} wire_end_quorum_epoch_partition_result;
+#define WIRE_EQE_PARTITION_RESULT(S)   \
+    WF(S, I32, partition_index, 0, WL) \
+    WF(S, I16, error_code, 0, WL)      \
+    WF(S, I32, leader_id, 0, WL)       \
+    WF(S, I32, leader_epoch, 0, WL)
 
-typedef struct wire_end_quorum_epoch_topic_result {
-    kq_slice topic_name;
-    wire_end_quorum_epoch_partition_result *partitions;
-    int32_t partition_count;
-} wire_end_quorum_epoch_topic_result;
+#define WIRE_EQE_TOPIC_RESULT(S)     \
+    WF(S, STRING, topic_name, 0, WL) \
+    WA(S, wire_end_quorum_epoch_partition_result, partitions, partition_count, 0, WL)
 
-typedef struct wire_end_quorum_epoch_response {
-    int16_t error_code;
-    wire_end_quorum_epoch_topic_result *topics;
-    int32_t topic_count;
-    /* tag 0, v1+; written only when node_endpoint_count > 0 */
-    wire_raft_node_endpoint *node_endpoints;
-    int32_t node_endpoint_count;
-} wire_end_quorum_epoch_response;
+#define WIRE_EQE_RESPONSE(S)                                              \
+    WF(S, I16, error_code, 0, WL)                                         \
+    WA(S, wire_end_quorum_epoch_topic_result, topics, topic_count, 0, WL) \
+    WA(S, wire_raft_node_endpoint, node_endpoints, node_endpoint_count, 1, WL, WIRE_TAG(0, 1))
 
-/* Body after the header; decoders return 0 or -1 (malformed, truncated or
- * unsupported version). Encoders set w->error for an unsupported version. */
-int wire_end_quorum_epoch_request_decode(kq_reader *r, int16_t version, kq_arena *arena,
-                                         wire_end_quorum_epoch_request *out);
-void wire_end_quorum_epoch_request_encode(kq_writer *w, int16_t version,
-                                          const wire_end_quorum_epoch_request *in);
-int wire_end_quorum_epoch_response_decode(kq_reader *r, int16_t version, kq_arena *arena,
-                                          wire_end_quorum_epoch_response *out);
-void wire_end_quorum_epoch_response_encode(kq_writer *w, int16_t version,
-                                           const wire_end_quorum_epoch_response *in);
+#define WIRE_END_QUORUM_EPOCH_STRUCTS(D, DI) \
+    D(wire_end_quorum_epoch_candidate, WIRE_EQE_CANDIDATE) \
+    D(wire_end_quorum_epoch_partition, WIRE_EQE_PARTITION) \
+    D(wire_end_quorum_epoch_topic, WIRE_EQE_TOPIC) \
+    D(wire_end_quorum_epoch_request, WIRE_EQE_REQUEST) \
+    D(wire_end_quorum_epoch_partition_result, WIRE_EQE_PARTITION_RESULT) \
+    D(wire_end_quorum_epoch_topic_result, WIRE_EQE_TOPIC_RESULT) \
+    D(wire_end_quorum_epoch_response, WIRE_EQE_RESPONSE)
+WIRE_DECLARE_STRUCTS(WIRE_END_QUORUM_EPOCH_STRUCTS)
+WIRE_API_FUNCS(wire_end_quorum_epoch)
 
 #endif

@@ -1,5 +1,5 @@
 /* Endpoint structs shared by the KRaft APIs (Vote, BeginQuorumEpoch,
- * EndQuorumEpoch, DescribeQuorum). */
+ * EndQuorumEpoch, FetchSnapshot, DescribeQuorum). */
 #ifndef KQ_WIRE_RAFT_COMMON_H
 #define KQ_WIRE_RAFT_COMMON_H
 
@@ -8,19 +8,22 @@
 #include "kq/buf.h"
 #include "kq/wire_desc.h"
 
-/* NodeEndpoint in Vote/BeginQuorumEpoch/EndQuorumEpoch responses (v1+). */
+/* NodeEndpoint in the KRaft responses (v1+: the responder's endpoints). */
 #define WIRE_RAFT_NODE_ENDPOINT(S) \
-    WF(S, I32, node_id, 1, WL)     \
-    WF(S, STRING, host, 1, WL)     \
-    WF(S, U16, port, 1, WL)
-WIRE_STRUCT(wire_raft_node_endpoint, WIRE_RAFT_NODE_ENDPOINT)
+    WF(S, I32, node_id, 0, WL)     \
+    WF(S, STRING, host, 0, WL)     \
+    WF(S, U16, port, 0, WL)
 
 /* LeaderEndpoint in Begin/EndQuorumEpoch requests and Listener in
  * DescribeQuorum nodes. */
-typedef struct wire_raft_listener {
-    kq_slice name;
-    kq_slice host;
-    uint16_t port;
-} wire_raft_listener;
+#define WIRE_RAFT_LISTENER(S)  \
+    WF(S, STRING, name, 0, WL) \
+    WF(S, STRING, host, 0, WL) \
+    WF(S, U16, port, 0, WL)
+
+#define WIRE_RAFT_COMMON_STRUCTS(D, DI)                     \
+    D(wire_raft_node_endpoint, WIRE_RAFT_NODE_ENDPOINT) \
+    D(wire_raft_listener, WIRE_RAFT_LISTENER)
+WIRE_DECLARE_STRUCTS(WIRE_RAFT_COMMON_STRUCTS)
 
 #endif

@@ -13,6 +13,7 @@
 
 #define WIRE_VOTE_MIN_VERSION 0
 #define WIRE_VOTE_MAX_VERSION 2
+#define WIRE_VOTE_FLEX_VERSION 0
 
 #define WIRE_VOTE_PARTITION(S)                                                        \
     WF(S, I32, partition_index, 0, WL)                                                \
@@ -23,18 +24,15 @@
     WF(S, I32, last_offset_epoch, 0, WL)                                              \
     WF(S, I64, last_offset, 0, WL)                                                    \
     WF(S, BOOL, pre_vote, 2, WL)
-WIRE_STRUCT(wire_vote_partition, WIRE_VOTE_PARTITION)
 
 #define WIRE_VOTE_TOPIC(S)         \
     WF(S, STRING, topic_name, 0, WL) \
     WA(S, wire_vote_partition, partitions, partition_count, 0, WL)
-WIRE_STRUCT(wire_vote_topic, WIRE_VOTE_TOPIC)
 
 #define WIRE_VOTE_REQUEST(S)                                \
     WF(S, STRING, cluster_id, 0, WL, WIRE_NULLABLE(0))      \
     WF(S, I32, voter_id, 1, WL, WIRE_DEFAULT(-1))           \
     WA(S, wire_vote_topic, topics, topic_count, 0, WL)
-WIRE_STRUCT(wire_vote_request, WIRE_VOTE_REQUEST)
 
 #define WIRE_VOTE_PARTITION_RESULT(S)  \
     WF(S, I32, partition_index, 0, WL) \
@@ -42,26 +40,24 @@ WIRE_STRUCT(wire_vote_request, WIRE_VOTE_REQUEST)
     WF(S, I32, leader_id, 0, WL)       \
     WF(S, I32, leader_epoch, 0, WL)    \
     WF(S, BOOL, vote_granted, 0, WL)
-WIRE_STRUCT(wire_vote_partition_result, WIRE_VOTE_PARTITION_RESULT)
 
 #define WIRE_VOTE_TOPIC_RESULT(S)    \
     WF(S, STRING, topic_name, 0, WL) \
     WA(S, wire_vote_partition_result, partitions, partition_count, 0, WL)
-WIRE_STRUCT(wire_vote_topic_result, WIRE_VOTE_TOPIC_RESULT)
 
 #define WIRE_VOTE_RESPONSE(S)                                        \
     WF(S, I16, error_code, 0, WL)                                    \
     WA(S, wire_vote_topic_result, topics, topic_count, 0, WL)        \
     WA(S, wire_raft_node_endpoint, node_endpoints, node_endpoint_count, 1, WL, WIRE_TAG(0, 1))
-WIRE_STRUCT(wire_vote_response, WIRE_VOTE_RESPONSE)
 
-/* Body after the header; decoders return 0 or -1 (malformed, truncated or
- * unsupported version). Encoders set w->error for an unsupported version. */
-int wire_vote_request_decode(kq_reader *r, int16_t version, kq_arena *arena,
-                             wire_vote_request *out);
-void wire_vote_request_encode(kq_writer *w, int16_t version, const wire_vote_request *in);
-int wire_vote_response_decode(kq_reader *r, int16_t version, kq_arena *arena,
-                              wire_vote_response *out);
-void wire_vote_response_encode(kq_writer *w, int16_t version, const wire_vote_response *in);
+#define WIRE_VOTE_STRUCTS(D, DI) \
+    D(wire_vote_partition, WIRE_VOTE_PARTITION) \
+    D(wire_vote_topic, WIRE_VOTE_TOPIC) \
+    D(wire_vote_request, WIRE_VOTE_REQUEST) \
+    D(wire_vote_partition_result, WIRE_VOTE_PARTITION_RESULT) \
+    D(wire_vote_topic_result, WIRE_VOTE_TOPIC_RESULT) \
+    D(wire_vote_response, WIRE_VOTE_RESPONSE)
+WIRE_DECLARE_STRUCTS(WIRE_VOTE_STRUCTS)
+WIRE_API_FUNCS(wire_vote)
 
 #endif

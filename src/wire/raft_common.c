@@ -102,5 +102,3 @@ void wire_raft_leader_result_write(kq_writer *w, int32_t partition_index, int16_
     kq_write_i32(w, leader_epoch);
 }
 
-#include "wire_desc_gen.h"
-WIRE_DESC(wire_raft_node_endpoint, WIRE_RAFT_NODE_ENDPOINT)

@@ -151,9 +151,10 @@ static void read_array(kq_reader *r, const wire_dctx *c, const wire_field *f, vo
     wire_field strf = {.kind = WIRE_K_STRING};
     for (int32_t i = 0; i < n && !r->error; i++) {
         void *e = elems + (size_t)i * elem_size;
-        if (f->sub)
+        if (f->sub) {
+            wire_struct_defaults(f->sub, e);
             read_struct(r, c, f->sub, e);
-        else
+        } else
             read_scalar(r, c, &strf, f->elem, e);
     }
     if (r->error) {

@@ -1,7 +1,8 @@
-/* Descriptor mode for the field lists of include/kq/wire_<api>.h: a codec's
- * .c includes its header (which declared the structs), then this file, then
- * writes WIRE_DESC for each struct, inner structs first, and WIRE_MSG for the
- * request and the response. See include/kq/wire_desc.h for the list form. */
+/* Descriptor mode for the field lists of include/kq/wire_<api>.h, used by
+ * src/wire/wire_msgs.c only: after every API header has declared its structs,
+ * this file turns the shape macros into descriptor rows, and WIRE_DESC /
+ * WIRE_MSG build each API's tables and functions. See include/kq/wire_desc.h
+ * for the list form. */
 #ifndef KQ_WIRE_DESC_GEN_H
 #define KQ_WIRE_DESC_GEN_H
 
@@ -53,7 +54,7 @@
 
 #define WIRE_DESC_TABLE(DNAME, SNAME, SIZE, LIST, S)                                   \
     static const wire_field DNAME##_fields[] = {LIST(S)};                              \
-    const wire_struct_desc DNAME##_desc = {                                     \
+    static const wire_struct_desc DNAME##_desc = {                                     \
         SNAME, SIZE, DNAME##_fields, (uint32_t)(sizeof DNAME##_fields / sizeof DNAME##_fields[0])};
 
 /* The descriptor S_desc of struct S from its field list. */
@@ -61,10 +62,12 @@
 /* An inline struct N of S (WI): its fields are S's own (declared by WH). */
 #define WIRE_DESC_INLINE(S, LIST, N) WIRE_DESC_TABLE(S##__##N, #N, 0, LIST, S)
 
-/* The message S (a request or response body) of an API, and its public
- * S_decode / S_encode. FLEX: first flexible version (WL: never). */
-#define WIRE_MSG(S, KEY, RESPONSE, VMIN, VMAX, FLEX)                                   \
-    const wire_msg_desc S##_msg = {(KEY), (RESPONSE), (VMIN), (VMAX), (FLEX), &S##_desc}; \
+/* The message S (a request or response body) of API N, with its versions
+ * from WIRE_N_{MIN,MAX,FLEX}_VERSION, and its public S_decode / S_encode. */
+#define WIRE_MSG(S, N, RESPONSE)                                                       \
+    static const wire_msg_desc S##_msg = {WIRE_API_##N, (RESPONSE), WIRE_##N##_MIN_VERSION, \
+                                          WIRE_##N##_MAX_VERSION, WIRE_##N##_FLEX_VERSION, \
+                                          &S##_desc};                                  \
     int S##_decode(kq_reader *r, int16_t version, kq_arena *arena, S *out)             \
     {                                                                                  \
         return wire_msg_decode(&S##_msg, r, version, arena, out);                      \

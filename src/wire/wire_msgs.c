@@ -1,19 +1,30 @@
-/* The registry of described messages: every API's request and response
- * descriptions (WIRE_MSG in src/wire/<api>.c), for the differential test and
- * the API table. */
+/* The descriptions of every API in include/kq/wire_apis.h made into
+ * descriptor tables, with each API's four public functions
+ * (wire_<api>_request_decode, ..._encode, wire_<api>_response_decode,
+ * ..._encode), and the registry over them. Nothing here is per API. */
 #include <stddef.h>
 
-#include "kq/wire_desc.h"
+#include "kq/wire.h"
+#include "kq/wire_apis.h"
+#include "kq/wire_begin_quorum_epoch.h"
+#include "kq/wire_describe_cluster.h"
+#include "kq/wire_describe_quorum.h"
+#include "kq/wire_end_quorum_epoch.h"
+#include "kq/wire_raft_common.h"
+#include "kq/wire_vote.h"
+#include "wire_desc_gen.h" /* last: it turns the field lists into descriptors */
 
-/* Prefixes of the APIs described so far (wire_<api>_request_msg and
- * wire_<api>_response_msg). */
-#define WIRE_DESCRIBED(X) X(wire_vote)
+#define DESCRIBE_SHARED(N) WIRE_##N##_STRUCTS(WIRE_DESC, WIRE_DESC_INLINE)
+WIRE_SHARED_STRUCTS(DESCRIBE_SHARED)
 
-#define WIRE_MSG_EXTERN(P) extern const wire_msg_desc P##_request_msg, P##_response_msg;
-WIRE_DESCRIBED(WIRE_MSG_EXTERN)
+#define DESCRIBE_API(N, KEY, NAME, P, ADV_MIN, HANDLER)  \
+    WIRE_##N##_STRUCTS(WIRE_DESC, WIRE_DESC_INLINE)      \
+    WIRE_MSG(P##_request, N, false)                      \
+    WIRE_MSG(P##_response, N, true)
+WIRE_APIS(DESCRIBE_API)
 
-#define WIRE_MSG_REF(P) &P##_request_msg, &P##_response_msg,
-static const wire_msg_desc *const all_msgs[] = {WIRE_DESCRIBED(WIRE_MSG_REF)};
+#define MSG_REFS(N, KEY, NAME, P, ADV_MIN, HANDLER) &P##_request_msg, &P##_response_msg,
+static const wire_msg_desc *const all_msgs[] = {WIRE_APIS(MSG_REFS)};
 
 const wire_msg_desc *const *wire_msg_all(int *count)
 {
