@@ -129,6 +129,10 @@ class Checker:
 
     def check_default(self, msg, v, path, of, kf, tagged):
         kt, kdef = kf["type"], kf.get("default")
+        if isinstance(kdef, bool):
+            kdef = "true" if kdef else "false"
+        elif isinstance(kdef, int):
+            kdef = str(kdef)
         if kt in ("int8", "int16", "uint16", "int32", "int64"):
             want = int(kdef, 0) if kdef not in (None, "") else 0
             if of["default"] != want:
