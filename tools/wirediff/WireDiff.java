@@ -96,6 +96,72 @@ public class WireDiff {
             start();
         }
 
+        /* The answers to many requests, written by another thread so that
+         * neither pipe can fill up. A random's answer is its hex (in .hex);
+         * a decode's is its JSON and re-encode. A request that kills
+         * kq-wirediff gets an error answer and a new process serves the rest. */
+        List<Decoded> answers(List<String> lines, boolean decode) throws IOException {
+            List<Decoded> out = new ArrayList<>();
+            try {
+                writeAll(lines);
+                for (int i = 0; i < lines.size(); i++)
+                    out.add(decode ? readDecoded() : readHex());
+                return out;
+            } catch (IOException e) {
+                restart();
+            }
+            out.clear();
+            for (String line : lines) {
+                try {
+                    writeAll(List.of(line));
+                    out.add(decode ? readDecoded() : readHex());
+                } catch (IOException e) {
+                    out.add(new Decoded(null, null, (decode ? "ours: " : "") + e.getMessage()));
+                    restart();
+                }
+            }
+            return out;
+        }
+
+        void writeAll(List<String> lines) {
+            BufferedWriter w = out;
+            Thread t = new Thread(() -> {
+                try {
+                    for (String line : lines) {
+                        w.write(line);
+                        w.write('\n');
+                    }
+                    w.flush();
+                } catch (IOException e) {
+                    /* the reader sees the process end */
+                }
+            });
+            t.setDaemon(true);
+            t.start();
+        }
+
+        Decoded readHex() throws IOException {
+            String s = next();
+            return s.startsWith("error") ? new Decoded(null, null, s) : new Decoded(null, s, null);
+        }
+
+        Decoded readDecoded() throws IOException {
+            String first = next();
+            if (first.startsWith("error"))
+                return new Decoded(null, null, "ours: " + first);
+            JsonNode json;
+            try {
+                json = normalise(JSON.readTree(first));
+            } catch (IOException e) {
+                next();
+                return new Decoded(null, null, "ours: bad JSON: " + first);
+            }
+            String second = next();
+            if (second.startsWith("error"))
+                return new Decoded(json, null, "ours: re-encode: " + second);
+            return new Decoded(json, second, null);
+        }
+
         String ask(String line) throws IOException {
             out.write(line);
             out.write('\n');
@@ -147,23 +213,6 @@ public class WireDiff {
 
     /* One side of a decode: our JSON and re-encode, or why not. */
     record Decoded(JsonNode json, String hex, String error) {}
-
-    static Decoded oursDecode(Ours ours, Msg m, String hex) throws IOException {
-        String first = ours.ask("decode " + m.api + " " + m.version + " " + m.dir() + " " + hex);
-        if (first.startsWith("error"))
-            return new Decoded(null, null, "ours: " + first);
-        JsonNode json;
-        try {
-            json = normalise(JSON.readTree(first));
-        } catch (IOException e) {
-            ours.next();
-            return new Decoded(null, null, "ours: bad JSON: " + first);
-        }
-        String second = ours.next();
-        if (second.startsWith("error"))
-            return new Decoded(json, null, "ours: re-encode: " + second);
-        return new Decoded(json, second, null);
-    }
 
     /* ---- Kafka's side ---- */
 
@@ -422,14 +471,22 @@ public class WireDiff {
         }
     }
 
-    static void oursToKafka(Run run, Msg m, KafkaMsg k, long seed) throws Exception {
+    /* One seed's case on Kafka's side: its canonical bytes and values. */
+    record KafkaCase(long seed, String hex, JsonNode json) {}
+
+    static KafkaCase kafkaCase(Msg m, KafkaMsg k, long seed) throws ReflectiveOperationException {
+        Schema schema = k.schema(m.version);
+        Random r = new Random(seed * 1000003L + m.api * 131L + m.version * 7L + (m.response ? 1 : 0));
+        Struct s = randomStruct(schema, r);
+        ByteBuffer buf = ByteBuffer.allocate(schema.sizeOf(s));
+        schema.write(buf, s);
+        Message msg = k.read(buf.array(), m.version);
+        return new KafkaCase(seed, hex(kafkaWrite(msg, m.version)), dump(msg, schema));
+    }
+
+    /* ours -> Kafka: our random message (hex) and our decode of it. */
+    static void oursToKafka(Run run, Msg m, KafkaMsg k, long seed, String hex, Decoded d) throws Exception {
         final String dir = "ours->Kafka";
-        String hex = run.ours.ask("random " + m.api + " " + m.version + " " + m.dir() + " " + seed);
-        if (hex.startsWith("error")) {
-            run.fail(m, dir, seed, "ours: random: " + hex, null, null, null);
-            return;
-        }
-        Decoded d = oursDecode(run.ours, m, hex);
         if (d.error != null) {
             run.fail(m, dir, seed, d.error, hex, d.json, null);
             return;
@@ -452,28 +509,22 @@ public class WireDiff {
             run.fail(m, dir, seed, "values differ at " + diff, hex, d.json, kafka);
     }
 
-    static void kafkaToOurs(Run run, Msg m, KafkaMsg k, long seed) throws Exception {
+    /* Kafka -> ours: Kafka's canonical bytes and our decode of them. */
+    static void kafkaToOurs(Run run, Msg m, KafkaCase kc, Decoded d) {
         final String dir = "Kafka->ours";
-        Schema schema = k.schema(m.version);
-        Random r = new Random(seed * 1000003L + m.api * 131L + m.version * 7L + (m.response ? 1 : 0));
-        Struct s = randomStruct(schema, r);
-        ByteBuffer buf = ByteBuffer.allocate(schema.sizeOf(s));
-        schema.write(buf, s);
-        Message msg = k.read(buf.array(), m.version);
-        String hex = hex(kafkaWrite(msg, m.version));
-        JsonNode kafka = dump(msg, schema);
-        Decoded d = oursDecode(run.ours, m, hex);
         if (d.error != null) {
-            run.fail(m, dir, seed, d.error, hex, d.json, kafka);
+            run.fail(m, dir, kc.seed, d.error, kc.hex, d.json, kc.json);
             return;
         }
-        String diff = firstDiff("", d.json, kafka);
+        String diff = firstDiff("", d.json, kc.json);
         if (diff != null)
-            run.fail(m, dir, seed, "values differ at " + diff, hex, d.json, kafka);
-        if (!d.hex.equals(hex))
-            run.fail(m, dir, seed, "our re-encode differs from Kafka's bytes: " + d.hex, hex, d.json, kafka);
+            run.fail(m, dir, kc.seed, "values differ at " + diff, kc.hex, d.json, kc.json);
+        if (!d.hex.equals(kc.hex))
+            run.fail(m, dir, kc.seed, "our re-encode differs from Kafka's bytes: " + d.hex, kc.hex, d.json, kc.json);
     }
 
+    /* Every seed of one message: our random messages in one batch, then our
+     * decodes of them and of Kafka's messages in another. */
     static void check(Run run, Msg m, long firstSeed, int seeds) throws IOException {
         KafkaMsg k;
         try {
@@ -487,22 +538,41 @@ public class WireDiff {
                      null, null);
             return;
         }
+        String args = m.api + " " + m.version + " " + m.dir() + " ";
+        List<String> randoms = new ArrayList<>();
+        for (long seed = firstSeed; seed < firstSeed + seeds; seed++)
+            randoms.add("random " + args + seed);
+        List<Decoded> ourHex = run.ours.answers(randoms, false);
+        List<KafkaCase> kafka = new ArrayList<>();
         for (long seed = firstSeed; seed < firstSeed + seeds; seed++) {
-            for (int dir = 0; dir < 2; dir++) {
+            try {
+                kafka.add(kafkaCase(m, k, seed));
+            } catch (Exception e) {
                 run.cases++;
-                try {
-                    if (dir == 0)
-                        oursToKafka(run, m, k, seed);
-                    else
-                        kafkaToOurs(run, m, k, seed);
-                } catch (IOException e) {
-                    run.fail(m, dir == 0 ? "ours->Kafka" : "Kafka->ours", seed, e.getMessage(), null, null, null);
-                    run.ours.restart();
-                } catch (Exception e) {
-                    run.fail(m, dir == 0 ? "ours->Kafka" : "Kafka->ours", seed, "harness: " + cause(e), null, null,
-                             null);
-                }
+                run.fail(m, "Kafka->ours", seed, "harness: Kafka's side: " + cause(e), null, null, null);
             }
+        }
+        List<String> decodes = new ArrayList<>();
+        for (Decoded h : ourHex)
+            decodes.add("decode " + args + (h.error == null ? h.hex : "00"));
+        for (KafkaCase kc : kafka)
+            decodes.add("decode " + args + kc.hex);
+        List<Decoded> answers = run.ours.answers(decodes, true);
+        for (int i = 0; i < ourHex.size(); i++) {
+            long seed = firstSeed + i;
+            run.cases++;
+            try {
+                if (ourHex.get(i).error != null)
+                    run.fail(m, "ours->Kafka", seed, "ours: random: " + ourHex.get(i).error, null, null, null);
+                else
+                    oursToKafka(run, m, k, seed, ourHex.get(i).hex, answers.get(i));
+            } catch (Exception e) {
+                run.fail(m, "ours->Kafka", seed, "harness: " + cause(e), null, null, null);
+            }
+        }
+        for (int i = 0; i < kafka.size(); i++) {
+            run.cases++;
+            kafkaToOurs(run, m, kafka.get(i), answers.get(ourHex.size() + i));
         }
     }
 
