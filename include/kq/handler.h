@@ -16,6 +16,7 @@
 #include "kq/log.h"
 #include "kq/producer_state.h"
 #include "kq/raft.h"
+#include "kq/request.h"
 
 
 typedef struct handler_endpoint {
@@ -175,10 +176,10 @@ void handler_destroy(handler *h);
 
 enum handler_decision_kind {
     HANDLER_DONE = 0,     /* answered, closed, parked or waiting: nothing to do */
-    HANDLER_APPEND,       /* check producer state, CLIENT_APPEND, handler_append_result */
+    HANDLER_APPEND,       /* carry out request (KQ_REQUEST_APPEND), then handler_request_done */
     HANDLER_RAFT_RECEIVE, /* step the core with RECEIVE msg (its token routes the answer) */
     HANDLER_FORWARD,      /* relay frame to leader_id; answer with handler_forward_answer */
-    HANDLER_PRODUCER_ID,  /* hand out a new producer id: handler_producer_id_result */
+    HANDLER_PRODUCER_ID,  /* carry out request (KQ_REQUEST_PRODUCER_ID), then handler_request_done */
     HANDLER_TIME_SEARCH,  /* search the log off the loop: handler_time_search_result */
 };
 
@@ -198,20 +199,6 @@ typedef struct handler_time_search {
  * every target is settled, else 0. */
 int handler_time_search_batch(void *search, const uint8_t *batch, size_t len);
 
-/* Client batches to append (one partition: __cluster_metadata-0), already
- * validated: a Produce's, or an OffsetCommit's one control batch (the
- * handlers' own, valid until handler_append_result). producer_id < 0: not
- * idempotent. */
-typedef struct handler_append {
-    uint8_t *records; /* in the request frame; valid until the frame is done */
-    size_t len;
-    int32_t offset_count;
-    int64_t producer_id;
-    int16_t producer_epoch;
-    int32_t base_sequence;
-    int32_t last_sequence;
-} handler_append;
-
 typedef struct handler_forward {
     int32_t leader_id;
     uint8_t *frame; /* malloc'd; the executor frees it */
@@ -223,33 +210,30 @@ typedef struct handler_forward {
 
 typedef struct handler_decision {
     enum handler_decision_kind kind;
-    handler_append append;
+    /* HANDLER_APPEND, HANDLER_PRODUCER_ID: the request to carry out and
+     * complete once (kq/request.h), then hand back. */
+    kq_request *request;
     raft_msg msg;
     handler_forward forward;
     handler_time_search search;
 } handler_decision;
 
 /* One inbound frame (request header + body); data may be modified in place.
- * Fills *decision; for HANDLER_APPEND the executor must call
- * handler_append_result before the next frame. */
+ * Fills *decision; for HANDLER_APPEND and HANDLER_PRODUCER_ID the executor
+ * completes decision->request and hands it back with handler_request_done
+ * before the next frame (kq/request.h). */
 void handler_on_frame(handler *h, void *slot, uint8_t *frame, size_t len,
                       handler_decision *decision);
-/* The outcome of the HANDLER_APPEND just decided: an error, or the offsets
- * the batches hold (for a duplicate, those of the original) and the leader
- * epoch they were appended in. A Produce's answer waits per acks, an
- * OffsetCommit's until the high watermark and the offsets table pass it. */
-void handler_append_result(handler *h, int16_t error, int64_t base_offset, int64_t last_offset,
-                           int32_t epoch);
+/* A request the executor completed (phase KQ_REQUEST_EXECUTED) comes back:
+ * the handler answers from its result. A Produce's answer waits per acks,
+ * an OffsetCommit's until the high watermark and the offsets table pass it. */
+void handler_request_done(handler *h, kq_request *req);
 
 /* A search decided earlier (HANDLER_TIME_SEARCH) is done: rc 0 with the
  * results in s, or a negative errno (the request is answered with
  * KAFKA_STORAGE_ERROR, or NOT_LEADER_OR_FOLLOWER if leadership moved). May
  * come in any order, after other frames. */
 void handler_time_search_result(handler *h, const handler_time_search *s, int rc);
-
-/* The outcome of the HANDLER_PRODUCER_ID just decided: a new id (epoch 0),
- * or an error (the id could not be reserved). */
-void handler_producer_id_result(handler *h, int16_t error, int64_t producer_id);
 
 /* The core asked to send msg (SEND action). Responses (token != 0) are
  * encoded and answered here; requests to peers are encoded into out (header
@@ -316,9 +300,9 @@ void handler_on_progress(handler *h);
 /* Earliest deadline of a waiting request (INT64_MAX if none) and expiry. */
 int64_t handler_next_deadline(const handler *h);
 void handler_on_tick(handler *h, int64_t now_ms);
-/* After handler_on_tick: a batch the server itself writes (the tombstones of
- * expired group offsets) to append as a HANDLER_APPEND; the executor then
- * calls handler_append_result. false: none. */
-bool handler_take_append(handler *h, handler_append *out);
+/* After handler_on_tick: a request the server itself makes (the tombstones
+ * of expired group offsets, an append) for the executor to carry out and
+ * hand back with handler_request_done, as a frame's. NULL: none. */
+kq_request *handler_take_request(handler *h);
 
 #endif

@@ -13,21 +13,6 @@
 #include "kq/log_line.h"
 #include "kq/quorum_state_file.h"
 
-int64_t exec_now(kq_exec *x)
-{
-    return x->env.now_ms(x->env.ctx);
-}
-
-void exec_fatal(kq_exec *x, const char *what, const char *detail)
-{
-    if (x->failed)
-        return;
-    x->failed = true;
-    log_line("FATAL: node %d: %s: %s; stopping the node (never retried)", x->cfg.node_id, what,
-             detail);
-    x->env.fatal(x->env.ctx, what, detail);
-}
-
 bool exec_failed(const kq_exec *x)
 {
     return x->failed;
@@ -334,6 +319,8 @@ kq_exec *exec_create(const exec_config *config, const exec_env *env, char *err, 
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
+    x->up = (exec_up){.step = exec_step, .step_append = exec_step_append,
+                      .settle = exec_settle};
     x->cfg = *config;
     x->env = *env;
     snprintf(x->cluster_id, sizeof(x->cluster_id), "%s", config->cluster_id);

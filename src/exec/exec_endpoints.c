@@ -7,7 +7,7 @@
  * relay uses, and the voter index above it. */
 #include <stdlib.h>
 
-#include "exec_internal.h"
+#include "exec_peer.h"
 #include "kq/assert.h"
 
 /* Bits 8-15 the voter index, 16 and up the request's kind: 0 the client

@@ -19,7 +19,8 @@ void exec_on_frame(kq_exec *x, void *slot, uint8_t *frame, size_t len)
     case HANDLER_DONE:
         break;
     case HANDLER_APPEND:
-        exec_append(x, &d.append);
+    case HANDLER_PRODUCER_ID:
+        exec_carry_out_request(x, d.request);
         break;
     case HANDLER_RAFT_RECEIVE: {
         raft_event ev = {.type = RAFT_EVENT_RECEIVE, .msg = d.msg};
@@ -28,9 +29,6 @@ void exec_on_frame(kq_exec *x, void *slot, uint8_t *frame, size_t len)
     }
     case HANDLER_FORWARD:
         exec_forward(x, slot, &d.forward);
-        break;
-    case HANDLER_PRODUCER_ID:
-        exec_init_producer_id(x);
         break;
     case HANDLER_TIME_SEARCH:
         exec_time_search(x, &d.search);
@@ -44,9 +42,9 @@ void exec_on_timer(kq_exec *x)
     if (x->failed)
         return;
     handler_on_tick(x->handler, exec_now(x));
-    handler_append server_batch; /* e.g. expired group offsets' tombstones */
-    if (handler_take_append(x->handler, &server_batch))
-        exec_append(x, &server_batch);
+    kq_request *own = handler_take_request(x->handler); /* e.g. expired offsets' tombstones */
+    if (own)
+        exec_carry_out_request(x, own);
     exec_ask_endpoints(x);
     exec_workload_tick(x);
     exec_workload_report(x);
@@ -102,7 +100,10 @@ void exec_on_peer_response(kq_exec *x, int32_t node_id, uint64_t tag, const uint
         exec_endpoint_response(x, node_id, tag, frame, len);
     else if (exec_tag_is_forward(tag))
         exec_forward_response(x, tag, frame, len);
-    else
-        exec_raft_response(x, node_id, tag, frame, len);
+    else {
+        raft_event ev;
+        exec_raft_response(x, node_id, tag, frame, len, &ev);
+        exec_step(x, &ev);
+    }
     exec_settle(x);
 }

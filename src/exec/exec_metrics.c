@@ -2,7 +2,7 @@
  * called from a few places of the step path and the handlers' replies. */
 #include <string.h>
 
-#include "exec_internal.h"
+#include "exec_metrics.h"
 
 /* A slot's stamp: API key + 1 in the top 16 bits, the arrival time in
  * microseconds below (2^48 us is 8.9 years of the clock). */
@@ -23,11 +23,6 @@ void exec_metrics_init(kq_exec *x)
     kq_window_init(&m->append_records, KQ_METRICS_WINDOW_MS, now);
     kq_window_init(&m->fetch_records, KQ_METRICS_WINDOW_MS, now);
     m->election_start_ms = -1;
-}
-
-int64_t exec_now_us(kq_exec *x)
-{
-    return x->env.now_us ? x->env.now_us(x->env.ctx) : exec_now(x) * 1000;
 }
 
 void exec_metrics_request(kq_exec *x, void *slot, const uint8_t *frame, size_t len)

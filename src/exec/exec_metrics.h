@@ -10,41 +10,9 @@
 
 #include <stdint.h>
 
-#include "kq/metrics.h"
-#include "kq/raft.h"
-
-typedef struct exec_commit_pending {
-    int64_t last_offset;
-    int64_t appended_ms;
-} exec_commit_pending;
-
-typedef struct exec_metrics {
-    kq_histogram fsync_s;
-    kq_histogram flush_batch_bytes;
-    kq_histogram request_s[KQ_METRICS_API_KEYS_MAX];
-    kq_window commit_latency_ms;
-    kq_window election_latency_ms;
-    kq_window append_records;
-    kq_window fetch_records;
-    uint64_t appended_bytes;       /* since the last flush began */
-    uint64_t flush_bytes;          /* what the flush in flight covers */
-    int64_t flush_start_us;
-    int64_t election_start_ms;     /* -1: no election running */
-    exec_commit_pending pending[KQ_METRICS_COMMIT_PENDING_MAX];
-    uint32_t pending_head;
-    uint32_t pending_count;
-    /* Issue 19: offset-commit records of ours skipped as unparsable. */
-    uint64_t records_unparsable_skipped;
-    /* Issue 19: streamed Fetch answers (exec_stream.c): sent, and cut
-     * because their segment went away between plan and read. */
-    uint64_t fetch_streamed;
-    uint64_t fetch_stream_stale;
-} exec_metrics;
-
-struct kq_exec;
+#include "exec_state.h"
 
 void exec_metrics_init(struct kq_exec *x);
-int64_t exec_now_us(struct kq_exec *x);
 /* A request frame arrived for slot (stamped through env->slot_stamp). */
 void exec_metrics_request(struct kq_exec *x, void *slot, const uint8_t *frame, size_t len);
 /* slot was answered (a response queued, none, or a close). */

@@ -6,7 +6,7 @@
  * OffsetCommit is answered only once its record is applied here). */
 #include <inttypes.h>
 
-#include "exec_internal.h"
+#include "exec_offsets.h"
 #include "kq/group_offsets.h"
 #include "kq/log_line.h"
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec_internal.h"
+#include "exec_peer.h"
 #include "kq/assert.h"
 #include "kq/kafka_errors.h"
 #include "kq/log_line.h"
@@ -44,10 +44,6 @@ static void exec_send_failed(kq_exec *x, const raft_msg *msg)
 
 void exec_send(kq_exec *x, const raft_msg *msg)
 {
-    if (msg->token != 0 && msg->type == RAFT_MSG_FETCH_SNAPSHOT_RESPONSE) {
-        exec_snapshot_answer(x, msg);
-        return;
-    }
     if (msg->token != 0) {
         handler_send_raft_response(x->handler, msg);
         return;
@@ -99,23 +95,22 @@ static void exec_note_peer_error(kq_exec *x, int32_t node_id, const raft_msg *m)
 }
 
 void exec_raft_response(kq_exec *x, int32_t node_id, uint64_t tag, const uint8_t *frame,
-                        size_t len)
+                        size_t len, raft_event *ev)
 {
     enum raft_msg_type type = (enum raft_msg_type)(tag >> 17);
     int16_t version = (int16_t)((tag >> 1) & 0xffff);
-    raft_event ev = {.type = RAFT_EVENT_RECEIVE};
-    if (!frame || !handler_decode_raft_response(x->handler, type, version, frame, len, &ev.msg)) {
+    *ev = (raft_event){.type = RAFT_EVENT_RECEIVE};
+    if (!frame || !handler_decode_raft_response(x->handler, type, version, frame, len, &ev->msg)) {
         if (frame)
             log_line("node %d: malformed response from peer %d", x->cfg.node_id, node_id);
-        memset(&ev.msg, 0, sizeof(ev.msg));
-        ev.type = RAFT_EVENT_SEND_FAILED;
-        ev.msg.type = type;
+        memset(&ev->msg, 0, sizeof(ev->msg));
+        ev->type = RAFT_EVENT_SEND_FAILED;
+        ev->msg.type = type;
     }
-    ev.msg.from = node_id;
-    ev.msg.to = ev.type == RAFT_EVENT_SEND_FAILED ? node_id : x->cfg.node_id;
-    if (ev.type == RAFT_EVENT_RECEIVE)
-        exec_note_peer_error(x, node_id, &ev.msg);
-    exec_step(x, &ev);
+    ev->msg.from = node_id;
+    ev->msg.to = ev->type == RAFT_EVENT_SEND_FAILED ? node_id : x->cfg.node_id;
+    if (ev->type == RAFT_EVENT_RECEIVE)
+        exec_note_peer_error(x, node_id, &ev->msg);
 }
 
 /* ---- relays (DescribeQuorum from a follower to the leader) */

@@ -6,25 +6,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "exec_internal.h"
-#include "kq/kafka_errors.h"
+#include "exec_producer_ids.h"
 #include "kq/log_line.h"
 #include "kq/mutants.h"
 #include "kq/producer_id_file.h"
 
 _Static_assert(EXEC_PRODUCER_ID_BLOCK < (INT64_C(1) << EXEC_PRODUCER_ID_NODE_BITS),
                "a block fits in one node's id range");
-
-static int64_t node_prefix(const kq_exec *x)
-{
-    return (int64_t)((uint64_t)x->cfg.node_id & ((1u << 22) - 1)) << EXEC_PRODUCER_ID_NODE_BITS;
-}
-
-bool exec_producer_id_is_ours(const kq_exec *x, int64_t producer_id)
-{
-    return producer_id >= 0 && (producer_id >> EXEC_PRODUCER_ID_NODE_BITS) ==
-                                   (node_prefix(x) >> EXEC_PRODUCER_ID_NODE_BITS);
-}
 
 /* Called after the producer state was rebuilt from the log (pid_log_max). */
 bool exec_producer_ids_open(kq_exec *x, char *err, size_t errlen)
@@ -37,7 +25,7 @@ bool exec_producer_ids_open(kq_exec *x, char *err, size_t errlen)
     }
     int64_t next = x->cfg.producer_id_base;
     if (!exec_producer_id_is_ours(x, next))
-        next = node_prefix(x);
+        next = exec_producer_id_node_prefix(x);
     if (x->cfg.mutants & KQ_MUTANT_PRODUCER_ID_REUSE) {
         x->pid_next = next; /* the bug: the clock alone decides */
         x->pid_reserved_end = INT64_MAX;
@@ -52,7 +40,7 @@ bool exec_producer_ids_open(kq_exec *x, char *err, size_t errlen)
     return true;
 }
 
-void exec_init_producer_id(kq_exec *x)
+bool exec_next_producer_id(kq_exec *x, int64_t *producer_id)
 {
     if (x->pid_next >= x->pid_reserved_end) {
         int64_t end = x->pid_next + EXEC_PRODUCER_ID_BLOCK;
@@ -60,9 +48,10 @@ void exec_init_producer_id(kq_exec *x)
         if (!exec_producer_id_is_ours(x, end - 1) ||
             kq_producer_id_floor_store(x->env.fs, x->log_dir, end, err, sizeof(err)) != 0) {
             exec_fatal(x, "cannot reserve producer ids", err);
-            return;
+            return false;
         }
         x->pid_reserved_end = end;
     }
-    handler_producer_id_result(x->handler, KAFKA_NONE, x->pid_next++);
+    *producer_id = x->pid_next++;
+    return true;
 }

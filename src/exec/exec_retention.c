@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "exec_internal.h"
+#include "exec_snapshot.h"
 #include "kq/log_line.h"
 #include "kq/snapshot_file.h"
 

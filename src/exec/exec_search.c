@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "exec_internal.h"
+#include "exec_search.h"
 #include "kq/assert.h"
 #include "kq/log_line.h"
 
@@ -101,7 +101,7 @@ void exec_search_done(kq_exec *x, struct exec_search_job *job, int rc)
     job_free(job);
     if (!x->failed && !x->search_pumping) {
         pump(x);
-        exec_settle(x);
+        x->up.settle(x);
     }
 }
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec_internal.h"
+#include "exec_snapshot.h"
 #include "kq/assert.h"
 #include "kq/log_line.h"
 #include "kq/mutants.h"
@@ -208,7 +208,7 @@ void exec_snapshot_done(kq_exec *x, struct exec_snapshot_job *job, int rc)
         exec_snapshot_failed(x, "cannot write a snapshot", job->err, rc);
         exec_snapshot_job_free(job);
         if (!x->failed)
-            exec_settle(x);
+            x->up.settle(x);
         return;
     }
     if (!x->failed)
@@ -220,7 +220,7 @@ void exec_snapshot_done(kq_exec *x, struct exec_snapshot_job *job, int rc)
                  job->id.end_offset, job->id.epoch, job->len);
     exec_snapshot_job_free(job);
     if (!x->failed)
-        exec_settle(x);
+        x->up.settle(x);
 }
 
 void exec_snapshot_appended(kq_exec *x, size_t bytes)

@@ -10,7 +10,7 @@
 #include <errno.h>
 #include <inttypes.h>
 
-#include "exec_internal.h"
+#include "exec_snapshot.h"
 #include "kq/log_line.h"
 #include "kq/mutants.h"
 

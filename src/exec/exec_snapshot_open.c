@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec_internal.h"
+#include "exec_snapshot.h"
 #include "kq/assert.h"
 #include "kq/log_line.h"
 #include "kq/snapshot_file.h"
@@ -32,7 +32,7 @@ void exec_snapshot_tell_core(kq_exec *x)
     if (x->stepping)
         x->snap.tell_pending = true; /* stepped after the output */
     else
-        exec_step(x, &ev);
+        x->up.step(x, &ev);
 }
 
 void exec_snapshot_publish(kq_exec *x, raft_snapshot_id id, int64_t timestamp_ms)

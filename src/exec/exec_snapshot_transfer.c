@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec_internal.h"
+#include "exec_snapshot.h"
 #include "kq/assert.h"
 #include "kq/group_offsets.h"
 #include "kq/kafka_errors.h"

@@ -7,6 +7,7 @@
 
 #include "exec_internal.h"
 #include "kq/assert.h"
+#include "kq/kafka_errors.h"
 #include "kq/log_line.h"
 #include "kq/mutants.h"
 #include "kq/quorum_state_file.h"
@@ -84,7 +85,10 @@ static void exec_action(kq_exec *x, const raft_action *a)
         exec_start_flush(x);
         break;
     case RAFT_ACTION_SEND:
-        exec_send(x, &a->msg);
+        if (a->msg.token != 0 && a->msg.type == RAFT_MSG_FETCH_SNAPSHOT_RESPONSE)
+            exec_snapshot_answer(x, &a->msg); /* an answer with a chunk of the file */
+        else
+            exec_send(x, &a->msg);
         break;
     case RAFT_ACTION_SNAPSHOT_WRITE:
     case RAFT_ACTION_SNAPSHOT_INSTALL:
@@ -205,25 +209,42 @@ static bool exec_next_followup(kq_exec *x, raft_event *ev)
     return false;
 }
 
+static void exec_step_followups(kq_exec *x)
+{
+    raft_event ev;
+    while (!x->failed && exec_next_followup(x, &ev))
+        exec_step_one(x, &ev);
+}
+
 void exec_step(kq_exec *x, raft_event *event)
 {
     if (x->failed)
         return;
     exec_step_one(x, event);
-    if (event->type == RAFT_EVENT_CLIENT_APPEND) {
-        /* Its answer and epoch, before follow-ups reuse the output. */
-        x->append_error = x->out.append_error;
-        x->append_base_offset = x->out.append_base_offset;
+    exec_step_followups(x);
+}
+
+void exec_step_append(kq_exec *x, raft_event *event, kq_request_result *res)
+{
+    KQ_ASSERT(event->type == RAFT_EVENT_CLIENT_APPEND);
+    *res = (kq_request_result){.error = KAFKA_NOT_LEADER_OR_FOLLOWER, .base_offset = -1,
+                               .last_offset = -1, .epoch = -1, .producer_id = -1};
+    if (x->failed)
+        return;
+    exec_step_one(x, event);
+    /* Its answer and epoch, before follow-ups reuse the output. */
+    if (x->out.append_error == KAFKA_NONE) {
         raft_status st;
         raft_get_status(x->raft, &st);
-        x->append_epoch = st.epoch;
-        if (x->append_error == 0)
-            exec_metrics_leader_appended(x, x->append_base_offset + event->append.offset_count - 1,
-                                         event->append.offset_count);
+        res->error = KAFKA_NONE;
+        res->base_offset = x->out.append_base_offset;
+        res->last_offset = x->out.append_base_offset + event->append.offset_count - 1;
+        res->epoch = st.epoch;
+        exec_metrics_leader_appended(x, res->last_offset, event->append.offset_count);
+    } else {
+        res->error = x->out.append_error;
     }
-    raft_event ev;
-    while (!x->failed && exec_next_followup(x, &ev))
-        exec_step_one(x, &ev);
+    exec_step_followups(x);
 }
 
 static bool exec_reads_ok(kq_exec *x)

@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec_internal.h"
+#include "exec_metrics.h"
+#include "exec_stream.h"
 #include "kq/assert.h"
 #include "kq/log_line.h"
 

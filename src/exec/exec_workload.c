@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec_internal.h"
+#include "exec_workload.h"
 #include "kq/assert.h"
 #include "kq/kafka_errors.h"
 #include "kq/log_line.h"
@@ -92,8 +92,8 @@ static int64_t batch_records_max(const exec_workload *w)
     return by_bytes < EXEC_WORKLOAD_BATCH_RECORDS_MAX ? by_bytes : EXEC_WORKLOAD_BATCH_RECORDS_MAX;
 }
 
-/* One batch of n records through CLIENT_APPEND (as exec_append, without a
- * client to answer). Returns false if the core refused it. */
+/* One batch of n records through CLIENT_APPEND (as a client's append, without
+ * a client to answer). Returns false if the core refused it. */
 static bool append_batch(kq_exec *x, exec_workload *w, int n, int64_t now)
 {
     for (int i = 0; i < n; i++) {
@@ -117,11 +117,12 @@ static bool append_batch(kq_exec *x, exec_workload *w, int n, int64_t now)
     ev.append.records = w->batch.data;
     ev.append.len = w->batch.len;
     ev.append.offset_count = n;
-    exec_step(x, &ev);
-    if (x->failed || x->append_error != KAFKA_NONE)
+    kq_request_result res;
+    x->up.step_append(x, &ev, &res);
+    if (x->failed || res.error != KAFKA_NONE)
         return false;
     wl_pending *p = &w->pending[(w->head + w->count) % EXEC_WORKLOAD_PENDING_MAX];
-    *p = (wl_pending){.last_offset = x->append_base_offset + n - 1, .appended_ms = now,
+    *p = (wl_pending){.last_offset = res.last_offset, .appended_ms = now,
                       .count = n};
     w->count++;
     return true;

@@ -46,6 +46,13 @@ typedef struct commit_pending {
     char *names;            /* malloc'd topic names the results point into */
 } commit_pending;
 
+/* An OffsetCommit's request object while the executor appends its batch
+ * (kq/request.h): back through groups_commit_executed. */
+typedef struct commit_request {
+    kq_request req;
+    commit_pending pending;
+} commit_request;
+
 #define GROUP_COMMIT_QUEUE_CAP HANDLER_GROUP_PENDING_MAX
 
 struct handler_groups {
@@ -55,9 +62,8 @@ struct handler_groups {
     group_pending pending[HANDLER_GROUP_PENDING_MAX];
     int pending_count;
     uint32_t generation;  /* of the latest token handed out */
-    /* The OffsetCommit decided HANDLER_APPEND, and its batch. */
-    bool commit_open;
-    commit_pending commit;
+    /* The batch of the OffsetCommit at the executor (one at a time: the
+     * executor hands every request back before the next frame). */
     kq_writer batch;
     /* Appended commits waiting for the high watermark, in append order. */
     commit_pending queue[GROUP_COMMIT_QUEUE_CAP];
@@ -69,6 +75,7 @@ struct handler_groups {
     /* Offset expiry (group_offset_expiry.c). */
     int64_t expiry_due_ms;        /* next retention check; 0: at the first tick */
     bool expiry_open;             /* the tombstone batch decided, not yet appended */
+    kq_request expiry_req;        /* its request object (no client) */
     bool expiry_inflight;         /* appended, not yet applied by the offsets table */
     int32_t expiry_epoch;
     int64_t expiry_last_offset;

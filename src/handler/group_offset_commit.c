@@ -5,6 +5,7 @@
  * NOT_COORDINATOR; no commit within HANDLER_GROUP_COMMIT_TIMEOUT_MS
  * answers COORDINATOR_NOT_AVAILABLE (Kafka's answer to a timed-out
  * offsets append). */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,11 +62,6 @@ static void commit_finish(handler *h, commit_pending *p, int16_t error)
     commit_free(p);
 }
 
-bool groups_commit_open(const handler *h)
-{
-    return h->groups->commit_open;
-}
-
 static commit_pending *queue_front(handler_groups *g)
 {
     return g->head == g->tail ? NULL : &g->queue[g->head & (GROUP_COMMIT_QUEUE_CAP - 1)];
@@ -108,19 +104,19 @@ void groups_commits_free(handler *h)
     for (uint32_t k = g->head; k != g->tail; k++)
         commit_free(&g->queue[k & (GROUP_COMMIT_QUEUE_CAP - 1)]);
     g->head = g->tail = 0;
-    commit_free(&g->commit);
 }
 
-void groups_commit_append_result(handler *h, int16_t error, int64_t base_offset,
-                                 int64_t last_offset, int32_t epoch)
+void groups_commit_executed(handler *h, kq_request *req)
 {
-    (void)base_offset;
     handler_groups *g = h->groups;
-    KQ_ASSERT(g->commit_open);
-    g->commit_open = false;
+    KQ_ASSERT(req->origin == KQ_REQUEST_FROM_OFFSET_COMMIT);
+    commit_request *held = (commit_request *)((char *)req - offsetof(commit_request, req));
+    commit_pending p = held->pending;
+    int16_t error = req->result.error;
+    int64_t last_offset = req->result.last_offset;
+    int32_t epoch = req->result.epoch;
+    free(held);
     kq_writer_reset(&g->batch);
-    commit_pending p = g->commit;
-    g->commit = (commit_pending){0};
     if (error != KAFKA_NONE) {
         commit_finish(h, &p, error == KAFKA_NOT_LEADER_OR_FOLLOWER ? KAFKA_NOT_COORDINATOR
                                                                     : KAFKA_COORDINATOR_NOT_AVAILABLE);
@@ -299,10 +295,18 @@ void handle_offset_commit(handler *h, handler_request *req, kq_reader *r)
         commit_finish(h, &p, KAFKA_NONE);
         return;
     }
-    /* The executor appends and calls handler_append_result. */
-    h->decision->kind = HANDLER_APPEND;
-    h->decision->append = (handler_append){.records = g->batch.data, .len = g->batch.len,
-                                           .offset_count = valid, .producer_id = -1};
-    g->commit = p;
-    g->commit_open = true;
+    /* The executor appends and hands the request back: groups_commit_executed. */
+    commit_request *held = malloc(sizeof(*held));
+    if (!held) {
+        commit_finish(h, &p, KAFKA_COORDINATOR_NOT_AVAILABLE);
+        return;
+    }
+    *held = (commit_request){
+        .req = {.slot = req->slot, .api_key = WIRE_API_OFFSET_COMMIT, .api_version = v,
+                .correlation_id = req->header.correlation_id,
+                .origin = KQ_REQUEST_FROM_OFFSET_COMMIT, .action = KQ_REQUEST_APPEND,
+                .append = {.records = g->batch.data, .len = g->batch.len,
+                           .offset_count = valid, .producer_id = -1}},
+        .pending = p};
+    handler_hand_over(h, &held->req, HANDLER_APPEND);
 }

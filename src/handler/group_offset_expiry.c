@@ -5,7 +5,7 @@
  * or the group's becoming Empty when later, is retention ago, and decides
  * one tombstone batch (KQ_CONTROL_OFFSET_EXPIRE, at most
  * KQ_GROUP_COMMIT_PARTITIONS_MAX records) that the executor appends
- * (handler_take_append). Every replica and restart forget those keys when
+ * (handler_take_request). Every replica and restart forget those keys when
  * the batch commits. One batch is in flight at a time; a check that found
  * more runs again once it is applied. The same check forgets Empty groups
  * without offsets (Kafka's cleanupGroupMetadata). */
@@ -127,30 +127,28 @@ void groups_expiry_tick(handler *h, int64_t now_ms)
              "writing their tombstones%s", w.count, w.more ? "; more at the next check" : "");
 }
 
-bool groups_expiry_take(handler *h, handler_append *out)
+kq_request *groups_expiry_take(handler *h)
 {
     handler_groups *g = h->groups;
     if (!g->expiry_open || g->expiry_batch.len == 0)
-        return false;
-    *out = (handler_append){.records = g->expiry_batch.data, .len = g->expiry_batch.len,
-                            .offset_count = g->expiry_count, .producer_id = -1};
-    return true;
+        return NULL;
+    g->expiry_req = (kq_request){
+        .origin = KQ_REQUEST_FROM_OFFSET_EXPIRY, .action = KQ_REQUEST_APPEND,
+        .append = {.records = g->expiry_batch.data, .len = g->expiry_batch.len,
+                   .offset_count = g->expiry_count, .producer_id = -1}};
+    return &g->expiry_req;
 }
 
-bool groups_expiry_open(const handler *h)
-{
-    return h->groups->expiry_open;
-}
-
-void groups_expiry_append_result(handler *h, int16_t error, int64_t last_offset, int32_t epoch)
+void groups_expiry_executed(handler *h, kq_request *req)
 {
     handler_groups *g = h->groups;
-    KQ_ASSERT(g->expiry_open);
+    KQ_ASSERT(req == &g->expiry_req && g->expiry_open);
     g->expiry_open = false;
     kq_writer_reset(&g->expiry_batch);
-    if (error != KAFKA_NONE)
+    req->phase = KQ_REQUEST_ANSWERED; /* no client to answer */
+    if (req->result.error != KAFKA_NONE)
         return; /* tried again at the next check */
     g->expiry_inflight = true;
-    g->expiry_epoch = epoch;
-    g->expiry_last_offset = last_offset;
+    g->expiry_epoch = req->result.epoch;
+    g->expiry_last_offset = req->result.last_offset;
 }

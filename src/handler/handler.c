@@ -35,7 +35,6 @@ void handler_destroy(handler *h)
     groups_destroy(h);
     sasl_limits_destroy(h);
     /* Requests still waiting are dropped unanswered. */
-    free(h->produce.partitions);
     produce_queue *qs[2] = {&h->produce_acks_all, &h->produce_acks_one};
     for (int i = 0; i < 2; i++) {
         for (uint32_t k = qs[i]->head; k != qs[i]->tail; k++)
@@ -107,9 +106,8 @@ static void dispatch_frame(handler *h, void *slot, uint8_t *frame, size_t len);
 void handler_on_frame(handler *h, void *slot, uint8_t *frame, size_t len,
                       handler_decision *decision)
 {
-    /* The executor completes an APPEND before it hands over the next frame. */
-    KQ_ASSERT(!h->produce_open && !h->init_pid_open && !groups_commit_open(h) &&
-              !groups_expiry_open(h));
+    /* The executor hands every request back before the next frame. */
+    KQ_ASSERT(h->requests_out == 0);
     memset(decision, 0, sizeof(*decision));
     decision->kind = HANDLER_DONE;
     h->decision = decision;
@@ -117,19 +115,37 @@ void handler_on_frame(handler *h, void *slot, uint8_t *frame, size_t len,
     h->decision = NULL;
 }
 
-void handler_append_result(handler *h, int16_t error, int64_t base_offset, int64_t last_offset,
-                           int32_t epoch)
+void handler_hand_over(handler *h, kq_request *req, enum handler_decision_kind kind)
 {
-    if (groups_commit_open(h)) {
-        groups_commit_append_result(h, error, base_offset, last_offset, epoch);
+    KQ_ASSERT(h->decision && h->decision->kind == HANDLER_DONE); /* one per frame */
+    KQ_ASSERT((kind == HANDLER_APPEND && req->action == KQ_REQUEST_APPEND) ||
+              (kind == HANDLER_PRODUCER_ID && req->action == KQ_REQUEST_PRODUCER_ID));
+    kq_request_hand_over(req);
+    h->requests_out++;
+    h->decision->kind = kind;
+    h->decision->request = req;
+}
+
+void handler_request_done(handler *h, kq_request *req)
+{
+    KQ_ASSERT(req->phase == KQ_REQUEST_EXECUTED); /* completed exactly once */
+    KQ_ASSERT(h->requests_out > 0);
+    h->requests_out--;
+    switch (req->origin) {
+    case KQ_REQUEST_FROM_PRODUCE:
+        produce_executed(h, req);
+        return;
+    case KQ_REQUEST_FROM_OFFSET_COMMIT:
+        groups_commit_executed(h, req);
+        return;
+    case KQ_REQUEST_FROM_OFFSET_EXPIRY:
+        groups_expiry_executed(h, req);
+        return;
+    case KQ_REQUEST_FROM_INIT_PRODUCER_ID:
+        init_producer_id_executed(h, req);
         return;
     }
-    if (groups_expiry_open(h)) {
-        groups_expiry_append_result(h, error, last_offset, epoch);
-        return;
-    }
-    KQ_ASSERT(h->produce_open);
-    produce_finish_append(h, error, base_offset, last_offset, epoch);
+    KQ_ASSERT(!"a request of no known origin");
 }
 
 static void dispatch_frame(handler *h, void *slot, uint8_t *frame, size_t len)
@@ -233,7 +249,7 @@ static void dispatch_frame(handler *h, void *slot, uint8_t *frame, size_t len)
 
 void handler_on_progress(handler *h)
 {
-    KQ_ASSERT(!h->produce_open);
+    KQ_ASSERT(h->requests_out == 0);
     raft_status st;
     raft_get_status(h->svc.raft, &st);
     produce_on_progress(h, &st);
@@ -252,10 +268,15 @@ int64_t handler_next_deadline(const handler *h)
     return d < due ? d : due;
 }
 
-bool handler_take_append(handler *h, handler_append *out)
+kq_request *handler_take_request(handler *h)
 {
-    KQ_ASSERT(!h->produce_open && !h->init_pid_open && !groups_commit_open(h));
-    return groups_expiry_take(h, out);
+    KQ_ASSERT(h->requests_out == 0);
+    kq_request *req = groups_expiry_take(h);
+    if (req) {
+        kq_request_hand_over(req);
+        h->requests_out++;
+    }
+    return req;
 }
 
 void handler_on_tick(handler *h, int64_t now_ms)

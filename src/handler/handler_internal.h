@@ -16,8 +16,11 @@ typedef struct handler_request {
     size_t body_offset; /* where the body starts in frame */
 } handler_request;
 
-void produce_finish_append(handler *h, int16_t error, int64_t base_offset, int64_t last_offset,
-                           int32_t epoch);
+/* Hands req (its decision filled) to the executor as the frame's decision
+ * kind (handler.c); it comes back through handler_request_done. */
+void handler_hand_over(handler *h, kq_request *req, enum handler_decision_kind kind);
+/* The executor's result of a Produce's append (produce.c). */
+void produce_executed(handler *h, kq_request *req);
 
 /* client_id of requests one node relays to the leader: never relayed again. */
 #define HANDLER_FORWARD_CLIENT_ID "kq-forwarded"
@@ -46,9 +49,8 @@ typedef struct produce_partition_result {
 /* A produce request waiting until its offsets are flushed (acks=1) or below
  * the high watermark (acks=-1). */
 typedef struct produce_pending {
-    void *slot;
-    int16_t version;
-    int32_t correlation_id;
+    kq_request req; /* slot, header, phase, the append and its result */
+    int append_index; /* which partition result the append is for; -1 none */
     int16_t acks;
     int32_t epoch;            /* leader epoch it was appended in */
     int64_t required_offset;  /* flushed offset / HW must reach this */
@@ -116,14 +118,9 @@ struct handler {
     int parked_count;
     /* The frame being handled and its decision (filled by the handle_*). */
     handler_decision *decision;
-    /* A Produce decided HANDLER_APPEND, waiting for handler_append_result. */
-    bool produce_open;
-    produce_pending produce;
-    int produce_append_index; /* which partition result the append is for */
-    /* An InitProducerId decided HANDLER_PRODUCER_ID, waiting for its id. */
-    bool init_pid_open;
-    void *init_pid_slot;
-    wire_request_header init_pid_header;
+    /* Requests handed to the executor and not yet back (kq/request.h):
+     * 0 whenever a frame, a tick or progress comes in. */
+    int requests_out;
     /* A read of flushed data failed: the executor must stop the node. */
     bool read_failed;
     char read_failure[160];
@@ -201,23 +198,21 @@ void handle_fetch(handler *h, handler_request *req, kq_reader *r, uint8_t *frame
 void handle_list_offsets(handler *h, handler_request *req, kq_reader *r);
 void list_offsets_destroy(handler *h);
 void handle_init_producer_id(handler *h, handler_request *req, kq_reader *r);
+void init_producer_id_executed(handler *h, kq_request *req);
 void handle_describe_quorum(handler *h, handler_request *req, kq_reader *r);
 void handle_describe_cluster(handler *h, handler_request *req, kq_reader *r);
 
 /* Consumer groups (group_*.c). */
 bool groups_create(handler *h);
 void groups_destroy(handler *h);
-/* An OffsetCommit decided HANDLER_APPEND and waits for its outcome. */
-bool groups_commit_open(const handler *h);
-void groups_commit_append_result(handler *h, int16_t error, int64_t base_offset,
-                                 int64_t last_offset, int32_t epoch);
+/* The executor's result of an OffsetCommit's append. */
+void groups_commit_executed(handler *h, kq_request *req);
 void groups_on_progress(handler *h, const raft_status *st);
 void groups_on_tick(handler *h, int64_t now_ms);
 /* Offset expiry's tombstone batch (group_offset_expiry.c): decided on a
  * tick, handed to the executor, its outcome. */
-bool groups_expiry_take(handler *h, handler_append *out);
-bool groups_expiry_open(const handler *h);
-void groups_expiry_append_result(handler *h, int16_t error, int64_t last_offset, int32_t epoch);
+kq_request *groups_expiry_take(handler *h);
+void groups_expiry_executed(handler *h, kq_request *req);
 int64_t groups_next_deadline(const handler *h);
 void handle_find_coordinator(handler *h, handler_request *req, kq_reader *r);
 void handle_join_group(handler *h, handler_request *req, kq_reader *r);

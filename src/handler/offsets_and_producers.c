@@ -1,5 +1,6 @@
 /* InitProducerId (idempotent producers; ids unique across the quorum).
  * ListOffsets is in list_offsets.c. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "handler_internal.h"
@@ -27,12 +28,18 @@ void handle_init_producer_id(handler *h, handler_request *req, kq_reader *r)
         resp.producer_id = body.producer_id;
         resp.producer_epoch = (int16_t)(body.producer_epoch + 1);
     } else {
-        /* The executor reserves a new id durably: handler_producer_id_result. */
-        h->decision->kind = HANDLER_PRODUCER_ID;
-        h->init_pid_open = true;
-        h->init_pid_slot = req->slot;
-        h->init_pid_header = req->header;
-        h->init_pid_header.client_id = (kq_slice){NULL, -1}; /* the frame goes away */
+        /* The executor reserves a new id durably and hands the request
+         * back: init_producer_id_executed. */
+        kq_request *pid = malloc(sizeof(*pid));
+        if (!pid) {
+            h->svc.reply_close(h->svc.ctx, req->slot, "out of memory");
+            return;
+        }
+        *pid = (kq_request){.slot = req->slot, .api_key = req->header.api_key,
+                            .api_version = v, .correlation_id = req->header.correlation_id,
+                            .origin = KQ_REQUEST_FROM_INIT_PRODUCER_ID,
+                            .action = KQ_REQUEST_PRODUCER_ID};
+        handler_hand_over(h, pid, HANDLER_PRODUCER_ID);
         return;
     }
     handler_begin_response(h, &req->header);
@@ -40,17 +47,19 @@ void handle_init_producer_id(handler *h, handler_request *req, kq_reader *r)
     handler_finish_response(h, req->slot);
 }
 
-void handler_producer_id_result(handler *h, int16_t error, int64_t producer_id)
+void init_producer_id_executed(handler *h, kq_request *req)
 {
-    KQ_ASSERT(h->init_pid_open);
-    h->init_pid_open = false;
-    wire_init_producer_id_response resp = {.error_code = error, .producer_id = -1,
+    KQ_ASSERT(req->origin == KQ_REQUEST_FROM_INIT_PRODUCER_ID);
+    wire_init_producer_id_response resp = {.error_code = req->result.error, .producer_id = -1,
                                            .producer_epoch = -1};
-    if (error == KAFKA_NONE) {
-        resp.producer_id = producer_id;
+    if (req->result.error == KAFKA_NONE) {
+        resp.producer_id = req->result.producer_id;
         resp.producer_epoch = 0;
     }
-    handler_begin_response(h, &h->init_pid_header);
-    wire_init_producer_id_response_encode(&h->out, h->init_pid_header.api_version, &resp);
-    handler_finish_response(h, h->init_pid_slot);
+    wire_request_header hdr = {.api_key = req->api_key, .api_version = req->api_version,
+                               .correlation_id = req->correlation_id};
+    handler_begin_response(h, &hdr);
+    wire_init_producer_id_response_encode(&h->out, req->api_version, &resp);
+    handler_finish_response(h, req->slot);
+    free(req);
 }

@@ -2,6 +2,7 @@
  * and answer per acks: 0 never, 1 once the leader's log is flushed past the
  * batch, -1 once the high watermark passes it. A leader that loses its epoch
  * answers what is waiting with NOT_LEADER_OR_FOLLOWER, never with success. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,9 +114,11 @@ static void pending_finish(handler *h, produce_pending *p, int16_t error_for_app
     for (int i = 0; i < p->partition_count; i++)
         if (p->partitions[i].appended)
             p->partitions[i].error = error_for_appended;
-    produce_respond(h, p->slot, p->version, p->correlation_id, p->partitions, p->partition_count);
+    produce_respond(h, p->req.slot, p->req.api_version, p->req.correlation_id, p->partitions,
+                    p->partition_count);
     free(p->partitions);
     p->partitions = NULL;
+    p->req.phase = KQ_REQUEST_ANSWERED;
 }
 
 /* Answers waiting requests, oldest first, while their offsets are covered. */
@@ -189,8 +192,9 @@ static int16_t status_to_error(enum record_status s)
 }
 
 /* Validates one partition's batches and, if they may be appended, fills
- * the APPEND decision. Returns the Kafka error (KAFKA_NONE: decided). */
-static int16_t produce_partition(handler *h, kq_slice records, const char **message)
+ * *ap, the append to decide. Returns the Kafka error (KAFKA_NONE: decided). */
+static int16_t produce_partition(handler *h, kq_slice records, const char **message,
+                                 kq_request_append *ap)
 {
     if (records.len <= 0)
         return KAFKA_CORRUPT_MESSAGE;
@@ -205,8 +209,7 @@ static int16_t produce_partition(handler *h, kq_slice records, const char **mess
     int16_t refused = produce_check_batches(h, &sum, &bh, message);
     if (refused != KAFKA_NONE)
         return refused;
-    handler_append *ap = &h->decision->append;
-    *ap = (handler_append){.records = (uint8_t *)(uintptr_t)records.ptr,
+    *ap = (kq_request_append){.records = (uint8_t *)(uintptr_t)records.ptr,
                            .len = (size_t)records.len,
                            .offset_count = sum.offset_count,
                            .producer_id = -1};
@@ -220,7 +223,6 @@ static int16_t produce_partition(handler *h, kq_slice records, const char **mess
         ap->base_sequence = bh.base_sequence;
         ap->last_sequence = last_seq;
     }
-    h->decision->kind = HANDLER_APPEND;
     return KAFKA_NONE;
 }
 
@@ -236,17 +238,20 @@ static void produce_complete(handler *h, produce_pending *p, bool any_appended)
             failed |= p->partitions[k].error != KAFKA_NONE;
         free(p->partitions);
         if (failed)
-            h->svc.reply_close(h->svc.ctx, p->slot, "acks=0 produce failed");
+            h->svc.reply_close(h->svc.ctx, p->req.slot, "acks=0 produce failed");
         else
-            h->svc.reply_none(h->svc.ctx, p->slot);
+            h->svc.reply_none(h->svc.ctx, p->req.slot);
+        p->req.phase = KQ_REQUEST_ANSWERED;
         return;
     }
     if (!any_appended) {
-        produce_respond(h, p->slot, p->version, p->correlation_id, p->partitions,
-                        p->partition_count);
+        produce_respond(h, p->req.slot, p->req.api_version, p->req.correlation_id,
+                        p->partitions, p->partition_count);
         free(p->partitions);
+        p->req.phase = KQ_REQUEST_ANSWERED;
         return;
     }
+    p->req.phase = KQ_REQUEST_WAITING;
     produce_queue *q = p->acks == -1 ? &h->produce_acks_all : &h->produce_acks_one;
     if (!queue_push(q, p)) {
         pending_finish(h, p, KAFKA_REQUEST_TIMED_OUT);
@@ -259,18 +264,21 @@ static void produce_complete(handler *h, produce_pending *p, bool any_appended)
     produce_on_progress(h, &st);
 }
 
-void produce_finish_append(handler *h, int16_t error, int64_t base_offset, int64_t last_offset,
-                           int32_t epoch)
+/* The executor's result of the append decided (kq/request.h): the request
+ * object leaves the executor's hands and waits here, per acks. */
+void produce_executed(handler *h, kq_request *req)
 {
-    h->produce_open = false;
-    produce_pending p = h->produce;
-    h->produce.partitions = NULL;
-    produce_partition_result *res = &p.partitions[h->produce_append_index];
-    res->error = error;
-    res->appended = error == KAFKA_NONE;
-    res->base_offset = res->appended ? base_offset : -1;
-    p.epoch = epoch;
-    p.required_offset = last_offset + 1;
+    produce_pending *held = (produce_pending *)((char *)req - offsetof(produce_pending, req));
+    produce_pending p = *held;
+    free(held);
+    const kq_request_result *r = &p.req.result;
+    KQ_ASSERT(p.append_index >= 0 && p.append_index < p.partition_count);
+    produce_partition_result *res = &p.partitions[p.append_index];
+    res->error = r->error;
+    res->appended = r->error == KAFKA_NONE;
+    res->base_offset = res->appended ? r->base_offset : -1;
+    p.epoch = r->epoch;
+    p.required_offset = r->last_offset + 1;
     produce_complete(h, &p, res->appended);
 }
 
@@ -306,6 +314,7 @@ void handle_produce(handler *h, handler_request *req, kq_reader *r)
     bool acks_valid = body.acks == 0 || body.acks == 1 || body.acks == -1;
     bool transactional = body.transactional_id.len >= 0;
     int append_index = -1;
+    kq_request_append append = {0};
     int i = 0;
     bool may_produce = handler_authorized(h, req->slot, HANDLER_OP_PRODUCE, "Produce");
     for (int32_t t = 0; t < body.topic_count; t++) {
@@ -326,15 +335,17 @@ void handle_produce(handler *h, handler_request *req, kq_reader *r)
             else if (append_index >= 0)
                 res->error = KAFKA_INVALID_REQUEST; /* the partition named twice */
             else if ((res->error = produce_partition(h, topic->partitions[p].records,
-                                                     &res->message)) == KAFKA_NONE)
+                                                     &res->message, &append)) == KAFKA_NONE)
                 append_index = i;
         }
     }
     int32_t timeout = body.timeout_ms > 0 ? body.timeout_ms : 30000;
     produce_pending pending = {
-        .slot = req->slot,
-        .version = v,
-        .correlation_id = req->header.correlation_id,
+        .req = {.slot = req->slot, .api_key = WIRE_API_PRODUCE, .api_version = v,
+                .correlation_id = req->header.correlation_id,
+                .origin = KQ_REQUEST_FROM_PRODUCE, .action = KQ_REQUEST_APPEND,
+                .append = append},
+        .append_index = append_index,
         .acks = body.acks,
         .epoch = -1,
         .required_offset = -1,
@@ -346,8 +357,14 @@ void handle_produce(handler *h, handler_request *req, kq_reader *r)
         produce_complete(h, &pending, false);
         return;
     }
-    /* The executor appends and calls handler_append_result. */
-    h->produce = pending;
-    h->produce_append_index = append_index;
-    h->produce_open = true;
+    /* The request object goes to the executor, which appends and hands it
+     * back (produce_executed). */
+    produce_pending *held = malloc(sizeof(*held));
+    if (!held) {
+        free(parts);
+        h->svc.reply_close(h->svc.ctx, req->slot, "out of memory");
+        return;
+    }
+    *held = pending;
+    handler_hand_over(h, &held->req, HANDLER_APPEND);
 }

@@ -1,0 +1,75 @@
+/* The log and the parts that follow it, in the coordinator: the core's
+ * APPEND action (the log, then producer state, group offsets, the snapshot
+ * part's byte count and the metrics, each called down into), and the
+ * rebuild of producer state and group offsets from the latest snapshot and
+ * the log after it (on start and after a truncation). */
+#include <errno.h>
+#include <string.h>
+
+#include "exec_internal.h"
+#include "kq/group_offsets.h"
+#include "kq/record.h"
+
+void exec_log_append(kq_exec *x, const raft_action *a)
+{
+    char err[512];
+    uint8_t *data = (uint8_t *)a->append.records; /* request buffer, ours to rewrite */
+    int64_t end_before = kq_log_end_offset(x->log);
+    int rc = kq_log_append(x->log, data, a->append.len, a->append.base_offset, a->append.epoch,
+                           err, sizeof(err));
+    if (rc != 0) {
+        exec_fatal(x, "cannot append to the log", err);
+        return;
+    }
+    producer_state_record_batches(x->producers, data, a->append.len); /* recorded here only */
+    exec_offsets_note(x, data, a->append.len);
+    exec_snapshot_appended(x, a->append.len);
+    int64_t fetched = a->append.base_offset < 0 ? kq_log_end_offset(x->log) - end_before : 0;
+    exec_metrics_log_appended(x, a->append.len, fetched);
+}
+
+static int exec_rebuild_batch(void *ctx, const uint8_t *batch, size_t len)
+{
+    kq_exec *x = ctx;
+    record_batch_header h;
+    bool whole = record_batch_parse_header(batch, len, &h) == RECORD_OK;
+    /* An offset-commit record that passed its CRC but does not parse is
+     * skipped (issue 19); commits out of order fail the batch's checks:
+     * refused or repaired as corruption (x->rebuild_next is the batch). A
+     * batch below where the table starts (the scan begins at the batch
+     * holding the snapshot's end) is already in the snapshot's state. */
+    if (whole && h.base_offset >= group_offsets_committed_to(x->offsets) &&
+        exec_offsets_note_batches(x, batch, len) < 0)
+        return -EBADMSG;
+    producer_state_record_batches(x->producers, batch, len);
+    if (whole) {
+        if (exec_producer_id_is_ours(x, h.producer_id) && h.producer_id > x->pid_log_max)
+            x->pid_log_max = h.producer_id;
+        x->rebuild_next = record_batch_last_offset(&h) + 1;
+    }
+    return 0;
+}
+
+/* From the latest snapshot and the log after it (bounded by the snapshot
+ * interval); a log without one: its last EXEC_PRODUCER_REBUILD_BYTES. */
+void exec_rebuild_producers(kq_exec *x)
+{
+    producer_state_clear(x->producers);
+    int64_t from = exec_snapshot_load_producers(x); /* group offsets too */
+    if (x->failed)
+        return;
+    if (from < 0) {
+        from = kq_log_tail_start(x->log, EXEC_PRODUCER_REBUILD_BYTES);
+        group_offsets_clear(x->offsets, from);
+    }
+    if (from >= kq_log_end_offset(x->log)) {
+        x->rebuild_next = from;
+        x->rebuild_rc = 0;
+        return;
+    }
+    x->rebuild_next = from;
+    int rc = kq_log_scan(x->log, from, exec_rebuild_batch, x);
+    x->rebuild_rc = rc;
+    if (rc < 0 && !x->rebuilding_at_start)
+        exec_fatal(x, "cannot read the log to rebuild producer state", strerror(-rc));
+}

@@ -1,0 +1,12 @@
+/* The ListOffsets search part of the executor (exec_search.c). Its state:
+ * kq_exec.search. */
+#ifndef KQ_EXEC_SEARCH_H
+#define KQ_EXEC_SEARCH_H
+
+#include "exec_state.h"
+
+/* exec_search.c: searches of the log off the loop (issue 19) */
+void exec_time_search(kq_exec *x, const handler_time_search *s);
+void exec_searches_destroy(kq_exec *x);
+
+#endif

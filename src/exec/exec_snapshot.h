@@ -1,0 +1,56 @@
+/* The snapshot part of the executor (exec_snapshot.c, exec_snapshot_open.c,
+ * exec_snapshot_fail.c, exec_snapshot_transfer.c, exec_retention.c):
+ * snapshots (KIP-630) and retention. Its state: kq_exec.snap. */
+#ifndef KQ_EXEC_SNAPSHOT_H
+#define KQ_EXEC_SNAPSHOT_H
+
+#include "exec_state.h"
+
+/* exec_snapshot.c */
+bool exec_snapshots_open(kq_exec *x, char *err, size_t errlen);
+void exec_snapshots_close(kq_exec *x, bool abandon);
+void exec_snapshot_job_free(struct exec_snapshot_job *job);
+struct kq_snapshot_meta;
+/* The producer-id maxima of a loaded snapshot. */
+void exec_snapshot_take_meta(kq_exec *x, const struct kq_snapshot_meta *m);
+/* What the core needs to know at create. */
+void exec_snapshots_log_state(const kq_exec *x, raft_log_state *ls);
+/* The SNAPSHOTS event telling the core the above. */
+void exec_snapshots_event(const kq_exec *x, raft_event *ev);
+/* Loads the latest snapshot's producer state into x->producers and
+ * returns its end offset (where the rebuild scan starts), or -1 when there
+ * is none to start from. */
+int64_t exec_snapshot_load_producers(kq_exec *x);
+void exec_snapshot_appended(kq_exec *x, size_t bytes);
+void exec_snapshot_truncated(kq_exec *x, int64_t offset);
+/* After every entry point: take a candidate when one is due, start its job
+ * once covered, run retention when due. */
+void exec_snapshot_settle(kq_exec *x);
+int64_t exec_snapshot_due(const kq_exec *x);
+void exec_snapshot_publish(kq_exec *x, raft_snapshot_id id, int64_t timestamp_ms);
+/* Tells the core the snapshots: stepped at once (through the coordinator's
+ * x->up.step), or after the output being carried out. */
+void exec_snapshot_tell_core(kq_exec *x);
+/* exec_retention.c */
+void exec_retention_run(kq_exec *x);
+void exec_snapshot_forget(kq_exec *x, int i);
+/* exec_snapshot_fail.c: a snapshot attempt failed (encode or write of a new
+ * file): logged (rate-limited), counted, retried after a backoff; the node
+ * keeps serving and retention waits (it only uses published snapshots).
+ * rc is the write's negative errno (0 for an encode failure): a real I/O
+ * error (EIO and anything not a resource shortage) still stops the node. */
+void exec_snapshot_failed(kq_exec *x, const char *what, const char *detail, int rc);
+/* An attempt succeeded: the backoff starts over. */
+void exec_snapshot_succeeded(kq_exec *x);
+/* Whether a new attempt may start now (no backoff pending). */
+bool exec_snapshot_retry_allowed(kq_exec *x);
+/* exec_snapshot_transfer.c: the follower's actions and the leader's reads */
+void exec_snapshot_action(kq_exec *x, const raft_action *a);
+bool exec_snapshot_followup(kq_exec *x, raft_event *ev);
+/* Fills a FetchSnapshot answer's chunk; returns the Kafka error. */
+/* Answers a FetchSnapshot the core emitted (token set), with its chunk. */
+void exec_snapshot_answer(kq_exec *x, const raft_msg *msg);
+int16_t exec_snapshot_read_chunk(kq_exec *x, const raft_fetch_snapshot_response *f,
+                                 kq_writer *out, int64_t *size);
+
+#endif
