@@ -8,7 +8,7 @@ set -euo pipefail
 
 build_pkgs=(libuv1-dev libinih-dev zlib1g-dev libcmocka-dev liblz4-dev libssl-dev
             libzstd-dev libsnappy-dev librdkafka-dev cmake gcc make pkg-config)
-test_pkgs=(kcat python3-kafka python3-venv python3-prometheus-client default-jre-headless maven faketime openssl)
+test_pkgs=(kcat python3-kafka python3-venv python3-prometheus-client default-jdk-headless maven faketime openssl)
 
 pkgs=("${build_pkgs[@]}")
 if [[ "${1:-}" == "--test" ]]; then
@@ -20,7 +20,8 @@ for p in "${pkgs[@]}"; do
     # A tool already on PATH counts as present (e.g. a JRE or Maven not
     # installed from these exact packages).
     case "$p" in
-        default-jre-headless) command -v java >/dev/null 2>&1 && continue ;;
+        # javac too: scripts/wire-diff.sh compiles its harness.
+        default-jdk-headless) command -v java >/dev/null 2>&1 && command -v javac >/dev/null 2>&1 && continue ;;
         maven) command -v mvn >/dev/null 2>&1 && continue ;;
         kcat) command -v kcat >/dev/null 2>&1 && continue ;;
     esac
