@@ -115,6 +115,9 @@ typedef struct wire_struct_desc {
     size_t size;
     const wire_field *fields;
     uint32_t field_count;
+    /* The struct with every field at its default, filled once before main
+     * (wire_msgs.c); decoding starts from a copy of it. */
+    unsigned char *defaults;
 } wire_struct_desc;
 
 /* One message: an API's request or response body. */

@@ -19,11 +19,21 @@
 
 #define WIRE_FETCH_SNAPSHOT_FLEX_VERSION 0
 
+/* FetchSnapshot's own SnapshotId and LeaderIdAndEpoch: Kafka defaults their
+ * fields to 0 here (Fetch's, in kq/wire_fetch.h, to -1). */
+#define WIRE_FS_SNAPSHOT_ID(S)       \
+    WF(S, I64, end_offset, 0, WL)    \
+    WF(S, I32, epoch, 0, WL)
+
+#define WIRE_FS_LEADER(S)            \
+    WF(S, I32, leader_id, 0, WL)     \
+    WF(S, I32, leader_epoch, 0, WL)
+
 /* replica_directory_id: tag 0, v1+; all-zero = unset */
 #define WIRE_FS_PARTITION(S)                                                \
     WF(S, I32, partition, 0, WL)                                            \
     WF(S, I32, current_leader_epoch, 0, WL)                                 \
-    WT(S, wire_fetch_snapshot_id, snapshot_id, 0, WL)                       \
+    WT(S, wire_fetch_snapshot_snapshot_id, snapshot_id, 0, WL)                       \
     WF(S, I64, position, 0, WL) /* byte position in the snapshot */         \
     WF(S, UUID, replica_directory_id, 1, WL, WIRE_TAG(0, 1))
 
@@ -43,8 +53,8 @@
 #define WIRE_FS_PARTITION_DATA(S)                                                         \
     WF(S, I32, index, 0, WL)                                                              \
     WF(S, I16, error_code, 0, WL)                                                         \
-    WT(S, wire_fetch_snapshot_id, snapshot_id, 0, WL)                                     \
-    WTP(S, wire_fetch_leader_id_and_epoch, current_leader, has_current_leader, 0, WL,     \
+    WT(S, wire_fetch_snapshot_snapshot_id, snapshot_id, 0, WL)                                     \
+    WTP(S, wire_fetch_snapshot_leader, current_leader, has_current_leader, 0, WL,     \
         WIRE_TAG(0, 0))                                                                   \
     WF(S, I64, size, 0, WL)                                                               \
     WF(S, I64, position, 0, WL)                                                           \
@@ -61,6 +71,8 @@
     WA(S, wire_raft_node_endpoint, node_endpoints, node_endpoint_count, 1, WL, WIRE_TAG(0, 1))
 
 #define WIRE_FETCH_SNAPSHOT_STRUCTS(D, DI)                              \
+    D(wire_fetch_snapshot_snapshot_id, WIRE_FS_SNAPSHOT_ID)             \
+    D(wire_fetch_snapshot_leader, WIRE_FS_LEADER)                       \
     D(wire_fetch_snapshot_partition, WIRE_FS_PARTITION)                 \
     D(wire_fetch_snapshot_topic, WIRE_FS_TOPIC)                         \
     D(wire_fetch_snapshot_request, WIRE_FS_REQUEST)                     \

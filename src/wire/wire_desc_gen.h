@@ -66,8 +66,10 @@
 
 #define WIRE_DESC_TABLE(DNAME, SNAME, SIZE, LIST, S)                                   \
     static const wire_field DNAME##_fields[] = {LIST(S)};                              \
+    static unsigned char DNAME##_defaults[(SIZE) + 1];                                 \
     static const wire_struct_desc DNAME##_desc = {                                     \
-        SNAME, SIZE, DNAME##_fields, (uint32_t)(sizeof DNAME##_fields / sizeof DNAME##_fields[0])};
+        SNAME, SIZE, DNAME##_fields,                                                   \
+        (uint32_t)(sizeof DNAME##_fields / sizeof DNAME##_fields[0]), DNAME##_defaults};
 
 /* The descriptor S_desc of struct S from its field list. */
 #define WIRE_DESC(S, LIST) WIRE_DESC_TABLE(S, #S, sizeof(S), LIST, S)

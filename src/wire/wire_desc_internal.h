@@ -49,6 +49,8 @@ static inline const char *wire_field_kname(const wire_field *f)
 /* Whether the value equals the field's default (a tagged field is written
  * only when it does not). */
 bool wire_field_is_default(const wire_field *f, const void *base, int16_t version);
+/* Fills d->defaults (and its inner structs'). */
+void wire_struct_fill_defaults(const wire_struct_desc *d);
 /* Sets every field of the struct at base to its default. */
 void wire_struct_defaults(const wire_struct_desc *d, void *base);
 

@@ -7,6 +7,7 @@
 #include "kq/wire.h"
 #include "kq/wire_apis.h"
 #include "wire_apis_all.h"
+#include "wire_desc_internal.h"
 #include "wire_desc_gen.h" /* last: it turns the field lists into descriptors */
 
 #define DESCRIBE_SHARED(N) WIRE_##N##_STRUCTS(WIRE_DESC, WIRE_DESC_INLINE)
@@ -46,4 +47,11 @@ bool wire_msg_encodes(const wire_msg_desc *m, int16_t version)
     WIRE_ENCODE_WIDER(WIDER)
 #undef WIDER
     return false;
+}
+
+/* Before main, so that no thread ever sees an image half filled. */
+__attribute__((constructor)) static void wire_fill_all_defaults(void)
+{
+    for (size_t i = 0; i < sizeof all_msgs / sizeof all_msgs[0]; i++)
+        wire_struct_fill_defaults(all_msgs[i]->body);
 }

@@ -76,9 +76,9 @@ static void check_data(const void *want, const void *got, int16_t v)
     assert_int_equal(dp->snapshot_id.epoch, ap->snapshot_id.epoch);
     assert_int_equal(dp->has_current_leader, ap->has_current_leader);
     assert_int_equal(dp->current_leader.leader_id,
-                     ap->has_current_leader ? ap->current_leader.leader_id : -1);
+                     ap->has_current_leader ? ap->current_leader.leader_id : 0);
     assert_int_equal(dp->current_leader.leader_epoch,
-                     ap->has_current_leader ? ap->current_leader.leader_epoch : -1);
+                     ap->has_current_leader ? ap->current_leader.leader_epoch : 0);
     assert_int_equal(dp->size, ap->size);
     assert_int_equal(dp->position, ap->position);
     harness_assert_slice_eq(ap->unaligned_records, dp->unaligned_records);
@@ -234,7 +234,8 @@ static void test_tags_and_null_records(void **state)
     harness_decode_ok(api.response, 0, empty_chunk, sizeof empty_chunk, &arena, &s);
     assert_int_equal(s.topics[0].partitions[0].unaligned_records.len, 0);
     assert_false(s.topics[0].partitions[0].has_current_leader);
-    assert_int_equal(s.topics[0].partitions[0].current_leader.leader_id, -1);
+    /* absent: Kafka's default for FetchSnapshot's LeaderIdAndEpoch */
+    assert_int_equal(s.topics[0].partitions[0].current_leader.leader_id, 0);
     kq_arena_free(&arena);
 }
 
