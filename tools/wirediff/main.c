@@ -86,7 +86,9 @@ static void cmd_list(void)
 /* "<api> <ver> req|resp <last>": NULL and an error line when malformed. */
 static const char *parse_request(char **argv, int argc, request *q)
 {
-    if (argc != 5)
+    /* An empty body (ApiVersions v0-2, ListGroups v0-2 requests) is "" in hex. */
+    bool empty_hex = argc == 4 && strcmp(argv[0], "decode") == 0;
+    if (argc != 5 && !empty_hex)
         return "expected: <api> <version> req|resp <seed|hex>";
     char *end;
     long api = strtol(argv[1], &end, 10);
@@ -104,7 +106,7 @@ static const char *parse_request(char **argv, int argc, request *q)
     q->version = (int16_t)version;
     if (q->version < q->m->v_min || q->version > q->m->v_max)
         return "version not described";
-    q->last = argv[4];
+    q->last = empty_hex ? "" : argv[4];
     return NULL;
 }
 
