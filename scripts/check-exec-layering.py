@@ -24,7 +24,8 @@ import sys
 LAYERS = [
     ('coordinator', {
         'coordinator': ['exec.c', 'exec_entry.c', 'exec_step.c', 'exec_request.c',
-                        'exec_rebuild.c', 'exec_metrics_text.c', 'exec_internal.h'],
+                        'exec_rebuild.c', 'exec_publish.c', 'exec_metrics_text.c',
+                        'exec_internal.h'],
     }),
     ('parts', {
         'peers': ['exec_peer.c', 'exec_endpoints.c', 'exec_peer.h'],

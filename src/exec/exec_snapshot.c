@@ -172,13 +172,14 @@ static bool candidate_covered(kq_exec *x)
     return st.high_watermark >= end && kq_log_flushed_offset(x->log) >= end;
 }
 
-static void start_job(kq_exec *x)
+/* The job writing the candidate, handed to the coordinator to start. */
+static struct exec_snapshot_job *make_job(kq_exec *x)
 {
     struct exec_snapshot_job *job = calloc(1, sizeof(*job));
     if (!job) {
         x->snap.cand = false;
         exec_snapshot_failed(x, "cannot write a snapshot", "out of memory", -ENOMEM);
-        return;
+        return NULL;
     }
     job->fs = x->env.fs;
     snprintf(job->log_dir, sizeof(job->log_dir), "%s", x->log_dir);
@@ -189,16 +190,16 @@ static void start_job(kq_exec *x)
     x->snap.job = job;
     if (x->env.on_snapshot)
         x->env.on_snapshot(x->env.ctx, job->id);
-    if (x->cfg.mutants & KQ_MUTANT_DELETE_BEFORE_SNAPSHOT_DURABLE)
-        exec_snapshot_publish(x, job->id, job->timestamp_ms); /* the bug: before it is durable */
-    if (!x->env.snapshot_start) {
-        exec_snapshot_done(x, job, exec_snapshot_job_run(job));
-        return;
-    }
-    x->env.snapshot_start(x->env.ctx, job);
+    return job;
 }
 
-void exec_snapshot_done(kq_exec *x, struct exec_snapshot_job *job, int rc)
+raft_snapshot_id exec_snapshot_job_id(const struct exec_snapshot_job *job, int64_t *timestamp_ms)
+{
+    *timestamp_ms = job->timestamp_ms;
+    return job->id;
+}
+
+int exec_snapshot_finished(kq_exec *x, struct exec_snapshot_job *job, int rc)
 {
     KQ_ASSERT(job == x->snap.job);
     x->snap.job = NULL;
@@ -207,20 +208,19 @@ void exec_snapshot_done(kq_exec *x, struct exec_snapshot_job *job, int rc)
             x->env.on_snapshot_failed(x->env.ctx, job->id, rc);
         exec_snapshot_failed(x, "cannot write a snapshot", job->err, rc);
         exec_snapshot_job_free(job);
-        if (!x->failed)
-            x->up.settle(x);
-        return;
+        return -1;
     }
     if (!x->failed)
         exec_snapshot_succeeded(x);
-    if (!x->failed && !(x->cfg.mutants & KQ_MUTANT_DELETE_BEFORE_SNAPSHOT_DURABLE))
-        exec_snapshot_publish(x, job->id, job->timestamp_ms);
+    return !x->failed && !(x->cfg.mutants & KQ_MUTANT_DELETE_BEFORE_SNAPSHOT_DURABLE);
+}
+
+void exec_snapshot_written(kq_exec *x, struct exec_snapshot_job *job)
+{
     if (!x->failed)
         log_line("node %d: snapshot %020" PRId64 "-%010d written (%zu bytes)", x->cfg.node_id,
                  job->id.end_offset, job->id.epoch, job->len);
     exec_snapshot_job_free(job);
-    if (!x->failed)
-        x->up.settle(x);
 }
 
 void exec_snapshot_appended(kq_exec *x, size_t bytes)
@@ -236,18 +236,23 @@ void exec_snapshot_truncated(kq_exec *x, int64_t offset)
         x->snap.cand = false;
 }
 
-void exec_snapshot_settle(kq_exec *x)
+struct exec_snapshot_job *exec_snapshot_settle(kq_exec *x)
 {
     if (x->failed)
-        return;
+        return NULL;
     if (candidate_due(x))
         take_candidate(x);
     if (!x->failed && x->snap.cand && !x->snap.job && candidate_covered(x))
-        start_job(x);
-    if (!x->failed && exec_now(x) >= x->snap.retention_due_ms) {
-        x->snap.retention_due_ms = exec_now(x) + EXEC_RETENTION_CHECK_MS;
-        exec_retention_run(x);
-    }
+        return make_job(x);
+    return NULL;
+}
+
+bool exec_retention_due(kq_exec *x)
+{
+    if (x->failed || exec_now(x) < x->snap.retention_due_ms)
+        return false;
+    x->snap.retention_due_ms = exec_now(x) + EXEC_RETENTION_CHECK_MS;
+    return true;
 }
 
 int64_t exec_snapshot_due(const kq_exec *x)

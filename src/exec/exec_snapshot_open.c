@@ -23,28 +23,21 @@ static int find(const kq_exec *x, int64_t end_offset)
     return -1;
 }
 
-void exec_snapshot_tell_core(kq_exec *x)
+void exec_snapshot_tell_later(kq_exec *x)
 {
-    if (!x->raft)
-        return;
-    raft_event ev;
-    exec_snapshots_event(x, &ev);
-    if (x->stepping)
-        x->snap.tell_pending = true; /* stepped after the output */
-    else
-        x->up.step(x, &ev);
+    x->snap.tell_pending = true; /* stepped after the output */
 }
 
-void exec_snapshot_publish(kq_exec *x, raft_snapshot_id id, int64_t timestamp_ms)
+bool exec_snapshot_add(kq_exec *x, raft_snapshot_id id, int64_t timestamp_ms)
 {
     if (find(x, id.end_offset) >= 0)
-        return;
+        return false;
     if (x->snap.count > 0 && id.end_offset < x->snap.files[x->snap.count - 1].id.end_offset) {
         /* Written while an install moved the log start past it: useless. */
         int rc = kq_snapshot_delete(x->env.fs, x->log_dir, id);
         if (rc < 0 && rc != -ENOENT)
             exec_fatal(x, "cannot delete a snapshot", strerror(-rc));
-        return;
+        return false;
     }
     if (x->snap.count == EXEC_SNAPSHOTS_MAX) {
         /* Keep the one at the log start and the newest: drop the oldest
@@ -52,14 +45,13 @@ void exec_snapshot_publish(kq_exec *x, raft_snapshot_id id, int64_t timestamp_ms
         int i = x->snap.files[0].id.end_offset == kq_log_start_offset(x->log) ? 1 : 0;
         exec_snapshot_forget(x, i);
         if (x->failed)
-            return;
+            return false;
     }
     KQ_ASSERT(x->snap.count < EXEC_SNAPSHOTS_MAX &&
               (x->snap.count == 0 || id.end_offset > x->snap.files[x->snap.count - 1].id.end_offset));
     x->snap.files[x->snap.count++] =
         (exec_snapshot_file){.id = id, .timestamp_ms = timestamp_ms, .served_ms = -1};
-    exec_snapshot_tell_core(x);
-    exec_retention_run(x);
+    return true;
 }
 
 void exec_snapshots_event(const kq_exec *x, raft_event *ev)

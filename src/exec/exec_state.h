@@ -90,18 +90,7 @@ typedef struct exec_relay {
     handler_forward f; /* frame freed once sent */
 } exec_relay;
 
-/* What the coordinator passes its parts to call (set by exec_create): the
- * only way a part reaches up, for the few that must step the core or
- * settle after a job finished on its own. */
-typedef struct exec_up {
-    void (*step)(kq_exec *x, raft_event *event);         /* exec_step */
-    void (*step_append)(kq_exec *x, raft_event *event,   /* exec_step_append */
-                        kq_request_result *res);
-    void (*settle)(kq_exec *x);                           /* exec_settle */
-} exec_up;
-
 struct kq_exec {
-    exec_up up;
     exec_config cfg;
     char cluster_id[EXEC_CLUSTER_ID_BYTES_MAX];
     char log_dir[EXEC_PATH_BYTES_MAX];
