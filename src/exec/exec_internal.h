@@ -21,6 +21,13 @@
 #include "exec_stream.h"
 #include "exec_workload.h"
 
+/* The tables the snapshot part reads and restores (exec_state.h). */
+static inline exec_tables exec_tables_of(kq_exec *x)
+{
+    return (exec_tables){.producers = &x->producers, .offsets = x->offsets,
+                         .pid_log_max = &x->pid_log_max};
+}
+
 /* Steps one event, carries out its output, then the follow-ups it raised. */
 void exec_step(kq_exec *x, raft_event *event);
 /* exec_step for a CLIENT_APPEND: *res gets the core's answer (error, or

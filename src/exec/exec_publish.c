@@ -53,7 +53,8 @@ void exec_snapshot_done(kq_exec *x, struct exec_snapshot_job *job, int rc)
  * covered (at once without env->snapshot_start), retention when due. */
 void exec_settle_snapshots(kq_exec *x)
 {
-    struct exec_snapshot_job *job = exec_snapshot_settle(x);
+    exec_tables t = exec_tables_of(x);
+    struct exec_snapshot_job *job = exec_snapshot_settle(x, &t);
     if (job) {
         int64_t ts;
         raft_snapshot_id id = exec_snapshot_job_id(job, &ts);

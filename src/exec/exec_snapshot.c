@@ -103,16 +103,17 @@ static int note_producer(void *ctx, int64_t pid, int16_t epoch,
     return 0;
 }
 
-static void fill_meta(kq_exec *x, kq_snapshot_meta *m, raft_snapshot_id id, int64_t ts)
+static void fill_meta(kq_exec *x, const exec_tables *t, kq_snapshot_meta *m,
+                      raft_snapshot_id id, int64_t ts)
 {
     memset(m, 0, sizeof(*m));
     m->id = id;
     m->last_contained_timestamp_ms = ts;
     for (int i = 0; i < x->cfg.voter_count; i++)
         m->voter_ids[m->voter_count++] = x->cfg.voters[i].node_id;
-    producer_state_foreach(x->producers, note_producer, &x->snap);
-    if (x->pid_log_max >= 0)
-        note_pid(&x->snap, x->pid_log_max);
+    producer_state_foreach(*t->producers, note_producer, &x->snap);
+    if (*t->pid_log_max >= 0)
+        note_pid(&x->snap, *t->pid_log_max);
     for (int i = 0; i < x->snap.pid_max_count; i++) {
         m->pid_max[i].node_prefix = x->snap.pid_max[i].node_prefix;
         m->pid_max[i].max_id = x->snap.pid_max[i].max_id;
@@ -121,14 +122,14 @@ static void fill_meta(kq_exec *x, kq_snapshot_meta *m, raft_snapshot_id id, int6
 }
 
 /* The state at the log end, now: the candidate. */
-static void take_candidate(kq_exec *x)
+static void take_candidate(kq_exec *x, const exec_tables *t)
 {
     int64_t end = kq_log_end_offset(x->log);
     raft_snapshot_id id = {.end_offset = end, .epoch = epoch_before(x, end)};
     kq_snapshot_meta meta;
-    fill_meta(x, &meta, id, exec_now(x));
+    fill_meta(x, t, &meta, id, exec_now(x));
     kq_writer_reset(&x->snap.cand_bytes);
-    int rc = kq_snapshot_encode(x->producers, x->offsets, &meta, &x->snap.cand_bytes);
+    int rc = kq_snapshot_encode(*t->producers, t->offsets, &meta, &x->snap.cand_bytes);
     if (rc != 0 || x->snap.cand_bytes.error) {
         /* Beyond KQ_SNAPSHOT_BYTES_MAX (a state the limits do not admit)
          * or out of memory: retried later, never fatal. */
@@ -236,12 +237,12 @@ void exec_snapshot_truncated(kq_exec *x, int64_t offset)
         x->snap.cand = false;
 }
 
-struct exec_snapshot_job *exec_snapshot_settle(kq_exec *x)
+struct exec_snapshot_job *exec_snapshot_settle(kq_exec *x, const exec_tables *t)
 {
     if (x->failed)
         return NULL;
     if (candidate_due(x))
-        take_candidate(x);
+        take_candidate(x, t);
     if (!x->failed && x->snap.cand && !x->snap.job && candidate_covered(x))
         return make_job(x);
     return NULL;

@@ -12,20 +12,19 @@ void exec_snapshots_close(kq_exec *x, bool abandon);
 void exec_snapshot_job_free(struct exec_snapshot_job *job);
 struct kq_snapshot_meta;
 /* The producer-id maxima of a loaded snapshot. */
-void exec_snapshot_take_meta(kq_exec *x, const struct kq_snapshot_meta *m);
+void exec_snapshot_take_meta(kq_exec *x, const exec_tables *t, const struct kq_snapshot_meta *m);
 /* What the core needs to know at create. */
 void exec_snapshots_log_state(const kq_exec *x, raft_log_state *ls);
 /* The SNAPSHOTS event telling the core the above. */
 void exec_snapshots_event(const kq_exec *x, raft_event *ev);
-/* Loads the latest snapshot's producer state into x->producers and
- * returns its end offset (where the rebuild scan starts), or -1 when there
- * is none to start from. */
-int64_t exec_snapshot_load_producers(kq_exec *x);
+/* Loads the latest snapshot's tables into t and returns its end offset
+ * (where the rebuild scan starts), or -1 when there is none to start from. */
+int64_t exec_snapshot_load_producers(kq_exec *x, const exec_tables *t);
 void exec_snapshot_appended(kq_exec *x, size_t bytes);
 void exec_snapshot_truncated(kq_exec *x, int64_t offset);
 /* After every entry point: takes a candidate when one is due; returns the
  * job writing it once covered (the coordinator starts it), else NULL. */
-struct exec_snapshot_job *exec_snapshot_settle(kq_exec *x);
+struct exec_snapshot_job *exec_snapshot_settle(kq_exec *x, const exec_tables *t);
 /* Whether retention is due now (then the next check is scheduled). */
 bool exec_retention_due(kq_exec *x);
 int64_t exec_snapshot_due(const kq_exec *x);
@@ -61,7 +60,8 @@ bool exec_snapshot_retry_allowed(kq_exec *x);
 /* exec_snapshot_transfer.c: the follower's actions and the leader's reads */
 /* True when a SNAPSHOT_INSTALL installed a->snapshot.id: the coordinator
  * publishes it (*timestamp_ms its LastContainedLogTimestamp). */
-bool exec_snapshot_action(kq_exec *x, const raft_action *a, int64_t *timestamp_ms);
+bool exec_snapshot_action(kq_exec *x, const raft_action *a, const exec_tables *t,
+                          int64_t *timestamp_ms);
 bool exec_snapshot_followup(kq_exec *x, raft_event *ev);
 /* Fills a FetchSnapshot answer's chunk; returns the Kafka error. */
 /* Answers a FetchSnapshot the core emitted (token set), with its chunk. */

@@ -93,7 +93,7 @@ static int load_file(kq_exec *x, raft_snapshot_id id, producer_state *ps,
     return rc;
 }
 
-void exec_snapshot_take_meta(kq_exec *x, const kq_snapshot_meta *m)
+void exec_snapshot_take_meta(kq_exec *x, const exec_tables *t, const kq_snapshot_meta *m)
 {
     x->snap.pid_max_count = 0;
     for (int i = 0; i < m->pid_max_count && i < KQ_SNAPSHOT_PID_NODES_MAX; i++) {
@@ -101,12 +101,12 @@ void exec_snapshot_take_meta(kq_exec *x, const kq_snapshot_meta *m)
         x->snap.pid_max[i].max_id = m->pid_max[i].max_id;
         x->snap.pid_max_count++;
         if (exec_producer_id_is_ours(x, m->pid_max[i].max_id) &&
-            m->pid_max[i].max_id > x->pid_log_max)
-            x->pid_log_max = m->pid_max[i].max_id;
+            m->pid_max[i].max_id > *t->pid_log_max)
+            *t->pid_log_max = m->pid_max[i].max_id;
     }
 }
 
-int64_t exec_snapshot_load_producers(kq_exec *x)
+int64_t exec_snapshot_load_producers(kq_exec *x, const exec_tables *t)
 {
     if (x->snap.count == 0)
         return -1;
@@ -115,13 +115,13 @@ int64_t exec_snapshot_load_producers(kq_exec *x)
         return -1;
     char err[256];
     kq_snapshot_meta meta;
-    if (load_file(x, id, x->producers, x->offsets, &meta, err, sizeof(err)) != 0) {
+    if (load_file(x, id, *t->producers, t->offsets, &meta, err, sizeof(err)) != 0) {
         char path[EXEC_PATH_BYTES_MAX];
         kq_snapshot_path(path, sizeof(path), x->log_dir, id, false);
         exec_fatal(x, "cannot load the latest snapshot", err);
         return -1;
     }
-    exec_snapshot_take_meta(x, &meta);
+    exec_snapshot_take_meta(x, t, &meta);
     return id.end_offset;
 }
 

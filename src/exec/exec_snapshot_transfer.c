@@ -58,7 +58,8 @@ static producer_state *decode_part(kq_exec *x, raft_snapshot_id id, kq_snapshot_
 
 /* Returns true when the snapshot was installed: the coordinator publishes
  * it (*timestamp_ms: its LastContainedLogTimestamp). */
-static bool install(kq_exec *x, raft_snapshot_id id, int64_t *timestamp_ms)
+static bool install(kq_exec *x, const exec_tables *t, raft_snapshot_id id,
+                    int64_t *timestamp_ms)
 {
     kq_snapshot_meta meta;
     group_offsets *offsets = group_offsets_create();
@@ -80,11 +81,11 @@ static bool install(kq_exec *x, raft_snapshot_id id, int64_t *timestamp_ms)
         exec_fatal(x, "cannot install a snapshot", err);
         return false;
     }
-    producer_state_destroy(x->producers);
-    x->producers = ps;
-    group_offsets_swap(x->offsets, offsets); /* the handlers hold x->offsets */
+    producer_state_destroy(*t->producers);
+    *t->producers = ps;
+    group_offsets_swap(t->offsets, offsets); /* the handlers hold t->offsets */
     group_offsets_destroy(offsets);
-    exec_snapshot_take_meta(x, &meta);
+    exec_snapshot_take_meta(x, t, &meta);
     x->snap.cand = false; /* the state of the log it replaced */
     x->snap.bytes_since = 0;
     /* Every older one lies below the new log start. One of our own with
@@ -106,7 +107,8 @@ static bool install(kq_exec *x, raft_snapshot_id id, int64_t *timestamp_ms)
     return true;
 }
 
-bool exec_snapshot_action(kq_exec *x, const raft_action *a, int64_t *timestamp_ms)
+bool exec_snapshot_action(kq_exec *x, const raft_action *a, const exec_tables *t,
+                          int64_t *timestamp_ms)
 {
     char err[512];
     raft_snapshot_id id = a->snapshot.id;
@@ -120,7 +122,7 @@ bool exec_snapshot_action(kq_exec *x, const raft_action *a, int64_t *timestamp_m
         kq_snapshot_part_abort(x->env.fs, x->log_dir, id);
         break;
     case RAFT_ACTION_SNAPSHOT_INSTALL:
-        return install(x, id, timestamp_ms);
+        return install(x, t, id, timestamp_ms);
     default:
         KQ_ASSERT(false);
     }

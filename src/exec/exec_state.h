@@ -90,6 +90,17 @@ typedef struct exec_relay {
     handler_forward f; /* frame freed once sent */
 } exec_relay;
 
+/* The replicated tables, as the coordinator passes them to the snapshot
+ * part (exec_tables_of): it encodes them into a snapshot, loads them from
+ * one and replaces them by an installed one. Each has one owner in
+ * kq_exec (producers: the produce part, offsets: the offsets part,
+ * pid_log_max: the producer-id part; scripts/check-exec-layering.py). */
+typedef struct exec_tables {
+    producer_state **producers; /* replaced by an install */
+    group_offsets *offsets;     /* swapped in place: the handlers hold it */
+    int64_t *pid_log_max;       /* largest id of ours in the log, -1 */
+} exec_tables;
+
 struct kq_exec {
     exec_config cfg;
     char cluster_id[EXEC_CLUSTER_ID_BYTES_MAX];

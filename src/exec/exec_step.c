@@ -96,7 +96,8 @@ static void exec_action(kq_exec *x, const raft_action *a)
         /* the core installs only with no flush out */
         KQ_ASSERT(a->type != RAFT_ACTION_SNAPSHOT_INSTALL || x->flush_job == NULL);
         int64_t ts;
-        if (exec_snapshot_action(x, a, &ts))
+        exec_tables t = exec_tables_of(x);
+        if (exec_snapshot_action(x, a, &t, &ts))
             exec_publish(x, a->snapshot.id, ts); /* installed */
         break;
     }
