@@ -4,16 +4,23 @@
 src/exec is one coordinator over parts that each own their state, on a base
 (src/exec/exec_internal.h names them). LAYERS below declares the order, top
 first; a file may include or call only files of a lower layer or of its own
-group. The parts are siblings: none reaches another, or the coordinator,
-except through what the coordinator passes (kq_exec.up, a table of function
-pointers, which this check does not count as a call). An edge is an
+group. The parts are siblings: none reaches another, or the coordinator; a
+part that needs the core stepped returns that need. An edge is an
 #include "..." of a src/exec header, or a call of a non-static function
 defined in another src/exec file. Every file in src/exec must be listed.
 
+Fields: OWNERS gives every field of struct kq_exec one owner (a group of
+LAYERS, or 'base': read by all). A file of a part or of metrics may use
+(x->field) only base fields and its own group's; what another part or the
+coordinator owns reaches it as an argument (exec_tables). And no function
+pointer taking a kq_exec (a way back up, like the former kq_exec.up) may be
+declared in src/exec.
+
   scripts/check-exec-layering.py [--root DIR] [--report]
 
-Exits 1 on an upward or sideways edge, or an unlisted file. --report also
-prints, per file, the fields of struct kq_exec it reads (x->field) and
+Exits 1 on an upward or sideways edge, a field used outside its owner, an
+unowned field, a kq_exec function pointer, or an unlisted file. --report
+also prints, per file, the fields of struct kq_exec it reads (x->field) and
 every edge. Registered with CTest as exec_layering."""
 import argparse
 import glob
@@ -24,7 +31,8 @@ import sys
 LAYERS = [
     ('coordinator', {
         'coordinator': ['exec.c', 'exec_entry.c', 'exec_step.c', 'exec_request.c',
-                        'exec_rebuild.c', 'exec_metrics_text.c', 'exec_internal.h'],
+                        'exec_rebuild.c', 'exec_publish.c', 'exec_metrics_text.c',
+                        'exec_internal.h'],
     }),
     ('parts', {
         'peers': ['exec_peer.c', 'exec_endpoints.c', 'exec_peer.h'],
@@ -40,6 +48,61 @@ LAYERS = [
     ('metrics', {'metrics': ['exec_metrics.c', 'exec_metrics.h']}),
     ('base', {'base': ['exec_base.c', 'exec_state.h']}),
 ]
+
+
+# The owner of each field of struct kq_exec (exec_state.h).
+OWNERS = {
+    'base': ['cfg', 'cluster_id', 'log_dir', 'env', 'log', 'raft', 'handler', 'failed'],
+    'coordinator': ['rebuilding_at_start', 'rebuild_next', 'rebuild_rc', 'repair_end',
+                    'repair_epoch', 'repair_allowed', 'out', 'stepping', 'flush_job',
+                    'stored_qstate', 'flush_idle', 'truncated_lower', 'raft_wake_ms',
+                    'rejected_logged', 'shutdown_requested', 'shutdown_reported',
+                    'last_role', 'last_epoch', 'last_leader'],
+    'peers': ['next_correlation_id', 'send_failed', 'forwards', 'forward_generation',
+              'peer_error_logged_ms', 'endpoint_inflight', 'endpoint_due_ms'],
+    'search': ['search_head', 'search_tail', 'search_out', 'searches_out', 'search_pumping'],
+    'workload': ['workload'],
+    'producer_ids': ['pid_next', 'pid_reserved_end', 'pid_log_max'],
+    'produce': ['producers'],
+    'offsets': ['offsets', 'unparsable_reported_next'],
+    'snapshot': ['snap'],
+    'metrics': ['metrics'],
+}
+
+# A function pointer whose parameters take the executor: a way back up.
+UP_POINTER = re.compile(r'\(\s*\*\s*\w*\s*\)\s*\(\s*(const\s+)?(struct\s+)?kq_exec\s*\*')
+
+
+def struct_fields(code):
+    """The field names of struct kq_exec (a, *b counts as two)."""
+    body = re.search(r'struct kq_exec \{(.*?)\n\};', code, re.S).group(1)
+    fields = set()
+    for decl in body.split(';'):
+        for part in decl.split(','):
+            m = re.search(r'\**\s*(\w+)\s*(\[[^\]]*\]\s*)*$', part.strip())
+            if m:
+                fields.add(m.group(1))
+    return fields
+
+
+def field_misuse(names, code, where):
+    """Uses of a field outside its owner, and fields without one."""
+    owner = {f: g for g, fs in OWNERS.items() for f in fs}
+    src = 'exec_state.h' if 'exec_state.h' in code else 'exec_internal.h'
+    out = ['field %s of struct kq_exec: no owner in OWNERS' % f
+           for f in sorted(struct_fields(code[src]) - set(owner))]
+    for n in names:
+        if n not in where or where[n][1] == 'coordinator':
+            continue
+        for f in sorted(set(re.findall(r'\bx->(\w+)', code[n]))):
+            g = owner.get(f)
+            if g and g not in ('base', where[n][1]):
+                out.append('%s uses x->%s, owned by %s' % (n, f, g))
+    for n in names:
+        for m in UP_POINTER.finditer(code[n]):
+            line = code[n].count('\n', 0, m.start()) + 1
+            out.append('%s:%d: a function pointer taking kq_exec (a call back up)' % (n, line))
+    return out
 
 
 def strip(text):
@@ -79,6 +142,7 @@ def main():
             for fn, g in defs.items():
                 if g != n and re.search(r'(?<![\w.>])%s\s*\(' % fn, code[n]):
                     edges.add((n, g, 'call ' + fn))
+    misuse = field_misuse(names, code, where)
     wrong = []
     for a, b, kind in sorted(edges):
         if a not in where or b not in where:
@@ -88,13 +152,7 @@ def main():
             wrong.append('%s -> %s (%s): %s' % (a, b, kind, 'up' if rb < ra else 'sideways'))
     if args.report:
         src = 'exec_state.h' if 'exec_state.h' in code else 'exec_internal.h'
-        body = re.search(r'struct kq_exec \{(.*?)\n\};', code[src], re.S).group(1)
-        fields = set()
-        for decl in body.split(';'):
-            for part in decl.split(','):
-                m = re.search(r'\**\s*(\w+)\s*(\[[^\]]*\]\s*)*$', part.strip())
-                if m:
-                    fields.add(m.group(1))
+        fields = struct_fields(code[src])
         print('struct kq_exec: %d fields' % len(fields))
         readers = 0
         for n in names:
@@ -109,9 +167,10 @@ def main():
         pairs = {(a, b) for a, b, _ in edges}
         against = {(w.split(' -> ')[0], w.split(' -> ')[1].split(' ')[0]) for w in wrong}
         print('file pairs: %d, against the layering: %d' % (len(pairs), len(against)))
-    for line in bad + wrong:
+        print('field uses outside their owner, kq_exec function pointers: %d' % len(misuse))
+    for line in bad + wrong + misuse:
         print('exec layering: ' + line, file=sys.stderr)
-    return 1 if bad or wrong else 0
+    return 1 if bad or wrong or misuse else 0
 
 
 if __name__ == '__main__':

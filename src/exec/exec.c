@@ -319,8 +319,6 @@ kq_exec *exec_create(const exec_config *config, const exec_env *env, char *err, 
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
-    x->up = (exec_up){.step = exec_step, .step_append = exec_step_append,
-                      .settle = exec_settle};
     x->cfg = *config;
     x->env = *env;
     snprintf(x->cluster_id, sizeof(x->cluster_id), "%s", config->cluster_id);

@@ -1,6 +1,7 @@
 /* The executor's inbound events: a client or peer frame (the handlers
  * decide, the executor carries the decision out), a peer's answer, the
- * timer, a finished flush job and a shutdown request. */
+ * timer, a finished flush or search job and a shutdown request (a finished
+ * snapshot job: exec_publish.c). */
 #include <errno.h>
 #include <string.h>
 
@@ -46,7 +47,7 @@ void exec_on_timer(kq_exec *x)
     if (own)
         exec_carry_out_request(x, own);
     exec_ask_endpoints(x);
-    exec_workload_tick(x);
+    exec_run_workload(x);
     exec_workload_report(x);
     raft_event ev = {.type = RAFT_EVENT_TICK};
     exec_step(x, &ev);
@@ -74,6 +75,12 @@ void exec_flush_done(kq_exec *x, kq_log_flush_job *job, int rc)
     raft_event ev = {.type = RAFT_EVENT_FLUSHED, .flushed_offset = flushed};
     exec_step(x, &ev);
     exec_settle(x);
+}
+
+void exec_search_done(kq_exec *x, struct exec_search_job *job, int rc)
+{
+    if (exec_search_finished(x, job, rc))
+        exec_settle(x);
 }
 
 void exec_request_shutdown(kq_exec *x)

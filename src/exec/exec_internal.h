@@ -2,8 +2,10 @@
  * exec_request.c, exec_rebuild.c, exec_metrics_text.c): the life cycle, the
  * entry points, stepping the core and carrying out its actions and the
  * handlers' requests. It calls down into the parts (one header each, all
- * on exec_state.h); no part calls up into it or across into another, but
- * through what it passes them (kq_exec.up). scripts/check-exec-layering.py
+ * on exec_state.h); no part calls up into it or across into another: a
+ * part that needs the core stepped, an append made or the executor settled
+ * returns that need, and the coordinator does it (exec_publish.c,
+ * exec_run_workload, exec_search_done). scripts/check-exec-layering.py
  * keeps the direction. */
 #ifndef KQ_EXEC_INTERNAL_H
 #define KQ_EXEC_INTERNAL_H
@@ -19,6 +21,13 @@
 #include "exec_stream.h"
 #include "exec_workload.h"
 
+/* The tables the snapshot part reads and restores (exec_state.h). */
+static inline exec_tables exec_tables_of(kq_exec *x)
+{
+    return (exec_tables){.producers = &x->producers, .offsets = x->offsets,
+                         .pid_log_max = &x->pid_log_max};
+}
+
 /* Steps one event, carries out its output, then the follow-ups it raised. */
 void exec_step(kq_exec *x, raft_event *event);
 /* exec_step for a CLIENT_APPEND: *res gets the core's answer (error, or
@@ -30,6 +39,14 @@ void exec_settle(kq_exec *x);
 /* exec_request.c: carries out a request's decision, completes it once and
  * hands it back to the handlers (kq/request.h). */
 void exec_carry_out_request(kq_exec *x, kq_request *req);
+/* exec_publish.c: a durable snapshot published (the core told, retention
+ * run), retention alone, and exec_settle's snapshot step. */
+void exec_publish(kq_exec *x, raft_snapshot_id id, int64_t timestamp_ms);
+void exec_retention(kq_exec *x);
+void exec_settle_snapshots(kq_exec *x);
+/* exec_request.c: the built-in workload's appends, stepped like a
+ * client's (on the timer). */
+void exec_run_workload(kq_exec *x);
 /* exec_rebuild.c: producer state, group offsets and our largest producer
  * id from the latest snapshot and the log after it. */
 void exec_rebuild_producers(kq_exec *x);

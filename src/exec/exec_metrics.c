@@ -119,3 +119,18 @@ void exec_metrics_role(kq_exec *x, enum raft_role role)
         m->election_start_ms = -1;
     }
 }
+
+void exec_metrics_unparsable_skipped(kq_exec *x, uint64_t count)
+{
+    x->metrics.records_unparsable_skipped += count;
+}
+
+void exec_metrics_fetch_streamed(kq_exec *x)
+{
+    x->metrics.fetch_streamed++;
+}
+
+void exec_metrics_fetch_stream_stale(kq_exec *x)
+{
+    x->metrics.fetch_stream_stale++;
+}

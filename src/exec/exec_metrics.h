@@ -27,5 +27,11 @@ void exec_metrics_log_appended(struct kq_exec *x, size_t len, int64_t fetched_re
 void exec_metrics_leader_appended(struct kq_exec *x, int64_t last_offset, int32_t n);
 void exec_metrics_committed(struct kq_exec *x, int64_t high_watermark);
 void exec_metrics_role(struct kq_exec *x, enum raft_role role);
+/* Counters the parts bump (issue 19): offset-commit records of ours skipped
+ * as unparsable (exec_offsets.c); a streamed Fetch answer sent, or cut as
+ * stale (exec_stream.c). */
+void exec_metrics_unparsable_skipped(struct kq_exec *x, uint64_t count);
+void exec_metrics_fetch_streamed(struct kq_exec *x);
+void exec_metrics_fetch_stream_stale(struct kq_exec *x);
 
 #endif

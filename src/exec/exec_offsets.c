@@ -6,6 +6,7 @@
  * OffsetCommit is answered only once its record is applied here). */
 #include <inttypes.h>
 
+#include "exec_metrics.h"
 #include "exec_offsets.h"
 #include "kq/group_offsets.h"
 #include "kq/log_line.h"
@@ -18,7 +19,7 @@ int exec_offsets_note_batches(kq_exec *x, const uint8_t *batches, size_t len)
      * skipped, logged once per offset (a rebuild scans it again) and
      * counted; it never stops the node. */
     if (sk.count > 0 && sk.last_offset >= x->unparsable_reported_next) {
-        x->metrics.records_unparsable_skipped += (uint64_t)sk.count;
+        exec_metrics_unparsable_skipped(x, (uint64_t)sk.count);
         x->unparsable_reported_next = sk.last_offset + 1;
         log_line("node %d: skipped %d offset-commit control record(s) that pass their CRC but "
                  "do not parse, the first at offset %" PRId64 " (%s); never applied",

@@ -55,7 +55,8 @@ static int exec_rebuild_batch(void *ctx, const uint8_t *batch, size_t len)
 void exec_rebuild_producers(kq_exec *x)
 {
     producer_state_clear(x->producers);
-    int64_t from = exec_snapshot_load_producers(x); /* group offsets too */
+    exec_tables t = exec_tables_of(x);
+    int64_t from = exec_snapshot_load_producers(x, &t); /* group offsets too */
     if (x->failed)
         return;
     if (from < 0) {

@@ -53,6 +53,19 @@ static void exec_producer_id(kq_exec *x, kq_request *req)
     kq_request_complete(req, &res);
 }
 
+void exec_run_workload(kq_exec *x)
+{
+    if (!exec_workload_tick(x))
+        return;
+    raft_event ev;
+    while (exec_workload_next(x, &ev)) {
+        kq_request_result res;
+        exec_step_append(x, &ev, &res);
+        if (!exec_workload_appended(x, &res))
+            break;
+    }
+}
+
 void exec_carry_out_request(kq_exec *x, kq_request *req)
 {
     KQ_ASSERT(req && req->phase == KQ_REQUEST_AT_EXECUTOR);

@@ -69,8 +69,10 @@ static int64_t target(kq_exec *x, int64_t usable)
     return -1;
 }
 
-static void forget_below_start(kq_exec *x)
+void exec_retention_forget(kq_exec *x)
 {
+    if (x->failed || !x->raft)
+        return;
     int64_t start = kq_log_start_offset(x->log);
     int64_t now = exec_now(x);
     for (int i = 0; i < x->snap.count && !x->failed;) {
@@ -83,10 +85,10 @@ static void forget_below_start(kq_exec *x)
     }
 }
 
-void exec_retention_run(kq_exec *x)
+bool exec_retention_advance(kq_exec *x)
 {
     if (x->failed || !x->raft)
-        return;
+        return false;
     raft_status st;
     raft_get_status(x->raft, &st);
     int64_t usable = st.high_watermark;
@@ -99,12 +101,12 @@ void exec_retention_run(kq_exec *x)
         char err[512];
         if (kq_log_advance_start(x->log, to, err, sizeof(err)) != 0) {
             exec_fatal(x, "cannot advance the log start", err);
-            return;
+            return false;
         }
         log_line("node %d: retention: log start %" PRId64 " -> %" PRId64 ", %" PRIu64
                  " -> %" PRIu64 " bytes in %d segments", x->cfg.node_id, before, to, size_before,
                  kq_log_size_bytes(x->log), kq_log_segment_count(x->log));
-        exec_snapshot_tell_core(x);
+        return true;
     }
-    forget_below_start(x);
+    return false;
 }

@@ -67,9 +67,9 @@ static void pump(kq_exec *x)
         mark_out(x, job);
         if (!job->view) {
             log_line("node %d: ListOffsets search: %s", x->cfg.node_id, err);
-            exec_search_done(x, job, -EIO);
+            exec_search_finished(x, job, -EIO);
         } else if (!x->env.search_start) {
-            exec_search_done(x, job, exec_search_job_run(job));
+            exec_search_finished(x, job, exec_search_job_run(job));
         } else {
             x->env.search_start(x->env.ctx, job);
         }
@@ -93,16 +93,16 @@ void exec_time_search(kq_exec *x, const handler_time_search *s)
     pump(x);
 }
 
-void exec_search_done(kq_exec *x, struct exec_search_job *job, int rc)
+bool exec_search_finished(kq_exec *x, struct exec_search_job *job, int rc)
 {
     unmark_out(x, job);
     if (!x->failed)
         handler_time_search_result(x->handler, &job->search, rc);
     job_free(job);
-    if (!x->failed && !x->search_pumping) {
-        pump(x);
-        x->up.settle(x);
-    }
+    if (x->failed || x->search_pumping)
+        return false; /* done inline: pump() goes on, and its caller settles */
+    pump(x);
+    return true;
 }
 
 void exec_searches_destroy(kq_exec *x)

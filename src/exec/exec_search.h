@@ -8,5 +8,9 @@
 /* exec_search.c: searches of the log off the loop (issue 19) */
 void exec_time_search(kq_exec *x, const handler_time_search *s);
 void exec_searches_destroy(kq_exec *x);
+/* A job is done (exec_search_done, in the coordinator, or inline): the
+ * handler answers, the next waiting jobs start. True when the coordinator
+ * must settle (a job done off the loop). */
+bool exec_search_finished(kq_exec *x, struct exec_search_job *job, int rc);
 
 #endif

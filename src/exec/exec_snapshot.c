@@ -103,16 +103,17 @@ static int note_producer(void *ctx, int64_t pid, int16_t epoch,
     return 0;
 }
 
-static void fill_meta(kq_exec *x, kq_snapshot_meta *m, raft_snapshot_id id, int64_t ts)
+static void fill_meta(kq_exec *x, const exec_tables *t, kq_snapshot_meta *m,
+                      raft_snapshot_id id, int64_t ts)
 {
     memset(m, 0, sizeof(*m));
     m->id = id;
     m->last_contained_timestamp_ms = ts;
     for (int i = 0; i < x->cfg.voter_count; i++)
         m->voter_ids[m->voter_count++] = x->cfg.voters[i].node_id;
-    producer_state_foreach(x->producers, note_producer, &x->snap);
-    if (x->pid_log_max >= 0)
-        note_pid(&x->snap, x->pid_log_max);
+    producer_state_foreach(*t->producers, note_producer, &x->snap);
+    if (*t->pid_log_max >= 0)
+        note_pid(&x->snap, *t->pid_log_max);
     for (int i = 0; i < x->snap.pid_max_count; i++) {
         m->pid_max[i].node_prefix = x->snap.pid_max[i].node_prefix;
         m->pid_max[i].max_id = x->snap.pid_max[i].max_id;
@@ -121,14 +122,14 @@ static void fill_meta(kq_exec *x, kq_snapshot_meta *m, raft_snapshot_id id, int6
 }
 
 /* The state at the log end, now: the candidate. */
-static void take_candidate(kq_exec *x)
+static void take_candidate(kq_exec *x, const exec_tables *t)
 {
     int64_t end = kq_log_end_offset(x->log);
     raft_snapshot_id id = {.end_offset = end, .epoch = epoch_before(x, end)};
     kq_snapshot_meta meta;
-    fill_meta(x, &meta, id, exec_now(x));
+    fill_meta(x, t, &meta, id, exec_now(x));
     kq_writer_reset(&x->snap.cand_bytes);
-    int rc = kq_snapshot_encode(x->producers, x->offsets, &meta, &x->snap.cand_bytes);
+    int rc = kq_snapshot_encode(*t->producers, t->offsets, &meta, &x->snap.cand_bytes);
     if (rc != 0 || x->snap.cand_bytes.error) {
         /* Beyond KQ_SNAPSHOT_BYTES_MAX (a state the limits do not admit)
          * or out of memory: retried later, never fatal. */
@@ -172,13 +173,14 @@ static bool candidate_covered(kq_exec *x)
     return st.high_watermark >= end && kq_log_flushed_offset(x->log) >= end;
 }
 
-static void start_job(kq_exec *x)
+/* The job writing the candidate, handed to the coordinator to start. */
+static struct exec_snapshot_job *make_job(kq_exec *x)
 {
     struct exec_snapshot_job *job = calloc(1, sizeof(*job));
     if (!job) {
         x->snap.cand = false;
         exec_snapshot_failed(x, "cannot write a snapshot", "out of memory", -ENOMEM);
-        return;
+        return NULL;
     }
     job->fs = x->env.fs;
     snprintf(job->log_dir, sizeof(job->log_dir), "%s", x->log_dir);
@@ -189,16 +191,16 @@ static void start_job(kq_exec *x)
     x->snap.job = job;
     if (x->env.on_snapshot)
         x->env.on_snapshot(x->env.ctx, job->id);
-    if (x->cfg.mutants & KQ_MUTANT_DELETE_BEFORE_SNAPSHOT_DURABLE)
-        exec_snapshot_publish(x, job->id, job->timestamp_ms); /* the bug: before it is durable */
-    if (!x->env.snapshot_start) {
-        exec_snapshot_done(x, job, exec_snapshot_job_run(job));
-        return;
-    }
-    x->env.snapshot_start(x->env.ctx, job);
+    return job;
 }
 
-void exec_snapshot_done(kq_exec *x, struct exec_snapshot_job *job, int rc)
+raft_snapshot_id exec_snapshot_job_id(const struct exec_snapshot_job *job, int64_t *timestamp_ms)
+{
+    *timestamp_ms = job->timestamp_ms;
+    return job->id;
+}
+
+int exec_snapshot_finished(kq_exec *x, struct exec_snapshot_job *job, int rc)
 {
     KQ_ASSERT(job == x->snap.job);
     x->snap.job = NULL;
@@ -207,20 +209,19 @@ void exec_snapshot_done(kq_exec *x, struct exec_snapshot_job *job, int rc)
             x->env.on_snapshot_failed(x->env.ctx, job->id, rc);
         exec_snapshot_failed(x, "cannot write a snapshot", job->err, rc);
         exec_snapshot_job_free(job);
-        if (!x->failed)
-            x->up.settle(x);
-        return;
+        return -1;
     }
     if (!x->failed)
         exec_snapshot_succeeded(x);
-    if (!x->failed && !(x->cfg.mutants & KQ_MUTANT_DELETE_BEFORE_SNAPSHOT_DURABLE))
-        exec_snapshot_publish(x, job->id, job->timestamp_ms);
+    return !x->failed && !(x->cfg.mutants & KQ_MUTANT_DELETE_BEFORE_SNAPSHOT_DURABLE);
+}
+
+void exec_snapshot_written(kq_exec *x, struct exec_snapshot_job *job)
+{
     if (!x->failed)
         log_line("node %d: snapshot %020" PRId64 "-%010d written (%zu bytes)", x->cfg.node_id,
                  job->id.end_offset, job->id.epoch, job->len);
     exec_snapshot_job_free(job);
-    if (!x->failed)
-        x->up.settle(x);
 }
 
 void exec_snapshot_appended(kq_exec *x, size_t bytes)
@@ -236,18 +237,23 @@ void exec_snapshot_truncated(kq_exec *x, int64_t offset)
         x->snap.cand = false;
 }
 
-void exec_snapshot_settle(kq_exec *x)
+struct exec_snapshot_job *exec_snapshot_settle(kq_exec *x, const exec_tables *t)
 {
     if (x->failed)
-        return;
+        return NULL;
     if (candidate_due(x))
-        take_candidate(x);
+        take_candidate(x, t);
     if (!x->failed && x->snap.cand && !x->snap.job && candidate_covered(x))
-        start_job(x);
-    if (!x->failed && exec_now(x) >= x->snap.retention_due_ms) {
-        x->snap.retention_due_ms = exec_now(x) + EXEC_RETENTION_CHECK_MS;
-        exec_retention_run(x);
-    }
+        return make_job(x);
+    return NULL;
+}
+
+bool exec_retention_due(kq_exec *x)
+{
+    if (x->failed || exec_now(x) < x->snap.retention_due_ms)
+        return false;
+    x->snap.retention_due_ms = exec_now(x) + EXEC_RETENTION_CHECK_MS;
+    return true;
 }
 
 int64_t exec_snapshot_due(const kq_exec *x)

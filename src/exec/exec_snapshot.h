@@ -12,27 +12,40 @@ void exec_snapshots_close(kq_exec *x, bool abandon);
 void exec_snapshot_job_free(struct exec_snapshot_job *job);
 struct kq_snapshot_meta;
 /* The producer-id maxima of a loaded snapshot. */
-void exec_snapshot_take_meta(kq_exec *x, const struct kq_snapshot_meta *m);
+void exec_snapshot_take_meta(kq_exec *x, const exec_tables *t, const struct kq_snapshot_meta *m);
 /* What the core needs to know at create. */
 void exec_snapshots_log_state(const kq_exec *x, raft_log_state *ls);
 /* The SNAPSHOTS event telling the core the above. */
 void exec_snapshots_event(const kq_exec *x, raft_event *ev);
-/* Loads the latest snapshot's producer state into x->producers and
- * returns its end offset (where the rebuild scan starts), or -1 when there
- * is none to start from. */
-int64_t exec_snapshot_load_producers(kq_exec *x);
+/* Loads the latest snapshot's tables into t and returns its end offset
+ * (where the rebuild scan starts), or -1 when there is none to start from. */
+int64_t exec_snapshot_load_producers(kq_exec *x, const exec_tables *t);
 void exec_snapshot_appended(kq_exec *x, size_t bytes);
 void exec_snapshot_truncated(kq_exec *x, int64_t offset);
-/* After every entry point: take a candidate when one is due, start its job
- * once covered, run retention when due. */
-void exec_snapshot_settle(kq_exec *x);
+/* After every entry point: takes a candidate when one is due; returns the
+ * job writing it once covered (the coordinator starts it), else NULL. */
+struct exec_snapshot_job *exec_snapshot_settle(kq_exec *x, const exec_tables *t);
+/* Whether retention is due now (then the next check is scheduled). */
+bool exec_retention_due(kq_exec *x);
 int64_t exec_snapshot_due(const kq_exec *x);
-void exec_snapshot_publish(kq_exec *x, raft_snapshot_id id, int64_t timestamp_ms);
-/* Tells the core the snapshots: stepped at once (through the coordinator's
- * x->up.step), or after the output being carried out. */
-void exec_snapshot_tell_core(kq_exec *x);
-/* exec_retention.c */
-void exec_retention_run(kq_exec *x);
+/* A job's snapshot and its LastContainedLogTimestamp. */
+raft_snapshot_id exec_snapshot_job_id(const struct exec_snapshot_job *job, int64_t *timestamp_ms);
+/* A job finished (exec_snapshot_done, in the coordinator): -1 it failed
+ * (counted, retried later; the job is freed), 1 the coordinator publishes
+ * it, 0 not (stopped, or the mutant published it already); then, unless
+ * -1, exec_snapshot_written logs it and frees the job. */
+int exec_snapshot_finished(kq_exec *x, struct exec_snapshot_job *job, int rc);
+void exec_snapshot_written(kq_exec *x, struct exec_snapshot_job *job);
+/* Publishing, driven by the coordinator (exec_publish.c): the durable file
+ * is added (false: nothing to publish), the core told, retention run. */
+bool exec_snapshot_add(kq_exec *x, raft_snapshot_id id, int64_t timestamp_ms);
+/* While the core's output is carried out: the SNAPSHOTS event is stepped
+ * after it (exec_snapshot_followup). */
+void exec_snapshot_tell_later(kq_exec *x);
+/* exec_retention.c: moves the log start (true: it moved, the core is to be
+ * told), then forgets the snapshots below it. */
+bool exec_retention_advance(kq_exec *x);
+void exec_retention_forget(kq_exec *x);
 void exec_snapshot_forget(kq_exec *x, int i);
 /* exec_snapshot_fail.c: a snapshot attempt failed (encode or write of a new
  * file): logged (rate-limited), counted, retried after a backoff; the node
@@ -45,7 +58,10 @@ void exec_snapshot_succeeded(kq_exec *x);
 /* Whether a new attempt may start now (no backoff pending). */
 bool exec_snapshot_retry_allowed(kq_exec *x);
 /* exec_snapshot_transfer.c: the follower's actions and the leader's reads */
-void exec_snapshot_action(kq_exec *x, const raft_action *a);
+/* True when a SNAPSHOT_INSTALL installed a->snapshot.id: the coordinator
+ * publishes it (*timestamp_ms its LastContainedLogTimestamp). */
+bool exec_snapshot_action(kq_exec *x, const raft_action *a, const exec_tables *t,
+                          int64_t *timestamp_ms);
 bool exec_snapshot_followup(kq_exec *x, raft_event *ev);
 /* Fills a FetchSnapshot answer's chunk; returns the Kafka error. */
 /* Answers a FetchSnapshot the core emitted (token set), with its chunk. */

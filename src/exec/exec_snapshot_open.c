@@ -23,28 +23,21 @@ static int find(const kq_exec *x, int64_t end_offset)
     return -1;
 }
 
-void exec_snapshot_tell_core(kq_exec *x)
+void exec_snapshot_tell_later(kq_exec *x)
 {
-    if (!x->raft)
-        return;
-    raft_event ev;
-    exec_snapshots_event(x, &ev);
-    if (x->stepping)
-        x->snap.tell_pending = true; /* stepped after the output */
-    else
-        x->up.step(x, &ev);
+    x->snap.tell_pending = true; /* stepped after the output */
 }
 
-void exec_snapshot_publish(kq_exec *x, raft_snapshot_id id, int64_t timestamp_ms)
+bool exec_snapshot_add(kq_exec *x, raft_snapshot_id id, int64_t timestamp_ms)
 {
     if (find(x, id.end_offset) >= 0)
-        return;
+        return false;
     if (x->snap.count > 0 && id.end_offset < x->snap.files[x->snap.count - 1].id.end_offset) {
         /* Written while an install moved the log start past it: useless. */
         int rc = kq_snapshot_delete(x->env.fs, x->log_dir, id);
         if (rc < 0 && rc != -ENOENT)
             exec_fatal(x, "cannot delete a snapshot", strerror(-rc));
-        return;
+        return false;
     }
     if (x->snap.count == EXEC_SNAPSHOTS_MAX) {
         /* Keep the one at the log start and the newest: drop the oldest
@@ -52,14 +45,13 @@ void exec_snapshot_publish(kq_exec *x, raft_snapshot_id id, int64_t timestamp_ms
         int i = x->snap.files[0].id.end_offset == kq_log_start_offset(x->log) ? 1 : 0;
         exec_snapshot_forget(x, i);
         if (x->failed)
-            return;
+            return false;
     }
     KQ_ASSERT(x->snap.count < EXEC_SNAPSHOTS_MAX &&
               (x->snap.count == 0 || id.end_offset > x->snap.files[x->snap.count - 1].id.end_offset));
     x->snap.files[x->snap.count++] =
         (exec_snapshot_file){.id = id, .timestamp_ms = timestamp_ms, .served_ms = -1};
-    exec_snapshot_tell_core(x);
-    exec_retention_run(x);
+    return true;
 }
 
 void exec_snapshots_event(const kq_exec *x, raft_event *ev)
@@ -101,7 +93,7 @@ static int load_file(kq_exec *x, raft_snapshot_id id, producer_state *ps,
     return rc;
 }
 
-void exec_snapshot_take_meta(kq_exec *x, const kq_snapshot_meta *m)
+void exec_snapshot_take_meta(kq_exec *x, const exec_tables *t, const kq_snapshot_meta *m)
 {
     x->snap.pid_max_count = 0;
     for (int i = 0; i < m->pid_max_count && i < KQ_SNAPSHOT_PID_NODES_MAX; i++) {
@@ -109,12 +101,12 @@ void exec_snapshot_take_meta(kq_exec *x, const kq_snapshot_meta *m)
         x->snap.pid_max[i].max_id = m->pid_max[i].max_id;
         x->snap.pid_max_count++;
         if (exec_producer_id_is_ours(x, m->pid_max[i].max_id) &&
-            m->pid_max[i].max_id > x->pid_log_max)
-            x->pid_log_max = m->pid_max[i].max_id;
+            m->pid_max[i].max_id > *t->pid_log_max)
+            *t->pid_log_max = m->pid_max[i].max_id;
     }
 }
 
-int64_t exec_snapshot_load_producers(kq_exec *x)
+int64_t exec_snapshot_load_producers(kq_exec *x, const exec_tables *t)
 {
     if (x->snap.count == 0)
         return -1;
@@ -123,13 +115,13 @@ int64_t exec_snapshot_load_producers(kq_exec *x)
         return -1;
     char err[256];
     kq_snapshot_meta meta;
-    if (load_file(x, id, x->producers, x->offsets, &meta, err, sizeof(err)) != 0) {
+    if (load_file(x, id, *t->producers, t->offsets, &meta, err, sizeof(err)) != 0) {
         char path[EXEC_PATH_BYTES_MAX];
         kq_snapshot_path(path, sizeof(path), x->log_dir, id, false);
         exec_fatal(x, "cannot load the latest snapshot", err);
         return -1;
     }
-    exec_snapshot_take_meta(x, &meta);
+    exec_snapshot_take_meta(x, t, &meta);
     return id.end_offset;
 }
 

@@ -56,9 +56,11 @@ static producer_state *decode_part(kq_exec *x, raft_snapshot_id id, kq_snapshot_
     return ps;
 }
 
-static void install(kq_exec *x, raft_snapshot_id id)
+/* Returns true when the snapshot was installed: the coordinator publishes
+ * it (*timestamp_ms: its LastContainedLogTimestamp). */
+static bool install(kq_exec *x, const exec_tables *t, raft_snapshot_id id,
+                    int64_t *timestamp_ms)
 {
-    KQ_ASSERT(x->flush_job == NULL); /* the core installs only with no flush out */
     kq_snapshot_meta meta;
     group_offsets *offsets = group_offsets_create();
     producer_state *ps = offsets ? decode_part(x, id, &meta, offsets) : NULL;
@@ -68,7 +70,7 @@ static void install(kq_exec *x, raft_snapshot_id id)
             exec_fatal(x, "cannot install a snapshot", "out of memory");
         else if (!x->failed)
             report(x, id, false);
-        return;
+        return false;
     }
     char err[512];
     int64_t old_end = kq_log_end_offset(x->log);
@@ -77,13 +79,13 @@ static void install(kq_exec *x, raft_snapshot_id id)
         producer_state_destroy(ps);
         group_offsets_destroy(offsets);
         exec_fatal(x, "cannot install a snapshot", err);
-        return;
+        return false;
     }
-    producer_state_destroy(x->producers);
-    x->producers = ps;
-    group_offsets_swap(x->offsets, offsets); /* the handlers hold x->offsets */
+    producer_state_destroy(*t->producers);
+    *t->producers = ps;
+    group_offsets_swap(t->offsets, offsets); /* the handlers hold t->offsets */
     group_offsets_destroy(offsets);
-    exec_snapshot_take_meta(x, &meta);
+    exec_snapshot_take_meta(x, t, &meta);
     x->snap.cand = false; /* the state of the log it replaced */
     x->snap.bytes_since = 0;
     /* Every older one lies below the new log start. One of our own with
@@ -98,12 +100,15 @@ static void install(kq_exec *x, raft_snapshot_id id)
     log_line("node %d: installed snapshot %020" PRId64 "-%010d from the leader; the log (end "
              "%" PRId64 ") now starts there", x->cfg.node_id, id.end_offset, id.epoch, old_end);
     if (x->failed)
-        return;
-    exec_snapshot_publish(x, id, meta.last_contained_timestamp_ms);
+        return false;
+    /* report first: it only sets what the follow-ups step after the output */
     report(x, id, true);
+    *timestamp_ms = meta.last_contained_timestamp_ms;
+    return true;
 }
 
-void exec_snapshot_action(kq_exec *x, const raft_action *a)
+bool exec_snapshot_action(kq_exec *x, const raft_action *a, const exec_tables *t,
+                          int64_t *timestamp_ms)
 {
     char err[512];
     raft_snapshot_id id = a->snapshot.id;
@@ -117,11 +122,11 @@ void exec_snapshot_action(kq_exec *x, const raft_action *a)
         kq_snapshot_part_abort(x->env.fs, x->log_dir, id);
         break;
     case RAFT_ACTION_SNAPSHOT_INSTALL:
-        install(x, id);
-        break;
+        return install(x, t, id, timestamp_ms);
     default:
         KQ_ASSERT(false);
     }
+    return false;
 }
 
 bool exec_snapshot_followup(kq_exec *x, raft_event *ev)

@@ -90,18 +90,18 @@ typedef struct exec_relay {
     handler_forward f; /* frame freed once sent */
 } exec_relay;
 
-/* What the coordinator passes its parts to call (set by exec_create): the
- * only way a part reaches up, for the few that must step the core or
- * settle after a job finished on its own. */
-typedef struct exec_up {
-    void (*step)(kq_exec *x, raft_event *event);         /* exec_step */
-    void (*step_append)(kq_exec *x, raft_event *event,   /* exec_step_append */
-                        kq_request_result *res);
-    void (*settle)(kq_exec *x);                           /* exec_settle */
-} exec_up;
+/* The replicated tables, as the coordinator passes them to the snapshot
+ * part (exec_tables_of): it encodes them into a snapshot, loads them from
+ * one and replaces them by an installed one. Each has one owner in
+ * kq_exec (producers: the produce part, offsets: the offsets part,
+ * pid_log_max: the producer-id part; scripts/check-exec-layering.py). */
+typedef struct exec_tables {
+    producer_state **producers; /* replaced by an install */
+    group_offsets *offsets;     /* swapped in place: the handlers hold it */
+    int64_t *pid_log_max;       /* largest id of ours in the log, -1 */
+} exec_tables;
 
 struct kq_exec {
-    exec_up up;
     exec_config cfg;
     char cluster_id[EXEC_CLUSTER_ID_BYTES_MAX];
     char log_dir[EXEC_PATH_BYTES_MAX];

@@ -92,9 +92,15 @@ static void exec_action(kq_exec *x, const raft_action *a)
         break;
     case RAFT_ACTION_SNAPSHOT_WRITE:
     case RAFT_ACTION_SNAPSHOT_INSTALL:
-    case RAFT_ACTION_SNAPSHOT_ABORT:
-        exec_snapshot_action(x, a);
+    case RAFT_ACTION_SNAPSHOT_ABORT: {
+        /* the core installs only with no flush out */
+        KQ_ASSERT(a->type != RAFT_ACTION_SNAPSHOT_INSTALL || x->flush_job == NULL);
+        int64_t ts;
+        exec_tables t = exec_tables_of(x);
+        if (exec_snapshot_action(x, a, &t, &ts))
+            exec_publish(x, a->snapshot.id, ts); /* installed */
         break;
+    }
     }
 }
 
@@ -263,7 +269,7 @@ void exec_settle(kq_exec *x)
     handler_on_progress(x->handler);
     if (!exec_reads_ok(x))
         return;
-    exec_snapshot_settle(x);
+    exec_settle_snapshots(x);
     if (x->failed)
         return;
     int64_t due = x->raft_wake_ms;

@@ -21,7 +21,7 @@ ssize_t exec_stream_read(kq_exec *x, kq_log_cursor *cur, uint8_t *buf, size_t ca
     if (n >= 0 || n == -ENOBUFS)
         return n;
     if (n == -ESTALE) {
-        x->metrics.fetch_stream_stale++;
+        exec_metrics_fetch_stream_stale(x);
         LOG_LINE_LIMITED("node %d: a streamed Fetch answer lost its segment (retention or a "
                          "reset) at offset %lld: closing that connection",
                          x->cfg.node_id, (long long)cur->next_offset);
@@ -91,7 +91,7 @@ void exec_reply_stream(kq_exec *x, void *slot, uint8_t *frame, size_t len,
         pieces[i].at = hp[i].at;
         kq_log_cursor_init(&pieces[i].cur, &hp[i].range);
     }
-    x->metrics.fetch_streamed++;
+    exec_metrics_fetch_streamed(x);
     if (x->env.reply_stream) {
         x->env.reply_stream(x->env.ctx, slot, frame, len, pieces, count);
         return;

@@ -32,6 +32,8 @@ struct exec_workload {
     uint32_t record_bytes;
     int32_t epoch;          /* the leadership it runs in; -1 none */
     int64_t started_ms;
+    int64_t tick_ms;        /* the tick whose appends are being made */
+    int32_t batch_count;    /* records in the batch handed out */
     uint64_t sent;          /* records appended since started_ms */
     wl_pending pending[EXEC_WORKLOAD_PENDING_MAX];
     int head, count;
@@ -92,9 +94,8 @@ static int64_t batch_records_max(const exec_workload *w)
     return by_bytes < EXEC_WORKLOAD_BATCH_RECORDS_MAX ? by_bytes : EXEC_WORKLOAD_BATCH_RECORDS_MAX;
 }
 
-/* One batch of n records through CLIENT_APPEND (as a client's append, without
- * a client to answer). Returns false if the core refused it. */
-static bool append_batch(kq_exec *x, exec_workload *w, int n, int64_t now)
+/* Builds one batch of n records in w->batch. */
+static bool build_batch(kq_exec *x, exec_workload *w, int n, int64_t now)
 {
     for (int i = 0; i < n; i++) {
         uint8_t *v = w->values + (size_t)i * w->record_bytes;
@@ -111,36 +112,21 @@ static bool append_batch(kq_exec *x, exec_workload *w, int n, int64_t now)
                                       .producer_id = -1, .producer_epoch = -1,
                                       .base_sequence = -1, .records = w->records,
                                       .record_count = n};
-    if (!record_batch_build(&w->batch, &args))
-        return false;
-    raft_event ev = {.type = RAFT_EVENT_CLIENT_APPEND};
-    ev.append.records = w->batch.data;
-    ev.append.len = w->batch.len;
-    ev.append.offset_count = n;
-    kq_request_result res;
-    x->up.step_append(x, &ev, &res);
-    if (x->failed || res.error != KAFKA_NONE)
-        return false;
-    wl_pending *p = &w->pending[(w->head + w->count) % EXEC_WORKLOAD_PENDING_MAX];
-    *p = (wl_pending){.last_offset = res.last_offset, .appended_ms = now,
-                      .count = n};
-    w->count++;
-    return true;
+    return record_batch_build(&w->batch, &args);
 }
 
-/* Starts or stops with leadership; appends what the rate makes due. */
-void exec_workload_tick(kq_exec *x)
+bool exec_workload_tick(kq_exec *x)
 {
     exec_workload *w = x->workload;
     if (!w || x->failed)
-        return;
+        return false;
     raft_status st;
     raft_get_status(x->raft, &st);
     int64_t now = exec_now(x);
     if (st.role != RAFT_ROLE_LEADER) {
         w->epoch = -1;
         w->count = 0; /* not ours to see committed any more */
-        return;
+        return false;
     }
     if (w->epoch != st.epoch) { /* a new leadership: a new run */
         w->epoch = st.epoch;
@@ -151,17 +137,40 @@ void exec_workload_tick(kq_exec *x)
         log_line("node %d: workload of %" PRIu32 " records/s of %" PRIu32 " bytes started",
                  x->cfg.node_id, w->rate, w->record_bytes);
     }
-    if (w->stopped)
-        return;
-    uint64_t due = (uint64_t)(now - w->started_ms) * w->rate / 1000;
-    while (due > w->sent && w->count < EXEC_WORKLOAD_PENDING_MAX) {
-        int64_t n = (int64_t)(due - w->sent);
-        if (n > batch_records_max(w))
-            n = batch_records_max(w);
-        if (!append_batch(x, w, (int)n, now))
-            break; /* not leader any more, or a full log: tried again next tick */
-        w->sent += (uint64_t)n;
-    }
+    w->tick_ms = now;
+    return !w->stopped;
+}
+
+bool exec_workload_next(kq_exec *x, raft_event *ev)
+{
+    exec_workload *w = x->workload;
+    uint64_t due = (uint64_t)(w->tick_ms - w->started_ms) * w->rate / 1000;
+    if (due <= w->sent || w->count >= EXEC_WORKLOAD_PENDING_MAX)
+        return false;
+    int64_t n = (int64_t)(due - w->sent);
+    if (n > batch_records_max(w))
+        n = batch_records_max(w);
+    if (!build_batch(x, w, (int)n, w->tick_ms))
+        return false;
+    w->batch_count = (int32_t)n;
+    *ev = (raft_event){.type = RAFT_EVENT_CLIENT_APPEND};
+    ev->append.records = w->batch.data;
+    ev->append.len = w->batch.len;
+    ev->append.offset_count = (int32_t)n;
+    return true;
+}
+
+bool exec_workload_appended(kq_exec *x, const kq_request_result *res)
+{
+    exec_workload *w = x->workload;
+    if (x->failed || res->error != KAFKA_NONE)
+        return false; /* not leader any more, or a full log: tried again next tick */
+    wl_pending *p = &w->pending[(w->head + w->count) % EXEC_WORKLOAD_PENDING_MAX];
+    *p = (wl_pending){.last_offset = res->last_offset, .appended_ms = w->tick_ms,
+                      .count = w->batch_count};
+    w->count++;
+    w->sent += (uint64_t)w->batch_count;
+    return true;
 }
 
 /* Records below hw are committed: their latencies go into the window. */
