@@ -367,12 +367,35 @@ static void write_tags(kq_writer *w, const wire_dctx *c, const wire_struct_desc 
     }
 }
 
+/* The fixed-width kinds, written in place (as read_fixed). Returns false for
+ * any other kind. */
+static inline bool write_fixed(kq_writer *w, uint8_t kind, const void *p)
+{
+    uint64_t v;
+    size_t n;
+    switch (kind) {
+    case WIRE_K_BOOL: v = *(const bool *)p ? 1 : 0, n = 1; break;
+    case WIRE_K_I8: v = (uint8_t) * (const int8_t *)p, n = 1; break;
+    case WIRE_K_I16: v = (uint16_t) * (const int16_t *)p, n = 2; break;
+    case WIRE_K_U16: v = *(const uint16_t *)p, n = 2; break;
+    case WIRE_K_I32: v = (uint32_t) * (const int32_t *)p, n = 4; break;
+    case WIRE_K_I64: v = (uint64_t) * (const int64_t *)p, n = 8; break;
+    default: return false;
+    }
+    uint8_t *b = kq_writer_reserve(w, n);
+    for (size_t i = 0; b && i < n; i++)
+        b[i] = (uint8_t)(v >> (8 * (n - 1 - i)));
+    return true;
+}
+
 static void write_struct(kq_writer *w, const wire_dctx *c, const wire_struct_desc *d,
                          const void *base)
 {
     for (uint32_t i = 0; i < d->field_count; i++) {
         const wire_field *f = &d->fields[i];
-        if (!f->tag1 && wire_field_in(f, c))
+        if (f->tag1 || c->version < f->v_min || c->version > f->v_max)
+            continue;
+        if (!write_fixed(w, f->kind, (const char *)base + f->off))
             write_field(w, c, f, base);
     }
     if (c->flex)
