@@ -149,8 +149,12 @@ void handler_request_done(handler *h, kq_request *req)
     KQ_ASSERT(!"a request of no known origin");
 }
 
-/* The handler of each API, from the one list of APIs (kq/wire_apis.h). */
+/* The handler of each API, from the one list of APIs (kq/wire_apis.h), which
+ * also declares them: a new API's handler needs no other line. */
 typedef void handler_api_fn(handler *h, handler_request *req, kq_reader *r);
+#define API_HANDLER_DECL(N, KEY, NAME, P, ADV_MIN, HANDLER) handler_api_fn HANDLER;
+WIRE_APIS(API_HANDLER_DECL)
+#undef API_HANDLER_DECL
 
 static handler_api_fn *api_handler(int16_t api_key)
 {
