@@ -134,3 +134,8 @@ void exec_metrics_fetch_stream_stale(kq_exec *x)
 {
     x->metrics.fetch_stream_stale++;
 }
+
+const exec_metrics *exec_metrics_view(const kq_exec *x)
+{
+    return &x->metrics;
+}

@@ -33,5 +33,7 @@ void exec_metrics_role(struct kq_exec *x, enum raft_role role);
 void exec_metrics_unparsable_skipped(struct kq_exec *x, uint64_t count);
 void exec_metrics_fetch_streamed(struct kq_exec *x);
 void exec_metrics_fetch_stream_stale(struct kq_exec *x);
+/* What is measured, read-only (the metrics text, exec_metrics_text.c). */
+const exec_metrics *exec_metrics_view(const struct kq_exec *x);
 
 #endif

@@ -277,3 +277,21 @@ int64_t exec_snapshot_due(const kq_exec *x)
     }
     return due;
 }
+
+int exec_snapshot_count(const kq_exec *x)
+{
+    return x->snap.count;
+}
+
+bool exec_snapshot_latest(const kq_exec *x, raft_snapshot_id *id)
+{
+    if (x->snap.count == 0)
+        return false;
+    *id = x->snap.files[x->snap.count - 1].id;
+    return true;
+}
+
+uint64_t exec_snapshot_failures(const kq_exec *x)
+{
+    return x->snap.failures;
+}

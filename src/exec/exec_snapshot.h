@@ -69,4 +69,10 @@ void exec_snapshot_answer(kq_exec *x, const raft_msg *msg);
 int16_t exec_snapshot_read_chunk(kq_exec *x, const raft_fetch_snapshot_response *f,
                                  kq_writer *out, int64_t *size);
 
+/* The snapshot files this node holds: how many, the newest (false: none),
+ * and the failed attempts so far (the metrics text, the start checks). */
+int exec_snapshot_count(const kq_exec *x);
+bool exec_snapshot_latest(const kq_exec *x, raft_snapshot_id *id);
+uint64_t exec_snapshot_failures(const kq_exec *x);
+
 #endif
