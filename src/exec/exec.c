@@ -329,16 +329,19 @@ kq_exec *exec_create(const exec_config *config, const exec_env *env, char *err, 
     x->last_role = (enum raft_role)-1;
     x->rejected_logged = -1;
     x->truncated_lower = -1;
-    exec_metrics_init(x);
+    x->metrics = exec_metrics_create();
+    x->snap = exec_snapshots_create();
     x->produce = exec_produce_create();
     x->offsets = exec_offsets_create();
     x->pids = exec_producer_ids_create();
     x->peers = exec_peers_create();
     x->search = exec_searches_create();
-    if (!x->produce || !x->offsets || !x->pids || !x->peers || !x->search) {
+    if (!x->metrics || !x->snap || !x->produce || !x->offsets || !x->pids || !x->peers ||
+        !x->search) {
         snprintf(err, errlen, "out of memory");
         goto fail;
     }
+    exec_metrics_init(x);
     raft_quorum_state qs;
     if (!exec_open_storage(x, &qs, err, errlen) || !exec_snapshots_open(x, err, errlen) ||
         !exec_qstate_agrees(x, &qs, err, errlen))
@@ -394,5 +397,7 @@ void exec_destroy(kq_exec *x, bool abandon_flush)
     exec_offsets_destroy(x->offsets);
     exec_producer_ids_destroy(x->pids);
     exec_peers_destroy(x->peers);
+    exec_snapshots_destroy(x->snap);
+    exec_metrics_destroy(x->metrics);
     free(x);
 }

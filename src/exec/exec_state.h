@@ -1,88 +1,17 @@
 /* The executor's state (src/exec), the bottom layer of the executor: the
  * one struct kq_exec, made of what every part reads (configuration, seams,
  * the log, the core, the handlers, the failed flag), the coordinator's own
- * fields and one state per part, touched only by that part's files (a
- * pointer to a struct the part's header declares; metrics and snapshots
- * are declared here), and the base functions every part may call
- * (exec_base.c). scripts/check-exec-layering.py names the owners. Nothing
+ * fields and one state per part (and metrics), touched only by that
+ * part's files (a pointer to a struct the part's header declares), and the
+ * base functions every part may call (exec_base.c). scripts/check-exec-layering.py names the owners. Nothing
  * here calls up. */
 #ifndef KQ_EXEC_STATE_H
 #define KQ_EXEC_STATE_H
 
 #include "kq/exec.h"
 #include "kq/handler.h"
-#include "kq/metrics.h"
 #include "kq/producer_state.h"
 #include "kq/raft.h"
-#include "kq/snapshot_state.h"
-
-/* What the executor measures (exec_metrics.c, exec_metrics.h). */
-typedef struct exec_commit_pending {
-    int64_t last_offset;
-    int64_t appended_ms;
-} exec_commit_pending;
-
-typedef struct exec_metrics {
-    kq_histogram fsync_s;
-    kq_histogram flush_batch_bytes;
-    kq_histogram request_s[KQ_METRICS_API_KEYS_MAX];
-    kq_window commit_latency_ms;
-    kq_window election_latency_ms;
-    kq_window append_records;
-    kq_window fetch_records;
-    uint64_t appended_bytes;       /* since the last flush began */
-    uint64_t flush_bytes;          /* what the flush in flight covers */
-    int64_t flush_start_us;
-    int64_t election_start_ms;     /* -1: no election running */
-    exec_commit_pending pending[KQ_METRICS_COMMIT_PENDING_MAX];
-    uint32_t pending_head;
-    uint32_t pending_count;
-    /* Issue 19: offset-commit records of ours skipped as unparsable. */
-    uint64_t records_unparsable_skipped;
-    /* Issue 19: streamed Fetch answers (exec_stream.c): sent, and cut
-     * because their segment went away between plan and read. */
-    uint64_t fetch_streamed;
-    uint64_t fetch_stream_stale;
-} exec_metrics;
-
-/* A snapshot file this node holds, durable (exec_snapshot.c). */
-typedef struct exec_snapshot_file {
-    raft_snapshot_id id;
-    int64_t timestamp_ms; /* its header's LastContainedLogTimestamp */
-    int64_t served_ms;    /* a follower last read from it (-1 never) */
-} exec_snapshot_file;
-
-/* Snapshots and retention (KIP-630). A snapshot is taken in two steps: when
- * one is due, the producer state at the log end is encoded at once (the
- * candidate: the state at exactly that offset); once the high watermark and
- * the flushed offset cover that offset, a job writes and fsyncs the file;
- * once it is durable it is published (the core told, retention run). */
-typedef struct exec_snapshots {
-    exec_snapshot_file files[EXEC_SNAPSHOTS_MAX]; /* ascending, durable */
-    int count;
-    uint64_t bytes_since;  /* appended since the last candidate */
-    int64_t last_taken_ms; /* when the last candidate was taken */
-    bool cand;
-    raft_snapshot_id cand_id;
-    int64_t cand_timestamp_ms;
-    kq_writer cand_bytes;
-    struct exec_snapshot_job *job; /* handed to env->snapshot_start, not done */
-    int64_t retention_due_ms;
-    /* Largest producer id per node prefix known below the latest snapshot. */
-    kq_snapshot_pid_max pid_max[KQ_SNAPSHOT_PID_NODES_MAX];
-    int pid_max_count;
-    bool tell_pending;     /* a SNAPSHOTS event to step after the output */
-    bool installed;        /* a SNAPSHOT_INSTALL ran: report it */
-    bool install_ok;
-    raft_snapshot_id install_id;
-    /* Failed attempts (exec_snapshot_fail.c): never fatal, retried. */
-    uint64_t failures;        /* kq_snapshot_failures_total */
-    uint64_t fail_unlogged;   /* failures since the last one logged */
-    bool fail_logged;         /* one was logged, at fail_logged_ms */
-    int64_t fail_logged_ms;
-    int64_t retry_backoff_ms; /* 0: the last attempt did not fail */
-    int64_t retry_due_ms;     /* no new attempt before */
-} exec_snapshots;
 
 /* The replicated tables, as the coordinator passes them to the snapshot
  * part (exec_tables_of): it encodes them into a snapshot, loads them from
@@ -135,8 +64,8 @@ struct kq_exec {
     int32_t last_epoch;
     int32_t last_leader;
     struct exec_workload *workload; /* exec_workload.c; NULL: off */
-    exec_metrics metrics; /* exec_metrics.c */
-    exec_snapshots snap;  /* exec_snapshot.c */
+    struct exec_metrics *metrics; /* exec_metrics.h */
+    struct exec_snapshots *snap;  /* exec_snapshot.h */
 };
 
 /* exec_base.c: the clock, fail-stop, and whose producer ids are whose. */
