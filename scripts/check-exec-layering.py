@@ -10,18 +10,26 @@ part that needs the core stepped returns that need. An edge is an
 defined in another src/exec file. Every file in src/exec must be listed.
 
 Fields: OWNERS gives every field of struct kq_exec one owner (a group of
-LAYERS, or 'base': read by all). A file of a part or of metrics may use
-(x->field) only base fields and its own group's; what another part or the
-coordinator owns reaches it as an argument (exec_tables). And no function
-pointer taking a kq_exec (a way back up, like the former kq_exec.up) may be
-declared in src/exec.
+LAYERS, or 'base': read by all). Each part (and metrics) owns exactly one
+field, its state, whose type a file of the part declares. A file of a part
+or of metrics may use (x->field) only base fields and its own group's; what
+another part or the coordinator owns reaches it as an argument
+(exec_tables). The coordinator uses base fields and its own; a part's state
+only whole, through the part's functions: created (x->peers =
+exec_peers_create()), tested for NULL (!x->peers) or passed as an argument
+to a function defined in the part (exec_peers_take_send_failed(x->peers,
+...)), never looked into (x->peers->send_failed). And no function pointer
+taking a kq_exec (a way back up, like the former kq_exec.up) may be declared
+in src/exec.
 
   scripts/check-exec-layering.py [--root DIR] [--report]
 
 Exits 1 on an upward or sideways edge, a field used outside its owner, an
-unowned field, a kq_exec function pointer, or an unlisted file. --report
-also prints, per file, the fields of struct kq_exec it reads (x->field) and
-every edge. Registered with CTest as exec_layering."""
+unowned field, a part owning other than one field or a state declared
+outside it, the coordinator looking into a part's state, a kq_exec function
+pointer, or an unlisted file. --report also prints, per file, the fields of
+struct kq_exec it reads (x->field; for the coordinator, the part states it
+passes whole are listed apart) and every edge. Registered with CTest as exec_layering."""
 import argparse
 import glob
 import os
@@ -58,16 +66,16 @@ OWNERS = {
                     'stored_qstate', 'flush_idle', 'truncated_lower', 'raft_wake_ms',
                     'rejected_logged', 'shutdown_requested', 'shutdown_reported',
                     'last_role', 'last_epoch', 'last_leader'],
-    'peers': ['next_correlation_id', 'send_failed', 'forwards', 'forward_generation',
-              'peer_error_logged_ms', 'endpoint_inflight', 'endpoint_due_ms'],
-    'search': ['search_head', 'search_tail', 'search_out', 'searches_out', 'search_pumping'],
+    'peers': ['peers'],
+    'search': ['search'],
     'workload': ['workload'],
-    'producer_ids': ['pid_next', 'pid_reserved_end', 'pid_log_max'],
-    'produce': ['producers'],
-    'offsets': ['offsets', 'unparsable_reported_next'],
+    'producer_ids': ['pids'],
+    'produce': ['produce'],
+    'offsets': ['offsets'],
     'snapshot': ['snap'],
     'metrics': ['metrics'],
 }
+NOT_PARTS = ('base', 'coordinator')
 
 # A function pointer whose parameters take the executor: a way back up.
 UP_POINTER = re.compile(r'\(\s*\*\s*\w*\s*\)\s*\(\s*(const\s+)?(struct\s+)?kq_exec\s*\*')
@@ -85,19 +93,82 @@ def struct_fields(code):
     return fields
 
 
-def field_misuse(names, code, where):
-    """Uses of a field outside its owner, and fields without one."""
+def struct_types(code):
+    """Field name -> the struct type of a part state (struct exec_x *f)."""
+    body = re.search(r'struct kq_exec \{(.*?)\n\};', code, re.S).group(1)
+    return {m.group(2): m.group(1) for m in re.finditer(r'struct\s+(\w+)\s*\*\s*(\w+)\s*;', body)}
+
+
+def enclosing_call(text, pos):
+    """The function whose argument list holds pos, or None."""
+    depth = 0
+    for i in range(pos - 1, -1, -1):
+        c = text[i]
+        if c == ')':
+            depth += 1
+        elif c == '(':
+            if depth == 0:
+                m = re.search(r'(\w+)\s*$', text[:i])
+                return m.group(1) if m else None
+            depth -= 1
+        elif c in ';{}' and depth == 0:
+            return None
+    return None
+
+
+def coordinator_use(text, m, files, defs):
+    """How the coordinator uses part state x->f at match m: None if whole,
+    through the part's functions, else what is wrong."""
+    after = text[m.end():]
+    if re.match(r'\s*(->|\.|\[)', after):
+        return 'looks into it'
+    made = re.match(r'\s*=(?!=)\s*(\w+)\s*\(', after)
+    if made:
+        return None if defs.get(made.group(1)) in files else 'assigns it'
+    before = text[:m.start()].rstrip()
+    if before.endswith('!'):
+        return None  # tested for NULL
+    fn = enclosing_call(text, m.start())
+    if before[-1:] in ('(', ',') and re.match(r'\s*[,)]', after) and defs.get(fn) in files:
+        return None
+    return 'uses it other than whole through its functions'
+
+
+def field_misuse(names, code, where, defs):
+    """Uses of a field outside its owner, fields without one, parts not
+    owning exactly one field, and the coordinator looking into a part."""
     owner = {f: g for g, fs in OWNERS.items() for f in fs}
     src = 'exec_state.h' if 'exec_state.h' in code else 'exec_internal.h'
     out = ['field %s of struct kq_exec: no owner in OWNERS' % f
            for f in sorted(struct_fields(code[src]) - set(owner))]
-    for n in names:
-        if n not in where or where[n][1] == 'coordinator':
+    types = struct_types(code[src])
+    group_files = {}
+    for n, (_, g) in where.items():
+        group_files.setdefault(g, set()).add(n)
+    for g, fs in OWNERS.items():
+        if g in NOT_PARTS:
             continue
-        for f in sorted(set(re.findall(r'\bx->(\w+)', code[n]))):
-            g = owner.get(f)
-            if g and g not in ('base', where[n][1]):
-                out.append('%s uses x->%s, owned by %s' % (n, f, g))
+        if len(fs) != 1:
+            out.append('%s owns %d fields of struct kq_exec, not one (its state)' % (g, len(fs)))
+        for f in fs:
+            t = types.get(f)
+            if t and not any(re.search(r'\bstruct\s+%s\s*\{' % t, code.get(n, ''))
+                             for n in group_files.get(g, ())):
+                out.append('struct %s (kq_exec.%s) is not declared in %s' % (t, f, g))
+    for n in names:
+        if n not in where:
+            continue
+        for m in re.finditer(r'\bx->(\w+)', code[n]):
+            f, g = m.group(1), owner.get(m.group(1))
+            if not g or g in ('base', where[n][1]):
+                continue
+            line = code[n].count('\n', 0, m.start()) + 1
+            if where[n][1] != 'coordinator':
+                out.append('%s:%d uses x->%s, owned by %s' % (n, line, f, g))
+                continue
+            why = coordinator_use(code[n], m, group_files.get(g, set()), defs)
+            if why:
+                out.append('%s:%d: x->%s (%s\'s state) %s' % (n, line, f, g, why))
     for n in names:
         for m in UP_POINTER.finditer(code[n]):
             line = code[n].count('\n', 0, m.start()) + 1
@@ -142,7 +213,7 @@ def main():
             for fn, g in defs.items():
                 if g != n and re.search(r'(?<![\w.>])%s\s*\(' % fn, code[n]):
                     edges.add((n, g, 'call ' + fn))
-    misuse = field_misuse(names, code, where)
+    misuse = field_misuse(names, code, where, defs)
     wrong = []
     for a, b, kind in sorted(edges):
         if a not in where or b not in where:
@@ -155,12 +226,22 @@ def main():
         fields = struct_fields(code[src])
         print('struct kq_exec: %d fields' % len(fields))
         readers = 0
+        owner = {f: g for g, fs in OWNERS.items() for f in fs}
+        passers = 0
         for n in names:
             used = sorted(set(re.findall(r'\bx->(\w+)', code[n])) & fields)
+            passed = []
+            if where.get(n, (0, ''))[1] == 'coordinator':
+                passed = [f for f in used if owner.get(f) not in NOT_PARTS]
+                used = [f for f in used if f not in passed]
             if used:
                 readers += 1
                 print('  %-26s %2d  %s' % (n, len(used), ' '.join(used)))
-        print('files reading them: %d' % readers)
+            if passed:
+                passers += 1
+                print('  %-26s %2d  passes whole: %s' % (n, len(passed), ' '.join(passed)))
+        print('files reading them: %d (coordinator files passing part states whole: %d)'
+              % (readers, passers))
         for a, b, kind in sorted(edges):
             print('  edge %s -> %s (%s)' % (a, b, kind))
         print('edges: %d, against the layering: %d' % (len(edges), len(wrong)))

@@ -145,7 +145,7 @@ static handler *exec_make_handler(kq_exec *x)
         .acl = x->cfg.acl,
         .sasl_credentials = x->cfg.sasl_credentials,
         .failed_auth_delay_ms = x->cfg.failed_auth_delay_ms,
-        .offsets = x->offsets,
+        .offsets = exec_offsets_table(x->offsets),
         .group = x->cfg.group,
     };
     _Static_assert(EXEC_VOTERS_MAX <= HANDLER_NODES_MAX, "every voter has an endpoint");
@@ -299,8 +299,9 @@ static bool exec_qstate_agrees(kq_exec *x, const raft_quorum_state *qs, char *er
         epoch = repair_epoch;
         what = "the log's last batch before the repair";
     }
-    if (x->snap.count > 0 && x->snap.files[x->snap.count - 1].id.epoch > epoch) {
-        epoch = x->snap.files[x->snap.count - 1].id.epoch;
+    raft_snapshot_id latest;
+    if (exec_snapshot_latest(x, &latest) && latest.epoch > epoch) {
+        epoch = latest.epoch;
         what = "the newest snapshot";
     }
     if (qs->epoch >= epoch)
@@ -325,22 +326,26 @@ kq_exec *exec_create(const exec_config *config, const exec_env *env, char *err, 
     snprintf(x->log_dir, sizeof(x->log_dir), "%s", config->log_dir);
     x->cfg.cluster_id = x->cluster_id;
     x->cfg.log_dir = x->log_dir;
-    x->next_correlation_id = 1;
     x->last_role = (enum raft_role)-1;
-    x->pid_log_max = -1;
     x->rejected_logged = -1;
     x->truncated_lower = -1;
+    x->metrics = exec_metrics_create();
+    x->snap = exec_snapshots_create();
+    x->produce = exec_produce_create();
+    x->offsets = exec_offsets_create();
+    x->pids = exec_producer_ids_create();
+    x->peers = exec_peers_create();
+    x->search = exec_searches_create();
+    if (!x->metrics || !x->snap || !x->produce || !x->offsets || !x->pids || !x->peers ||
+        !x->search) {
+        snprintf(err, errlen, "out of memory");
+        goto fail;
+    }
     exec_metrics_init(x);
     raft_quorum_state qs;
     if (!exec_open_storage(x, &qs, err, errlen) || !exec_snapshots_open(x, err, errlen) ||
         !exec_qstate_agrees(x, &qs, err, errlen))
         goto fail;
-    x->producers = producer_state_create(EXEC_PRODUCERS_MAX);
-    x->offsets = group_offsets_create();
-    if (!x->producers || !x->offsets) {
-        snprintf(err, errlen, "out of memory");
-        goto fail;
-    }
     if (!exec_rebuild_at_start(x, err, errlen))
         goto fail;
     if (!exec_producer_ids_open(x, err, errlen))
@@ -388,7 +393,11 @@ void exec_destroy(kq_exec *x, bool abandon_flush)
         kq_log_close(x->log);
     if (x->raft)
         raft_destroy(x->raft);
-    producer_state_destroy(x->producers);
-    group_offsets_destroy(x->offsets);
+    exec_produce_destroy(x->produce);
+    exec_offsets_destroy(x->offsets);
+    exec_producer_ids_destroy(x->pids);
+    exec_peers_destroy(x->peers);
+    exec_snapshots_destroy(x->snap);
+    exec_metrics_destroy(x->metrics);
     free(x);
 }

@@ -26,17 +26,17 @@ bool exec_tag_is_endpoint(uint64_t tag)
 static void ask_one(kq_exec *x, int i, int kind, int64_t now)
 {
     int32_t id = x->cfg.voters[i].node_id;
-    if (x->endpoint_inflight[i][kind] || now < x->endpoint_due_ms[i][kind])
+    if (x->peers->endpoint_inflight[i][kind] || now < x->peers->endpoint_due_ms[i][kind])
         return;
-    x->endpoint_due_ms[i][kind] = now + EXEC_ENDPOINT_RETRY_MS;
+    x->peers->endpoint_due_ms[i][kind] = now + EXEC_ENDPOINT_RETRY_MS;
     uint8_t *data = NULL;
     size_t len = 0;
-    int32_t corr = x->next_correlation_id;
-    x->next_correlation_id = corr == INT32_MAX ? 1 : corr + 1;
+    int32_t corr = x->peers->next_correlation_id;
+    x->peers->next_correlation_id = corr == INT32_MAX ? 1 : corr + 1;
     if (!handler_encode_endpoint_request(x->handler, corr, kind - 1, &data, &len))
         return;
     if (x->env.peer_send(x->env.ctx, id, corr, data, len, endpoint_tag(i, kind)))
-        x->endpoint_inflight[i][kind] = true;
+        x->peers->endpoint_inflight[i][kind] = true;
     free(data);
 }
 
@@ -60,9 +60,9 @@ void exec_endpoint_response(kq_exec *x, int32_t node_id, uint64_t tag, const uin
     int kind = (int)(tag >> 16);
     KQ_ASSERT(i >= 0 && i < x->cfg.voter_count && x->cfg.voters[i].node_id == node_id);
     KQ_ASSERT(kind >= 0 && kind <= x->cfg.client_listener_count);
-    x->endpoint_inflight[i][kind] = false;
+    x->peers->endpoint_inflight[i][kind] = false;
     bool ok = frame && handler_note_peer_endpoint(x->handler, node_id, kind - 1, frame, len);
-    x->endpoint_due_ms[i][kind] =
+    x->peers->endpoint_due_ms[i][kind] =
         exec_now(x) + (ok ? EXEC_ENDPOINT_REFRESH_MS : EXEC_ENDPOINT_RETRY_MS);
 }
 
@@ -73,8 +73,8 @@ int64_t exec_endpoint_due(const kq_exec *x)
         return due;
     for (int i = 0; i < x->cfg.voter_count; i++)
         for (int kind = 0; kind <= x->cfg.client_listener_count; kind++)
-            if (x->cfg.voters[i].node_id != x->cfg.node_id && !x->endpoint_inflight[i][kind] &&
-                x->endpoint_due_ms[i][kind] < due)
-                due = x->endpoint_due_ms[i][kind];
+            if (x->cfg.voters[i].node_id != x->cfg.node_id && !x->peers->endpoint_inflight[i][kind] &&
+                x->peers->endpoint_due_ms[i][kind] < due)
+                due = x->peers->endpoint_due_ms[i][kind];
     return due;
 }

@@ -24,8 +24,9 @@
 /* The tables the snapshot part reads and restores (exec_state.h). */
 static inline exec_tables exec_tables_of(kq_exec *x)
 {
-    return (exec_tables){.producers = &x->producers, .offsets = x->offsets,
-                         .pid_log_max = &x->pid_log_max};
+    return (exec_tables){.producers = exec_produce_table(x->produce),
+                         .offsets = exec_offsets_table(x->offsets),
+                         .pid_log_max = exec_producer_ids_log_max(x->pids)};
 }
 
 /* Steps one event, carries out its output, then the follow-ups it raised. */

@@ -1,5 +1,6 @@
 /* The executor's measuring hooks (exec_metrics.h): cheap, fixed-size,
  * called from a few places of the step path and the handlers' replies. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "exec_metrics.h"
@@ -10,7 +11,7 @@
 
 void exec_metrics_init(kq_exec *x)
 {
-    exec_metrics *m = &x->metrics;
+    exec_metrics *m = x->metrics;
     int64_t now = exec_now(x);
     kq_histogram_init(&m->fsync_s, kq_metrics_latency_bounds_s, kq_metrics_latency_bound_count);
     kq_histogram_init(&m->flush_batch_bytes, kq_metrics_size_bounds_bytes,
@@ -50,12 +51,12 @@ void exec_metrics_answered(kq_exec *x, void *slot)
     uint64_t elapsed_us = (now - (*stamp & STAMP_TIME_MASK)) & STAMP_TIME_MASK;
     *stamp = 0;
     if (api >= 0 && api < KQ_METRICS_API_KEYS_MAX)
-        kq_histogram_observe(&x->metrics.request_s[api], (double)elapsed_us / 1e6);
+        kq_histogram_observe(&x->metrics->request_s[api], (double)elapsed_us / 1e6);
 }
 
 void exec_metrics_flush_started(kq_exec *x)
 {
-    exec_metrics *m = &x->metrics;
+    exec_metrics *m = x->metrics;
     m->flush_bytes = m->appended_bytes;
     m->appended_bytes = 0;
     m->flush_start_us = exec_now_us(x);
@@ -63,7 +64,7 @@ void exec_metrics_flush_started(kq_exec *x)
 
 void exec_metrics_flush_done(kq_exec *x)
 {
-    exec_metrics *m = &x->metrics;
+    exec_metrics *m = x->metrics;
     int64_t elapsed_us = exec_now_us(x) - m->flush_start_us;
     kq_histogram_observe(&m->fsync_s, (double)(elapsed_us > 0 ? elapsed_us : 0) / 1e6);
     kq_histogram_observe(&m->flush_batch_bytes, (double)m->flush_bytes);
@@ -71,14 +72,14 @@ void exec_metrics_flush_done(kq_exec *x)
 
 void exec_metrics_log_appended(kq_exec *x, size_t len, int64_t fetched_records)
 {
-    x->metrics.appended_bytes += len;
+    x->metrics->appended_bytes += len;
     if (fetched_records > 0)
-        kq_window_record(&x->metrics.fetch_records, (double)fetched_records, exec_now(x));
+        kq_window_record(&x->metrics->fetch_records, (double)fetched_records, exec_now(x));
 }
 
 void exec_metrics_leader_appended(kq_exec *x, int64_t last_offset, int32_t n)
 {
-    exec_metrics *m = &x->metrics;
+    exec_metrics *m = x->metrics;
     int64_t now = exec_now(x);
     kq_window_record(&m->append_records, (double)n, now);
     if (m->pending_count == KQ_METRICS_COMMIT_PENDING_MAX)
@@ -92,7 +93,7 @@ void exec_metrics_leader_appended(kq_exec *x, int64_t last_offset, int32_t n)
  * high watermark covering it. */
 void exec_metrics_committed(kq_exec *x, int64_t high_watermark)
 {
-    exec_metrics *m = &x->metrics;
+    exec_metrics *m = x->metrics;
     int64_t now = exec_now(x);
     while (m->pending_count > 0 && m->pending[m->pending_head].last_offset < high_watermark) {
         int64_t elapsed_ms = now - m->pending[m->pending_head].appended_ms;
@@ -106,7 +107,7 @@ void exec_metrics_committed(kq_exec *x, int64_t high_watermark)
  * prospective, KIP-996) to knowing a leader (leader or follower). */
 void exec_metrics_role(kq_exec *x, enum raft_role role)
 {
-    exec_metrics *m = &x->metrics;
+    exec_metrics *m = x->metrics;
     int64_t now = exec_now(x);
     if (role != RAFT_ROLE_LEADER)
         m->pending_count = 0; /* those appends are no longer ours to see committed */
@@ -122,15 +123,30 @@ void exec_metrics_role(kq_exec *x, enum raft_role role)
 
 void exec_metrics_unparsable_skipped(kq_exec *x, uint64_t count)
 {
-    x->metrics.records_unparsable_skipped += count;
+    x->metrics->records_unparsable_skipped += count;
 }
 
 void exec_metrics_fetch_streamed(kq_exec *x)
 {
-    x->metrics.fetch_streamed++;
+    x->metrics->fetch_streamed++;
 }
 
 void exec_metrics_fetch_stream_stale(kq_exec *x)
 {
-    x->metrics.fetch_stream_stale++;
+    x->metrics->fetch_stream_stale++;
+}
+
+const exec_metrics *exec_metrics_view(const kq_exec *x)
+{
+    return x->metrics;
+}
+
+exec_metrics *exec_metrics_create(void)
+{
+    return calloc(1, sizeof(exec_metrics));
+}
+
+void exec_metrics_destroy(exec_metrics *m)
+{
+    free(m);
 }

@@ -87,7 +87,7 @@ static void write_latency(kq_mtext *t, const char *name, const char *what, const
 
 static void write_windows(kq_exec *x, kq_mtext *t)
 {
-    const exec_metrics *m = &x->metrics;
+    const exec_metrics *m = exec_metrics_view(x);
     int64_t now = exec_now(x);
     write_latency(t, "commit_latency", "to commit an entry in the raft log (leader, per append)",
                   &m->commit_latency_ms, now);
@@ -101,7 +101,7 @@ static void write_windows(kq_exec *x, kq_mtext *t)
 
 static void write_histograms(kq_exec *x, kq_mtext *t)
 {
-    const exec_metrics *m = &x->metrics;
+    const exec_metrics *m = exec_metrics_view(x);
     kq_mtext_family(t, "kq_log_fsync_seconds", "histogram",
                     "Log flush jobs: from handing the job to the flush worker to its completion "
                     "on the loop (fdatasync of the appended data)");
@@ -129,41 +129,45 @@ static void kq_gauge(kq_mtext *t, const char *name, const char *help, double val
 /* The bounded log (issue 11): what retention keeps and the snapshots. */
 static void write_storage(kq_exec *x, kq_mtext *t)
 {
+    const exec_metrics *m = exec_metrics_view(x);
     kq_gauge(t, "kq_log_start_offset", "The log start offset (retention moves it to a snapshot)",
              (double)kq_log_start_offset(x->log));
     kq_gauge(t, "kq_log_size_bytes", "Bytes of the log's segment files",
              (double)kq_log_size_bytes(x->log));
     kq_gauge(t, "kq_log_segments", "Segment files of the log", kq_log_segment_count(x->log));
-    kq_gauge(t, "kq_snapshots", "Snapshot files this node holds", x->snap.count);
+    raft_snapshot_id latest;
+    bool any = exec_snapshot_latest(x, &latest);
+    kq_gauge(t, "kq_snapshots", "Snapshot files this node holds", exec_snapshot_count(x));
     kq_gauge(t, "kq_snapshot_latest_end_offset", "End offset of the newest snapshot; -1 none",
-             x->snap.count ? (double)x->snap.files[x->snap.count - 1].id.end_offset : -1.0);
+             any ? (double)latest.end_offset : -1.0);
     kq_mtext_family(t, "kq_snapshot_failures_total", "counter",
                     "Snapshot attempts that failed (encode, or the new file not written for want "
                     "of space or descriptors): never fatal, retried with a backoff");
-    kq_mtext_sample(t, "kq_snapshot_failures_total", NULL, 0, (double)x->snap.failures);
+    const group_offsets *offsets = exec_offsets_table(x->offsets);
+    kq_mtext_sample(t, "kq_snapshot_failures_total", NULL, 0, (double)exec_snapshot_failures(x));
     kq_gauge(t, "kq_group_offsets_bytes",
              "Bytes the committed and pending group offsets take in a snapshot (at most "
              "KQ_GROUP_OFFSETS_BYTES_MAX)",
-             (double)group_offsets_bytes(x->offsets));
+             (double)group_offsets_bytes(offsets));
     kq_gauge(t, "kq_group_offsets", "Committed consumer-group offsets (group, topic, partition)",
-             group_offsets_count(x->offsets));
+             group_offsets_count(offsets));
     kq_gauge(t, "kq_group_offsets_applied_offset",
              "Log offset below which every committed group offset is applied",
-             (double)group_offsets_committed_to(x->offsets));
+             (double)group_offsets_committed_to(offsets));
     const char *skipped = "kq_records_unparsable_skipped_total";
     kq_mtext_family(t, skipped, "counter",
                     "Offset-commit control records that passed their CRC but did not parse, "
                     "skipped by the group-offsets applier (each offset once per start)");
-    kq_mtext_sample(t, skipped, NULL, 0, (double)x->metrics.records_unparsable_skipped);
+    kq_mtext_sample(t, skipped, NULL, 0, (double)m->records_unparsable_skipped);
     const char *streamed = "kq_fetch_streamed_total";
     kq_mtext_family(t, streamed, "counter",
                     "Consumer Fetch answers whose log data was streamed from the segment files");
-    kq_mtext_sample(t, streamed, NULL, 0, (double)x->metrics.fetch_streamed);
+    kq_mtext_sample(t, streamed, NULL, 0, (double)m->fetch_streamed);
     const char *stale = "kq_fetch_stream_stale_total";
     kq_mtext_family(t, stale, "counter",
                     "Streamed Fetch answers cut (connection closed) because retention or a "
                     "reset removed their segment before it was sent");
-    kq_mtext_sample(t, stale, NULL, 0, (double)x->metrics.fetch_stream_stale);
+    kq_mtext_sample(t, stale, NULL, 0, (double)m->fetch_stream_stale);
 }
 
 void exec_metrics_write(kq_exec *x, kq_mtext *t)

@@ -5,22 +5,49 @@
  * watermark are applied, before the handlers answer what is waiting (an
  * OffsetCommit is answered only once its record is applied here). */
 #include <inttypes.h>
+#include <stdlib.h>
 
 #include "exec_metrics.h"
 #include "exec_offsets.h"
 #include "kq/group_offsets.h"
 #include "kq/log_line.h"
 
+exec_offsets *exec_offsets_create(void)
+{
+    exec_offsets *o = calloc(1, sizeof(*o));
+    if (!o)
+        return NULL;
+    o->table = group_offsets_create();
+    if (!o->table) {
+        free(o);
+        return NULL;
+    }
+    return o;
+}
+
+void exec_offsets_destroy(exec_offsets *o)
+{
+    if (!o)
+        return;
+    group_offsets_destroy(o->table);
+    free(o);
+}
+
+group_offsets *exec_offsets_table(exec_offsets *o)
+{
+    return o->table;
+}
+
 int exec_offsets_note_batches(kq_exec *x, const uint8_t *batches, size_t len)
 {
     group_offsets_skipped sk;
-    int n = group_offsets_note_batches_skipping(x->offsets, batches, len, &sk);
+    int n = group_offsets_note_batches_skipping(x->offsets->table, batches, len, &sk);
     /* Issue 19: a record of ours that passed its CRC but does not parse is
      * skipped, logged once per offset (a rebuild scans it again) and
      * counted; it never stops the node. */
-    if (sk.count > 0 && sk.last_offset >= x->unparsable_reported_next) {
+    if (sk.count > 0 && sk.last_offset >= x->offsets->unparsable_reported_next) {
         exec_metrics_unparsable_skipped(x, (uint64_t)sk.count);
-        x->unparsable_reported_next = sk.last_offset + 1;
+        x->offsets->unparsable_reported_next = sk.last_offset + 1;
         log_line("node %d: skipped %d offset-commit control record(s) that pass their CRC but "
                  "do not parse, the first at offset %" PRId64 " (%s); never applied",
                  x->cfg.node_id, sk.count, sk.first_offset, sk.reason);
@@ -45,6 +72,6 @@ void exec_offsets_settle(kq_exec *x)
     int64_t end = kq_log_end_offset(x->log);
     if (hw > end)
         hw = end;
-    if (hw > group_offsets_committed_to(x->offsets))
-        group_offsets_commit(x->offsets, hw);
+    if (hw > group_offsets_committed_to(x->offsets->table))
+        group_offsets_commit(x->offsets->table, hw);
 }

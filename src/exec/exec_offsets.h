@@ -5,6 +5,19 @@
 
 #include "exec_state.h"
 
+/* The part's state (kq_exec.offsets), touched only by exec_offsets.c. */
+typedef struct exec_offsets {
+    group_offsets *table; /* committed group offsets (kq/group_offsets.h) */
+    int64_t unparsable_reported_next; /* skips logged below this */
+} exec_offsets;
+
+/* NULL: out of memory. Destroy takes NULL. */
+exec_offsets *exec_offsets_create(void);
+void exec_offsets_destroy(exec_offsets *o);
+/* The table itself: the handlers hold it, the rebuild clears it, the
+ * metrics read it, a snapshot install swaps its contents. */
+group_offsets *exec_offsets_table(exec_offsets *o);
+
 /* exec_offsets.c: committed group offsets follow the log */
 void exec_offsets_note(kq_exec *x, const uint8_t *batches, size_t len);
 /* Notes batches, skipping (logged, counted) unparsable records of ours;

@@ -10,6 +10,34 @@
 #include "kq/kafka_errors.h"
 #include "kq/log_line.h"
 
+exec_peers *exec_peers_create(void)
+{
+    exec_peers *p = calloc(1, sizeof(*p));
+    if (p)
+        p->next_correlation_id = 1;
+    return p;
+}
+
+void exec_peers_destroy(exec_peers *p)
+{
+    free(p);
+}
+
+bool exec_peers_take_send_failed(exec_peers *p, int voter_count, int *voter,
+                                 enum raft_msg_type *type)
+{
+    for (int i = 0; i < voter_count; i++) {
+        if (p->send_failed[i] == 0)
+            continue;
+        int t = __builtin_ctz(p->send_failed[i]);
+        p->send_failed[i] &= ~(1u << t);
+        *voter = i;
+        *type = (enum raft_msg_type)t;
+        return true;
+    }
+    return false;
+}
+
 
 static uint64_t raft_tag(enum raft_msg_type type, int16_t version)
 {
@@ -30,8 +58,8 @@ int exec_voter_index(const kq_exec *x, int32_t node_id)
 
 static int32_t exec_next_correlation_id(kq_exec *x)
 {
-    int32_t corr = x->next_correlation_id;
-    x->next_correlation_id = corr == INT32_MAX ? 1 : corr + 1;
+    int32_t corr = x->peers->next_correlation_id;
+    x->peers->next_correlation_id = corr == INT32_MAX ? 1 : corr + 1;
     return corr;
 }
 
@@ -39,7 +67,7 @@ static void exec_send_failed(kq_exec *x, const raft_msg *msg)
 {
     int i = exec_voter_index(x, msg->to);
     KQ_ASSERT(i >= 0); /* the core only addresses voters */
-    x->send_failed[i] |= 1u << msg->type;
+    x->peers->send_failed[i] |= 1u << msg->type;
 }
 
 void exec_send(kq_exec *x, const raft_msg *msg)
@@ -82,9 +110,9 @@ static void exec_note_peer_error(kq_exec *x, int32_t node_id, const raft_msg *m)
     if (err == KAFKA_NONE || i < 0)
         return;
     int64_t now = exec_now(x);
-    if (x->peer_error_logged_ms[i] != 0 && now - x->peer_error_logged_ms[i] < EXEC_PEER_ERROR_LOG_MS)
+    if (x->peers->peer_error_logged_ms[i] != 0 && now - x->peers->peer_error_logged_ms[i] < EXEC_PEER_ERROR_LOG_MS)
         return;
-    x->peer_error_logged_ms[i] = now;
+    x->peers->peer_error_logged_ms[i] = now;
     static const char *const names[] = {"", "Vote", "Vote", "BeginQuorumEpoch",
                                         "BeginQuorumEpoch", "EndQuorumEpoch",
                                         "EndQuorumEpoch", "Fetch", "Fetch",
@@ -119,12 +147,12 @@ void exec_forward(kq_exec *x, void *slot, handler_forward *f)
 {
     int idx = -1;
     for (int i = 0; i < EXEC_FORWARDS_MAX && idx < 0; i++)
-        if (!x->forwards[i].in_use)
+        if (!x->peers->forwards[i].in_use)
             idx = i;
     bool ok = false;
     if (idx >= 0 && exec_voter_index(x, f->leader_id) >= 0) {
-        exec_relay *e = &x->forwards[idx];
-        e->generation = ++x->forward_generation;
+        exec_relay *e = &x->peers->forwards[idx];
+        e->generation = ++x->peers->forward_generation;
         uint64_t tag = ((uint64_t)e->generation << 8) | ((uint64_t)idx << 1);
         int32_t corr = exec_next_correlation_id(x);
         handler_forward_set_correlation_id(f, corr); /* ours replaces the client's */
@@ -147,7 +175,7 @@ void exec_forward_response(kq_exec *x, uint64_t tag, const uint8_t *frame, size_
     uint32_t idx = (uint32_t)((tag >> 1) & 0x7f);
     if (idx >= EXEC_FORWARDS_MAX)
         return;
-    exec_relay *e = &x->forwards[idx];
+    exec_relay *e = &x->peers->forwards[idx];
     if (!e->in_use || e->generation != (uint32_t)(tag >> 8))
         return; /* the transport answers each request once; a stale tag is a bug there */
     e->in_use = false;

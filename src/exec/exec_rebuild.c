@@ -21,7 +21,7 @@ void exec_log_append(kq_exec *x, const raft_action *a)
         exec_fatal(x, "cannot append to the log", err);
         return;
     }
-    producer_state_record_batches(x->producers, data, a->append.len); /* recorded here only */
+    exec_produce_record(x->produce, data, a->append.len); /* recorded here only */
     exec_offsets_note(x, data, a->append.len);
     exec_snapshot_appended(x, a->append.len);
     int64_t fetched = a->append.base_offset < 0 ? kq_log_end_offset(x->log) - end_before : 0;
@@ -38,13 +38,13 @@ static int exec_rebuild_batch(void *ctx, const uint8_t *batch, size_t len)
      * refused or repaired as corruption (x->rebuild_next is the batch). A
      * batch below where the table starts (the scan begins at the batch
      * holding the snapshot's end) is already in the snapshot's state. */
-    if (whole && h.base_offset >= group_offsets_committed_to(x->offsets) &&
+    if (whole && h.base_offset >= group_offsets_committed_to(exec_offsets_table(x->offsets)) &&
         exec_offsets_note_batches(x, batch, len) < 0)
         return -EBADMSG;
-    producer_state_record_batches(x->producers, batch, len);
+    exec_produce_record(x->produce, batch, len);
     if (whole) {
-        if (exec_producer_id_is_ours(x, h.producer_id) && h.producer_id > x->pid_log_max)
-            x->pid_log_max = h.producer_id;
+        if (exec_producer_id_is_ours(x, h.producer_id))
+            exec_producer_ids_seen(x->pids, h.producer_id);
         x->rebuild_next = record_batch_last_offset(&h) + 1;
     }
     return 0;
@@ -54,14 +54,14 @@ static int exec_rebuild_batch(void *ctx, const uint8_t *batch, size_t len)
  * interval); a log without one: its last EXEC_PRODUCER_REBUILD_BYTES. */
 void exec_rebuild_producers(kq_exec *x)
 {
-    producer_state_clear(x->producers);
+    exec_produce_clear(x->produce);
     exec_tables t = exec_tables_of(x);
     int64_t from = exec_snapshot_load_producers(x, &t); /* group offsets too */
     if (x->failed)
         return;
     if (from < 0) {
         from = kq_log_tail_start(x->log, EXEC_PRODUCER_REBUILD_BYTES);
-        group_offsets_clear(x->offsets, from);
+        group_offsets_clear(exec_offsets_table(x->offsets), from);
     }
     if (from >= kq_log_end_offset(x->log)) {
         x->rebuild_next = from;

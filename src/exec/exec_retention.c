@@ -28,15 +28,15 @@ static int64_t limit_ms(const kq_exec *x)
 
 void exec_snapshot_forget(kq_exec *x, int i)
 {
-    raft_snapshot_id id = x->snap.files[i].id;
+    raft_snapshot_id id = x->snap->files[i].id;
     int rc = kq_snapshot_delete(x->env.fs, x->log_dir, id);
     if (rc < 0 && rc != -ENOENT) {
         exec_fatal(x, "cannot delete a snapshot", strerror(-rc));
         return;
     }
-    memmove(&x->snap.files[i], &x->snap.files[i + 1],
-            sizeof(x->snap.files[0]) * (size_t)(x->snap.count - i - 1));
-    x->snap.count--;
+    memmove(&x->snap->files[i], &x->snap->files[i + 1],
+            sizeof(x->snap->files[0]) * (size_t)(x->snap->count - i - 1));
+    x->snap->count--;
 }
 
 /* The snapshot end the log start should move to, or -1. */
@@ -46,8 +46,8 @@ static int64_t target(kq_exec *x, int64_t usable)
     int64_t lb = limit_bytes(x), lm = limit_ms(x);
     uint64_t size = kq_log_size_bytes(x->log);
     int64_t best = -1;
-    for (int i = 0; i < x->snap.count; i++) {
-        int64_t s = x->snap.files[i].id.end_offset;
+    for (int i = 0; i < x->snap->count; i++) {
+        int64_t s = x->snap->files[i].id.end_offset;
         if (s <= start || s > usable)
             continue;
         uint64_t freed = kq_log_bytes_below(x->log, s);
@@ -59,9 +59,9 @@ static int64_t target(kq_exec *x, int64_t usable)
     }
     if (best >= 0)
         return best;
-    for (int i = 0; i + 1 < x->snap.count && lm >= 0; i++) {
-        const exec_snapshot_file *f = &x->snap.files[i];
-        int64_t next = x->snap.files[i + 1].id.end_offset;
+    for (int i = 0; i + 1 < x->snap->count && lm >= 0; i++) {
+        const exec_snapshot_file *f = &x->snap->files[i];
+        int64_t next = x->snap->files[i + 1].id.end_offset;
         if (f->id.end_offset == start && next <= usable &&
             exec_now(x) - f->timestamp_ms > lm)
             return next;
@@ -75,10 +75,10 @@ void exec_retention_forget(kq_exec *x)
         return;
     int64_t start = kq_log_start_offset(x->log);
     int64_t now = exec_now(x);
-    for (int i = 0; i < x->snap.count && !x->failed;) {
-        const exec_snapshot_file *f = &x->snap.files[i];
+    for (int i = 0; i < x->snap->count && !x->failed;) {
+        const exec_snapshot_file *f = &x->snap->files[i];
         bool served = f->served_ms >= 0 && now - f->served_ms < EXEC_SNAPSHOT_SERVED_KEEP_MS;
-        if (f->id.end_offset < start && !served && i + 1 < x->snap.count)
+        if (f->id.end_offset < start && !served && i + 1 < x->snap->count)
             exec_snapshot_forget(x, i);
         else
             i++;

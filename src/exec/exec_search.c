@@ -25,6 +25,11 @@ int exec_search_job_run(struct exec_search_job *job)
     return rc < 0 ? rc : 0;
 }
 
+exec_searches *exec_searches_create(void)
+{
+    return calloc(1, sizeof(exec_searches));
+}
+
 static void job_free(struct exec_search_job *job)
 {
     kq_log_search_free(job->view);
@@ -34,12 +39,12 @@ static void job_free(struct exec_search_job *job)
 /* Links job into the list of jobs out (so exec_destroy can free them). */
 static void mark_out(kq_exec *x, struct exec_search_job *job)
 {
-    job->next = x->search_out;
+    job->next = x->search->out;
     if (job->next)
         job->next->prev_next = &job->next;
-    job->prev_next = &x->search_out;
-    x->search_out = job;
-    x->searches_out++;
+    job->prev_next = &x->search->out;
+    x->search->out = job;
+    x->search->out_count++;
 }
 
 static void unmark_out(kq_exec *x, struct exec_search_job *job)
@@ -47,20 +52,20 @@ static void unmark_out(kq_exec *x, struct exec_search_job *job)
     *job->prev_next = job->next;
     if (job->next)
         job->next->prev_next = job->prev_next;
-    x->searches_out--;
+    x->search->out_count--;
 }
 
 /* Starts waiting jobs while there is room. */
 static void pump(kq_exec *x)
 {
-    if (x->search_pumping)
+    if (x->search->pumping)
         return; /* a job done inline: the loop below goes on */
-    x->search_pumping = true;
-    while (!x->failed && x->search_head && x->searches_out < EXEC_TIME_SEARCHES_RUNNING_MAX) {
-        struct exec_search_job *job = x->search_head;
-        x->search_head = job->next;
-        if (!x->search_head)
-            x->search_tail = NULL;
+    x->search->pumping = true;
+    while (!x->failed && x->search->head && x->search->out_count < EXEC_TIME_SEARCHES_RUNNING_MAX) {
+        struct exec_search_job *job = x->search->head;
+        x->search->head = job->next;
+        if (!x->search->head)
+            x->search->tail = NULL;
         char err[256];
         job->view = kq_log_search_begin(x->log, job->search.from, job->search.limit, err,
                                         sizeof(err));
@@ -74,7 +79,7 @@ static void pump(kq_exec *x)
             x->env.search_start(x->env.ctx, job);
         }
     }
-    x->search_pumping = false;
+    x->search->pumping = false;
 }
 
 void exec_time_search(kq_exec *x, const handler_time_search *s)
@@ -85,11 +90,11 @@ void exec_time_search(kq_exec *x, const handler_time_search *s)
         return;
     }
     job->search = *s;
-    if (x->search_tail)
-        x->search_tail->next = job;
+    if (x->search->tail)
+        x->search->tail->next = job;
     else
-        x->search_head = job;
-    x->search_tail = job;
+        x->search->head = job;
+    x->search->tail = job;
     pump(x);
 }
 
@@ -99,7 +104,7 @@ bool exec_search_finished(kq_exec *x, struct exec_search_job *job, int rc)
     if (!x->failed)
         handler_time_search_result(x->handler, &job->search, rc);
     job_free(job);
-    if (x->failed || x->search_pumping)
+    if (x->failed || x->search->pumping)
         return false; /* done inline: pump() goes on, and its caller settles */
     pump(x);
     return true;
@@ -107,15 +112,19 @@ bool exec_search_finished(kq_exec *x, struct exec_search_job *job, int rc)
 
 void exec_searches_destroy(kq_exec *x)
 {
-    while (x->search_head) {
-        struct exec_search_job *job = x->search_head;
-        x->search_head = job->next;
+    if (!x->search)
+        return;
+    while (x->search->head) {
+        struct exec_search_job *job = x->search->head;
+        x->search->head = job->next;
         job_free(job);
     }
-    x->search_tail = NULL;
-    while (x->search_out) {
-        struct exec_search_job *job = x->search_out;
+    x->search->tail = NULL;
+    while (x->search->out) {
+        struct exec_search_job *job = x->search->out;
         unmark_out(x, job);
         job_free(job);
     }
+    free(x->search);
+    x->search = NULL;
 }

@@ -57,9 +57,9 @@ static uint64_t interval_ms(const kq_exec *x)
 
 static raft_snapshot_id latest(const kq_exec *x)
 {
-    if (x->snap.count == 0)
+    if (x->snap->count == 0)
         return (raft_snapshot_id){.end_offset = -1, .epoch = -1};
-    return x->snap.files[x->snap.count - 1].id;
+    return x->snap->files[x->snap->count - 1].id;
 }
 
 /* Epoch of the batch at offset - 1 (the log's epoch cache; the snapshot's
@@ -71,9 +71,9 @@ static int32_t epoch_before(kq_exec *x, int64_t offset)
     for (int i = n - 1; i >= 0; i--)
         if (e[i].start_offset < offset)
             return e[i].epoch;
-    for (int i = 0; i < x->snap.count; i++)
-        if (x->snap.files[i].id.end_offset == kq_log_start_offset(x->log))
-            return x->snap.files[i].id.epoch;
+    for (int i = 0; i < x->snap->count; i++)
+        if (x->snap->files[i].id.end_offset == kq_log_start_offset(x->log))
+            return x->snap->files[i].id.epoch;
     return 0;
 }
 
@@ -111,14 +111,14 @@ static void fill_meta(kq_exec *x, const exec_tables *t, kq_snapshot_meta *m,
     m->last_contained_timestamp_ms = ts;
     for (int i = 0; i < x->cfg.voter_count; i++)
         m->voter_ids[m->voter_count++] = x->cfg.voters[i].node_id;
-    producer_state_foreach(*t->producers, note_producer, &x->snap);
+    producer_state_foreach(*t->producers, note_producer, x->snap);
     if (*t->pid_log_max >= 0)
-        note_pid(&x->snap, *t->pid_log_max);
-    for (int i = 0; i < x->snap.pid_max_count; i++) {
-        m->pid_max[i].node_prefix = x->snap.pid_max[i].node_prefix;
-        m->pid_max[i].max_id = x->snap.pid_max[i].max_id;
+        note_pid(x->snap, *t->pid_log_max);
+    for (int i = 0; i < x->snap->pid_max_count; i++) {
+        m->pid_max[i].node_prefix = x->snap->pid_max[i].node_prefix;
+        m->pid_max[i].max_id = x->snap->pid_max[i].max_id;
     }
-    m->pid_max_count = x->snap.pid_max_count;
+    m->pid_max_count = x->snap->pid_max_count;
 }
 
 /* The state at the log end, now: the candidate. */
@@ -128,39 +128,39 @@ static void take_candidate(kq_exec *x, const exec_tables *t)
     raft_snapshot_id id = {.end_offset = end, .epoch = epoch_before(x, end)};
     kq_snapshot_meta meta;
     fill_meta(x, t, &meta, id, exec_now(x));
-    kq_writer_reset(&x->snap.cand_bytes);
-    int rc = kq_snapshot_encode(*t->producers, t->offsets, &meta, &x->snap.cand_bytes);
-    if (rc != 0 || x->snap.cand_bytes.error) {
+    kq_writer_reset(&x->snap->cand_bytes);
+    int rc = kq_snapshot_encode(*t->producers, t->offsets, &meta, &x->snap->cand_bytes);
+    if (rc != 0 || x->snap->cand_bytes.error) {
         /* Beyond KQ_SNAPSHOT_BYTES_MAX (a state the limits do not admit)
          * or out of memory: retried later, never fatal. */
-        kq_writer_reset(&x->snap.cand_bytes);
-        x->snap.last_taken_ms = exec_now(x);
+        kq_writer_reset(&x->snap->cand_bytes);
+        x->snap->last_taken_ms = exec_now(x);
         exec_snapshot_failed(x, "cannot encode a snapshot",
                              rc == -EINVAL ? "a state the encoder refuses"
                                            : "larger than the snapshot bound or out of memory",
                              0);
         return;
     }
-    x->snap.cand = true;
-    x->snap.cand_id = id;
-    x->snap.cand_timestamp_ms = meta.last_contained_timestamp_ms;
-    x->snap.bytes_since = 0;
-    x->snap.last_taken_ms = exec_now(x);
+    x->snap->cand = true;
+    x->snap->cand_id = id;
+    x->snap->cand_timestamp_ms = meta.last_contained_timestamp_ms;
+    x->snap->bytes_since = 0;
+    x->snap->last_taken_ms = exec_now(x);
 }
 
 static bool candidate_due(kq_exec *x)
 {
-    if (x->snap.cand || x->snap.job || !exec_snapshot_retry_allowed(x))
+    if (x->snap->cand || x->snap->job || !exec_snapshot_retry_allowed(x))
         return false;
     int64_t end = kq_log_end_offset(x->log);
     if (end <= latest(x).end_offset || end <= kq_log_start_offset(x->log))
         return false;
-    if (x->snap.retry_backoff_ms > 0)
+    if (x->snap->retry_backoff_ms > 0)
         return true; /* the last attempt failed: its backoff is over */
-    if (x->snap.bytes_since >= bytes_between(x))
+    if (x->snap->bytes_since >= bytes_between(x))
         return true;
     uint64_t iv = interval_ms(x);
-    return iv != UINT64_MAX && exec_now(x) - x->snap.last_taken_ms >= (int64_t)iv;
+    return iv != UINT64_MAX && exec_now(x) - x->snap->last_taken_ms >= (int64_t)iv;
 }
 
 static bool candidate_covered(kq_exec *x)
@@ -169,7 +169,7 @@ static bool candidate_covered(kq_exec *x)
         return true; /* the bug: written at the log end, committed or not */
     raft_status st;
     raft_get_status(x->raft, &st);
-    int64_t end = x->snap.cand_id.end_offset;
+    int64_t end = x->snap->cand_id.end_offset;
     return st.high_watermark >= end && kq_log_flushed_offset(x->log) >= end;
 }
 
@@ -178,17 +178,17 @@ static struct exec_snapshot_job *make_job(kq_exec *x)
 {
     struct exec_snapshot_job *job = calloc(1, sizeof(*job));
     if (!job) {
-        x->snap.cand = false;
+        x->snap->cand = false;
         exec_snapshot_failed(x, "cannot write a snapshot", "out of memory", -ENOMEM);
         return NULL;
     }
     job->fs = x->env.fs;
     snprintf(job->log_dir, sizeof(job->log_dir), "%s", x->log_dir);
-    job->id = x->snap.cand_id;
-    job->timestamp_ms = x->snap.cand_timestamp_ms;
-    job->data = kq_writer_take(&x->snap.cand_bytes, &job->len);
-    x->snap.cand = false;
-    x->snap.job = job;
+    job->id = x->snap->cand_id;
+    job->timestamp_ms = x->snap->cand_timestamp_ms;
+    job->data = kq_writer_take(&x->snap->cand_bytes, &job->len);
+    x->snap->cand = false;
+    x->snap->job = job;
     if (x->env.on_snapshot)
         x->env.on_snapshot(x->env.ctx, job->id);
     return job;
@@ -202,8 +202,8 @@ raft_snapshot_id exec_snapshot_job_id(const struct exec_snapshot_job *job, int64
 
 int exec_snapshot_finished(kq_exec *x, struct exec_snapshot_job *job, int rc)
 {
-    KQ_ASSERT(job == x->snap.job);
-    x->snap.job = NULL;
+    KQ_ASSERT(job == x->snap->job);
+    x->snap->job = NULL;
     if (!x->failed && rc != 0) {
         if (x->env.on_snapshot_failed)
             x->env.on_snapshot_failed(x->env.ctx, job->id, rc);
@@ -226,15 +226,15 @@ void exec_snapshot_written(kq_exec *x, struct exec_snapshot_job *job)
 
 void exec_snapshot_appended(kq_exec *x, size_t bytes)
 {
-    x->snap.bytes_since += bytes;
+    x->snap->bytes_since += bytes;
 }
 
 void exec_snapshot_truncated(kq_exec *x, int64_t offset)
 {
     /* The candidate holds state of batches at or above the cut: never
      * written (the high watermark never reached it). */
-    if (x->snap.cand && x->snap.cand_id.end_offset > offset)
-        x->snap.cand = false;
+    if (x->snap->cand && x->snap->cand_id.end_offset > offset)
+        x->snap->cand = false;
 }
 
 struct exec_snapshot_job *exec_snapshot_settle(kq_exec *x, const exec_tables *t)
@@ -243,37 +243,55 @@ struct exec_snapshot_job *exec_snapshot_settle(kq_exec *x, const exec_tables *t)
         return NULL;
     if (candidate_due(x))
         take_candidate(x, t);
-    if (!x->failed && x->snap.cand && !x->snap.job && candidate_covered(x))
+    if (!x->failed && x->snap->cand && !x->snap->job && candidate_covered(x))
         return make_job(x);
     return NULL;
 }
 
 bool exec_retention_due(kq_exec *x)
 {
-    if (x->failed || exec_now(x) < x->snap.retention_due_ms)
+    if (x->failed || exec_now(x) < x->snap->retention_due_ms)
         return false;
-    x->snap.retention_due_ms = exec_now(x) + EXEC_RETENTION_CHECK_MS;
+    x->snap->retention_due_ms = exec_now(x) + EXEC_RETENTION_CHECK_MS;
     return true;
 }
 
 int64_t exec_snapshot_due(const kq_exec *x)
 {
-    int64_t due = x->snap.retention_due_ms;
+    int64_t due = x->snap->retention_due_ms;
     uint64_t iv = interval_ms(x);
     /* Only while a candidate could be taken: a due time that passed with
      * nothing to take would wake the loop at once, for ever. */
     int64_t end = kq_log_end_offset(x->log);
-    bool takeable = !x->snap.cand && !x->snap.job && end > latest(x).end_offset &&
+    bool takeable = !x->snap->cand && !x->snap->job && end > latest(x).end_offset &&
                     end > kq_log_start_offset(x->log);
-    if (takeable && x->snap.retry_backoff_ms > 0) {
+    if (takeable && x->snap->retry_backoff_ms > 0) {
         /* The retry of a failed attempt, and nothing before it (the
          * interval's due time has passed already). */
-        if (x->snap.retry_due_ms < due)
-            due = x->snap.retry_due_ms;
+        if (x->snap->retry_due_ms < due)
+            due = x->snap->retry_due_ms;
     } else if (takeable && iv != UINT64_MAX) {
-        int64_t t = x->snap.last_taken_ms + (int64_t)iv;
+        int64_t t = x->snap->last_taken_ms + (int64_t)iv;
         if (t < due)
             due = t;
     }
     return due;
+}
+
+int exec_snapshot_count(const kq_exec *x)
+{
+    return x->snap->count;
+}
+
+bool exec_snapshot_latest(const kq_exec *x, raft_snapshot_id *id)
+{
+    if (x->snap->count == 0)
+        return false;
+    *id = x->snap->files[x->snap->count - 1].id;
+    return true;
+}
+
+uint64_t exec_snapshot_failures(const kq_exec *x)
+{
+    return x->snap->failures;
 }

@@ -5,6 +5,51 @@
 #define KQ_EXEC_SNAPSHOT_H
 
 #include "exec_state.h"
+#include "kq/snapshot_state.h"
+
+/* A snapshot file this node holds, durable (exec_snapshot.c). */
+typedef struct exec_snapshot_file {
+    raft_snapshot_id id;
+    int64_t timestamp_ms; /* its header's LastContainedLogTimestamp */
+    int64_t served_ms;    /* a follower last read from it (-1 never) */
+} exec_snapshot_file;
+
+/* Snapshots and retention (KIP-630). A snapshot is taken in two steps: when
+ * one is due, the producer state at the log end is encoded at once (the
+ * candidate: the state at exactly that offset); once the high watermark and
+ * the flushed offset cover that offset, a job writes and fsyncs the file;
+ * once it is durable it is published (the core told, retention run).
+ * The part's state (kq_exec.snap), touched only by its files. */
+typedef struct exec_snapshots {
+    exec_snapshot_file files[EXEC_SNAPSHOTS_MAX]; /* ascending, durable */
+    int count;
+    uint64_t bytes_since;  /* appended since the last candidate */
+    int64_t last_taken_ms; /* when the last candidate was taken */
+    bool cand;
+    raft_snapshot_id cand_id;
+    int64_t cand_timestamp_ms;
+    kq_writer cand_bytes;
+    struct exec_snapshot_job *job; /* handed to env->snapshot_start, not done */
+    int64_t retention_due_ms;
+    /* Largest producer id per node prefix known below the latest snapshot. */
+    kq_snapshot_pid_max pid_max[KQ_SNAPSHOT_PID_NODES_MAX];
+    int pid_max_count;
+    bool tell_pending;     /* a SNAPSHOTS event to step after the output */
+    bool installed;        /* a SNAPSHOT_INSTALL ran: report it */
+    bool install_ok;
+    raft_snapshot_id install_id;
+    /* Failed attempts (exec_snapshot_fail.c): never fatal, retried. */
+    uint64_t failures;        /* kq_snapshot_failures_total */
+    uint64_t fail_unlogged;   /* failures since the last one logged */
+    bool fail_logged;         /* one was logged, at fail_logged_ms */
+    int64_t fail_logged_ms;
+    int64_t retry_backoff_ms; /* 0: the last attempt did not fail */
+    int64_t retry_due_ms;     /* no new attempt before */
+} exec_snapshots;
+
+/* NULL: out of memory. Destroy takes NULL (after exec_snapshots_close). */
+exec_snapshots *exec_snapshots_create(void);
+void exec_snapshots_destroy(exec_snapshots *s);
 
 /* exec_snapshot.c */
 bool exec_snapshots_open(kq_exec *x, char *err, size_t errlen);
@@ -68,5 +113,11 @@ bool exec_snapshot_followup(kq_exec *x, raft_event *ev);
 void exec_snapshot_answer(kq_exec *x, const raft_msg *msg);
 int16_t exec_snapshot_read_chunk(kq_exec *x, const raft_fetch_snapshot_response *f,
                                  kq_writer *out, int64_t *size);
+
+/* The snapshot files this node holds: how many, the newest (false: none),
+ * and the failed attempts so far (the metrics text, the start checks). */
+int exec_snapshot_count(const kq_exec *x);
+bool exec_snapshot_latest(const kq_exec *x, raft_snapshot_id *id);
+uint64_t exec_snapshot_failures(const kq_exec *x);
 
 #endif

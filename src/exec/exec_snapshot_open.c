@@ -17,39 +17,39 @@
 
 static int find(const kq_exec *x, int64_t end_offset)
 {
-    for (int i = 0; i < x->snap.count; i++)
-        if (x->snap.files[i].id.end_offset == end_offset)
+    for (int i = 0; i < x->snap->count; i++)
+        if (x->snap->files[i].id.end_offset == end_offset)
             return i;
     return -1;
 }
 
 void exec_snapshot_tell_later(kq_exec *x)
 {
-    x->snap.tell_pending = true; /* stepped after the output */
+    x->snap->tell_pending = true; /* stepped after the output */
 }
 
 bool exec_snapshot_add(kq_exec *x, raft_snapshot_id id, int64_t timestamp_ms)
 {
     if (find(x, id.end_offset) >= 0)
         return false;
-    if (x->snap.count > 0 && id.end_offset < x->snap.files[x->snap.count - 1].id.end_offset) {
+    if (x->snap->count > 0 && id.end_offset < x->snap->files[x->snap->count - 1].id.end_offset) {
         /* Written while an install moved the log start past it: useless. */
         int rc = kq_snapshot_delete(x->env.fs, x->log_dir, id);
         if (rc < 0 && rc != -ENOENT)
             exec_fatal(x, "cannot delete a snapshot", strerror(-rc));
         return false;
     }
-    if (x->snap.count == EXEC_SNAPSHOTS_MAX) {
+    if (x->snap->count == EXEC_SNAPSHOTS_MAX) {
         /* Keep the one at the log start and the newest: drop the oldest
          * step between them. */
-        int i = x->snap.files[0].id.end_offset == kq_log_start_offset(x->log) ? 1 : 0;
+        int i = x->snap->files[0].id.end_offset == kq_log_start_offset(x->log) ? 1 : 0;
         exec_snapshot_forget(x, i);
         if (x->failed)
             return false;
     }
-    KQ_ASSERT(x->snap.count < EXEC_SNAPSHOTS_MAX &&
-              (x->snap.count == 0 || id.end_offset > x->snap.files[x->snap.count - 1].id.end_offset));
-    x->snap.files[x->snap.count++] =
+    KQ_ASSERT(x->snap->count < EXEC_SNAPSHOTS_MAX &&
+              (x->snap->count == 0 || id.end_offset > x->snap->files[x->snap->count - 1].id.end_offset));
+    x->snap->files[x->snap->count++] =
         (exec_snapshot_file){.id = id, .timestamp_ms = timestamp_ms, .served_ms = -1};
     return true;
 }
@@ -72,9 +72,9 @@ void exec_snapshots_log_state(const kq_exec *x, raft_log_state *ls)
     ls->latest_snapshot = ls->start_snapshot;
     int i = start > 0 ? find(x, start) : -1;
     if (i >= 0)
-        ls->start_snapshot = x->snap.files[i].id;
-    if (x->snap.count > 0)
-        ls->latest_snapshot = x->snap.files[x->snap.count - 1].id;
+        ls->start_snapshot = x->snap->files[i].id;
+    if (x->snap->count > 0)
+        ls->latest_snapshot = x->snap->files[x->snap->count - 1].id;
 }
 
 /* Reads and decodes snapshot id into ps and offsets (NULL: only checks it). */
@@ -95,11 +95,11 @@ static int load_file(kq_exec *x, raft_snapshot_id id, producer_state *ps,
 
 void exec_snapshot_take_meta(kq_exec *x, const exec_tables *t, const kq_snapshot_meta *m)
 {
-    x->snap.pid_max_count = 0;
+    x->snap->pid_max_count = 0;
     for (int i = 0; i < m->pid_max_count && i < KQ_SNAPSHOT_PID_NODES_MAX; i++) {
-        x->snap.pid_max[i].node_prefix = m->pid_max[i].node_prefix;
-        x->snap.pid_max[i].max_id = m->pid_max[i].max_id;
-        x->snap.pid_max_count++;
+        x->snap->pid_max[i].node_prefix = m->pid_max[i].node_prefix;
+        x->snap->pid_max[i].max_id = m->pid_max[i].max_id;
+        x->snap->pid_max_count++;
         if (exec_producer_id_is_ours(x, m->pid_max[i].max_id) &&
             m->pid_max[i].max_id > *t->pid_log_max)
             *t->pid_log_max = m->pid_max[i].max_id;
@@ -108,9 +108,9 @@ void exec_snapshot_take_meta(kq_exec *x, const exec_tables *t, const kq_snapshot
 
 int64_t exec_snapshot_load_producers(kq_exec *x, const exec_tables *t)
 {
-    if (x->snap.count == 0)
+    if (x->snap->count == 0)
         return -1;
-    raft_snapshot_id id = x->snap.files[x->snap.count - 1].id;
+    raft_snapshot_id id = x->snap->files[x->snap->count - 1].id;
     if (id.end_offset < kq_log_start_offset(x->log) || id.end_offset > kq_log_end_offset(x->log))
         return -1;
     char err[256];
@@ -149,7 +149,7 @@ static bool load_list(kq_exec *x, char *err, size_t errlen)
             snprintf(err, errlen, "refusing to start: corrupt snapshot %s: %s", path, why);
             return false;
         }
-        x->snap.files[x->snap.count++] = (exec_snapshot_file){
+        x->snap->files[x->snap->count++] = (exec_snapshot_file){
             .id = ids[i], .timestamp_ms = meta.last_contained_timestamp_ms, .served_ms = -1};
     }
     return true;
@@ -157,13 +157,13 @@ static bool load_list(kq_exec *x, char *err, size_t errlen)
 
 bool exec_snapshots_open(kq_exec *x, char *err, size_t errlen)
 {
-    kq_writer_init(&x->snap.cand_bytes, KQ_SNAPSHOT_BYTES_MAX);
-    x->snap.last_taken_ms = exec_now(x);
+    kq_writer_init(&x->snap->cand_bytes, KQ_SNAPSHOT_BYTES_MAX);
+    x->snap->last_taken_ms = exec_now(x);
     if (!load_list(x, err, errlen))
         return false;
     int64_t end = kq_log_end_offset(x->log);
-    if (x->snap.count > 0 && x->snap.files[x->snap.count - 1].id.end_offset > end) {
-        raft_snapshot_id id = x->snap.files[x->snap.count - 1].id;
+    if (x->snap->count > 0 && x->snap->files[x->snap->count - 1].id.end_offset > end) {
+        raft_snapshot_id id = x->snap->files[x->snap->count - 1].id;
         char why[512];
         if (kq_log_reset(x->log, id.end_offset, why, sizeof(why)) != 0) {
             snprintf(err, errlen, "refusing to start: cannot finish installing snapshot %" PRId64
@@ -183,12 +183,24 @@ bool exec_snapshots_open(kq_exec *x, char *err, size_t errlen)
     return true;
 }
 
+exec_snapshots *exec_snapshots_create(void)
+{
+    return calloc(1, sizeof(exec_snapshots));
+}
+
+void exec_snapshots_destroy(exec_snapshots *s)
+{
+    free(s);
+}
+
 void exec_snapshots_close(kq_exec *x, bool abandon)
 {
-    kq_writer_free(&x->snap.cand_bytes);
-    if (x->snap.job) {
+    if (!x->snap)
+        return; /* exec_create ran out of memory first */
+    kq_writer_free(&x->snap->cand_bytes);
+    if (x->snap->job) {
         KQ_ASSERT(abandon); /* a job out at a clean close is a bug in the env */
-        exec_snapshot_job_free(x->snap.job);
-        x->snap.job = NULL;
+        exec_snapshot_job_free(x->snap->job);
+        x->snap->job = NULL;
     }
 }

@@ -20,9 +20,9 @@
 
 static void report(kq_exec *x, raft_snapshot_id id, bool ok)
 {
-    x->snap.installed = true;
-    x->snap.install_ok = ok;
-    x->snap.install_id = id;
+    x->snap->installed = true;
+    x->snap->install_ok = ok;
+    x->snap->install_id = id;
 }
 
 /* The .part decoded into a fresh table; NULL (and the .part dropped) when
@@ -86,14 +86,14 @@ static bool install(kq_exec *x, const exec_tables *t, raft_snapshot_id id,
     group_offsets_swap(t->offsets, offsets); /* the handlers hold t->offsets */
     group_offsets_destroy(offsets);
     exec_snapshot_take_meta(x, t, &meta);
-    x->snap.cand = false; /* the state of the log it replaced */
-    x->snap.bytes_since = 0;
+    x->snap->cand = false; /* the state of the log it replaced */
+    x->snap->bytes_since = 0;
     /* Every older one lies below the new log start. One of our own with
      * the same end (which the core's rules exclude) shares the file name
      * just committed: keep it out of the deletions. */
-    for (int i = 0; i < x->snap.count && !x->failed;) {
-        if (x->snap.files[i].id.end_offset == id.end_offset)
-            x->snap.files[i] = x->snap.files[--x->snap.count];
+    for (int i = 0; i < x->snap->count && !x->failed;) {
+        if (x->snap->files[i].id.end_offset == id.end_offset)
+            x->snap->files[i] = x->snap->files[--x->snap->count];
         else
             exec_snapshot_forget(x, i);
     }
@@ -131,15 +131,15 @@ bool exec_snapshot_action(kq_exec *x, const raft_action *a, const exec_tables *t
 
 bool exec_snapshot_followup(kq_exec *x, raft_event *ev)
 {
-    if (x->snap.installed) {
-        x->snap.installed = false;
+    if (x->snap->installed) {
+        x->snap->installed = false;
         ev->type = RAFT_EVENT_SNAPSHOT_INSTALLED;
-        ev->installed.ok = x->snap.install_ok;
-        ev->installed.snapshot_id = x->snap.install_id;
+        ev->installed.ok = x->snap->install_ok;
+        ev->installed.snapshot_id = x->snap->install_id;
         return true;
     }
-    if (x->snap.tell_pending) {
-        x->snap.tell_pending = false;
+    if (x->snap->tell_pending) {
+        x->snap->tell_pending = false;
         exec_snapshots_event(x, ev);
         return true;
     }
@@ -163,9 +163,9 @@ int16_t exec_snapshot_read_chunk(kq_exec *x, const raft_fetch_snapshot_response 
         exec_fatal(x, "cannot read a snapshot", strerror((int)-n));
         return KAFKA_UNKNOWN_SERVER_ERROR;
     }
-    for (int i = 0; i < x->snap.count; i++)
-        if (x->snap.files[i].id.end_offset == f->snapshot_id.end_offset)
-            x->snap.files[i].served_ms = exec_now(x);
+    for (int i = 0; i < x->snap->count; i++)
+        if (x->snap->files[i].id.end_offset == f->snapshot_id.end_offset)
+            x->snap->files[i].served_ms = exec_now(x);
     return KAFKA_NONE;
 }
 

@@ -1,100 +1,23 @@
 /* The executor's state (src/exec), the bottom layer of the executor: the
  * one struct kq_exec, made of what every part reads (configuration, seams,
- * the log, the core, the handlers, the replicated tables, the failed flag)
- * and one sub-struct per part, written only by that part's files
- * (scripts/check-exec-layering.py names them), and the base functions
- * every part may call (exec_base.c). Nothing here calls up. */
+ * the log, the core, the handlers, the failed flag), the coordinator's own
+ * fields and one state per part (and metrics), touched only by that
+ * part's files (a pointer to a struct the part's header declares), and the
+ * base functions every part may call (exec_base.c). scripts/check-exec-layering.py names the owners. Nothing
+ * here calls up. */
 #ifndef KQ_EXEC_STATE_H
 #define KQ_EXEC_STATE_H
 
 #include "kq/exec.h"
 #include "kq/handler.h"
-#include "kq/metrics.h"
 #include "kq/producer_state.h"
 #include "kq/raft.h"
-#include "kq/snapshot_state.h"
-
-/* What the executor measures (exec_metrics.c, exec_metrics.h). */
-typedef struct exec_commit_pending {
-    int64_t last_offset;
-    int64_t appended_ms;
-} exec_commit_pending;
-
-typedef struct exec_metrics {
-    kq_histogram fsync_s;
-    kq_histogram flush_batch_bytes;
-    kq_histogram request_s[KQ_METRICS_API_KEYS_MAX];
-    kq_window commit_latency_ms;
-    kq_window election_latency_ms;
-    kq_window append_records;
-    kq_window fetch_records;
-    uint64_t appended_bytes;       /* since the last flush began */
-    uint64_t flush_bytes;          /* what the flush in flight covers */
-    int64_t flush_start_us;
-    int64_t election_start_ms;     /* -1: no election running */
-    exec_commit_pending pending[KQ_METRICS_COMMIT_PENDING_MAX];
-    uint32_t pending_head;
-    uint32_t pending_count;
-    /* Issue 19: offset-commit records of ours skipped as unparsable. */
-    uint64_t records_unparsable_skipped;
-    /* Issue 19: streamed Fetch answers (exec_stream.c): sent, and cut
-     * because their segment went away between plan and read. */
-    uint64_t fetch_streamed;
-    uint64_t fetch_stream_stale;
-} exec_metrics;
-
-/* A snapshot file this node holds, durable (exec_snapshot.c). */
-typedef struct exec_snapshot_file {
-    raft_snapshot_id id;
-    int64_t timestamp_ms; /* its header's LastContainedLogTimestamp */
-    int64_t served_ms;    /* a follower last read from it (-1 never) */
-} exec_snapshot_file;
-
-/* Snapshots and retention (KIP-630). A snapshot is taken in two steps: when
- * one is due, the producer state at the log end is encoded at once (the
- * candidate: the state at exactly that offset); once the high watermark and
- * the flushed offset cover that offset, a job writes and fsyncs the file;
- * once it is durable it is published (the core told, retention run). */
-typedef struct exec_snapshots {
-    exec_snapshot_file files[EXEC_SNAPSHOTS_MAX]; /* ascending, durable */
-    int count;
-    uint64_t bytes_since;  /* appended since the last candidate */
-    int64_t last_taken_ms; /* when the last candidate was taken */
-    bool cand;
-    raft_snapshot_id cand_id;
-    int64_t cand_timestamp_ms;
-    kq_writer cand_bytes;
-    struct exec_snapshot_job *job; /* handed to env->snapshot_start, not done */
-    int64_t retention_due_ms;
-    /* Largest producer id per node prefix known below the latest snapshot. */
-    kq_snapshot_pid_max pid_max[KQ_SNAPSHOT_PID_NODES_MAX];
-    int pid_max_count;
-    bool tell_pending;     /* a SNAPSHOTS event to step after the output */
-    bool installed;        /* a SNAPSHOT_INSTALL ran: report it */
-    bool install_ok;
-    raft_snapshot_id install_id;
-    /* Failed attempts (exec_snapshot_fail.c): never fatal, retried. */
-    uint64_t failures;        /* kq_snapshot_failures_total */
-    uint64_t fail_unlogged;   /* failures since the last one logged */
-    bool fail_logged;         /* one was logged, at fail_logged_ms */
-    int64_t fail_logged_ms;
-    int64_t retry_backoff_ms; /* 0: the last attempt did not fail */
-    int64_t retry_due_ms;     /* no new attempt before */
-} exec_snapshots;
-
-/* A client request relayed to the leader (DescribeQuorum), waiting. */
-typedef struct exec_relay {
-    bool in_use;
-    uint32_t generation;
-    void *slot;
-    handler_forward f; /* frame freed once sent */
-} exec_relay;
 
 /* The replicated tables, as the coordinator passes them to the snapshot
  * part (exec_tables_of): it encodes them into a snapshot, loads them from
- * one and replaces them by an installed one. Each has one owner in
- * kq_exec (producers: the produce part, offsets: the offsets part,
- * pid_log_max: the producer-id part; scripts/check-exec-layering.py). */
+ * one and replaces them by an installed one. Each lives in its part's
+ * state and reaches the coordinator through the part's functions
+ * (exec_produce_table, exec_offsets_table, exec_producer_ids_log_max). */
 typedef struct exec_tables {
     producer_state **producers; /* replaced by an install */
     group_offsets *offsets;     /* swapped in place: the handlers hold it */
@@ -108,15 +31,15 @@ struct kq_exec {
     exec_env env;
     kq_log *log;
     raft *raft;
-    producer_state *producers;
-    group_offsets *offsets; /* committed group offsets (kq/group_offsets.h) */
-    int64_t unparsable_reported_next; /* exec_offsets.c: skips logged below this */
     handler *handler;
-    /* Producer ids: next to hand out; [next, reserved_end) is reserved
-     * durably (producer-id-block). */
-    int64_t pid_next;
-    int64_t pid_reserved_end;
-    int64_t pid_log_max;  /* largest id of ours found in the log, -1 */
+    /* Each part's own state, declared in its header, created and freed by
+     * the part, touched only by its files (the coordinator passes it to
+     * the part's functions). */
+    struct exec_produce *produce;       /* exec_produce.h: producer state */
+    struct exec_offsets *offsets;       /* exec_offsets.h: group offsets */
+    struct exec_producer_ids *pids;     /* exec_producer_ids.h */
+    struct exec_peers *peers;           /* exec_peer.h */
+    struct exec_searches *search;       /* exec_search.h */
     /* The start-up rebuild: where the scan got to and how it ended. */
     bool rebuilding_at_start;
     int64_t rebuild_next;
@@ -131,35 +54,18 @@ struct kq_exec {
     bool failed;         /* fail-stop: fatal or a simulated crash happened */
     kq_log_flush_job *flush_job; /* handed to env->flush_start, not done */
     raft_quorum_state stored_qstate;
-    int32_t next_correlation_id;
-    /* Events carrying out one output raised, stepped right after it: a set
-     * (bit per message type, per voter index), so it is bounded. */
-    uint32_t send_failed[EXEC_VOTERS_MAX];
     bool flush_idle;     /* a FLUSH found nothing to do: report FLUSHED */
     int64_t truncated_lower; /* a TRUNCATE cut lower (batch start): report it; -1 */
-    exec_relay forwards[EXEC_FORWARDS_MAX];
-    uint32_t forward_generation;
     int64_t raft_wake_ms;
     int64_t rejected_logged; /* last rejected fetched batch offset logged */
-    int64_t peer_error_logged_ms[EXEC_VOTERS_MAX];
     bool shutdown_requested;
     bool shutdown_reported;
     enum raft_role last_role;
     int32_t last_epoch;
     int32_t last_leader;
     struct exec_workload *workload; /* exec_workload.c; NULL: off */
-    /* Asking the peers for their client listeners (exec_endpoints.c). */
-    /* [voter][0]: its client endpoint; [voter][1 + k]: its endpoint on
-     * listener cfg.client_listeners[k] (issue 19). */
-    bool endpoint_inflight[EXEC_VOTERS_MAX][1 + KQ_CONFIG_LISTENERS_MAX];
-    int64_t endpoint_due_ms[EXEC_VOTERS_MAX][1 + KQ_CONFIG_LISTENERS_MAX];
-    exec_metrics metrics; /* exec_metrics.c */
-    exec_snapshots snap;  /* exec_snapshot.c */
-    /* ListOffsets searches (exec_search.c): waiting in order, and out. */
-    struct exec_search_job *search_head, *search_tail;
-    struct exec_search_job *search_out; /* a list of the jobs handed out */
-    int searches_out;
-    bool search_pumping; /* pump() is starting jobs */
+    struct exec_metrics *metrics; /* exec_metrics.h */
+    struct exec_snapshots *snap;  /* exec_snapshot.h */
 };
 
 /* exec_base.c: the clock, fail-stop, and whose producer ids are whose. */

@@ -201,13 +201,11 @@ static bool exec_next_followup(kq_exec *x, raft_event *ev)
         ev->flushed_offset = kq_log_flushed_offset(x->log);
         return true;
     }
-    for (int i = 0; i < x->cfg.voter_count; i++) {
-        if (x->send_failed[i] == 0)
-            continue;
-        int type = __builtin_ctz(x->send_failed[i]);
-        x->send_failed[i] &= ~(1u << type);
+    int i;
+    enum raft_msg_type type;
+    if (exec_peers_take_send_failed(x->peers, x->cfg.voter_count, &i, &type)) {
         ev->type = RAFT_EVENT_SEND_FAILED;
-        ev->msg.type = (enum raft_msg_type)type;
+        ev->msg.type = type;
         ev->msg.to = x->cfg.voters[i].node_id;
         ev->msg.from = x->cfg.node_id;
         return true;
