@@ -40,7 +40,12 @@
     X(LEAVE_GROUP, 13, "LeaveGroup", wire_leave_group, 0, handle_leave_group)               \
     X(SYNC_GROUP, 14, "SyncGroup", wire_sync_group, 0, handle_sync_group)                   \
     X(DESCRIBE_GROUPS, 15, "DescribeGroups", wire_describe_groups, 0, handle_describe_groups) \
-    X(LIST_GROUPS, 16, "ListGroups", wire_list_groups, 0, handle_list_groups)
+    X(LIST_GROUPS, 16, "ListGroups", wire_list_groups, 0, handle_list_groups)               \
+    X(ADD_RAFT_VOTER, 80, "AddRaftVoter", wire_add_raft_voter, 0, handle_add_raft_voter)    \
+    X(REMOVE_RAFT_VOTER, 81, "RemoveRaftVoter", wire_remove_raft_voter, 0,                  \
+      handle_remove_raft_voter)                                                             \
+    X(UPDATE_RAFT_VOTER, 82, "UpdateRaftVoter", wire_update_raft_voter, 0,                  \
+      handle_update_raft_voter)
 
 /* Encoders that also write versions their decoder refuses, X(N, response,
  * min, max): the tests' clients send Produce v0-2 and v13 and Metadata v13 to

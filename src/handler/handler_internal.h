@@ -226,6 +226,10 @@ void handle_list_groups(handler *h, handler_request *req, kq_reader *r);
 void handle_offset_commit(handler *h, handler_request *req, kq_reader *r);
 void handle_offset_fetch(handler *h, handler_request *req, kq_reader *r);
 void handle_raft_request(handler *h, handler_request *req, kq_reader *r);
+/* AddRaftVoter, RemoveRaftVoter, UpdateRaftVoter (KIP-853; raft_voters.c). */
+void handle_add_raft_voter(handler *h, handler_request *req, kq_reader *r);
+void handle_remove_raft_voter(handler *h, handler_request *req, kq_reader *r);
+void handle_update_raft_voter(handler *h, handler_request *req, kq_reader *r);
 /* Replica fetch (replica id >= 0) decoded by handle_fetch. */
 struct wire_fetch_request;
 void handle_replica_fetch(handler *h, handler_request *req, const struct wire_fetch_request *f);

@@ -74,8 +74,9 @@ bool quorum_identity_allowed(handler *h, handler_request *req, int32_t claimed_i
     if (!refused)
         return true;
     char detail[sizeof why + 48];
-    if (relay)
-        snprintf(detail, sizeof detail, "relayed %s", refused);
+    if (relay) /* a relayed DescribeQuorum, or a voter change (raft_voters.c) */
+        snprintf(detail, sizeof detail, "%s%s",
+                 req->header.api_key == WIRE_API_DESCRIBE_QUORUM ? "relayed " : "", refused);
     else
         snprintf(detail, sizeof detail, "as replica %d %s", claimed_id, refused);
     log_refusal(h, req, detail, note);

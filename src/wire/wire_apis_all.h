@@ -2,6 +2,7 @@
 #ifndef KQ_WIRE_APIS_ALL_H
 #define KQ_WIRE_APIS_ALL_H
 
+#include "kq/wire_add_raft_voter.h"
 #include "kq/wire_api_versions.h"
 #include "kq/wire_begin_quorum_epoch.h"
 #include "kq/wire_describe_cluster.h"
@@ -21,9 +22,11 @@
 #include "kq/wire_offset_commit.h"
 #include "kq/wire_offset_fetch.h"
 #include "kq/wire_produce.h"
+#include "kq/wire_remove_raft_voter.h"
 #include "kq/wire_raft_common.h"
 #include "kq/wire_sasl.h"
 #include "kq/wire_sync_group.h"
+#include "kq/wire_update_raft_voter.h"
 #include "kq/wire_vote.h"
 
 #endif

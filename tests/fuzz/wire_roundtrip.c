@@ -4,6 +4,7 @@
 
 #include "fuzz.h"
 #include "kq/wire.h"
+#include "kq/wire_add_raft_voter.h"
 #include "kq/wire_api_versions.h"
 #include "kq/wire_begin_quorum_epoch.h"
 #include "kq/wire_describe_cluster.h"
@@ -24,7 +25,9 @@
 #include "kq/wire_offset_commit.h"
 #include "kq/wire_offset_fetch.h"
 #include "kq/wire_produce.h"
+#include "kq/wire_remove_raft_voter.h"
 #include "kq/wire_sync_group.h"
+#include "kq/wire_update_raft_voter.h"
 #include "kq/wire_vote.h"
 #include "wire_roundtrip.h"
 
@@ -72,6 +75,9 @@ API_CODECS(offset_commit)
 API_CODECS(offset_fetch)
 API_CODECS(describe_groups)
 API_CODECS(list_groups)
+API_CODECS(add_raft_voter)
+API_CODECS(remove_raft_voter)
+API_CODECS(update_raft_voter)
 
 struct api_codec {
     int16_t key;
@@ -106,6 +112,9 @@ static const struct api_codec codecs[] = {
     ENTRY(WIRE_API_OFFSET_FETCH, offset_fetch),
     ENTRY(WIRE_API_DESCRIBE_GROUPS, describe_groups),
     ENTRY(WIRE_API_LIST_GROUPS, list_groups),
+    ENTRY(WIRE_API_ADD_RAFT_VOTER, add_raft_voter),
+    ENTRY(WIRE_API_REMOVE_RAFT_VOTER, remove_raft_voter),
+    ENTRY(WIRE_API_UPDATE_RAFT_VOTER, update_raft_voter),
 };
 
 static codec_fn find_codec(int16_t key, bool response)

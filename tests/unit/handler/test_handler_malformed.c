@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 
+#include "kq/wire_add_raft_voter.h"
 #include "kq/wire_api_versions.h"
 #include "kq/wire_begin_quorum_epoch.h"
 #include "kq/wire_describe_cluster.h"
@@ -23,7 +24,9 @@
 #include "kq/wire_list_groups.h"
 #include "kq/wire_offset_commit.h"
 #include "kq/wire_offset_fetch.h"
+#include "kq/wire_remove_raft_voter.h"
 #include "kq/wire_sync_group.h"
+#include "kq/wire_update_raft_voter.h"
 
 #define META "__cluster_metadata"
 
@@ -250,6 +253,68 @@ static void build_group_corpus(corpus *c)
     }
 }
 
+static const kq_uuid voter_dir = {{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}};
+
+/* Valid frames of the dynamic-voter APIs (KIP-853), every version. */
+static void build_voters_corpus(corpus *c, int32_t node_id)
+{
+    kq_writer *w;
+    wire_raft_listener l = {kq_slice_cstr("CONTROLLER"), kq_slice_cstr("h"), 9093};
+    wire_add_raft_voter_request add = {.cluster_id = kq_slice_cstr(TN_CLUSTER_ID),
+                                       .timeout_ms = 1000, .voter_id = node_id + 1,
+                                       .voter_directory_id = voter_dir, .listeners = &l,
+                                       .listener_count = 1, .ack_when_committed = true};
+    for (int16_t v = 0; v <= 1; v++) {
+        tn_begin_request(w = corpus_next(c), WIRE_API_ADD_RAFT_VOTER, v, 25);
+        wire_add_raft_voter_request_encode(w, v, &add);
+    }
+    wire_remove_raft_voter_request rm = {kq_slice_cstr(TN_CLUSTER_ID), node_id, voter_dir};
+    tn_begin_request(w = corpus_next(c), WIRE_API_REMOVE_RAFT_VOTER, 0, 26);
+    wire_remove_raft_voter_request_encode(w, 0, &rm);
+    wire_update_raft_voter_request up = {.cluster_id = kq_slice_cstr(TN_CLUSTER_ID),
+                                         .current_leader_epoch = 1, .voter_id = node_id,
+                                         .voter_directory_id = voter_dir, .listeners = &l,
+                                         .listener_count = 1,
+                                         .kraft_version_feature = {0, 1}};
+    tn_begin_request(w = corpus_next(c), WIRE_API_UPDATE_RAFT_VOTER, 0, 27);
+    wire_update_raft_voter_request_encode(w, 0, &up);
+}
+
+/* Every proper prefix of a dynamic-voter request closes the connection
+ * and changes nothing; the whole frame is answered. */
+static void test_truncated_voter_requests(void **state)
+{
+    (void)state;
+    tn_node n;
+    tn_open_leader(&n);
+    corpus c = {0};
+    build_voters_corpus(&c, n.node_id);
+    raft_status before = tn_status(&n);
+    static tn_slot slots[1024]; /* replies are kept by slot address: one per frame */
+    int used = 0;
+    for (int i = 0; i < c.count; i++) {
+        const kq_writer *f = &c.frames[i];
+        for (size_t len = 0; len <= f->len; len++) {
+            assert_true(used < 1024);
+            tn_slot *s = &slots[used++];
+            s->id = 1 + used % 900; /* a controller listener */
+            tn_deliver_raw(&n, s, f->data, len);
+            if (len < f->len) {
+                assert_closed_once(&n, s);
+            } else {
+                assert_int_equal(tn_count(&n, s), 1);
+                assert_int_equal(tn_last(&n, s)->kind, TN_REPLY);
+            }
+        }
+        kq_writer_free(&c.frames[i]);
+    }
+    raft_status after = tn_status(&n);
+    assert_int_equal(after.epoch, before.epoch);
+    assert_int_equal(after.voter_count, before.voter_count);
+    assert_int_equal(after.log_end_offset, before.log_end_offset);
+    tn_close(&n);
+}
+
 /* Valid frames of every API we answer, to mutate. */
 static void build_corpus(corpus *c, int32_t node_id)
 {
@@ -351,6 +416,7 @@ static void build_corpus(corpus *c, int32_t node_id)
         wire_end_quorum_epoch_request_encode(w, v, &er);
     }
     build_group_corpus(c);
+    build_voters_corpus(c, node_id);
     for (int i = 0; i < c->count; i++)
         assert_false(c->frames[i].error);
 }
@@ -471,6 +537,7 @@ int main(void)
         cmocka_unit_test(test_truncated_body),
         cmocka_unit_test(test_unknown_key_and_unsupported_versions),
         cmocka_unit_test(test_destroy_with_waiting_requests),
+        cmocka_unit_test(test_truncated_voter_requests),
         cmocka_unit_test(test_random_frames_never_crash),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

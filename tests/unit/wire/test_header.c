@@ -176,7 +176,8 @@ static void test_flexible_thresholds(void **state)
         {WIRE_API_API_VERSIONS, 3},     {WIRE_API_INIT_PRODUCER_ID, 2},
         {WIRE_API_VOTE, 0},             {WIRE_API_BEGIN_QUORUM_EPOCH, 1},
         {WIRE_API_END_QUORUM_EPOCH, 1}, {WIRE_API_DESCRIBE_QUORUM, 0},
-        {WIRE_API_DESCRIBE_CLUSTER, 0},
+        {WIRE_API_DESCRIBE_CLUSTER, 0}, {WIRE_API_ADD_RAFT_VOTER, 0},
+        {WIRE_API_REMOVE_RAFT_VOTER, 0}, {WIRE_API_UPDATE_RAFT_VOTER, 0},
     };
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
         if (f[i].first_flex > 0)
@@ -197,7 +198,7 @@ static void test_advertised_and_accepted(void **state)
     (void)state;
     int n = 0;
     const wire_api_range *apis = wire_advertised_apis(&n);
-    assert_int_equal(n, 23);
+    assert_int_equal(n, 26);
     struct {
         int16_t key, min, max;
     } expect[] = {
@@ -207,6 +208,8 @@ static void test_advertised_and_accepted(void **state)
         /* the classic group APIs (issue 12), not KIP-848's */
         {8, 2, 10}, {9, 1, 10}, {11, 0, 9}, {12, 0, 4}, {13, 0, 5}, {14, 0, 5}, {15, 0, 6},
         {16, 0, 5},
+        /* dynamic voters (KIP-853, KIP-1186): answered as at kraft.version 0 */
+        {80, 0, 1}, {81, 0, 0}, {82, 0, 0},
     };
     for (size_t i = 0; i < sizeof expect / sizeof expect[0]; i++) {
         bool found = false;

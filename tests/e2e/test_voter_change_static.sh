@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Issue 20 (KIP-853) while the quorum is static (kraft.version 0): Kafka
+# 4.4.0's own kafka-metadata-quorum.sh remove-controller, through
+# --bootstrap-controller, against three voters given in quorum.voters.
+# RemoveRaftVoter reaches the leader, which answers as a Kafka 4.4 leader at
+# kraft.version 0 does (UNSUPPORTED_VERSION, "Cluster doesn't support
+# removing voter because the kraft.version feature is 0"): the tool fails
+# with that message, and describe --status then shows the same leader,
+# epoch and three voters.
+set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/quorum_lib.sh"
+require_multinode
+require_server
+command -v java > /dev/null || skip "no java"
+export KQ_KAFKA_TOOLS_VERSION=4.4.0
+"$E2E_ROOT/scripts/fetch-kafka-tools.sh" > /dev/null 2> "$E2E_TMP/fetch.err" ||
+    skip "Kafka 4.4.0 tools not available: $(tail -n 1 "$E2E_TMP/fetch.err")"
+
+base="$(pick_ports 34600 3)" || fail "no free ports"
+quorum_config "$base" 3
+quorum_start 1 2 3
+read -r leader epoch _ < <(wait_probe_leader 60) || fail "no leader within 60s"
+log "leader $leader epoch $epoch"
+
+tool() {
+    timeout 60 "$E2E_ROOT/bin/kafka-metadata-quorum.sh" "$@" 2> "$E2E_TMP/tool.err"
+}
+
+# A follower as the bootstrap controller: the admin client finds the leader.
+victim=$((leader % 3 + 1))
+follower_port=$((base + victim - 1))
+tool --bootstrap-controller "localhost:$follower_port" remove-controller \
+    --controller-id "$victim" --controller-directory-id "AAAAAAAAAAAAAAAAAAAAZA" \
+    > "$E2E_TMP/remove.out"
+rc=$?
+cat "$E2E_TMP/remove.out" "$E2E_TMP/tool.err" > "$E2E_TMP/remove.all"
+((rc != 0)) || fail "remove-controller succeeded on a static quorum: $(cat "$E2E_TMP/remove.all")"
+grep -q "UnsupportedVersionException" "$E2E_TMP/remove.all" ||
+    fail "remove-controller: no UnsupportedVersionException: $(tail -n 5 "$E2E_TMP/remove.all")"
+grep -qF "Cluster doesn't support removing voter because the kraft.version feature is 0" \
+    "$E2E_TMP/remove.all" || fail "remove-controller: not Kafka's message: $(tail -n 5 "$E2E_TMP/remove.all")"
+
+log "remove-controller (exit $rc): $(grep -m1 -F "kraft.version" "$E2E_TMP/remove.all")"
+
+# Nothing changed: the same leader, epoch and voters.
+out="$(tool --bootstrap-controller "localhost:$base" describe --status)" ||
+    fail "describe --status failed: $(tail -n 5 "$E2E_TMP/tool.err")"
+echo "$out" > "$E2E_TMP/status.txt"
+grep -Eq "^LeaderId:[[:space:]]+$leader\$" <<<"$out" || fail "LeaderId is not $leader: $out"
+grep -Eq "^LeaderEpoch:[[:space:]]+$epoch\$" <<<"$out" || fail "LeaderEpoch is not $epoch: $out"
+for id in 1 2 3; do
+    grep -q "\"id\": $id, " <<<"$out" || fail "voter $id missing from CurrentVoters: $out"
+done
+for i in 1 2 3; do server_alive "n$i" || fail "n$i died"; done
+pass "remove-controller on a static quorum: Kafka's UNSUPPORTED_VERSION message; leader $leader epoch $epoch and 3 voters unchanged"
