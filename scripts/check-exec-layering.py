@@ -63,7 +63,7 @@ OWNERS = {
     'base': ['cfg', 'cluster_id', 'log_dir', 'env', 'log', 'raft', 'handler', 'failed'],
     'coordinator': ['rebuilding_at_start', 'rebuild_next', 'rebuild_rc', 'repair_end',
                     'repair_epoch', 'repair_allowed', 'out', 'stepping', 'flush_job',
-                    'stored_qstate', 'flush_idle', 'truncated_lower', 'raft_wake_ms',
+                    'stored_qstate', 'directory_id', 'flush_idle', 'truncated_lower', 'raft_wake_ms',
                     'rejected_logged', 'shutdown_requested', 'shutdown_reported',
                     'last_role', 'last_epoch', 'last_leader'],
     'peers': ['peers'],

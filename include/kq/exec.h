@@ -65,6 +65,12 @@ typedef struct exec_config {
     uint32_t request_timeout_ms;
     uint32_t retry_backoff_ms;
     uint64_t random_seed;                /* the core's jitter */
+    /* Issue 20 item 6: meta.properties' directory.id (zero: unformatted),
+     * and a fresh random id the driver drew, taken by a directory that has
+     * neither that nor one kept in its quorum state (zero: none, no
+     * directory checks). */
+    kq_uuid directory_id;
+    kq_uuid new_directory_id;
     uint32_t fetch_max_bytes;            /* a follower's fetch size; 0: 1 MiB */
     uint32_t append_linger_ms;           /* quorum.append.linger.ms (raft_config) */
     /* Snapshots and retention (KIP-630, docs/snapshots.md).

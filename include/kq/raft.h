@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kq/buf.h" /* kq_uuid */
 #include "kq/limits.h"
 
 
@@ -49,6 +50,9 @@ enum raft_mutant {
     /* a follower's HW covers its whole flushed log, also the part the
      * leader has not confirmed (a tail of its own from an epoch it led) */
     RAFT_MUTANT_FOLLOWER_HW_UNVERIFIED = 1u << 5,
+    /* directory ids ignored (issue 20 item 6): a replaced directory votes
+     * and counts as its predecessor */
+    RAFT_MUTANT_IGNORE_DIRECTORY_ID = 1u << 6,
 };
 
 typedef struct raft_config {
@@ -71,6 +75,9 @@ typedef struct raft_config {
      * wait: the leader's high watermark waits for their flush. */
     uint32_t append_linger_ms;
     uint64_t random_seed;
+    /* This node's log directory id (KIP-853; meta.properties' directory.id
+     * or the one kept in the quorum state); all zero: none, no checks. */
+    kq_uuid directory_id;
     uint32_t mutants; /* enum raft_mutant bits; 0 outside the simulator */
 } raft_config;
 
@@ -79,6 +86,18 @@ typedef struct raft_quorum_state {
     int32_t epoch;
     int32_t voted_id;
     int32_t leader_id;
+    /* Issue 20 item 6 (a replaced log directory is not its old self):
+     * voter_directory_ids[i] is the directory id remembered for
+     * config.voter_ids[i], learnt from that voter's own requests (all zero:
+     * not known yet). new_directory: this directory got its id at its first
+     * start with an empty log and no quorum state (a fresh cluster, or a
+     * wiped disk): it grants no vote to a candidate with a non-empty log
+     * until it has caught up with a leader's high watermark. */
+    kq_uuid voter_directory_ids[RAFT_VOTERS_MAX];
+    bool new_directory;
+    /* This node's own directory id, kept here for a directory that has no
+     * meta.properties (raft_create sets it from config.directory_id). */
+    kq_uuid directory_id;
 } raft_quorum_state;
 
 /* A snapshot (KIP-630): the state of the log below end_offset; epoch is
@@ -140,6 +159,8 @@ typedef struct raft_vote_request {
     int32_t candidate_id;
     int32_t last_epoch;
     int64_t last_epoch_end_offset;
+    kq_uuid candidate_directory_id; /* the candidate's own (zero: none) */
+    kq_uuid voter_directory_id;     /* the receiver's, as the candidate knows it */
     /* KIP-996 pre-vote: asks whether the voter would grant a vote in
      * candidate_epoch; answering it changes no state on the voter. */
     bool pre_vote;
@@ -158,6 +179,7 @@ typedef struct raft_vote_response {
 typedef struct raft_begin_epoch_request {
     int32_t leader_epoch;
     int32_t leader_id;
+    kq_uuid voter_directory_id; /* the receiver's, as the leader knows it */
 } raft_begin_epoch_request;
 
 typedef struct raft_epoch_response { /* BeginQuorumEpoch and EndQuorumEpoch */
@@ -181,6 +203,7 @@ typedef struct raft_fetch_request {
     int32_t last_fetched_epoch;
     int32_t max_wait_ms;
     int32_t max_bytes;
+    kq_uuid replica_directory_id; /* the fetcher's own (zero: none) */
 } raft_fetch_request;
 
 typedef struct raft_fetch_response {

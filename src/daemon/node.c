@@ -20,6 +20,8 @@
 #include "kq/handler.h"
 #include "kq/fs.h"
 #include "kq/log_line.h"
+#include "kq/meta_properties.h"
+#include "kq/uuid.h"
 #include "kq/net.h"
 #include "conn_budget.h"
 
@@ -702,6 +704,21 @@ static bool node_open_network(node *n, char *err, size_t errlen)
     return true;
 }
 
+/* Issue 20 item 6: a formatted directory's id is meta.properties'
+ * directory.id (format_check read it already); an unformatted one takes a
+ * random id the first time and keeps it in its quorum state (the executor
+ * decides which applies). */
+static void node_directory_ids(const kq_config *c, exec_config *ec)
+{
+    kq_meta_properties m;
+    char why[256];
+    if (kq_meta_properties_load(kq_fs_posix(), c->log_dir, &m, why, sizeof why) == 1 &&
+        m.has_directory_id)
+        ec->directory_id = m.directory_id;
+    if (kq_uuid_random(&ec->new_directory_id) != 0)
+        memset(&ec->new_directory_id, 0, sizeof ec->new_directory_id); /* no checks */
+}
+
 node *node_start(uv_loop_t *loop, const kq_config *config, const struct kq_cred_store *creds,
                  char *err, size_t errlen)
 {
@@ -721,6 +738,7 @@ node *node_start(uv_loop_t *loop, const kq_config *config, const struct kq_cred_
     n->clock_offset_ms = wall - (int64_t)uv_now(loop);
     exec_config ec;
     node_exec_config(&n->config, wall, &ec);
+    node_directory_ids(&n->config, &ec);
     node_acl(n);
     node_listener_endpoints(n);
     for (int i = 0; i < n->config.listener_count; i++) {

@@ -12,6 +12,7 @@
 #include "kq/assert.h"
 #include "kq/log_line.h"
 #include "kq/quorum_state_file.h"
+#include "kq/uuid.h"
 
 bool exec_failed(const kq_exec *x)
 {
@@ -207,6 +208,7 @@ static raft *exec_make_core(kq_exec *x, const raft_quorum_state *qs)
                                         : EXEC_FETCH_SNAPSHOT_MAX_BYTES_DEFAULT,
         .append_linger_ms = c->append_linger_ms,
         .random_seed = c->random_seed,
+        .directory_id = x->directory_id,
         .mutants = c->raft_mutants,
     };
     for (int i = 0; i < c->voter_count; i++)
@@ -252,6 +254,40 @@ static bool exec_rebuild_at_start(kq_exec *x, char *err, size_t errlen)
     return !x->failed;
 }
 
+/* Directory ids (issue 20 item 6). The file lists its voters' ids in its
+ * own order: each remembered id goes to the configured voter it names. This
+ * node's id is meta.properties' directory.id, else the one kept in the
+ * quorum state, else the fresh one the driver drew; a directory that gets
+ * its id with an empty log and no quorum-state file at all is new (a fresh
+ * cluster or a replaced disk): it may not vote as a full copy until it has
+ * caught up (kq/raft.h). */
+static void exec_directory_ids(kq_exec *x, raft_quorum_state *qs, const int32_t *stored,
+                               int stored_count)
+{
+    static const kq_uuid zero;
+    kq_uuid file_dirs[RAFT_VOTERS_MAX];
+    memcpy(file_dirs, qs->voter_directory_ids, sizeof file_dirs);
+    memset(qs->voter_directory_ids, 0, sizeof qs->voter_directory_ids);
+    for (int i = 0; i < x->cfg.voter_count; i++)
+        for (int j = 0; j < stored_count && j < RAFT_VOTERS_MAX; j++)
+            if (stored[j] == x->cfg.voters[i].node_id)
+                qs->voter_directory_ids[i] = file_dirs[j];
+    const kq_uuid *own = &x->cfg.directory_id;
+    if (memcmp(own, &zero, sizeof zero) == 0)
+        own = &qs->directory_id;
+    if (memcmp(own, &zero, sizeof zero) == 0) {
+        own = &x->cfg.new_directory_id;
+        if (stored_count == 0 && kq_log_end_offset(x->log) == 0 &&
+            memcmp(own, &zero, sizeof zero) != 0)
+            qs->new_directory = true;
+    }
+    x->directory_id = *own;
+    char text[KQ_UUID_TEXT_BYTES + 1];
+    kq_uuid_to_string(&x->directory_id, text, sizeof text);
+    log_line("node %d: directory id %s%s", x->cfg.node_id, text,
+             qs->new_directory ? " (new: votes only for empty logs until caught up)" : "");
+}
+
 static bool exec_open_storage(kq_exec *x, raft_quorum_state *qs, char *err, size_t errlen)
 {
     char note[1024] = "";
@@ -277,6 +313,7 @@ static bool exec_open_storage(kq_exec *x, raft_quorum_state *qs, char *err, size
         snprintf(err, errlen, "refusing to start: %s", note);
         return false;
     }
+    exec_directory_ids(x, qs, stored, stored_count);
     x->stored_qstate = *qs;
     return true;
 }

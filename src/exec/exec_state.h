@@ -54,6 +54,7 @@ struct kq_exec {
     bool failed;         /* fail-stop: fatal or a simulated crash happened */
     kq_log_flush_job *flush_job; /* handed to env->flush_start, not done */
     raft_quorum_state stored_qstate;
+    kq_uuid directory_id; /* this node's log directory id (issue 20 item 6) */
     bool flush_idle;     /* a FLUSH found nothing to do: report FLUSHED */
     int64_t truncated_lower; /* a TRUNCATE cut lower (batch start): report it; -1 */
     int64_t raft_wake_ms;

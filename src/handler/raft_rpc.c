@@ -161,6 +161,8 @@ void handle_raft_request(handler *h, handler_request *req, kq_reader *r)
             .last_epoch = p->last_offset_epoch,
             .last_epoch_end_offset = p->last_offset,
             .pre_vote = p->pre_vote,
+            .candidate_directory_id = p->candidate_directory_id, /* v1+ */
+            .voter_directory_id = p->voter_directory_id,
         };
         ok = true;
         break;
@@ -178,7 +180,8 @@ void handle_raft_request(handler *h, handler_request *req, kq_reader *r)
         msg.type = RAFT_MSG_BEGIN_EPOCH_REQUEST;
         msg.from = p->leader_id;
         msg.u.begin_epoch_request = (raft_begin_epoch_request){
-            .leader_epoch = p->leader_epoch, .leader_id = p->leader_id};
+            .leader_epoch = p->leader_epoch, .leader_id = p->leader_id,
+            .voter_directory_id = p->voter_directory_id};
         ok = true;
         break;
     }
@@ -259,6 +262,7 @@ void handle_replica_fetch(handler *h, handler_request *req, const wire_fetch_req
         .last_fetched_epoch = part->last_fetched_epoch,
         .max_wait_ms = f->max_wait_ms,
         .max_bytes = part->partition_max_bytes,
+        .replica_directory_id = part->replica_directory_id, /* v17+ */
     };
     step_request(h, req, &msg, v >= 13);
 }
@@ -403,7 +407,9 @@ bool handler_encode_raft_request(handler *h, const raft_msg *msg, int32_t correl
                                  .candidate_id = m->candidate_id,
                                  .last_offset_epoch = m->last_epoch,
                                  .last_offset = m->last_epoch_end_offset,
-                                 .pre_vote = m->pre_vote};
+                                 .pre_vote = m->pre_vote,
+                                 .candidate_directory_id = m->candidate_directory_id,
+                                 .voter_directory_id = m->voter_directory_id};
         wire_vote_topic t = {topic, &p, 1};
         wire_vote_request req = {.cluster_id = cluster, .voter_id = msg->to, .topics = &t,
                                  .topic_count = 1};
@@ -416,7 +422,8 @@ bool handler_encode_raft_request(handler *h, const raft_msg *msg, int32_t correl
         hdr.api_version = RAFT_BEGIN_EPOCH_VERSION;
         wire_request_header_encode(&w, &hdr);
         wire_begin_quorum_epoch_partition p = {.leader_id = m->leader_id,
-                                               .leader_epoch = m->leader_epoch};
+                                               .leader_epoch = m->leader_epoch,
+                                               .voter_directory_id = m->voter_directory_id};
         wire_begin_quorum_epoch_topic t = {topic, &p, 1};
         wire_begin_quorum_epoch_request req = {.cluster_id = cluster, .voter_id = msg->to,
                                                .topics = &t, .topic_count = 1,
@@ -454,7 +461,8 @@ bool handler_encode_raft_request(handler *h, const raft_msg *msg, int32_t correl
                                   .fetch_offset = m->fetch_offset,
                                   .last_fetched_epoch = m->last_fetched_epoch,
                                   .log_start_offset = -1,
-                                  .partition_max_bytes = m->max_bytes};
+                                  .partition_max_bytes = m->max_bytes,
+                                  .replica_directory_id = m->replica_directory_id};
         wire_fetch_topic t = {.topic = {NULL, -1}, .topic_id = WIRE_METADATA_TOPIC_ID,
                               .partitions = &p, .partition_count = 1};
         wire_fetch_request req = {.cluster_id = cluster,

@@ -2,6 +2,7 @@
  * votes and pre-votes, prospective and candidate timers and the randomized
  * exponential backoff between failed rounds. */
 #include <stdio.h>
+#include <string.h>
 
 #include "kq/kafka_errors.h"
 #include "raft_internal.h"
@@ -17,6 +18,12 @@ static bool log_up_to_date(const raft *r, const raft_vote_request *req)
         my_epoch = r->repair_epoch; /* as if it still had what corruption took */
         my_end = r->repair_end;
     }
+    /* A new directory (issue 20 item 6) may stand in for a wiped one that
+     * acknowledged data: until it has caught up with a leader it only helps
+     * elect candidates as empty as itself (a fresh cluster's first leader). */
+    if (r->q.new_directory && !(r->cfg.mutants & RAFT_MUTANT_IGNORE_DIRECTORY_ID) &&
+        (req->last_epoch != 0 || req->last_epoch_end_offset != 0))
+        return false;
     if (req->last_epoch != my_epoch)
         return req->last_epoch > my_epoch;
     return req->last_epoch_end_offset >= my_end;
@@ -64,12 +71,31 @@ void raft_on_vote_request(raft *r, const raft_msg *m, raft_output *out)
     raft_vote_response *v = &resp.u.vote_response;
     v->error = KAFKA_NONE;
     v->partition_error = KAFKA_NONE;
+    if (raft_voter(r, req->candidate_id)) {
+        raft_dir_learn(r, out, req->candidate_id, &req->candidate_directory_id);
+        /* A voter with an empty log asks: the cluster had nothing committed
+         * when this new directory joined it, so it stands in for no one
+         * (a fresh cluster's first election; kq/raft.h new_directory). */
+        if (req->last_epoch == 0 && req->last_epoch_end_offset == 0 &&
+            req->candidate_id != r->cfg.node_id)
+            raft_dir_caught_up(r, out);
+    }
 
     if (req->candidate_epoch < r->q.epoch) {
         v->partition_error = KAFKA_FENCED_LEADER_EPOCH;
     } else if (!r->is_voter || !raft_voter(r, req->candidate_id) ||
                req->candidate_id == r->cfg.node_id) {
         v->partition_error = KAFKA_INCONSISTENT_VOTER_SET;
+    } else if (raft_dir_checks(r) && r->q.new_directory &&
+               raft_dir_set(&req->voter_directory_id) &&
+               memcmp(&req->voter_directory_id, &r->cfg.directory_id,
+                      sizeof(kq_uuid)) != 0) {
+        /* Meant for the directory we replaced (KafkaRaftClient's
+         * isValidVoterKey): not granted, nothing changes. Once caught up
+         * we are a full copy and a stale id is only stale: in static mode
+         * nothing tells the other voters our new id, and refusing them
+         * then could leave no majority (docs/deviations.md). */
+        v->vote_granted = false;
     } else if (req->pre_vote) {
         /* Nothing changes. Only an epoch newer than ours is granted: a grant
          * then carries an epoch below the one the prospective node moves to,
@@ -230,6 +256,8 @@ static void send_votes(raft *r, raft_output *out, bool pre_vote)
             .last_epoch = raft_ec_last_epoch(&r->ec),
             .last_epoch_end_offset = r->end_offset,
             .pre_vote = pre_vote,
+            .candidate_directory_id = r->cfg.directory_id,
+            .voter_directory_id = *raft_voter_dir(r, p->id),
         };
         raft_request(r, out, p, &m);
     }

@@ -152,6 +152,8 @@ void raft_on_fetch_request(raft *r, const raft_msg *m, raft_output *out)
         p->begin_acked = true; /* a fetch in this epoch acknowledges the leader */
     else if (req->replica_id >= 0)
         p = raft_observer(r, req->replica_id, true);
+    if (p && raft_voter(r, req->replica_id))
+        raft_dir_fetch_counts(r, out, p, &req->replica_directory_id, req->fetch_offset);
     if (p) {
         p->end_offset = req->fetch_offset;
         p->last_fetch_ms = r->now_ms;

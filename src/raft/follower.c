@@ -79,6 +79,7 @@ void raft_maybe_fetch(raft *r, raft_output *out)
         .last_fetched_epoch = pos > 0 ? raft_ec_epoch_of(&r->ec, pos - 1) : 0,
         .max_wait_ms = keepalive ? 0 : (int32_t)r->cfg.fetch_max_wait_ms,
         .max_bytes = keepalive ? 0 : (int32_t)r->cfg.fetch_max_bytes,
+        .replica_directory_id = r->cfg.directory_id,
     };
     r->fetch_target = p->id;
     if (!raft_request(r, out, p, &m))
@@ -122,6 +123,12 @@ void raft_follower_update_hw(raft *r, raft_output *out)
     if (pos > r->fetch_verified_end && !(r->cfg.mutants & RAFT_MUTANT_FOLLOWER_HW_UNVERIFIED))
         pos = r->fetch_verified_end;
     raft_set_hw(r, out, r->leader_hw < pos ? r->leader_hw : pos);
+    /* A new directory has caught up once it holds the first high watermark
+     * a leader told it: everything committed before it started. */
+    if (r->q.new_directory && r->dir_catchup_hw < 0)
+        r->dir_catchup_hw = r->leader_hw;
+    if (r->q.new_directory && pos >= r->dir_catchup_hw)
+        raft_dir_caught_up(r, out);
 }
 
 /* Mirrors how Kafka truncates to a diverging epoch: to the smaller of the

@@ -21,6 +21,7 @@ void raft_leader_on_elected(raft *r, raft_output *out)
         if (r->voters[i].vote_granted)
             granting[granted++] = r->voters[i].id;
     }
+    raft_dir_caught_up(r, out); /* a majority made it leader */
     r->epoch_start_offset = r->end_offset;
     r->leader_hw_known = false;
     r->check_quorum_deadline_ms = r->now_ms + r->cfg.fetch_timeout_ms;
@@ -50,6 +51,7 @@ void raft_leader_update_hw(raft *r, raft_output *out)
     int n = 0;
     for (int i = 0; i < r->voter_count; i++)
         v[n++] = r->voters[i].id == r->cfg.node_id ? raft_leader_serve_end(r)
+                 : r->voters[i].dir_replaced       ? -1 /* not its old self yet */
                                                    : r->voters[i].end_offset;
     if (r->cfg.mutants & RAFT_MUTANT_HW_COUNTS_OBSERVER)
         for (int i = 0; i < r->observer_count; i++)
@@ -125,6 +127,7 @@ void raft_poll_leader(raft *r, raft_output *out)
         raft_msg m = {.type = RAFT_MSG_BEGIN_EPOCH_REQUEST};
         m.u.begin_epoch_request.leader_epoch = r->q.epoch;
         m.u.begin_epoch_request.leader_id = r->cfg.node_id;
+        m.u.begin_epoch_request.voter_directory_id = *raft_voter_dir(r, p->id);
         raft_request(r, out, p, &m);
     }
     raft_wake(out, r->check_quorum_deadline_ms);

@@ -80,7 +80,10 @@ int64_t raft_fetch_timeout(raft *r)
 static void transition(raft *r, raft_output *out, enum raft_role role, int32_t epoch,
                        int32_t leader, int32_t voted)
 {
-    raft_quorum_state nq = {.epoch = epoch, .voted_id = voted, .leader_id = leader};
+    raft_quorum_state nq = r->q; /* directory ids stay */
+    nq.epoch = epoch;
+    nq.voted_id = voted;
+    nq.leader_id = leader;
     bool changed = nq.epoch != r->q.epoch || nq.voted_id != r->q.voted_id ||
                    nq.leader_id != r->q.leader_id;
     if (nq.epoch != r->q.epoch || nq.leader_id != r->q.leader_id)

@@ -118,6 +118,7 @@ raft *raft_create(const raft_config *config, const raft_quorum_state *qstate,
     }
     r->high_watermark = -1;
     r->leader_hw = -1;
+    r->dir_catchup_hw = -1;
     r->leader_contact_ms = -1;
     r->leader_resigned_epoch = -1;
     r->fetch_target = -1;
@@ -138,11 +139,18 @@ raft *raft_create(const raft_config *config, const raft_quorum_state *qstate,
         r->cfg.fetch_snapshot_max_bytes = 1u << 20;
 
     r->q = qstate ? *qstate : (raft_quorum_state){.epoch = 0, .voted_id = -1, .leader_id = -1};
-    if (r->q.epoch < 0)
-        r->q = (raft_quorum_state){.epoch = 0, .voted_id = -1, .leader_id = -1};
+    if (r->q.epoch < 0) {
+        r->q.epoch = 0;
+        r->q.voted_id = r->q.leader_id = -1;
+    }
+    if (memcmp(&r->q.directory_id, &r->cfg.directory_id, sizeof(kq_uuid)) != 0) {
+        r->q.directory_id = r->cfg.directory_id; /* kept with the quorum state */
+        r->qstate_pending = true;
+    }
     int32_t log_epoch = raft_ec_last_epoch(&r->ec);
     if (log_epoch > r->q.epoch) { /* the log saw a newer epoch than the state file */
-        r->q = (raft_quorum_state){.epoch = log_epoch, .voted_id = -1, .leader_id = -1};
+        r->q.epoch = log_epoch;
+        r->q.voted_id = r->q.leader_id = -1;
         r->qstate_pending = true;
     }
     restore_role(r);

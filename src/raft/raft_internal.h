@@ -45,6 +45,14 @@ typedef struct raft_peer {
     int64_t end_offset;
     int64_t last_fetch_ms;
     int64_t last_caught_up_ms;
+    /* Leader: this voter fetches with a directory id other than the one
+     * remembered (its log directory was replaced, issue 20 item 6). Its
+     * fetch offset counts toward the high watermark only once it reaches
+     * dir_catchup_offset (our log end when the mismatch was seen: all its
+     * predecessor could have acknowledged); then dir_new is remembered. */
+    bool dir_replaced;
+    int64_t dir_catchup_offset;
+    kq_uuid dir_new;
 } raft_peer;
 
 typedef struct raft_parked_fetch {
@@ -112,6 +120,9 @@ struct raft {
     int64_t fetch_deadline_ms;
     int32_t fetch_target;
     int64_t leader_hw;
+    /* A new directory (q.new_directory): the first leader HW it learnt since
+     * it started (-1 none); it votes as a full copy once it holds that. */
+    int64_t dir_catchup_hw;
     /* The leader confirmed our log below this in this epoch (answered a fetch
      * there without divergence, or sent the records): no truncation below. */
     int64_t fetch_verified_end;
@@ -174,6 +185,22 @@ void raft_out_send(raft_output *out, const raft_msg *msg);
 void raft_out_reason(raft_output *out, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void raft_wake(raft_output *out, int64_t at_ms);
+
+/* directory.c: directory ids (issue 20 item 6, KIP-853's ReplicaKey). */
+bool raft_dir_set(const kq_uuid *id);
+bool raft_dir_checks(const raft *r); /* off with no own id or the mutant */
+/* The remembered id of voter id (NULL: not a voter). */
+kq_uuid *raft_voter_dir(raft *r, int32_t id);
+/* Emits STORE_QSTATE for the current q now. */
+void raft_store_qstate(raft *r, raft_output *out);
+/* A voter's own request named its directory id: remembered if unknown. */
+void raft_dir_learn(raft *r, raft_output *out, int32_t id, const kq_uuid *dir);
+/* Leader: a voter's fetch with its directory id; false while it must not
+ * count toward the high watermark (a replaced directory catching up). */
+bool raft_dir_fetch_counts(raft *r, raft_output *out, raft_peer *p, const kq_uuid *dir,
+                           int64_t fetch_offset);
+/* The new directory caught up with a leader (or leads): it may vote. */
+void raft_dir_caught_up(raft *r, raft_output *out);
 
 /* quorum.c: transitions. Each stores the quorum state first if it changed. */
 int raft_majority(const raft *r);

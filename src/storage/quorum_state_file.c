@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "kq/quorum_state_file.h"
+#include "kq/uuid.h"
 #include "storage_internal.h"
 
 #define QSTATE_NAME "quorum-state"
@@ -98,6 +99,18 @@ static bool key_is(const char *s, size_t len, const char *want)
     return strlen(want) == len && memcmp(s, want, len) == 0;
 }
 
+/* A directory id: Kafka's 22-character Uuid text (issue 20 item 6). */
+static bool uuid_value(json *j, kq_uuid *out)
+{
+    const char *s;
+    size_t n;
+    if (!string(j, &s, &n))
+        return false;
+    if (kq_uuid_from_string(s, n, out) != 0)
+        return fail(j, "malformed directoryId");
+    return true;
+}
+
 /* Skips any scalar (string, number, true/false/null). */
 static bool skip_scalar(json *j)
 {
@@ -122,7 +135,7 @@ static bool skip_scalar(json *j)
     return true;
 }
 
-static bool voters_array(json *j, int32_t *voters, int cap, int *count)
+static bool voters_array(json *j, int32_t *voters, int cap, int *count, kq_uuid *dirs)
 {
     if (!expect(j, '['))
         return fail(j, "currentVoters is not an array");
@@ -136,6 +149,7 @@ static bool voters_array(json *j, int32_t *voters, int cap, int *count)
             return false;
         bool have = false;
         int64_t id = -1;
+        kq_uuid dir = {0};
         if (!peek(j, '}')) {
             for (;;) {
                 const char *k;
@@ -146,6 +160,9 @@ static bool voters_array(json *j, int32_t *voters, int cap, int *count)
                     if (!integer(j, 0, INT32_MAX, &id))
                         return false;
                     have = true;
+                } else if (key_is(k, kl, "directoryId")) {
+                    if (!uuid_value(j, &dir))
+                        return false;
                 } else if (!skip_scalar(j)) {
                     return false;
                 }
@@ -164,6 +181,8 @@ static bool voters_array(json *j, int32_t *voters, int cap, int *count)
             return fail(j, "too many voters");
         if (voters)
             voters[*count] = (int32_t)id;
+        if (*count < RAFT_VOTERS_MAX)
+            dirs[*count] = dir;
         (*count)++;
         if (peek(j, ',')) {
             j->p++;
@@ -205,8 +224,17 @@ static bool parse(json *j, raft_quorum_state *qs, int32_t *voters, int cap, int 
                 return fail(j, "unsupported data_version");
             have_version = true;
         } else if (key_is(k, kl, "currentVoters")) {
-            if (!voters_array(j, voters, cap, count))
+            if (!voters_array(j, voters, cap, count, qs->voter_directory_ids))
                 return false;
+        } else if (key_is(k, kl, "directoryId")) {
+            if (!uuid_value(j, &qs->directory_id))
+                return false;
+        } else if (key_is(k, kl, "newDirectory")) {
+            ws(j);
+            const char *start = j->p;
+            if (!skip_scalar(j))
+                return false;
+            qs->new_directory = key_is(start, (size_t)(j->p - start), "true");
         } else if (!skip_scalar(j)) {
             return false;
         }
@@ -226,6 +254,12 @@ static bool parse(json *j, raft_quorum_state *qs, int32_t *voters, int cap, int 
     if (!have_epoch || !have_leader || !have_voted || !have_version)
         return fail(j, "missing leaderEpoch, leaderId, votedId or data_version");
     return true;
+}
+
+static bool dir_set(const kq_uuid *u)
+{
+    static const kq_uuid zero;
+    return memcmp(u, &zero, sizeof zero) != 0;
 }
 
 static int qstate_dir(const char *log_dir, char *out, size_t outlen)
@@ -347,16 +381,31 @@ int kq_quorum_state_store_fs(const kq_fs *fs, const char *log_dir, const raft_qu
         storage_errf(errbuf, errlen, "cannot create %s: %s", dir, strerror(-rc));
         return rc;
     }
-    char buf[256 + RAFT_VOTERS_MAX * 64 * 24];
+    char buf[256 + RAFT_VOTERS_MAX * 64 * 64];
     size_t len = (size_t)snprintf(buf, sizeof buf,
                                   "{\"clusterId\":\"\",\"leaderId\":%" PRId32
                                   ",\"leaderEpoch\":%" PRId32 ",\"votedId\":%" PRId32
                                   ",\"appliedOffset\":0,\"currentVoters\":[",
                                   qs->leader_id, qs->epoch, qs->voted_id);
-    for (int i = 0; i < voter_count; i++)
-        len += (size_t)snprintf(buf + len, sizeof buf - len, "%s{\"voterId\":%" PRId32 "}",
+    char text[KQ_UUID_TEXT_BYTES + 1];
+    for (int i = 0; i < voter_count; i++) {
+        len += (size_t)snprintf(buf + len, sizeof buf - len, "%s{\"voterId\":%" PRId32,
                                 i ? "," : "", voters[i]);
-    len += (size_t)snprintf(buf + len, sizeof buf - len, "],\"data_version\":0}");
+        if (i < RAFT_VOTERS_MAX && dir_set(&qs->voter_directory_ids[i])) {
+            kq_uuid_to_string(&qs->voter_directory_ids[i], text, sizeof text);
+            len += (size_t)snprintf(buf + len, sizeof buf - len, ",\"directoryId\":\"%s\"",
+                                    text);
+        }
+        len += (size_t)snprintf(buf + len, sizeof buf - len, "}");
+    }
+    len += (size_t)snprintf(buf + len, sizeof buf - len, "]");
+    if (dir_set(&qs->directory_id)) {
+        kq_uuid_to_string(&qs->directory_id, text, sizeof text);
+        len += (size_t)snprintf(buf + len, sizeof buf - len, ",\"directoryId\":\"%s\"", text);
+    }
+    if (qs->new_directory)
+        len += (size_t)snprintf(buf + len, sizeof buf - len, ",\"newDirectory\":true");
+    len += (size_t)snprintf(buf + len, sizeof buf - len, ",\"data_version\":0}");
     return storage_atomic_write(fs, dir, QSTATE_NAME, buf, len, errbuf, errlen);
 }
 

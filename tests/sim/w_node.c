@@ -307,6 +307,12 @@ bool w_node_start(w_world *w, int idx)
     c.client_endpoint.port = (uint16_t)(19090 + n->id);
     c.discover_client_endpoints = true;
     c.random_seed = sim_prng_next(&w->rng);
+    /* The id a directory without one takes (issue 20 item 6): kept in its
+     * quorum state from then on, lost with the disk. */
+    for (int b = 0; b < 16; b += 8) {
+        uint64_t v = sim_prng_next(&w->rng) | 1; /* never all zero */
+        memcpy(c.new_directory_id.bytes + b, &v, 8);
+    }
     /* The "wall clock" producer ids start from is coarse (a minute): a
      * restart within the minute starts from the same base, as a clock that
      * stepped back would. Ids must not repeat anyway. */

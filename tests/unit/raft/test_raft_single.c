@@ -143,7 +143,7 @@ static void test_append_linger_bounded(void **state)
     (void)state;
     raft_config c = rt_config(1, 1);
     c.append_linger_ms = RAFT_APPEND_LINGER_MS_MAX + 1;
-    raft_quorum_state q = {0, -1, -1};
+    raft_quorum_state q = {.epoch = 0, .voted_id = -1, .leader_id = -1};
     raft_log_state ls = {0};
     assert_null(raft_create(&c, &q, &ls, 0));
 }

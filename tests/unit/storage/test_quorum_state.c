@@ -23,7 +23,7 @@ static void write_qstate(tu_fixture *f, const char *text)
 static void test_missing_file(void **state)
 {
     tu_fixture *f = *state;
-    raft_quorum_state qs = {99, 99, 99};
+    raft_quorum_state qs = {.epoch = 99, .voted_id = 99, .leader_id = 99};
     int32_t voters[4];
     int n = 4;
     assert_int_equal(kq_quorum_state_load(f->dir, &qs, voters, &n, f->err, sizeof f->err), 0);
