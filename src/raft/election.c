@@ -63,6 +63,14 @@ static bool may_grant(const raft *r, const raft_vote_request *req)
     }
 }
 
+/* The request is meant for another directory of this node id (Kafka's
+ * VoterDirectoryId): one this node replaced. */
+static bool names_other_directory(const raft *r, const raft_vote_request *req)
+{
+    return raft_dir_checks(r) && raft_dir_set(&req->voter_directory_id) &&
+           memcmp(&req->voter_directory_id, &r->cfg.directory_id, sizeof(kq_uuid)) != 0;
+}
+
 void raft_on_vote_request(raft *r, const raft_msg *m, raft_output *out)
 {
     const raft_vote_request *req = &m->u.vote_request;
@@ -77,7 +85,7 @@ void raft_on_vote_request(raft *r, const raft_msg *m, raft_output *out)
          * when this new directory joined it, so it stands in for no one
          * (a fresh cluster's first election; kq/raft.h new_directory). */
         if (req->last_epoch == 0 && req->last_epoch_end_offset == 0 &&
-            req->candidate_id != r->cfg.node_id)
+            req->candidate_id != r->cfg.node_id && !names_other_directory(r, req))
             raft_dir_caught_up(r, out);
     }
 
@@ -86,10 +94,7 @@ void raft_on_vote_request(raft *r, const raft_msg *m, raft_output *out)
     } else if (!r->is_voter || !raft_voter(r, req->candidate_id) ||
                req->candidate_id == r->cfg.node_id) {
         v->partition_error = KAFKA_INCONSISTENT_VOTER_SET;
-    } else if (raft_dir_checks(r) && r->q.new_directory &&
-               raft_dir_set(&req->voter_directory_id) &&
-               memcmp(&req->voter_directory_id, &r->cfg.directory_id,
-                      sizeof(kq_uuid)) != 0) {
+    } else if (r->q.new_directory && names_other_directory(r, req)) {
         /* Meant for the directory we replaced (KafkaRaftClient's
          * isValidVoterKey): not granted, nothing changes. Once caught up
          * we are a full copy and a stale id is only stale: in static mode

@@ -25,6 +25,7 @@ static const mutant_name mutants[] = {
     {"hw-any-epoch", RAFT_MUTANT_HW_ANY_EPOCH, 0},
     {"prevote-ignores-leader-contact", RAFT_MUTANT_PREVOTE_IGNORES_LEADER_CONTACT, 0},
     {"follower-hw-unverified", RAFT_MUTANT_FOLLOWER_HW_UNVERIFIED, 0},
+    {"ignore-directory-id", RAFT_MUTANT_IGNORE_DIRECTORY_ID, 0},
     {"vote-send-before-store", 0, KQ_MUTANT_VOTE_SEND_BEFORE_STORE},
     {"storage-ignore-trunc-floor", 0, KQ_MUTANT_STORAGE_IGNORE_TRUNC_FLOOR},
     {"acks-all-on-flushed", 0, KQ_MUTANT_ACKS_ALL_ON_FLUSHED},

@@ -134,6 +134,11 @@ typedef struct w_node {
     bool slow_disk;     /* every fsync takes 1-8 s */
     bool disk_faulted;  /* a storage fault was armed: reads may fail */
     bool corrupted;     /* a bit was flipped in its durable log */
+    /* Its disk was replaced (w_node_replace_disk): the producer-id floor
+     * kept there is gone, so it starts from the daemon's millisecond
+     * wall-clock base rather than the coarse one (finding: the floor is
+     * not replicated; a clock stepped back would repeat ids). */
+    bool disk_replaced;
     bool shutting_down;
     bool shutdown_done;
     int restarts;
@@ -223,6 +228,9 @@ enum w_crash { W_CRASH_POWER_LOSS = 1, W_CRASH_PROCESS_KILL };
 void w_node_crash(w_world *w, int idx, enum w_crash kind);
 void w_node_shutdown(w_world *w, int idx); /* graceful; stops once done or timed out */
 void w_node_pause(w_world *w, int idx, int64_t ms);
+/* The stopped node's disk is replaced by an empty one (issue 20 item 6):
+ * log, snapshots and quorum state (with its directory id) are gone. */
+void w_node_replace_disk(w_world *w, int idx);
 bool w_node_status(const w_world *w, int idx, raft_status *st);
 bool w_node_alive(const w_world *w, int idx);
 /* Crashes pending from inside a call (fatal, crash point). */

@@ -89,6 +89,10 @@ void w_check_on_peer_timeout(w_world *w, const w_req *req);
  * crash; the recovered log ends at end_after. */
 void w_check_on_restart(w_world *w, int idx, int64_t flushed_before, int64_t end_after,
                         const raft_quorum_state *stored);
+/* Node idx's disk was replaced by an empty one (issue 20 item 6): its own
+ * history (epoch, votes, log start, HW) starts over; what the cluster
+ * committed must survive on the others. */
+void w_check_on_disk_replaced(w_world *w, int idx);
 /* Node idx refused to start (err: why). */
 void w_check_on_refusal(w_world *w, int idx, const char *err);
 /* Node idx is about to write snapshot id (its state is fixed). */

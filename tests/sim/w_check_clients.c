@@ -80,6 +80,20 @@ void w_check_on_restart(w_world *w, int idx, int64_t flushed_before, int64_t end
                    idx + 1, (long long)end_after, (long long)flushed_before);
 }
 
+void w_check_on_disk_replaced(w_world *w, int idx)
+{
+    struct w_check *c = w->check;
+    c->node_epoch[idx] = 0;
+    c->log_start[idx] = 0;
+    c->leader_hw_epoch[idx] = -1;
+    c->leader_hw[idx] = -1;
+    c->checked_epoch[idx] = 0;
+    c->follower_epoch[idx] = 0;
+    c->follower_checked[idx] = 0;
+    for (size_t e = 0; e < c->votes_cap[idx]; e++)
+        c->votes[idx][e] = -1; /* a new directory: a new voter's votes */
+}
+
 void w_check_on_reply_after_fatal(w_world *w, int idx)
 {
     if (w_check_on(w, W_INV_SILENT_AFTER_FATAL))

@@ -317,6 +317,8 @@ bool w_node_start(w_world *w, int idx)
      * restart within the minute starts from the same base, as a clock that
      * stepped back would. Ids must not repeat anyway. */
     c.producer_id_base = ((int64_t)n->id << 40) + w->now / 60000;
+    if (n->disk_replaced)
+        c.producer_id_base = ((int64_t)n->id << 40) + w->now;
     exec_env env = node_env(n);
     char err[600];
     n->inc++;
@@ -377,6 +379,26 @@ void w_node_crash(w_world *w, int idx, enum w_crash kind)
     else
         sim_fs_process_kill(n->fs);
     w_net_node_down(w, idx);
+}
+
+void w_node_replace_disk(w_world *w, int idx)
+{
+    w_node *n = &w->nodes[idx];
+    if (n->running)
+        w_node_crash(w, idx, W_CRASH_PROCESS_KILL);
+    sim_fs *fresh = sim_fs_create();
+    if (!fresh) {
+        w_fail(w, "out of memory");
+        return;
+    }
+    sim_fs_destroy(n->fs);
+    n->fs = fresh;
+    n->last_flushed = 0;
+    n->disk_replaced = true;
+    n->corrupted = false;
+    n->disk_faulted = false;
+    w_trace(w, "node %d's disk is replaced by an empty one", n->id);
+    w_check_on_disk_replaced(w, idx);
 }
 
 void w_node_reap(w_world *w)
