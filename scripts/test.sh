@@ -168,6 +168,8 @@ if want sim && ((asan_ok)); then
         sim_mutant recovery-truncates-corruption recovered-durable
         sim_mutant storage-ignore-trunc-floor flushed-is-durable
         sim_mutant follower-hw-unverified committed-data
+        # issue 20 item 6: a replaced log directory counted as its old self
+        sim_mutant ignore-directory-id monotonic-hw
         sim_mutant quorum-any-listener majority-durable
         sim_mutant snapshot-above-hw snapshot-below-hw
         sim_mutant delete-before-snapshot-durable snapshot-at-log-start

@@ -70,6 +70,51 @@ static void test_round_trip(void **state)
     assert_int_equal(vout[0], 1);
 }
 
+/* Issue 20 item 6: this node's directory id, each voter's remembered one
+ * and the new-directory mark, added to the v0 shape; a file without them
+ * reads as before (all zero, not new). */
+static void test_directory_ids(void **state)
+{
+    tu_fixture *f = *state;
+    raft_quorum_state in = {.epoch = 4, .voted_id = -1, .leader_id = 2, .new_directory = true};
+    in.directory_id.bytes[0] = 0x40;
+    in.directory_id.bytes[15] = 7;
+    in.voter_directory_ids[1].bytes[0] = 0x41;
+    int32_t vin[3] = {1, 2, 3};
+    assert_int_equal(kq_quorum_state_store(f->dir, &in, vin, 3, f->err, sizeof f->err), 0);
+    char buf[1024];
+    assert_true(tu_read_file(tu_path(f->dir, "quorum-state"), buf, sizeof buf) > 0);
+    assert_string_equal(buf, "{\"clusterId\":\"\",\"leaderId\":2,\"leaderEpoch\":4,\"votedId\":-1,"
+                             "\"appliedOffset\":0,\"currentVoters\":[{\"voterId\":1},"
+                             "{\"voterId\":2,\"directoryId\":\"QQAAAAAAAAAAAAAAAAAAAA\"},"
+                             "{\"voterId\":3}],\"directoryId\":\"QAAAAAAAAAAAAAAAAAAABw\","
+                             "\"newDirectory\":true,\"data_version\":0}");
+    raft_quorum_state out;
+    int32_t vout[RAFT_VOTERS_MAX];
+    int n = RAFT_VOTERS_MAX;
+    assert_int_equal(kq_quorum_state_load(f->dir, &out, vout, &n, f->err, sizeof f->err), 0);
+    assert_int_equal(n, 3);
+    assert_memory_equal(&out.directory_id, &in.directory_id, sizeof(kq_uuid));
+    assert_memory_equal(out.voter_directory_ids, in.voter_directory_ids,
+                        3 * sizeof(kq_uuid));
+    assert_true(out.new_directory);
+    /* without them: zero ids, not new */
+    write_qstate(f, "{\"leaderId\":1,\"leaderEpoch\":2,\"votedId\":-1,\"data_version\":0,"
+                    "\"currentVoters\":[{\"voterId\":1}]}");
+    n = RAFT_VOTERS_MAX;
+    assert_int_equal(kq_quorum_state_load(f->dir, &out, vout, &n, f->err, sizeof f->err), 0);
+    static const kq_uuid zero;
+    assert_memory_equal(&out.directory_id, &zero, sizeof zero);
+    assert_memory_equal(&out.voter_directory_ids[0], &zero, sizeof zero);
+    assert_false(out.new_directory);
+    /* a directory id that is not Kafka's 22-character Uuid */
+    write_qstate(f, "{\"leaderId\":1,\"leaderEpoch\":2,\"votedId\":-1,\"data_version\":0,"
+                    "\"directoryId\":\"short\"}");
+    n = RAFT_VOTERS_MAX;
+    assert_int_equal(kq_quorum_state_load(f->dir, &out, vout, &n, f->err, sizeof f->err), -EINVAL);
+    assert_non_null(strstr(f->err, "directoryId"));
+}
+
 static void test_kafka_shapes_accepted(void **state)
 {
     tu_fixture *f = *state;
@@ -155,6 +200,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_missing_file, tu_setup, tu_teardown),
         cmocka_unit_test_setup_teardown(test_round_trip, tu_setup, tu_teardown),
+        cmocka_unit_test_setup_teardown(test_directory_ids, tu_setup, tu_teardown),
         cmocka_unit_test_setup_teardown(test_kafka_shapes_accepted, tu_setup, tu_teardown),
         cmocka_unit_test_setup_teardown(test_malformed, tu_setup, tu_teardown),
         cmocka_unit_test_setup_teardown(test_store_creates_dirs, tu_setup, tu_teardown),
