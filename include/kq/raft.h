@@ -237,6 +237,7 @@ typedef struct raft_fetch_snapshot_request {
     raft_snapshot_id snapshot_id;
     int64_t position;  /* byte offset in the snapshot file */
     int32_t max_bytes;
+    kq_uuid replica_directory_id; /* the fetcher's own (zero: none) */
 } raft_fetch_snapshot_request;
 
 typedef struct raft_fetch_snapshot_response {

@@ -67,6 +67,7 @@ void handle_fetch_snapshot(handler *h, handler_request *req, kq_reader *r)
         .snapshot_id = {p->snapshot_id.end_offset, p->snapshot_id.epoch},
         .position = p->position,
         .max_bytes = b.max_bytes,
+        .replica_directory_id = p->replica_directory_id, /* v1+ */
     };
     step_request(h, req, &msg, false);
 }
@@ -130,6 +131,7 @@ void fetch_snapshot_encode_request(handler *h, const raft_msg *msg, wire_request
         .current_leader_epoch = m->current_leader_epoch,
         .snapshot_id = {m->snapshot_id.end_offset, m->snapshot_id.epoch},
         .position = m->position,
+        .replica_directory_id = m->replica_directory_id,
     };
     wire_fetch_snapshot_topic t = {kq_slice_cstr(WIRE_METADATA_TOPIC_NAME), &p, 1};
     wire_fetch_snapshot_request req = {

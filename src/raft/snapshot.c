@@ -58,6 +58,8 @@ void raft_on_fetch_snapshot_request(raft *r, const raft_msg *m, raft_output *out
             p = raft_observer(r, req->replica_id, true);
         if (p)
             p->last_fetch_ms = r->now_ms;
+        if (raft_voter(r, req->replica_id)) /* its id, the first time */
+            raft_dir_learn(r, out, req->replica_id, &req->replica_directory_id);
         int32_t max = req->max_bytes;
         if (max > (int32_t)r->cfg.fetch_snapshot_max_bytes)
             max = (int32_t)r->cfg.fetch_snapshot_max_bytes;
@@ -119,6 +121,7 @@ bool raft_snapshot_request(raft *r, raft_output *out, raft_peer *p)
         .snapshot_id = r->fs_id,
         .position = r->fs_position,
         .max_bytes = (int32_t)r->cfg.fetch_snapshot_max_bytes,
+        .replica_directory_id = r->cfg.directory_id,
     };
     if (!raft_request(r, out, p, &m))
         return false;
