@@ -3,7 +3,8 @@
  * durable quorum state), election.c (votes, candidates), leader.c (leader
  * duties, high watermark, resignation), follower.c (fetching, epoch
  * requests), fetch.c (serving Fetch as leader), outbound.c (request slots and
- * timeouts), actions.c (output helpers), epoch_cache.c, prng.c. */
+ * timeouts), actions.c (output helpers), directory.c (directory ids, issue
+ * 20 item 6), epoch_cache.c, prng.c. */
 #ifndef KQ_RAFT_INTERNAL_H
 #define KQ_RAFT_INTERNAL_H
 
