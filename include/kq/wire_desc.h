@@ -218,6 +218,13 @@ bool wire_msg_encodes(const wire_msg_desc *m, int16_t version);
  * version wire_msg_encodes refuses. */
 void wire_msg_encode(const wire_msg_desc *m, kq_writer *w, int16_t version, const void *in);
 
+/* The response of API api_key with every field at its default but the
+ * top-level error_code (Kafka's getErrorResponse): for requests answered
+ * without their handler's work. Sets w->error for an API not described, a
+ * version its encoder refuses, or a response without a top-level
+ * error_code. */
+void wire_error_response_encode(kq_writer *w, int16_t api_key, int16_t version, int16_t error);
+
 /* Test support (the differential test and fuzzing): fill *out with random
  * values valid for the version (arrays and strings from the arena), and
  * print a decoded value as JSON keyed by Kafka's snake_case field names,

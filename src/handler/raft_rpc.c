@@ -72,36 +72,7 @@ static bool cluster_id_matches(const handler *h, kq_slice id)
 void reply_raft_error(handler *h, handler_request *req, int16_t error)
 {
     handler_begin_response(h, &req->header);
-    int16_t v = req->header.api_version;
-    switch (req->header.api_key) {
-    case WIRE_API_VOTE: {
-        wire_vote_response resp = {.error_code = error};
-        wire_vote_response_encode(&h->out, v, &resp);
-        break;
-    }
-    case WIRE_API_BEGIN_QUORUM_EPOCH: {
-        wire_begin_quorum_epoch_response resp = {.error_code = error};
-        wire_begin_quorum_epoch_response_encode(&h->out, v, &resp);
-        break;
-    }
-    case WIRE_API_END_QUORUM_EPOCH: {
-        wire_end_quorum_epoch_response resp = {.error_code = error};
-        wire_end_quorum_epoch_response_encode(&h->out, v, &resp);
-        break;
-    }
-    case WIRE_API_FETCH: {
-        wire_fetch_response resp = {.error_code = error};
-        wire_fetch_response_encode(&h->out, v, &resp);
-        break;
-    }
-    case WIRE_API_FETCH_SNAPSHOT: {
-        wire_fetch_snapshot_response resp = {.error_code = error};
-        wire_fetch_snapshot_response_encode(&h->out, v, &resp);
-        break;
-    }
-    default:
-        break;
-    }
+    wire_error_response_encode(&h->out, req->header.api_key, req->header.api_version, error);
     handler_finish_response(h, req->slot);
 }
 
@@ -134,85 +105,91 @@ void step_request(handler *h, handler_request *req, raft_msg *msg, bool by_id)
     h->decision->msg = *msg;
 }
 
+/* What every Raft request carries around its one partition. */
+typedef struct raft_envelope {
+    kq_slice cluster_id;
+    kq_slice topic;
+    int32_t partition;
+    raft_msg msg;
+} raft_envelope;
+
+/* The request's only topic and partition: Raft RPCs name exactly one. */
+#define ONE_PARTITION(b, env, p)                                                        \
+    ((env)->cluster_id = (b).cluster_id, (b).topic_count == 1 &&                         \
+                                             (b).topics[0].partition_count == 1 &&       \
+                                             ((p) = &(b).topics[0].partitions[0],        \
+                                              (env)->topic = (b).topics[0].topic_name,   \
+                                              (env)->partition = (p)->partition_index, true))
+
+static bool vote_envelope(handler *h, kq_reader *r, int16_t v, raft_envelope *env)
+{
+    wire_vote_request b;
+    const wire_vote_partition *p = NULL;
+    if (wire_vote_request_decode(r, v, &h->arena, &b) != 0 || !ONE_PARTITION(b, env, p))
+        return false;
+    env->msg.type = RAFT_MSG_VOTE_REQUEST;
+    env->msg.from = p->candidate_id;
+    env->msg.u.vote_request = (raft_vote_request){
+        .candidate_epoch = p->candidate_epoch,
+        .candidate_id = p->candidate_id,
+        .last_epoch = p->last_offset_epoch,
+        .last_epoch_end_offset = p->last_offset,
+        .pre_vote = p->pre_vote,
+        .candidate_directory_id = p->candidate_directory_id, /* v1+ */
+        .voter_directory_id = p->voter_directory_id,
+    };
+    return true;
+}
+
+static bool begin_epoch_envelope(handler *h, kq_reader *r, int16_t v, raft_envelope *env)
+{
+    wire_begin_quorum_epoch_request b;
+    const wire_begin_quorum_epoch_partition *p = NULL;
+    if (wire_begin_quorum_epoch_request_decode(r, v, &h->arena, &b) != 0 ||
+        !ONE_PARTITION(b, env, p))
+        return false;
+    env->msg.type = RAFT_MSG_BEGIN_EPOCH_REQUEST;
+    env->msg.from = p->leader_id;
+    env->msg.u.begin_epoch_request = (raft_begin_epoch_request){
+        .leader_epoch = p->leader_epoch, .leader_id = p->leader_id,
+        .voter_directory_id = p->voter_directory_id};
+    return true;
+}
+
+static bool end_epoch_envelope(handler *h, kq_reader *r, int16_t v, raft_envelope *env)
+{
+    wire_end_quorum_epoch_request b;
+    const wire_end_quorum_epoch_partition *p = NULL;
+    if (wire_end_quorum_epoch_request_decode(r, v, &h->arena, &b) != 0 ||
+        !ONE_PARTITION(b, env, p))
+        return false;
+    env->msg.type = RAFT_MSG_END_EPOCH_REQUEST;
+    env->msg.from = p->leader_id;
+    raft_end_epoch_request *e = &env->msg.u.end_epoch_request;
+    e->leader_epoch = p->leader_epoch;
+    e->leader_id = p->leader_id;
+    /* v0 names successors by id, v1 as candidates with directory ids. */
+    int32_t n = v == 0 ? p->preferred_successor_count : p->preferred_candidate_count;
+    for (int32_t i = 0; i < n && e->preferred_count < RAFT_VOTERS_MAX; i++)
+        e->preferred_successors[e->preferred_count++] =
+            v == 0 ? p->preferred_successors[i] : p->preferred_candidates[i].candidate_id;
+    return true;
+}
+
 void handle_raft_request(handler *h, handler_request *req, kq_reader *r)
 {
     int16_t v = req->header.api_version;
-    raft_msg msg = {0};
-    kq_slice cluster_id = {NULL, -1};
-    kq_slice topic = {NULL, -1};
-    int32_t partition = -1;
+    raft_envelope env = {.cluster_id = {NULL, -1}, .topic = {NULL, -1}, .partition = -1};
     bool ok = false;
     switch (req->header.api_key) {
-    case WIRE_API_VOTE: {
-        wire_vote_request b;
-        if (wire_vote_request_decode(r, v, &h->arena, &b) != 0)
-            break;
-        cluster_id = b.cluster_id;
-        if (b.topic_count != 1 || b.topics[0].partition_count != 1)
-            break;
-        const wire_vote_partition *p = &b.topics[0].partitions[0];
-        topic = b.topics[0].topic_name;
-        partition = p->partition_index;
-        msg.type = RAFT_MSG_VOTE_REQUEST;
-        msg.from = p->candidate_id;
-        msg.u.vote_request = (raft_vote_request){
-            .candidate_epoch = p->candidate_epoch,
-            .candidate_id = p->candidate_id,
-            .last_epoch = p->last_offset_epoch,
-            .last_epoch_end_offset = p->last_offset,
-            .pre_vote = p->pre_vote,
-            .candidate_directory_id = p->candidate_directory_id, /* v1+ */
-            .voter_directory_id = p->voter_directory_id,
-        };
-        ok = true;
-        break;
+    case WIRE_API_VOTE: ok = vote_envelope(h, r, v, &env); break;
+    case WIRE_API_BEGIN_QUORUM_EPOCH: ok = begin_epoch_envelope(h, r, v, &env); break;
+    case WIRE_API_END_QUORUM_EPOCH: ok = end_epoch_envelope(h, r, v, &env); break;
+    default: break;
     }
-    case WIRE_API_BEGIN_QUORUM_EPOCH: {
-        wire_begin_quorum_epoch_request b;
-        if (wire_begin_quorum_epoch_request_decode(r, v, &h->arena, &b) != 0)
-            break;
-        cluster_id = b.cluster_id;
-        if (b.topic_count != 1 || b.topics[0].partition_count != 1)
-            break;
-        const wire_begin_quorum_epoch_partition *p = &b.topics[0].partitions[0];
-        topic = b.topics[0].topic_name;
-        partition = p->partition_index;
-        msg.type = RAFT_MSG_BEGIN_EPOCH_REQUEST;
-        msg.from = p->leader_id;
-        msg.u.begin_epoch_request = (raft_begin_epoch_request){
-            .leader_epoch = p->leader_epoch, .leader_id = p->leader_id,
-            .voter_directory_id = p->voter_directory_id};
-        ok = true;
-        break;
-    }
-    case WIRE_API_END_QUORUM_EPOCH: {
-        wire_end_quorum_epoch_request b;
-        if (wire_end_quorum_epoch_request_decode(r, v, &h->arena, &b) != 0)
-            break;
-        cluster_id = b.cluster_id;
-        if (b.topic_count != 1 || b.topics[0].partition_count != 1)
-            break;
-        const wire_end_quorum_epoch_partition *p = &b.topics[0].partitions[0];
-        topic = b.topics[0].topic_name;
-        partition = p->partition_index;
-        msg.type = RAFT_MSG_END_EPOCH_REQUEST;
-        msg.from = p->leader_id;
-        raft_end_epoch_request *e = &msg.u.end_epoch_request;
-        e->leader_epoch = p->leader_epoch;
-        e->leader_id = p->leader_id;
-        if (v == 0) {
-            for (int32_t i = 0; i < p->preferred_successor_count && e->preferred_count < RAFT_VOTERS_MAX; i++)
-                e->preferred_successors[e->preferred_count++] = p->preferred_successors[i];
-        } else {
-            for (int32_t i = 0; i < p->preferred_candidate_count && e->preferred_count < RAFT_VOTERS_MAX; i++)
-                e->preferred_successors[e->preferred_count++] = p->preferred_candidates[i].candidate_id;
-        }
-        ok = true;
-        break;
-    }
-    default:
-        break;
-    }
+    kq_slice cluster_id = env.cluster_id, topic = env.topic;
+    int32_t partition = env.partition;
+    raft_msg msg = env.msg;
     if (!ok) {
         LOG_LINE_LIMITED("request from %s: malformed %s v%d", h->svc.slot_peer(h->svc.ctx, req->slot),
                  wire_api_name(req->header.api_key), v);

@@ -4,6 +4,7 @@
  * section in flexible versions, tagged fields written in ascending tag order
  * and only when they differ from their defaults (Kafka's rule); unknown tags
  * are skipped. */
+#include <stddef.h>
 #include <string.h>
 
 #include "kq/assert.h"
@@ -410,4 +411,25 @@ void wire_msg_encode(const wire_msg_desc *m, kq_writer *w, int16_t version, cons
     }
     wire_dctx c = {version, version >= m->flex_from, NULL};
     write_struct(w, &c, m->body, in);
+}
+
+/* Largest response struct answered by wire_error_response_encode (checked). */
+#define WIRE_ERROR_RESPONSE_BYTES_MAX 512
+
+void wire_error_response_encode(kq_writer *w, int16_t api_key, int16_t version, int16_t error)
+{
+    const wire_msg_desc *m = wire_msg_find(api_key, true);
+    const wire_field *code = NULL;
+    for (uint32_t i = 0; m && i < m->body->field_count; i++)
+        if (m->body->fields[i].kind == WIRE_K_I16 &&
+            strcmp(m->body->fields[i].name, "error_code") == 0)
+            code = &m->body->fields[i];
+    if (!code || m->body->size > WIRE_ERROR_RESPONSE_BYTES_MAX) {
+        w->error = true;
+        return;
+    }
+    _Alignas(max_align_t) unsigned char body[WIRE_ERROR_RESPONSE_BYTES_MAX];
+    memcpy(body, m->body->defaults, m->body->size);
+    *(int16_t *)(body + code->off) = error;
+    wire_msg_encode(m, w, version, body);
 }
