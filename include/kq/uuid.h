@@ -11,6 +11,8 @@
 
 #define KQ_UUID_TEXT_BYTES 22
 
+/* The all-zero Uuid: Kafka's ZERO_UUID, "no id". */
+bool kq_uuid_is_zero(const kq_uuid *u);
 /* out gets 22 characters and a NUL (out_len >= 23). */
 void kq_uuid_to_string(const kq_uuid *u, char *out, size_t out_len);
 /* 0, or -EINVAL unless s is exactly Kafka's 22-character form of 16 bytes. */

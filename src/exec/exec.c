@@ -264,7 +264,6 @@ static bool exec_rebuild_at_start(kq_exec *x, char *err, size_t errlen)
 static void exec_directory_ids(kq_exec *x, raft_quorum_state *qs, const int32_t *stored,
                                int stored_count)
 {
-    static const kq_uuid zero;
     kq_uuid file_dirs[RAFT_VOTERS_MAX];
     memcpy(file_dirs, qs->voter_directory_ids, sizeof file_dirs);
     memset(qs->voter_directory_ids, 0, sizeof qs->voter_directory_ids);
@@ -273,12 +272,12 @@ static void exec_directory_ids(kq_exec *x, raft_quorum_state *qs, const int32_t 
             if (stored[j] == x->cfg.voters[i].node_id)
                 qs->voter_directory_ids[i] = file_dirs[j];
     const kq_uuid *own = &x->cfg.directory_id;
-    if (memcmp(own, &zero, sizeof zero) == 0)
+    if (kq_uuid_is_zero(own))
         own = &qs->directory_id;
-    if (memcmp(own, &zero, sizeof zero) == 0) {
+    if (kq_uuid_is_zero(own)) {
         own = &x->cfg.new_directory_id;
         if (stored_count == 0 && kq_log_end_offset(x->log) == 0 &&
-            memcmp(own, &zero, sizeof zero) != 0)
+            !kq_uuid_is_zero(own))
             qs->new_directory = true;
     }
     x->directory_id = *own;

@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "handler_internal.h"
+#include "kq/uuid.h"
 #include "kq/wire_add_raft_voter.h"
 #include "kq/wire_remove_raft_voter.h"
 #include "kq/wire_update_raft_voter.h"
@@ -31,14 +32,6 @@ typedef struct voters_answer {
 static kq_slice message_slice(const voters_answer *a)
 {
     return a->message[0] ? kq_slice_cstr(a->message) : (kq_slice){NULL, -1};
-}
-
-static bool is_zero_uuid(kq_uuid u)
-{
-    for (int i = 0; i < 16; i++)
-        if (u.bytes[i])
-            return false;
-    return true;
 }
 
 /* The gate and the cluster id, common to the three. Kafka lets a null
@@ -70,7 +63,7 @@ static void add_remove_answer(handler *h, const char *what, const char *request,
     raft_get_status(h->svc.raft, &st);
     if (st.role != RAFT_ROLE_LEADER) {
         a->error = KAFKA_NOT_LEADER_OR_FOLLOWER;
-    } else if (voter_id < 0 || is_zero_uuid(directory_id)) {
+    } else if (voter_id < 0 || kq_uuid_is_zero(&directory_id)) {
         a->error = KAFKA_INVALID_REQUEST;
         snprintf(a->message, sizeof a->message, "%s voter request didn't include a valid voter",
                  request);
@@ -142,7 +135,7 @@ static int16_t update_error(handler *h, const wire_update_raft_voter_request *b,
         return KAFKA_UNKNOWN_LEADER_EPOCH;
     if (st->role != RAFT_ROLE_LEADER)
         return KAFKA_NOT_LEADER_OR_FOLLOWER;
-    if (b->voter_id < 0 || is_zero_uuid(b->voter_directory_id) || b->listener_count == 0)
+    if (b->voter_id < 0 || kq_uuid_is_zero(&b->voter_directory_id) || b->listener_count == 0)
         return KAFKA_INVALID_REQUEST;
     if (k->min_supported_version < 0 || k->max_supported_version < k->min_supported_version)
         return KAFKA_INVALID_REQUEST;

@@ -6,12 +6,12 @@
  * fetched past all its predecessor could have acknowledged. */
 #include <string.h>
 
+#include "kq/uuid.h"
 #include "raft_internal.h"
 
 bool raft_dir_set(const kq_uuid *id)
 {
-    static const kq_uuid zero;
-    return memcmp(id, &zero, sizeof zero) != 0;
+    return !kq_uuid_is_zero(id);
 }
 
 bool raft_dir_checks(const raft *r)

@@ -256,12 +256,6 @@ static bool parse(json *j, raft_quorum_state *qs, int32_t *voters, int cap, int 
     return true;
 }
 
-static bool dir_set(const kq_uuid *u)
-{
-    static const kq_uuid zero;
-    return memcmp(u, &zero, sizeof zero) != 0;
-}
-
 static int qstate_dir(const char *log_dir, char *out, size_t outlen)
 {
     int n = snprintf(out, outlen, "%s/%s", log_dir, KQ_LOG_PARTITION_DIR);
@@ -391,7 +385,7 @@ int kq_quorum_state_store_fs(const kq_fs *fs, const char *log_dir, const raft_qu
     for (int i = 0; i < voter_count; i++) {
         len += (size_t)snprintf(buf + len, sizeof buf - len, "%s{\"voterId\":%" PRId32,
                                 i ? "," : "", voters[i]);
-        if (i < RAFT_VOTERS_MAX && dir_set(&qs->voter_directory_ids[i])) {
+        if (i < RAFT_VOTERS_MAX && !kq_uuid_is_zero(&qs->voter_directory_ids[i])) {
             kq_uuid_to_string(&qs->voter_directory_ids[i], text, sizeof text);
             len += (size_t)snprintf(buf + len, sizeof buf - len, ",\"directoryId\":\"%s\"",
                                     text);
@@ -399,7 +393,7 @@ int kq_quorum_state_store_fs(const kq_fs *fs, const char *log_dir, const raft_qu
         len += (size_t)snprintf(buf + len, sizeof buf - len, "}");
     }
     len += (size_t)snprintf(buf + len, sizeof buf - len, "]");
-    if (dir_set(&qs->directory_id)) {
+    if (!kq_uuid_is_zero(&qs->directory_id)) {
         kq_uuid_to_string(&qs->directory_id, text, sizeof text);
         len += (size_t)snprintf(buf + len, sizeof buf - len, ",\"directoryId\":\"%s\"", text);
     }

@@ -78,3 +78,9 @@ int kq_uuid_random(kq_uuid *out)
             return 0;
     }
 }
+
+bool kq_uuid_is_zero(const kq_uuid *u)
+{
+    static const kq_uuid zero;
+    return memcmp(u, &zero, sizeof zero) == 0;
+}

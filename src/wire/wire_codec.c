@@ -8,12 +8,6 @@ bool wire_slice_is_null(kq_slice s)
     return s.ptr == NULL || s.len < 0;
 }
 
-bool wire_uuid_is_zero(kq_uuid u)
-{
-    static const uint8_t zero[16];
-    return memcmp(u.bytes, zero, sizeof zero) == 0;
-}
-
 kq_slice wire_read_nullable_string(kq_reader *r, bool flex)
 {
     return flex ? kq_read_compact_string(r) : kq_read_string(r);

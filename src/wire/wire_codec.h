@@ -15,7 +15,6 @@
 
 /* True for a null string/bytes value (len < 0 or no pointer). */
 bool wire_slice_is_null(kq_slice s);
-bool wire_uuid_is_zero(kq_uuid u);
 
 /* Nullable string / bytes (null = {NULL, -1}). */
 kq_slice wire_read_nullable_string(kq_reader *r, bool flex);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "kq/assert.h"
+#include "kq/uuid.h"
 #include "wire_codec.h"
 #include "wire_desc_internal.h"
 
@@ -88,7 +89,7 @@ bool wire_field_is_default(const wire_field *f, const void *base, int16_t versio
     case WIRE_K_U16: return *(const uint16_t *)p == (uint16_t)f->def;
     case WIRE_K_I32: return *(const int32_t *)p == (int32_t)f->def;
     case WIRE_K_I64: return *(const int64_t *)p == f->def;
-    case WIRE_K_UUID: return wire_uuid_is_zero(*(const kq_uuid *)p);
+    case WIRE_K_UUID: return kq_uuid_is_zero(p);
     case WIRE_K_STRING:
     case WIRE_K_BYTES:
     case WIRE_K_RECORDS:
