@@ -161,6 +161,14 @@ _Static_assert(EXEC_FETCH_SNAPSHOT_MAX_BYTES_DEFAULT <= KQ_SNAPSHOT_BYTES_MAX,
 #define KQ_CLUSTER_ID_BYTES_MAX 63
 #define KQ_META_PROPERTIES_BYTES_MAX 4096
 #define KQ_BOOTSTRAP_NAME_BYTES_MAX 255
+/* A voter's listener name or host in a VotersRecord (KIP-853), and the
+ * voters one set holds: a record naming more is refused. */
+#define KQ_VOTER_NAME_BYTES_MAX KQ_BOOTSTRAP_NAME_BYTES_MAX
+#define KQ_VOTER_SET_MAX RAFT_VOTERS_MAX
+/* Voter-set changes (VotersRecord / KRaftVersionRecord) the core keeps
+ * above its high watermark, plus the one in force at it; a fetched batch
+ * that would add more waits for the high watermark to move (follower.c). */
+#define RAFT_VOTER_HISTORY_MAX 8
 _Static_assert(KQ_CLUSTER_ID_BYTES_MAX < EXEC_CLUSTER_ID_BYTES_MAX,
                "the executor holds any cluster.id the configuration takes");
 /* A leader-epoch-checkpoint larger than this is refused as corrupt (about a

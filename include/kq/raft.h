@@ -24,6 +24,7 @@
 
 #include "kq/buf.h" /* kq_uuid */
 #include "kq/limits.h"
+#include "kq/voter_set.h"
 
 
 enum raft_role {
@@ -53,10 +54,35 @@ enum raft_mutant {
     /* directory ids ignored (issue 20 item 6): a replaced directory votes
      * and counts as its predecessor */
     RAFT_MUTANT_IGNORE_DIRECTORY_ID = 1u << 6,
+    /* KIP-853 reconfiguration (issue 20): a leader changes the voter set
+     * before it has committed an entry of its own epoch (the single-server
+     * change bug, Ongaro 2015) */
+    RAFT_MUTANT_CHANGE_BEFORE_EPOCH_COMMIT = 1u << 7,
+    /* ... while an earlier change is still uncommitted */
+    RAFT_MUTANT_TWO_CHANGES_IN_FLIGHT = 1u << 8,
+    /* a removed voter's fetch still counts toward the high watermark */
+    RAFT_MUTANT_HW_COUNTS_REMOVED_VOTER = 1u << 9,
+    /* a new voter is added without having caught up as an observer */
+    RAFT_MUTANT_ADD_BEFORE_CAUGHT_UP = 1u << 10,
 };
+
+/* KIP-853: one step of the voter history. From offset on (-1: from the
+ * bootstrap checkpoint, before the log), kraft.version is kraft_version
+ * and, if has_voters, the voters are voters. The latest entry is in force,
+ * committed or not, as in Kafka (VoterSetHistory); a truncation below an
+ * entry's offset reverts it. */
+typedef struct raft_voter_entry {
+    int64_t offset;
+    int16_t kraft_version;
+    bool has_voters;
+    kq_voter_set voters;
+} raft_voter_entry;
 
 typedef struct raft_config {
     int32_t node_id;
+    /* The static voters (quorum.voters / controller.quorum.voters), in
+     * force while the voter history holds no voter set (kraft.version 0).
+     * 0: none given (a formatted kraft.version 1 directory). */
     int32_t voter_ids[RAFT_VOTERS_MAX];
     int voter_count;
     uint32_t election_timeout_ms;     /* quorum.election.timeout.ms */
@@ -136,6 +162,12 @@ typedef struct raft_log_state {
     int64_t start_offset;
     raft_snapshot_id start_snapshot;
     raft_snapshot_id latest_snapshot;
+    /* KIP-853: the voter history, ascending by offset: the state the
+     * snapshot at the log start holds (or Kafka's bootstrap checkpoint,
+     * offset -1), then each KRaftVersion and Voters record of the log.
+     * Empty: kraft.version 0 with the static voters. */
+    const raft_voter_entry *voter_history;
+    int voter_history_count;
 } raft_log_state;
 
 /* ---- Messages (our own structs; handler/raft_rpc.c maps them to the wire) */
@@ -151,6 +183,12 @@ enum raft_msg_type {
     RAFT_MSG_FETCH_RESPONSE,
     RAFT_MSG_FETCH_SNAPSHOT_REQUEST,  /* KIP-630 FetchSnapshot (API 59) */
     RAFT_MSG_FETCH_SNAPSHOT_RESPONSE,
+    /* KIP-853 (issue 20): AddRaftVoter, RemoveRaftVoter, UpdateRaftVoter,
+     * answered by the leader with RAFT_MSG_VOTER_CHANGE_RESPONSE. */
+    RAFT_MSG_ADD_VOTER_REQUEST,
+    RAFT_MSG_REMOVE_VOTER_REQUEST,
+    RAFT_MSG_UPDATE_VOTER_REQUEST,
+    RAFT_MSG_VOTER_CHANGE_RESPONSE,
 };
 
 
@@ -259,6 +297,27 @@ typedef struct raft_fetch_snapshot_response {
     size_t bytes_len;
 } raft_fetch_snapshot_response;
 
+typedef struct raft_add_voter_request {
+    kq_voter voter;          /* id, directory id, endpoint */
+    bool ack_when_committed; /* KIP-1186; false: answer once appended */
+    int32_t timeout_ms;
+} raft_add_voter_request;
+
+typedef struct raft_remove_voter_request {
+    int32_t voter_id;
+    kq_uuid directory_id;
+} raft_remove_voter_request;
+
+typedef struct raft_update_voter_request {
+    int32_t current_leader_epoch;
+    kq_voter voter; /* the sender's id, directory id, endpoint, kraft range */
+} raft_update_voter_request;
+
+typedef struct raft_voter_change_response {
+    int16_t error;
+    const char *message; /* static text, NULL: none */
+} raft_voter_change_response;
+
 typedef struct raft_msg {
     enum raft_msg_type type;
     int32_t from; /* sender node id (a fetch from a consumer never reaches the core) */
@@ -278,6 +337,10 @@ typedef struct raft_msg {
         raft_fetch_response fetch_response;
         raft_fetch_snapshot_request fetch_snapshot_request;
         raft_fetch_snapshot_response fetch_snapshot_response;
+        raft_add_voter_request add_voter_request;
+        raft_remove_voter_request remove_voter_request;
+        raft_update_voter_request update_voter_request;
+        raft_voter_change_response voter_change_response;
     } u;
 } raft_msg;
 
@@ -323,6 +386,9 @@ typedef struct raft_event {
     struct {                 /* SNAPSHOT_INSTALLED */
         bool ok;
         raft_snapshot_id snapshot_id;
+        /* The snapshot's KRaftVersion and Voters records (KIP-853), as an
+         * entry at snapshot_id.end_offset - 1; NULL: it holds none. */
+        const raft_voter_entry *voters;
     } installed;
 } raft_event;
 
@@ -379,6 +445,8 @@ typedef struct raft_output {
     bool high_watermark_changed;
     int64_t high_watermark;
     bool role_changed;         /* role, epoch or leader changed; see raft_status */
+    /* The voter set in force changed (raft_get_voters): peers' endpoints. */
+    bool voters_changed;
     bool shutdown_complete;    /* graceful shutdown finished: the driver may exit */
     /* A fetched batch at this offset failed its CRC and was dropped (-1
      * none); the driver logs it. */
@@ -427,5 +495,13 @@ void raft_step(raft *r, const raft_event *event, raft_output *out);
 
 void raft_get_status(const raft *r, raft_status *status);
 bool raft_is_voter(const raft *r, int32_t node_id);
+/* The voter set in force and kraft.version (KIP-853); static voters have
+ * no directory ids or endpoints. */
+const kq_voter_set *raft_voters(const raft *r);
+int16_t raft_kraft_version(const raft *r);
+/* The voter history's entry in force at offset (the state a snapshot
+ * ending at offset + 1 holds); false when the history is empty there
+ * (kraft.version 0, static voters). */
+bool raft_voters_at(const raft *r, int64_t offset, raft_voter_entry *out);
 
 #endif

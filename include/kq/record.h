@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "kq/buf.h"
+#include "kq/voter_set.h"
 #include "kq/limits.h"
 
 #define RECORD_BATCH_HEADER_BYTES 61
@@ -180,5 +181,47 @@ bool record_parse_leader_change(kq_slice value, int32_t *leader_id, int32_t *vot
                                 int *voter_count, int voters_max);
 /* The control type in a control record key {version i16, type i16}, or -1. */
 int record_control_type(kq_slice key);
+
+/* ---- KIP-853 control records (control_voters.c): KRaftVersionRecord
+ * (control type 5) and VotersRecord (type 6), flexible v0 values as in
+ * Kafka's KRaftVersionRecord.json and VotersRecord.json. */
+enum { RECORD_CONTROL_KRAFT_VERSION = 5, RECORD_CONTROL_VOTERS = 6 };
+
+/* Parses a VotersRecord value (every endpoint checked, the first kept; at
+ * least one voter, none twice, at most KQ_VOTER_SET_MAX). NULL, or why it
+ * is refused. */
+const char *record_parse_voters(kq_slice value, kq_voter_set *set);
+/* Parses a KRaftVersionRecord value; only levels 0 and 1 are known. */
+const char *record_parse_kraft_version(kq_slice value, int16_t *level);
+void record_write_voters_value(kq_writer *w, const kq_voter_set *set);
+void record_write_kraft_version_value(kq_writer *w, int16_t level);
+
+/* One control batch at base_offset in epoch, holding in this order: a
+ * LeaderChange record (leader_id >= 0: the voters and granting ids as
+ * record_build_leader_change), a KRaftVersion record (kraft_version >= 0)
+ * and a Voters record (voters != NULL). Kafka's leader writes all three at
+ * the start of an epoch when the voter set is to be copied into the log,
+ * and a Voters record alone for a change (AddVoterHandler). */
+typedef struct record_control_args {
+    int64_t base_offset;
+    int32_t epoch;
+    int64_t timestamp_ms;
+    int32_t leader_id;            /* -1: no LeaderChange */
+    const int32_t *lc_voters;
+    int lc_voter_count;
+    const int32_t *lc_granting;
+    int lc_granting_count;
+    int16_t kraft_version;        /* -1: no KRaftVersion record */
+    const kq_voter_set *voters;   /* NULL: no Voters record */
+} record_control_args;
+bool record_build_control(kq_writer *out, const record_control_args *a);
+
+/* Calls fn for each KRaftVersion and Voters record of the control batches
+ * in data (whole batches back to back; a partial batch at the end is
+ * ignored), with the record's offset. Stops at and returns fn's first
+ * non-zero result; RECORD_OK-like 0 when done. A control batch whose
+ * records do not iterate returns -1. */
+typedef int (*record_voter_fn)(void *ctx, int64_t offset, int type, kq_slice value);
+int record_scan_voter_records(const uint8_t *data, size_t len, record_voter_fn fn, void *ctx);
 
 #endif

@@ -266,6 +266,10 @@ static void on_receive(raft *r, const raft_msg *m, raft_output *out)
     case RAFT_MSG_FETCH_RESPONSE: raft_on_fetch_response(r, m, out); break;
     case RAFT_MSG_FETCH_SNAPSHOT_REQUEST: raft_on_fetch_snapshot_request(r, m, out); break;
     case RAFT_MSG_FETCH_SNAPSHOT_RESPONSE: raft_on_fetch_snapshot_response(r, m, out); break;
+    case RAFT_MSG_ADD_VOTER_REQUEST:
+    case RAFT_MSG_REMOVE_VOTER_REQUEST:
+    case RAFT_MSG_UPDATE_VOTER_REQUEST: raft_on_voter_change_request(r, m, out); break;
+    case RAFT_MSG_VOTER_CHANGE_RESPONSE: break; /* the core sends none */
     }
 }
 

@@ -153,6 +153,12 @@ struct raft {
     bool action_overflow;
 
     kq_writer lc_writer; /* preallocated: no malloc after create */
+
+    /* KIP-853 (voters.c): the static voters as a set, and the voter
+     * history (RAFT_VOTER_HISTORY_MAX entries, allocated at create). */
+    kq_voter_set static_voters;
+    raft_voter_entry *vh;
+    int vh_count;
 };
 
 /* prng.c */
@@ -296,6 +302,9 @@ void raft_snapshot_drop(raft *r, raft_output *out);
 bool raft_snapshot_request(raft *r, raft_output *out, raft_peer *p);
 void raft_on_snapshot_installed(raft *r, const raft_event *ev, raft_output *out);
 void raft_on_snapshots(raft *r, const raft_event *ev);
+
+/* voters.c, reconfig.c (KIP-853) */
+void raft_on_voter_change_request(raft *r, const raft_msg *m, raft_output *out);
 
 /* raft.c */
 void raft_set_hw(raft *r, raft_output *out, int64_t hw);
