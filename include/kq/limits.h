@@ -192,7 +192,10 @@ _Static_assert(KQ_CLUSTER_ID_BYTES_MAX < EXEC_CLUSTER_ID_BYTES_MAX,
 #define PEER_QUEUE_MAX 256                /* requests queued per outbound peer */
 
 /* ---- the core and net internals */
-#define RAFT_LC_BATCH_BYTES_MAX 1024  /* one LeaderChange batch, every voter listed */
+/* One control batch the leader builds: LeaderChange with every voter, and
+ * at the start of a KIP-853 epoch KRaftVersion and Voters records with
+ * every voter's endpoint (about 560 bytes each at the longest names). */
+#define RAFT_LC_BATCH_BYTES_MAX 16384
 #define WRITE_BUFS_MAX 64             /* buffers in one gathered uv_write */
 #define EXEC_PRODUCER_ID_BLOCK 1000   /* producer ids reserved per durable write */
 
@@ -211,6 +214,11 @@ _Static_assert(RECOVER_SCAN_CHUNK_BYTES <= RECORD_BATCH_BYTES_MAX,
 _Static_assert(RAFT_LC_BATCH_BYTES_MAX >= 61 + 16 + 8 * RAFT_VOTERS_MAX,
                "a LeaderChange batch header, record and every voter fit");
 _Static_assert(RAFT_VOTERS_MAX <= 32, "per-voter bit sets are 32 bits wide");
+_Static_assert(RAFT_LC_BATCH_BYTES_MAX >= 61 + 3 * 16 + 8 * RAFT_VOTERS_MAX + 8 +
+                   KQ_VOTER_SET_MAX * (4 + 16 + 1 + 2 * (KQ_VOTER_NAME_BYTES_MAX + 2) + 2 + 6 + 2),
+               "a start-of-epoch batch with every voter's longest endpoint fits");
+_Static_assert(RAFT_VOTER_HISTORY_MAX >= 4,
+               "the entry in force, a start-of-epoch copy and one change in flight fit");
 _Static_assert(RAFT_ACTIONS_MAX >= 2 * RAFT_VOTERS_MAX,
                "one output can address every voter twice (request and answer)");
 _Static_assert(RAFT_PARKED_FETCH_MAX <= HANDLER_RAFT_PENDING_MAX,

@@ -228,6 +228,8 @@ void handle_offset_fetch(handler *h, handler_request *req, kq_reader *r);
 void handle_raft_request(handler *h, handler_request *req, kq_reader *r);
 /* AddRaftVoter, RemoveRaftVoter, UpdateRaftVoter (KIP-853; raft_voters.c). */
 void handle_add_raft_voter(handler *h, handler_request *req, kq_reader *r);
+/* The core's RAFT_MSG_VOTER_CHANGE_RESPONSE, in the API p was asked in. */
+void raft_voters_encode_response(handler *h, const raft_pending *p, const raft_msg *msg);
 void handle_remove_raft_voter(handler *h, handler_request *req, kq_reader *r);
 void handle_update_raft_voter(handler *h, handler_request *req, kq_reader *r);
 /* Replica fetch (replica id >= 0) decoded by handle_fetch. */

@@ -93,7 +93,7 @@ bool cluster_id_checked(handler *h, handler_request *req, kq_slice id)
  * connection (a shared listener's peer, issue 19). */
 void step_request(handler *h, handler_request *req, raft_msg *msg, bool by_id)
 {
-    if (h->svc.slot_quorum_accepted)
+    if (h->svc.slot_quorum_accepted && msg->from >= 0) /* a peer, not an operator's tool */
         h->svc.slot_quorum_accepted(h->svc.ctx, req->slot, msg->from);
     msg->token = raft_pending_add(h, req, by_id);
     if (msg->token == 0) {
@@ -343,6 +343,9 @@ void handler_send_raft_response(handler *h, const raft_msg *msg)
     }
     case RAFT_MSG_FETCH_RESPONSE:
         encode_fetch_response(h, p, msg);
+        break;
+    case RAFT_MSG_VOTER_CHANGE_RESPONSE:
+        raft_voters_encode_response(h, p, msg);
         break;
     case RAFT_MSG_FETCH_SNAPSHOT_RESPONSE: {
         /* The chunk in the message itself (an executor that filled it). */

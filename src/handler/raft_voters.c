@@ -1,21 +1,17 @@
-/* AddRaftVoter, RemoveRaftVoter and UpdateRaftVoter (KIP-853) while the
- * quorum is static (kraft.version 0: the voters come from the configuration,
- * not the log). Nothing here changes state: each request is answered the
- * way Kafka 4.4's KafkaRaftClient and its Add/Remove/UpdateVoterHandler
- * answer at kraft.version 0, checking in Kafka's order:
- *   the quorum gate (quorum_auth.c; Kafka: ALTER on the cluster for
- *   Add/Remove, CLUSTER_ACTION for Update) -> CLUSTER_AUTHORIZATION_FAILED;
- *   a non-null cluster id not ours -> INCONSISTENT_CLUSTER_ID;
- *   not the leader (Update: its epoch first) -> NOT_LEADER_OR_FOLLOWER;
- *   no voter id or directory id, or no endpoint -> INVALID_REQUEST;
- *   no high watermark in this epoch yet -> REQUEST_TIMED_OUT;
- *   then Add/Remove -> UNSUPPORTED_VERSION ("kraft.version feature is 0"),
- *   and Update -> VOTER_NOT_FOUND unless the id is a static voter, else
- *   NONE (Kafka keeps the endpoints in the leader's memory only, for a
- *   kraft.version upgrade, which this server does not offer). */
+/* AddRaftVoter, RemoveRaftVoter and UpdateRaftVoter (KIP-853): decoded,
+ * passed through the quorum gate (quorum_auth.c; Kafka: ALTER on the
+ * cluster for Add/Remove, CLUSTER_ACTION for Update ->
+ * CLUSTER_AUTHORIZATION_FAILED) and the cluster id (a non-null id not ours
+ * -> INCONSISTENT_CLUSTER_ID), then handed to the core as a raft_msg: the
+ * leader decides and answers (src/raft/reconfig.c, Kafka's order and
+ * codes), and raft_voters_encode_response writes the answer. The voter's
+ * endpoint is the one on the listener the request came on (Kafka: the
+ * default controller listener). */
 #include <stdio.h>
+#include <string.h>
 
 #include "handler_internal.h"
+#include "kq/assert.h"
 #include "kq/uuid.h"
 #include "kq/wire_add_raft_voter.h"
 #include "kq/wire_remove_raft_voter.h"
@@ -54,36 +50,33 @@ static bool refused_before_raft(handler *h, handler_request *req, kq_slice clust
     return false;
 }
 
-/* Add and Remove after the gate: the leader's checks, then kraft.version 0.
- * what: "adding" or "removing"; listener_count -1: Remove (no endpoints). */
-static void add_remove_answer(handler *h, const char *what, const char *request, int32_t voter_id,
-                              kq_uuid directory_id, int32_t listener_count, voters_answer *a)
+/* The request's endpoint on the listener it came on (Kafka: the default
+ * controller listener), or the first when that is not known. NULL: none. */
+static const wire_raft_listener *pick_listener(handler *h, const handler_request *req,
+                                               const wire_raft_listener *l, int32_t n)
 {
-    raft_status st;
-    raft_get_status(h->svc.raft, &st);
-    if (st.role != RAFT_ROLE_LEADER) {
-        a->error = KAFKA_NOT_LEADER_OR_FOLLOWER;
-    } else if (voter_id < 0 || kq_uuid_is_zero(&directory_id)) {
-        a->error = KAFKA_INVALID_REQUEST;
-        snprintf(a->message, sizeof a->message, "%s voter request didn't include a valid voter",
-                 request);
-    } else if (listener_count == 0) {
-        /* Kafka names the endpoint it missed; the handler does not know
-         * the controller listener's name, so only an empty list is caught. */
-        a->error = KAFKA_INVALID_REQUEST;
-        snprintf(a->message, sizeof a->message,
-                 "%s voter request didn't include the endpoint for the default listener",
-                 request);
-    } else if (st.high_watermark < 0) {
-        a->error = KAFKA_REQUEST_TIMED_OUT;
-        snprintf(a->message, sizeof a->message,
-                 "Request timed out waiting for leader to establish HWM and fence previous "
-                 "voter changes");
-    } else {
-        a->error = KAFKA_UNSUPPORTED_VERSION;
-        snprintf(a->message, sizeof a->message,
-                 "Cluster doesn't support %s voter because the kraft.version feature is 0", what);
-    }
+    handler_conn conn;
+    handler_get_conn(h, req->slot, &conn);
+    const char *name = conn.quorum_listener ? conn.listener_name : NULL;
+    for (int32_t i = 0; name && i < n; i++)
+        if (kq_slice_eq_cstr(l[i].name, name))
+            return &l[i];
+    return n > 0 && !name ? &l[0] : NULL;
+}
+
+/* The voter the request names, as the core takes it (kq/voter_set.h). An
+ * endpoint that does not fit leaves host empty: refused by the core. */
+static void to_voter(kq_voter *v, int32_t id, kq_uuid dir, const wire_raft_listener *l,
+                     int16_t kraft_min, int16_t kraft_max)
+{
+    *v = (kq_voter){.id = id, .directory_id = dir, .kraft_version_min = kraft_min,
+                    .kraft_version_max = kraft_max};
+    if (!l || l->name.len < 1 || l->host.len < 1 || l->name.len > KQ_VOTER_NAME_BYTES_MAX ||
+        l->host.len > KQ_VOTER_NAME_BYTES_MAX || l->port == 0)
+        return;
+    memcpy(v->listener, l->name.ptr, (size_t)l->name.len);
+    memcpy(v->host, l->host.ptr, (size_t)l->host.len);
+    v->port = l->port;
 }
 
 void handle_add_raft_voter(handler *h, handler_request *req, kq_reader *r)
@@ -95,9 +88,16 @@ void handle_add_raft_voter(handler *h, handler_request *req, kq_reader *r)
         return;
     }
     voters_answer a = {0};
-    if (!refused_before_raft(h, req, body.cluster_id, &a))
-        add_remove_answer(h, "adding", "Add", body.voter_id, body.voter_directory_id,
-                          body.listener_count, &a);
+    if (!refused_before_raft(h, req, body.cluster_id, &a)) {
+        raft_msg m = {.type = RAFT_MSG_ADD_VOTER_REQUEST, .from = -1};
+        raft_add_voter_request *q = &m.u.add_voter_request;
+        to_voter(&q->voter, body.voter_id, body.voter_directory_id,
+                 pick_listener(h, req, body.listeners, body.listener_count), 0, 1);
+        q->ack_when_committed = body.ack_when_committed;
+        q->timeout_ms = body.timeout_ms;
+        step_request(h, req, &m, false);
+        return;
+    }
     wire_add_raft_voter_response resp = {.error_code = a.error, .error_message = message_slice(&a)};
     handler_begin_response(h, &req->header);
     wire_add_raft_voter_response_encode(&h->out, v, &resp);
@@ -113,39 +113,18 @@ void handle_remove_raft_voter(handler *h, handler_request *req, kq_reader *r)
         return;
     }
     voters_answer a = {0};
-    if (!refused_before_raft(h, req, body.cluster_id, &a))
-        add_remove_answer(h, "removing", "Remove", body.voter_id, body.voter_directory_id, -1,
-                          &a);
+    if (!refused_before_raft(h, req, body.cluster_id, &a)) {
+        raft_msg m = {.type = RAFT_MSG_REMOVE_VOTER_REQUEST, .from = -1};
+        m.u.remove_voter_request.voter_id = body.voter_id;
+        m.u.remove_voter_request.directory_id = body.voter_directory_id;
+        step_request(h, req, &m, false);
+        return;
+    }
     wire_remove_raft_voter_response resp = {.error_code = a.error,
                                             .error_message = message_slice(&a)};
     handler_begin_response(h, &req->header);
     wire_remove_raft_voter_response_encode(&h->out, v, &resp);
     handler_finish_response(h, req->slot);
-}
-
-/* Update after the gate (KafkaRaftClient.handleUpdateVoterRequest, then
- * UpdateVoterHandler at kraft.version 0). */
-static int16_t update_error(handler *h, const wire_update_raft_voter_request *b,
-                            const raft_status *st)
-{
-    const wire_update_raft_voter_kraft_version *k = &b->kraft_version_feature;
-    if (b->current_leader_epoch < st->epoch)
-        return KAFKA_FENCED_LEADER_EPOCH;
-    if (b->current_leader_epoch > st->epoch)
-        return KAFKA_UNKNOWN_LEADER_EPOCH;
-    if (st->role != RAFT_ROLE_LEADER)
-        return KAFKA_NOT_LEADER_OR_FOLLOWER;
-    if (b->voter_id < 0 || kq_uuid_is_zero(&b->voter_directory_id) || b->listener_count == 0)
-        return KAFKA_INVALID_REQUEST;
-    if (k->min_supported_version < 0 || k->max_supported_version < k->min_supported_version)
-        return KAFKA_INVALID_REQUEST;
-    if (st->high_watermark < 0)
-        return KAFKA_REQUEST_TIMED_OUT;
-    if (k->min_supported_version > 0) /* the range must hold kraft.version 0 */
-        return KAFKA_INVALID_REQUEST;
-    if (!raft_is_voter(h->svc.raft, b->voter_id))
-        return KAFKA_VOTER_NOT_FOUND; /* Kafka ignores the directory id at version 0 */
-    return KAFKA_NONE;
 }
 
 /* The response's CurrentLeader: the leader as this node knows it, with its
@@ -174,14 +153,45 @@ void handle_update_raft_voter(handler *h, handler_request *req, kq_reader *r)
         return;
     }
     voters_answer a = {0};
-    wire_update_raft_voter_response resp = {0};
-    bool refused = refused_before_raft(h, req, body.cluster_id, &a);
+    if (!refused_before_raft(h, req, body.cluster_id, &a)) {
+        raft_msg m = {.type = RAFT_MSG_UPDATE_VOTER_REQUEST, .from = -1};
+        raft_update_voter_request *q = &m.u.update_voter_request;
+        q->current_leader_epoch = body.current_leader_epoch;
+        const wire_update_raft_voter_kraft_version *k = &body.kraft_version_feature;
+        to_voter(&q->voter, body.voter_id, body.voter_directory_id,
+                 pick_listener(h, req, body.listeners, body.listener_count),
+                 k->min_supported_version, k->max_supported_version);
+        step_request(h, req, &m, false);
+        return;
+    }
+    wire_update_raft_voter_response resp = {.error_code = a.error};
     raft_status st;
     raft_get_status(h->svc.raft, &st);
     if (a.error != KAFKA_CLUSTER_AUTHORIZATION_FAILED)
         fill_current_leader(h, &st, &resp);
-    resp.error_code = refused ? a.error : update_error(h, &body, &st);
     handler_begin_response(h, &req->header);
     wire_update_raft_voter_response_encode(&h->out, v, &resp);
     handler_finish_response(h, req->slot);
+}
+
+/* The core's answer to one of the three (raft_rpc.c routes it here). */
+void raft_voters_encode_response(handler *h, const raft_pending *p, const raft_msg *msg)
+{
+    const raft_voter_change_response *m = &msg->u.voter_change_response;
+    kq_slice message = m->message ? kq_slice_cstr(m->message) : (kq_slice){NULL, -1};
+    if (p->api_key == WIRE_API_ADD_RAFT_VOTER) {
+        wire_add_raft_voter_response resp = {.error_code = m->error, .error_message = message};
+        wire_add_raft_voter_response_encode(&h->out, p->api_version, &resp);
+    } else if (p->api_key == WIRE_API_REMOVE_RAFT_VOTER) {
+        wire_remove_raft_voter_response resp = {.error_code = m->error,
+                                                .error_message = message};
+        wire_remove_raft_voter_response_encode(&h->out, p->api_version, &resp);
+    } else {
+        KQ_ASSERT(p->api_key == WIRE_API_UPDATE_RAFT_VOTER);
+        wire_update_raft_voter_response resp = {.error_code = m->error};
+        raft_status st;
+        raft_get_status(h->svc.raft, &st);
+        fill_current_leader(h, &st, &resp);
+        wire_update_raft_voter_response_encode(&h->out, p->api_version, &resp);
+    }
 }

@@ -22,6 +22,8 @@ bool raft_dir_checks(const raft *r)
 
 kq_uuid *raft_voter_dir(raft *r, int32_t id)
 {
+    if (raft_voters_dynamic(r))
+        return NULL; /* the voter set names each voter's directory */
     for (int i = 0; i < r->cfg.voter_count; i++)
         if (r->cfg.voter_ids[i] == id)
             return &r->q.voter_directory_ids[i];
@@ -79,4 +81,14 @@ void raft_dir_caught_up(raft *r, raft_output *out)
         return;
     r->q.new_directory = false;
     raft_store_qstate(r, out);
+}
+
+kq_uuid raft_peer_dir(raft *r, int32_t id)
+{
+    const kq_voter_set *set = raft_voters(r);
+    int i = kq_voter_set_find(set, id);
+    if (raft_voters_dynamic(r))
+        return i >= 0 ? set->voters[i].directory_id : (kq_uuid){0};
+    kq_uuid *known = raft_voter_dir(r, id);
+    return known ? *known : (kq_uuid){0};
 }

@@ -71,6 +71,19 @@ static bool names_other_directory(const raft *r, const raft_vote_request *req)
            memcmp(&req->voter_directory_id, &r->cfg.directory_id, sizeof(kq_uuid)) != 0;
 }
 
+/* Static voters: both must be voters. With the voter set in the log
+ * (KIP-853) either side's set may be behind, so, as Kafka's
+ * handleVoteRequest, the log check alone decides (a candidate counts only
+ * the votes of its own set). */
+static bool inconsistent_voters(raft *r, const raft_vote_request *req)
+{
+    if (req->candidate_id == r->cfg.node_id)
+        return true;
+    if (raft_voters_dynamic(r))
+        return false;
+    return !r->is_voter || !raft_voter(r, req->candidate_id);
+}
+
 void raft_on_vote_request(raft *r, const raft_msg *m, raft_output *out)
 {
     const raft_vote_request *req = &m->u.vote_request;
@@ -91,8 +104,7 @@ void raft_on_vote_request(raft *r, const raft_msg *m, raft_output *out)
 
     if (req->candidate_epoch < r->q.epoch) {
         v->partition_error = KAFKA_FENCED_LEADER_EPOCH;
-    } else if (!r->is_voter || !raft_voter(r, req->candidate_id) ||
-               req->candidate_id == r->cfg.node_id) {
+    } else if (inconsistent_voters(r, req)) {
         v->partition_error = KAFKA_INCONSISTENT_VOTER_SET;
     } else if (r->q.new_directory && names_other_directory(r, req)) {
         /* Meant for the directory we replaced (KafkaRaftClient's
@@ -262,7 +274,7 @@ static void send_votes(raft *r, raft_output *out, bool pre_vote)
             .last_epoch_end_offset = r->end_offset,
             .pre_vote = pre_vote,
             .candidate_directory_id = r->cfg.directory_id,
-            .voter_directory_id = *raft_voter_dir(r, p->id),
+            .voter_directory_id = raft_peer_dir(r, p->id),
         };
         raft_request(r, out, p, &m);
     }

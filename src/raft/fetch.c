@@ -113,6 +113,18 @@ static int16_t validate(const raft *r, const raft_fetch_request *req)
     return KAFKA_NONE;
 }
 
+/* The voter (KIP-853: id and directory id) or observer that fetches. A
+ * voter's id fetching from another directory is an observer: not counted
+ * toward the high watermark. */
+static raft_peer *fetcher(raft *r, const raft_fetch_request *req)
+{
+    raft_peer *p = raft_voter(r, req->replica_id);
+    if (p && (!raft_voters_dynamic(r) ||
+              raft_is_voter_replica(r, req->replica_id, &req->replica_directory_id)))
+        return p;
+    return req->replica_id >= 0 ? raft_observer(r, req->replica_id, true) : NULL;
+}
+
 void raft_on_fetch_request(raft *r, const raft_msg *m, raft_output *out)
 {
     const raft_fetch_request *req = &m->u.fetch_request;
@@ -147,14 +159,13 @@ void raft_on_fetch_request(raft *r, const raft_msg *m, raft_output *out)
         }
     }
 
-    raft_peer *p = raft_voter(r, req->replica_id);
-    if (p)
+    raft_peer *p = fetcher(r, req);
+    if (p && raft_voter(r, req->replica_id) == p) {
         p->begin_acked = true; /* a fetch in this epoch acknowledges the leader */
-    else if (req->replica_id >= 0)
-        p = raft_observer(r, req->replica_id, true);
-    if (p && raft_voter(r, req->replica_id))
         raft_dir_fetch_counts(r, out, p, &req->replica_directory_id, req->fetch_offset);
+    }
     if (p) {
+        p->fetch_dir = req->replica_directory_id;
         p->end_offset = req->fetch_offset;
         p->last_fetch_ms = r->now_ms;
         if (req->fetch_offset >= raft_leader_serve_end(r))

@@ -143,6 +143,26 @@ static int64_t diverging_offset(const raft *r, int32_t epoch, int64_t end)
     return local_epoch == epoch && end < local_end ? end : local_end;
 }
 
+/* A fetched control batch's KRaftVersion and Voters records join the voter
+ * history as it is appended (KIP-853: the latest set, committed or not, is
+ * in force). False: not appended now (no room until the high watermark
+ * moves, or records that do not parse: fetched again after the backoff). */
+static bool follow_voter_records(raft *r, raft_output *out, const uint8_t *batch,
+                                 const record_batch_header *h)
+{
+    const char *why = NULL;
+    int n = raft_voters_scan(r, batch, record_batch_size(h), r->vh_scan, &why);
+    if (n < 0) {
+        out->rejected_batch_offset = h->base_offset;
+        return false;
+    }
+    if (n > 0 && (!raft_voters_room(r) || r->vh_count + n > RAFT_VOTER_HISTORY_MAX))
+        return false;
+    for (int i = 0; i < n; i++)
+        raft_voters_push(r, out, &r->vh_scan[i]);
+    return true;
+}
+
 /* Appends the whole batches at the start of data that continue our log at
  * fetch_offset. Returns false if nothing usable starts there. */
 static bool append_records(raft *r, raft_output *out, int64_t fetch_offset,
@@ -167,6 +187,8 @@ static bool append_records(raft *r, raft_output *out, int64_t fetch_offset,
             out->rejected_batch_offset = h.base_offset;
             break;
         }
+        if (record_batch_is_control(&h) && !follow_voter_records(r, out, data + pos, &h))
+            break;
         raft_ec_append(&r->ec, h.partition_leader_epoch, h.base_offset);
         next = record_batch_last_offset(&h) + 1;
         pos += record_batch_size(&h);

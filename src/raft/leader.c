@@ -3,6 +3,7 @@
  * quorum failure or graceful shutdown) with EndQuorumEpoch. */
 #include <stdio.h>
 
+#include "kq/assert.h"
 #include "kq/kafka_errors.h"
 #include "kq/record.h"
 #include "raft_internal.h"
@@ -27,20 +28,39 @@ void raft_leader_on_elected(raft *r, raft_output *out)
     r->check_quorum_deadline_ms = r->now_ms + r->cfg.fetch_timeout_ms;
     raft_ec_append(&r->ec, r->q.epoch, r->end_offset);
 
+    /* KIP-853 (LeaderState.appendStartOfEpochControlRecords): a voter set
+     * still only in the bootstrap checkpoint is copied into the log. */
+    raft_voter_entry copy;
+    bool copy_voters = raft_kraft_version(r) >= 1 && raft_voters_at(r, r->end_offset, &copy) &&
+                       copy.has_voters && raft_voters_from_bootstrap(r);
+    record_control_args c = {.base_offset = r->end_offset, .epoch = r->q.epoch,
+                             .timestamp_ms = r->now_ms, .leader_id = r->cfg.node_id,
+                             .lc_voters = voters, .lc_voter_count = r->voter_count,
+                             .lc_granting = granting, .lc_granting_count = granted,
+                             .kraft_version = copy_voters ? copy.kraft_version : -1,
+                             .voters = copy_voters ? &copy.voters : NULL};
+    if (!raft_leader_append_control(r, out, &c, 1 + 2 * copy_voters))
+        return;
+    if (copy_voters) { /* the same state, now from the log (its Voters record) */
+        copy.offset = c.base_offset + 2;
+        raft_voters_push(r, out, &copy);
+    }
+}
+
+bool raft_leader_append_control(raft *r, raft_output *out, const record_control_args *c,
+                                int records)
+{
     kq_writer_reset(&r->lc_writer);
-    if (!record_build_leader_change(&r->lc_writer, r->end_offset, r->q.epoch, r->now_ms,
-                                    r->cfg.node_id, voters, r->voter_count, granting,
-                                    granted) ||
-        r->lc_writer.error)
-        return; /* cannot happen: the writer holds RAFT_LC_BATCH_BYTES_MAX */
+    KQ_ASSERT(record_build_control(&r->lc_writer, c) && !r->lc_writer.error); /* sized for it */
     raft_action *a = raft_out_push(out, RAFT_ACTION_APPEND);
     if (!a)
-        return;
+        return false;
     a->append.records = r->lc_writer.data;
     a->append.len = r->lc_writer.len;
     a->append.base_offset = r->end_offset;
     a->append.epoch = r->q.epoch;
-    r->end_offset += 1;
+    r->end_offset += records;
+    return true;
 }
 
 void raft_leader_update_hw(raft *r, raft_output *out)
@@ -53,16 +73,21 @@ void raft_leader_update_hw(raft *r, raft_output *out)
         v[n++] = r->voters[i].id == r->cfg.node_id ? raft_leader_serve_end(r)
                  : r->voters[i].dir_replaced       ? -1 /* not its old self yet */
                                                    : r->voters[i].end_offset;
-    if (r->cfg.mutants & RAFT_MUTANT_HW_COUNTS_OBSERVER)
-        for (int i = 0; i < r->observer_count; i++)
+    int counted = r->voter_count;
+    for (int i = 0; i < r->observer_count; i++) {
+        bool removed = r->observers[i].removed_voter &&
+                       (r->cfg.mutants & RAFT_MUTANT_HW_COUNTS_REMOVED_VOTER);
+        if (removed || (r->cfg.mutants & RAFT_MUTANT_HW_COUNTS_OBSERVER))
             v[n++] = r->observers[i].end_offset;
+        counted += removed;
+    }
     for (int i = 1; i < n; i++) /* descending insertion sort */
         for (int j = i; j > 0 && v[j] > v[j - 1]; j--) {
             int64_t t = v[j];
             v[j] = v[j - 1];
             v[j - 1] = t;
         }
-    int64_t candidate = v[raft_majority(r) - 1];
+    int64_t candidate = v[counted / 2]; /* the majority's offset */
     if (!(r->cfg.mutants & RAFT_MUTANT_HW_ANY_EPOCH) && candidate <= r->epoch_start_offset)
         return; /* nothing of this epoch is committed yet */
     if (candidate <= r->high_watermark)
@@ -120,6 +145,14 @@ void raft_poll_leader(raft *r, raft_output *out)
 {
     if (!check_quorum(r, out))
         return;
+    if (!r->is_voter && raft_voters_committed(r)) {
+        /* It removed itself (KIP-853): it leads until that change is
+         * committed, then hands over (RemoveVoterHandler, requestResign). */
+        int32_t succ[RAFT_VOTERS_MAX];
+        int k = raft_successors_by_progress(r, succ);
+        raft_become_resigned(r, out, succ, k, "removed from the voters");
+        return;
+    }
     for (int i = 0; i < r->voter_count; i++) {
         raft_peer *p = &r->voters[i];
         if (p->id == r->cfg.node_id || p->begin_acked)
@@ -127,7 +160,7 @@ void raft_poll_leader(raft *r, raft_output *out)
         raft_msg m = {.type = RAFT_MSG_BEGIN_EPOCH_REQUEST};
         m.u.begin_epoch_request.leader_epoch = r->q.epoch;
         m.u.begin_epoch_request.leader_id = r->cfg.node_id;
-        m.u.begin_epoch_request.voter_directory_id = *raft_voter_dir(r, p->id);
+        m.u.begin_epoch_request.voter_directory_id = raft_peer_dir(r, p->id);
         raft_request(r, out, p, &m);
     }
     raft_wake(out, r->check_quorum_deadline_ms);
@@ -155,13 +188,14 @@ void raft_poll_resigned(raft *r, raft_output *out)
             r->shutdown_done = true;
         return; /* no new election from a node on its way out */
     }
-    if (r->is_voter) {
-        if (r->now_ms >= r->election_deadline_ms) {
+    if (r->now_ms >= r->election_deadline_ms) {
+        if (r->is_voter)
             raft_start_election(r, out, "election timeout after resigning");
-            return;
-        }
-        raft_wake(out, r->election_deadline_ms);
+        else /* removed itself (KIP-853): an observer looking for the leader */
+            raft_become_unattached(r, out, r->q.epoch, "resigned, not a voter");
+        return;
     }
+    raft_wake(out, r->election_deadline_ms);
 }
 
 void raft_on_client_append(raft *r, const raft_event *ev, raft_output *out)

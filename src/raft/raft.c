@@ -30,9 +30,28 @@ bool raft_is_voter(const raft *r, int32_t node_id)
     return false;
 }
 
+/* The voter history handed over at create: ascending, bounded, and some
+ * voters somewhere (static or in it). */
+static bool history_valid(const raft_config *c, const raft_log_state *log)
+{
+    int n = log ? log->voter_history_count : 0;
+    if (n < 0 || n > RAFT_VOTER_HISTORY_MAX || (n > 0 && !log->voter_history))
+        return false;
+    bool voters = c->voter_count > 0;
+    for (int i = 0; i < n; i++) {
+        const raft_voter_entry *e = &log->voter_history[i];
+        if (e->offset < -1 || (i > 0 && e->offset < log->voter_history[i - 1].offset) ||
+            e->kraft_version < 0 || e->kraft_version > 1 ||
+            (e->has_voters && (e->voters.count < 1 || e->voters.count > KQ_VOTER_SET_MAX)))
+            return false;
+        voters |= e->has_voters;
+    }
+    return voters;
+}
+
 static bool config_valid(const raft_config *c)
 {
-    if (c->node_id < 0 || c->voter_count < 1 || c->voter_count > RAFT_VOTERS_MAX)
+    if (c->node_id < 0 || c->voter_count < 0 || c->voter_count > RAFT_VOTERS_MAX)
         return false;
     if (c->election_timeout_ms == 0 || c->fetch_timeout_ms == 0 || c->request_timeout_ms == 0)
         return false;
@@ -81,7 +100,7 @@ static void restore_role(raft *r)
 raft *raft_create(const raft_config *config, const raft_quorum_state *qstate,
                   const raft_log_state *log, int64_t now_ms)
 {
-    if (!config || !config_valid(config))
+    if (!config || !config_valid(config) || !history_valid(config, log))
         return NULL;
     if (log && (log->end_offset < 0 || log->epoch_count < 0 || log->start_offset < 0 ||
                 log->start_offset > log->end_offset ||
@@ -93,8 +112,11 @@ raft *raft_create(const raft_config *config, const raft_quorum_state *qstate,
     if (!r)
         return NULL;
     r->ec.entries = calloc(RAFT_EPOCH_CACHE_MAX, sizeof(raft_epoch_entry));
+    r->vh = calloc(RAFT_VOTER_HISTORY_MAX, sizeof(raft_voter_entry));
+    r->vh_scan = calloc(RAFT_VOTER_HISTORY_MAX, sizeof(raft_voter_entry));
     kq_writer_init(&r->lc_writer, RAFT_LC_BATCH_BYTES_MAX);
-    if (!r->ec.entries || !kq_writer_reserve(&r->lc_writer, RAFT_LC_BATCH_BYTES_MAX)) {
+    if (!r->ec.entries || !r->vh || !r->vh_scan ||
+        !kq_writer_reserve(&r->lc_writer, RAFT_LC_BATCH_BYTES_MAX)) {
         raft_destroy(r);
         return NULL;
     }
@@ -103,10 +125,13 @@ raft *raft_create(const raft_config *config, const raft_quorum_state *qstate,
     r->cfg = *config;
     r->now_ms = now_ms;
     r->prng = config->random_seed;
-    r->voter_count = config->voter_count;
-    for (int i = 0; i < r->voter_count; i++)
-        r->voters[i].id = config->voter_ids[i];
-    r->is_voter = raft_is_voter(r, config->node_id);
+    r->static_voters.count = config->voter_count;
+    for (int i = 0; i < config->voter_count; i++)
+        r->static_voters.voters[i] = (kq_voter){.id = config->voter_ids[i]};
+    for (int i = 0; log && i < log->voter_history_count; i++)
+        r->vh[r->vh_count++] = log->voter_history[i];
+    raft_output scratch; /* voters_changed means nothing before the first step */
+    raft_voters_apply(r, &scratch);
     raft_peers_reset(r);
 
     r->end_offset = log ? log->end_offset : 0;
@@ -168,6 +193,8 @@ void raft_destroy(raft *r)
     if (!r)
         return;
     free(r->ec.entries);
+    free(r->vh);
+    free(r->vh_scan);
     kq_writer_free(&r->lc_writer);
     free(r);
 }
@@ -193,10 +220,10 @@ void raft_truncate(raft *r, raft_output *out, int64_t offset)
     if (!a)
         return;
     a->offset = offset;
-    raft_note_end(r, offset);
+    raft_note_end(r, out, offset);
 }
 
-void raft_note_end(raft *r, int64_t offset)
+void raft_note_end(raft *r, raft_output *out, int64_t offset)
 {
     if (offset < 0 || offset >= r->end_offset)
         return;
@@ -208,6 +235,7 @@ void raft_note_end(raft *r, int64_t offset)
     if (r->fetch_verified_end > offset)
         r->fetch_verified_end = offset;
     raft_ec_truncate(&r->ec, offset);
+    raft_voters_truncate(r, out, offset);
 }
 
 static void on_flushed(raft *r, const raft_event *ev, raft_output *out)
@@ -318,7 +346,7 @@ void raft_step(raft *r, const raft_event *ev, raft_output *out)
     case RAFT_EVENT_FLUSHED: on_flushed(r, ev, out); break;
     case RAFT_EVENT_CLIENT_APPEND: raft_on_client_append(r, ev, out); break;
     case RAFT_EVENT_SHUTDOWN: raft_on_shutdown(r, out); break;
-    case RAFT_EVENT_LOG_TRUNCATED: raft_note_end(r, ev->log_end_offset); break;
+    case RAFT_EVENT_LOG_TRUNCATED: raft_note_end(r, out, ev->log_end_offset); break;
     case RAFT_EVENT_SNAPSHOTS: raft_on_snapshots(r, ev); break;
     case RAFT_EVENT_SNAPSHOT_INSTALLED: raft_on_snapshot_installed(r, ev, out); break;
     }
@@ -332,6 +360,7 @@ void raft_step(raft *r, const raft_event *ev, raft_output *out)
         if (role == r->role && epoch == r->q.epoch)
             break;
     }
+    raft_reconfig_poll(r, out);
     raft_parked_service(r, out);
     raft_poll_shutdown(r, out);
     maybe_flush(r, out);

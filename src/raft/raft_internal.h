@@ -13,6 +13,7 @@
 
 #include "kq/buf.h"
 #include "kq/raft.h"
+#include "kq/record.h"
 
 /* Actions kept free for STORE_QSTATE, responses and FLUSH when the core emits
  * optional actions (request retries, parked fetch answers). */
@@ -54,6 +55,11 @@ typedef struct raft_peer {
     bool dir_replaced;
     int64_t dir_catchup_offset;
     kq_uuid dir_new;
+    /* Leader, observers: the directory id of its last fetch (KIP-853: an
+     * AddRaftVoter's replica must have caught up under this key), and
+     * whether it was a voter until a change removed it. */
+    kq_uuid fetch_dir;
+    bool removed_voter;
 } raft_peer;
 
 typedef struct raft_parked_fetch {
@@ -73,6 +79,19 @@ typedef struct raft_epoch_cache {
      * snapshot at the log start (0 without one). */
     int32_t base_epoch;
 } raft_epoch_cache;
+
+/* The one voter change a leader has in progress (reconfig.c). */
+typedef struct raft_voter_change {
+    bool active;
+    bool answered;           /* answered already (on append) */
+    bool ack_when_committed; /* AddRaftVoter v1 */
+    enum raft_msg_type type;
+    int32_t from;
+    uint64_t token;
+    int64_t deadline_ms;
+    int64_t offset; /* its Voters record; -1: an add waiting for catch-up */
+    kq_voter voter; /* an add's new voter */
+} raft_voter_change;
 
 struct raft {
     raft_config cfg;
@@ -159,6 +178,8 @@ struct raft {
     kq_voter_set static_voters;
     raft_voter_entry *vh;
     int vh_count;
+    raft_voter_entry *vh_scan; /* scratch for raft_voters_scan, same size */
+    raft_voter_change vc;
 };
 
 /* prng.c */
@@ -182,7 +203,7 @@ raft_action *raft_out_push(raft_output *out, enum raft_action_type type);
 /* True while more than RAFT_ACTIONS_RESERVE slots are free. */
 bool raft_out_has_room(raft *r, const raft_output *out);
 /* The log now ends at offset (lower): end, flushed, epoch cache follow. */
-void raft_note_end(raft *r, int64_t offset);
+void raft_note_end(raft *r, raft_output *out, int64_t offset);
 /* Refetching data lost to corruption (raft_log_state.repair_end_offset). */
 static inline bool raft_repairing(const raft *r)
 {
@@ -198,6 +219,9 @@ bool raft_dir_set(const kq_uuid *id);
 bool raft_dir_checks(const raft *r); /* off with no own id or the mutant */
 /* The remembered id of voter id (NULL: not a voter). */
 kq_uuid *raft_voter_dir(raft *r, int32_t id);
+/* The directory id a request to voter id names (Vote, BeginQuorumEpoch):
+ * the voter set's entry, or the one remembered in static mode (zero). */
+kq_uuid raft_peer_dir(raft *r, int32_t id);
 /* Emits STORE_QSTATE for the current q now. */
 void raft_store_qstate(raft *r, raft_output *out);
 /* A voter's own request named its directory id: remembered if unknown. */
@@ -266,6 +290,10 @@ void raft_on_begin_epoch_response(raft *r, const raft_msg *m, raft_output *out);
 void raft_on_end_epoch_response(raft *r, const raft_msg *m, raft_output *out);
 int64_t raft_leader_serve_end(const raft *r);
 int raft_successors_by_progress(raft *r, int32_t *ids);
+/* Appends one control batch the leader builds (record_build_control)
+ * taking records offsets; false when the output had no room. */
+bool raft_leader_append_control(raft *r, raft_output *out, const record_control_args *c,
+                                int records);
 
 /* fetch.c */
 void raft_on_fetch_request(raft *r, const raft_msg *m, raft_output *out);
@@ -303,8 +331,35 @@ bool raft_snapshot_request(raft *r, raft_output *out, raft_peer *p);
 void raft_on_snapshot_installed(raft *r, const raft_event *ev, raft_output *out);
 void raft_on_snapshots(raft *r, const raft_event *ev);
 
-/* voters.c, reconfig.c (KIP-853) */
+/* voters.c (KIP-853): the voter history and the set in force. */
+bool raft_voters_dynamic(const raft *r); /* the set in force came from the log */
+bool raft_is_voter_replica(const raft *r, int32_t id, const kq_uuid *dir);
+/* Rebuilds r->voters (and is_voter) from the set in force. */
+void raft_voters_apply(raft *r, raft_output *out);
+/* Whether one more entry fits (entries below the high watermark fold). */
+bool raft_voters_room(raft *r);
+void raft_voters_push(raft *r, raft_output *out, const raft_voter_entry *e);
+/* The log now ends at end_offset: entries at or above it are dropped. */
+void raft_voters_truncate(raft *r, raft_output *out, int64_t end_offset);
+/* A snapshot replaced the log: its entry (NULL: none) is the history. */
+void raft_voters_reset(raft *r, raft_output *out, const raft_voter_entry *e);
+/* The entries the KRaftVersion / Voters records of whole batches make,
+ * into entries (RAFT_VOTER_HISTORY_MAX); -1 and why when they do not
+ * parse or do not fit. */
+int raft_voters_scan(raft *r, const uint8_t *batch, size_t len, raft_voter_entry *entries,
+                     const char **why);
+
+/* The set in force came from the bootstrap checkpoint (offset -1): the
+ * next leader copies it into the log. */
+bool raft_voters_from_bootstrap(const raft *r);
+/* The Voters record in force is below the high watermark (or static). */
+bool raft_voters_committed(const raft *r);
+
+/* reconfig.c (KIP-853): AddRaftVoter, RemoveRaftVoter, UpdateRaftVoter. */
 void raft_on_voter_change_request(raft *r, const raft_msg *m, raft_output *out);
+/* Each step: an add whose replica caught up is appended; a change is
+ * answered once committed, timed out, or when leadership is lost. */
+void raft_reconfig_poll(raft *r, raft_output *out);
 
 /* raft.c */
 void raft_set_hw(raft *r, raft_output *out, int64_t hw);

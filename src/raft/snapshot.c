@@ -222,6 +222,7 @@ void raft_on_snapshot_installed(raft *r, const raft_event *ev, raft_output *out)
     r->log_start = id.end_offset;
     r->start_snapshot = id;
     r->latest_snapshot = id;
+    raft_voters_reset(r, out, ev->installed.voters); /* the snapshot's (KIP-853) */
     /* The leader's own committed state below its end. */
     r->fetch_verified_end = id.end_offset;
     raft_out_reason(out, "installed snapshot %lld-%d", (long long)id.end_offset, id.epoch);

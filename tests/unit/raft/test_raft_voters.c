@@ -1,0 +1,404 @@
+/* The voter set in the log (KIP-853, issue 20): a set from the bootstrap
+ * checkpoint copied into the log by the first leader, the high watermark
+ * from the set in force (and a voter's directory id), AddRaftVoter after
+ * catch-up, RemoveRaftVoter of the leader itself (resigns once committed),
+ * Kafka's refusals, and a truncation reverting a fetched set. */
+#include <stdio.h>
+
+#include "raft_test_util.h"
+
+static kq_uuid dir(int32_t n)
+{
+    kq_uuid u;
+    memset(&u, 0, sizeof u);
+    u.bytes[0] = 0x40;
+    u.bytes[15] = (uint8_t)n;
+    return u;
+}
+
+static kq_voter voter(int32_t id)
+{
+    kq_voter v = {.id = id, .directory_id = dir(id), .port = (uint16_t)(9090 + id),
+                  .kraft_version_min = 0, .kraft_version_max = 1};
+    snprintf(v.listener, sizeof v.listener, "CONTROLLER");
+    snprintf(v.host, sizeof v.host, "node%d", (int)id);
+    return v;
+}
+
+static kq_voter_set set_of(int n)
+{
+    kq_voter_set s = {.count = n};
+    for (int i = 0; i < n; i++)
+        s.voters[i] = voter(i + 1);
+    return s;
+}
+
+/* Node self, formatted with the voters {1..n} in its bootstrap checkpoint
+ * and no static voters; optionally as follower of 1 in epoch 1. */
+static raft *boot(int32_t self, int n, uint32_t mutants, bool follower)
+{
+    raft_config c = rt_config(self, 0);
+    c.directory_id = dir(self);
+    c.mutants = mutants;
+    static raft_voter_entry e;
+    e = (raft_voter_entry){.offset = -1, .kraft_version = 1, .has_voters = true,
+                           .voters = set_of(n)};
+    raft_log_state ls = {.end_offset = 0, .voter_history = &e, .voter_history_count = 1};
+    raft_quorum_state q = {.epoch = follower ? 1 : 0, .voted_id = -1,
+                           .leader_id = follower ? 1 : -1};
+    q.directory_id = dir(self);
+    raft *r = raft_create(&c, &q, &ls, 0);
+    assert_non_null(r);
+    raft_output out;
+    rt_tick(r, 0, &out);
+    return r;
+}
+
+static int scanned;
+static int count_voter_records(void *ctx, int64_t offset, int type, kq_slice value)
+{
+    (void)ctx;
+    (void)value;
+    assert_true(type == RECORD_CONTROL_KRAFT_VERSION || type == RECORD_CONTROL_VOTERS);
+    assert_int_equal(offset, scanned + 1); /* after the LeaderChange at 0 */
+    scanned++;
+    return 0;
+}
+
+static raft_msg fetch(int32_t from, int64_t offset, int32_t last_epoch, uint64_t token)
+{
+    raft_msg m = rt_fetch_req(from, 1, offset, last_epoch, 0, token);
+    m.u.fetch_request.replica_directory_id = dir(from);
+    return m;
+}
+
+/* Node 1 of {1..n} elected in epoch 1: its first batch copies the set
+ * (LeaderChange, KRaftVersion, Voters at 0-2); flushed, and with nodes 2
+ * and 3 at its end the high watermark is 3. */
+static raft *leader(int n, uint32_t mutants)
+{
+    raft *r = boot(1, n, mutants, false);
+    raft_output out;
+    rt_tick(r, 2000, &out);
+    rt_pre_vote_granted(r, 2000, 2, 1, &out);
+    if (n > 3)
+        rt_pre_vote_granted(r, 2000, 3, 1, &out);
+    raft_msg v = rt_vote_resp(2, 1, true);
+    rt_recv(r, 2001, &v, &out);
+    if (n > 3) {
+        v = rt_vote_resp(3, 1, true);
+        rt_recv(r, 2001, &v, &out);
+    }
+    int a = rt_find(&out, RAFT_ACTION_APPEND, 0);
+    assert_true(a >= 0);
+    scanned = 0;
+    assert_int_equal(record_scan_voter_records(out.actions[a].append.records,
+                                               out.actions[a].append.len,
+                                               count_voter_records, NULL), 0);
+    assert_int_equal(scanned, 2);
+    rt_flushed(r, 2002, 3, &out);
+    raft_msg f = fetch(2, 3, 1, 1);
+    rt_recv(r, 2003, &f, &out);
+    f = fetch(3, 3, 1, 2);
+    rt_recv(r, 2003, &f, &out);
+    raft_status s;
+    raft_get_status(r, &s);
+    assert_int_equal(s.role, RAFT_ROLE_LEADER);
+    assert_int_equal(s.high_watermark, 3);
+    return r;
+}
+
+static const raft_voter_change_response *answer(const raft_output *out)
+{
+    const raft_msg *m = rt_sent(out, RAFT_MSG_VOTER_CHANGE_RESPONSE, -1);
+    return m ? &m->u.voter_change_response : NULL;
+}
+
+static raft_msg add_req(int32_t id, uint64_t token)
+{
+    raft_msg m = {.type = RAFT_MSG_ADD_VOTER_REQUEST, .from = -1, .token = token};
+    m.u.add_voter_request.voter = voter(id);
+    m.u.add_voter_request.ack_when_committed = true;
+    return m;
+}
+
+static raft_msg remove_req(int32_t id, uint64_t token)
+{
+    raft_msg m = {.type = RAFT_MSG_REMOVE_VOTER_REQUEST, .from = -1, .token = token};
+    m.u.remove_voter_request.voter_id = id;
+    m.u.remove_voter_request.directory_id = dir(id);
+    return m;
+}
+
+static void test_bootstrap_set_in_force(void **state)
+{
+    (void)state;
+    raft *r = leader(3, 0);
+    assert_int_equal(raft_voters(r)->count, 3);
+    assert_int_equal(raft_kraft_version(r), 1);
+    raft_voter_entry e;
+    assert_true(raft_voters_at(r, 2, &e));
+    assert_int_equal(e.offset, 2); /* now from the log */
+    assert_true(e.has_voters);
+    raft_destroy(r);
+}
+
+/* A voter's id fetching from another directory is an observer: not
+ * counted; from its own, counted. */
+static void test_hw_needs_the_voters_directory(void **state)
+{
+    (void)state;
+    raft *r = leader(3, 0);
+    raft_output out;
+    rt_append(r, 3000, 2, &out); /* offsets 3-4 */
+    rt_flushed(r, 3001, 5, &out);
+    raft_msg f = fetch(2, 5, 1, 3);
+    f.u.fetch_request.replica_directory_id = dir(99);
+    rt_recv(r, 3002, &f, &out);
+    raft_status s;
+    raft_get_status(r, &s);
+    assert_int_equal(s.high_watermark, 3);
+    f = fetch(2, 5, 1, 4);
+    rt_recv(r, 3003, &f, &out);
+    raft_get_status(r, &s);
+    assert_int_equal(s.high_watermark, 5);
+    raft_destroy(r);
+}
+
+static void test_add_after_catch_up_answered_once_committed(void **state)
+{
+    (void)state;
+    raft *r = leader(3, 0);
+    raft_output out;
+    raft_msg f = fetch(4, 0, 0, 10); /* an observer, far behind */
+    rt_recv(r, 3000, &f, &out);
+    raft_msg a = add_req(4, 77);
+    rt_recv(r, 3001, &a, &out);
+    assert_null(answer(&out));
+    assert_int_equal(rt_count(&out, RAFT_ACTION_APPEND), 0);
+    f = fetch(4, 3, 1, 11); /* caught up: the change is appended */
+    rt_recv(r, 3002, &f, &out);
+    assert_int_equal(rt_count(&out, RAFT_ACTION_APPEND), 1);
+    assert_true(out.voters_changed);
+    assert_int_equal(raft_voters(r)->count, 4);
+    assert_null(answer(&out));
+    rt_flushed(r, 3003, 4, &out);
+    f = fetch(2, 4, 1, 12);
+    rt_recv(r, 3004, &f, &out);
+    assert_null(answer(&out)); /* 3 of 4 needed: leader and 2 */
+    f = fetch(4, 4, 1, 13);
+    rt_recv(r, 3005, &f, &out);
+    assert_non_null(answer(&out));
+    assert_int_equal(answer(&out)->error, KAFKA_NONE);
+    raft_destroy(r);
+}
+
+static void test_add_times_out_when_never_caught_up(void **state)
+{
+    (void)state;
+    raft *r = leader(3, 0);
+    raft_output out;
+    raft_msg a = add_req(4, 77);
+    rt_recv(r, 3000, &a, &out);
+    assert_null(answer(&out));
+    rt_tick(r, 3000 + 500, &out); /* request_timeout_ms */
+    assert_non_null(answer(&out));
+    assert_int_equal(answer(&out)->error, KAFKA_REQUEST_TIMED_OUT);
+    assert_int_equal(raft_voters(r)->count, 3);
+    raft_destroy(r);
+
+    r = leader(3, RAFT_MUTANT_ADD_BEFORE_CAUGHT_UP); /* the mutant adds at once */
+    rt_recv(r, 3000, &a, &out);
+    assert_int_equal(raft_voters(r)->count, 4);
+    raft_destroy(r);
+}
+
+static void test_refusals(void **state)
+{
+    (void)state;
+    raft *r = leader(3, 0);
+    raft_output out;
+    raft_msg a = add_req(2, 1);
+    rt_recv(r, 3000, &a, &out);
+    assert_int_equal(answer(&out)->error, KAFKA_DUPLICATE_VOTER);
+    a = add_req(4, 2);
+    a.u.add_voter_request.voter.directory_id = (kq_uuid){0};
+    rt_recv(r, 3000, &a, &out);
+    assert_int_equal(answer(&out)->error, KAFKA_INVALID_REQUEST);
+    a = add_req(4, 3);
+    a.u.add_voter_request.voter.host[0] = '\0';
+    rt_recv(r, 3000, &a, &out);
+    assert_int_equal(answer(&out)->error, KAFKA_INVALID_REQUEST);
+    raft_msg m = remove_req(3, 4);
+    m.u.remove_voter_request.directory_id = dir(33); /* the id, another directory */
+    rt_recv(r, 3000, &m, &out);
+    assert_int_equal(answer(&out)->error, KAFKA_VOTER_NOT_FOUND);
+    m = remove_req(3, 5);
+    rt_recv(r, 3000, &m, &out); /* appended, pending */
+    assert_null(answer(&out));
+    a = add_req(4, 6);
+    rt_recv(r, 3000, &a, &out);
+    assert_int_equal(answer(&out)->error, KAFKA_REQUEST_TIMED_OUT); /* one at a time */
+    raft_destroy(r);
+
+    r = boot(2, 3, 0, true); /* a follower */
+    rt_recv(r, 3000, &a, &out);
+    assert_int_equal(answer(&out)->error, KAFKA_NOT_LEADER_OR_FOLLOWER);
+    raft_destroy(r);
+
+    /* static voters: kraft.version 0 */
+    r = rt_leader(3, 0);
+    raft_msg f = rt_fetch_req(2, 1, 1, 1, 0, 9);
+    rt_recv(r, 2003, &f, &out);
+    rt_recv(r, 3000, &a, &out);
+    assert_int_equal(answer(&out)->error, KAFKA_UNSUPPORTED_VERSION);
+    raft_destroy(r);
+}
+
+/* Node 1 followed 2 in epoch 1 and learnt that the set copied at offsets
+ * 0-2 is committed (HW 3); elected in epoch 2, it has not committed an
+ * entry of its own epoch yet: no change is taken (the mutant takes it). */
+static void test_no_change_before_epoch_commit(void **state)
+{
+    (void)state;
+    for (int mutant = 0; mutant < 2; mutant++) {
+        raft *r = boot(1, 3, mutant ? RAFT_MUTANT_CHANGE_BEFORE_EPOCH_COMMIT : 0, false);
+        raft_output out;
+        raft_msg b;
+        memset(&b, 0, sizeof b);
+        b.type = RAFT_MSG_BEGIN_EPOCH_REQUEST;
+        b.from = 2;
+        b.u.begin_epoch_request.leader_epoch = 1;
+        b.u.begin_epoch_request.leader_id = 2;
+        b.u.begin_epoch_request.voter_directory_id = dir(1);
+        rt_recv(r, 10, &b, &out);
+        assert_non_null(rt_sent(&out, RAFT_MSG_FETCH_REQUEST, 2));
+        kq_voter_set three = set_of(3);
+        int32_t ids[3] = {1, 2, 3};
+        record_control_args c = {.base_offset = 0, .epoch = 1, .timestamp_ms = 5,
+                                 .leader_id = 2, .lc_voters = ids, .lc_voter_count = 3,
+                                 .lc_granting = ids, .lc_granting_count = 1,
+                                 .kraft_version = 1, .voters = &three};
+        rt_records rs = {.len = 0};
+        kq_writer w;
+        kq_writer_init(&w, 0);
+        assert_true(record_build_control(&w, &c));
+        memcpy(rs.buf, w.data, w.len);
+        rs.len = w.len;
+        kq_writer_free(&w);
+        raft_msg resp = rt_fetch_resp(1, 3, &rs);
+        resp.from = 2;
+        resp.u.fetch_response.leader_id = 2;
+        rt_recv(r, 20, &resp, &out);
+        rt_flushed(r, 30, 3, &out);
+        resp = rt_fetch_resp(1, 3, &(rt_records){.len = 0});
+        resp.from = 2;
+        resp.u.fetch_response.leader_id = 2;
+        rt_recv(r, 40, &resp, &out); /* HW 3: the set is committed */
+        raft_msg pv = rt_vote_resp(3, 1, true);
+        rt_tick(r, 9000, &out); /* prospective in epoch 1 */
+        rt_recv(r, 9000, &pv, &out);
+        raft_msg v = rt_vote_resp(3, 2, true);
+        rt_recv(r, 9001, &v, &out);
+        raft_status s;
+        raft_get_status(r, &s);
+        assert_int_equal(s.role, RAFT_ROLE_LEADER);
+        assert_int_equal(s.epoch, 2);
+        raft_msg m = remove_req(3, 5);
+        rt_recv(r, 9002, &m, &out);
+        if (mutant) {
+            assert_null(answer(&out));
+            assert_int_equal(raft_voters(r)->count, 2);
+        } else {
+            assert_int_equal(answer(&out)->error, KAFKA_REQUEST_TIMED_OUT);
+            assert_int_equal(raft_voters(r)->count, 3);
+        }
+        raft_destroy(r);
+    }
+}
+
+static void test_leader_removing_itself_resigns_once_committed(void **state)
+{
+    (void)state;
+    raft *r = leader(3, 0);
+    raft_output out;
+    raft_msg m = remove_req(1, 5);
+    rt_recv(r, 3000, &m, &out);
+    assert_int_equal(raft_voters(r)->count, 2);
+    rt_flushed(r, 3001, 4, &out);
+    raft_msg f = fetch(2, 4, 1, 12);
+    rt_recv(r, 3002, &f, &out);
+    raft_status s;
+    raft_get_status(r, &s);
+    assert_int_equal(s.role, RAFT_ROLE_LEADER); /* {2,3}: 2 of 2 needed */
+    f = fetch(3, 4, 1, 13);
+    rt_recv(r, 3003, &f, &out);
+    assert_int_equal(answer(&out)->error, KAFKA_NONE);
+    raft_get_status(r, &s);
+    assert_int_equal(s.role, RAFT_ROLE_RESIGNED);
+    rt_tick(r, 9000, &out); /* not a voter: no election, an observer */
+    raft_get_status(r, &s);
+    assert_int_equal(s.role, RAFT_ROLE_UNATTACHED);
+    raft_destroy(r);
+}
+
+/* A follower takes a fetched Voters record at once, and a truncation
+ * below it reverts the set. */
+static void test_follower_truncation_reverts_the_set(void **state)
+{
+    (void)state;
+    raft *r = boot(2, 3, 0, true); /* its first fetch left at start */
+    raft_output out;
+    rt_records rs = {.len = 0};
+    rt_records_add(&rs, 0, 1, 1);
+    kq_voter_set four = set_of(4);
+    record_control_args c = {.base_offset = 1, .epoch = 1, .timestamp_ms = 5, .leader_id = -1,
+                             .kraft_version = -1, .voters = &four};
+    kq_writer w;
+    kq_writer_init(&w, 0);
+    assert_true(record_build_control(&w, &c));
+    memcpy(rs.buf + rs.len, w.data, w.len);
+    rs.len += w.len;
+    kq_writer_free(&w);
+    raft_msg resp = rt_fetch_resp(1, 0, &rs);
+    rt_recv(r, 20, &resp, &out);
+    assert_int_equal(rt_count(&out, RAFT_ACTION_APPEND), 1);
+    assert_true(out.voters_changed);
+    assert_int_equal(raft_voters(r)->count, 4);
+    rt_flushed(r, 30, 2, &out);
+    /* node 3 leads epoch 2 without the change: we diverge at offset 1 */
+    raft_msg b;
+    memset(&b, 0, sizeof b);
+    b.type = RAFT_MSG_BEGIN_EPOCH_REQUEST;
+    b.from = 3;
+    b.u.begin_epoch_request.leader_epoch = 2;
+    b.u.begin_epoch_request.leader_id = 3;
+    b.u.begin_epoch_request.voter_directory_id = dir(2);
+    rt_recv(r, 35, &b, &out);
+    assert_non_null(rt_sent(&out, RAFT_MSG_FETCH_REQUEST, 3));
+    resp = rt_fetch_resp(2, 0, &(rt_records){.len = 0});
+    resp.from = 3;
+    resp.u.fetch_response.leader_id = 3;
+    resp.u.fetch_response.diverging_epoch = 1;
+    resp.u.fetch_response.diverging_end_offset = 1;
+    rt_recv(r, 40, &resp, &out);
+    assert_true(rt_find(&out, RAFT_ACTION_TRUNCATE, 0) >= 0);
+    assert_true(out.voters_changed);
+    assert_int_equal(raft_voters(r)->count, 3);
+    raft_destroy(r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bootstrap_set_in_force),
+        cmocka_unit_test(test_hw_needs_the_voters_directory),
+        cmocka_unit_test(test_add_after_catch_up_answered_once_committed),
+        cmocka_unit_test(test_add_times_out_when_never_caught_up),
+        cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_no_change_before_epoch_commit),
+        cmocka_unit_test(test_leader_removing_itself_resigns_once_committed),
+        cmocka_unit_test(test_follower_truncation_reverts_the_set),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
