@@ -169,6 +169,9 @@ _Static_assert(EXEC_FETCH_SNAPSHOT_MAX_BYTES_DEFAULT <= KQ_SNAPSHOT_BYTES_MAX,
  * above its high watermark, plus the one in force at it; a fetched batch
  * that would add more waits for the high watermark to move (follower.c). */
 #define RAFT_VOTER_HISTORY_MAX 8
+/* controller.quorum.bootstrap.servers (KIP-853): the endpoints an observer
+ * asks for the leader, known to the core as ids -2, -3, ... as in Kafka. */
+#define RAFT_BOOTSTRAP_SERVERS_MAX 16
 _Static_assert(KQ_CLUSTER_ID_BYTES_MAX < EXEC_CLUSTER_ID_BYTES_MAX,
                "the executor holds any cluster.id the configuration takes");
 /* A leader-epoch-checkpoint larger than this is refused as corrupt (about a

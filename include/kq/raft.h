@@ -101,6 +101,10 @@ typedef struct raft_config {
      * wait: the leader's high watermark waits for their flush. */
     uint32_t append_linger_ms;
     uint64_t random_seed;
+    /* controller.quorum.bootstrap.servers (KIP-853): how many; the core
+     * names them -2, -3, ... (raft_bootstrap_id) and an observer that
+     * knows no leader fetches from them. 0: it asks the voters. */
+    int bootstrap_count;
     /* This node's log directory id (KIP-853; meta.properties' directory.id
      * or the one kept in the quorum state); all zero: none, no checks. */
     kq_uuid directory_id;
@@ -456,6 +460,7 @@ typedef struct raft_output {
 
 typedef struct raft_replica_status {
     int32_t replica_id;
+    kq_uuid directory_id;      /* zero: unknown (DescribeQuorum v2) */
     int64_t log_end_offset;    /* -1 unknown */
     int64_t last_fetch_ms;     /* -1 unknown */
     int64_t last_caught_up_ms; /* -1 unknown */
@@ -495,6 +500,11 @@ void raft_step(raft *r, const raft_event *event, raft_output *out);
 
 void raft_get_status(const raft *r, raft_status *status);
 bool raft_is_voter(const raft *r, int32_t node_id);
+/* The id the core gives bootstrap server i (Kafka: -2 - i). */
+static inline int32_t raft_bootstrap_id(int i)
+{
+    return -2 - i;
+}
 /* The voter set in force and kraft.version (KIP-853); static voters have
  * no directory ids or endpoints. */
 const kq_voter_set *raft_voters(const raft *r);

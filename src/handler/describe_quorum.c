@@ -9,12 +9,42 @@ static void describe_quorum_respond(handler *h, void *slot, const wire_request_h
                                     const raft_status *status,
                                     const wire_describe_quorum_request *body);
 
+/* The voters' endpoints (v2 Nodes): as the voter set in the log names them
+ * (KIP-853), else the configured ones. */
+static int describe_quorum_nodes(handler *h, wire_describe_quorum_node *nodes,
+                                 wire_raft_listener *listeners)
+{
+    const kq_voter_set *set = raft_voters(h->svc.raft);
+    int n = 0;
+    for (int i = 0; i < set->count && n < HANDLER_NODES_MAX; i++) {
+        const kq_voter *v = &set->voters[i];
+        if (!v->host[0])
+            continue;
+        listeners[n] = (wire_raft_listener){.name = kq_slice_cstr(v->listener),
+                                            .host = kq_slice_cstr(v->host), .port = v->port};
+        nodes[n] = (wire_describe_quorum_node){.node_id = v->id, .listeners = &listeners[n],
+                                               .listener_count = 1};
+        n++;
+    }
+    if (n > 0)
+        return n;
+    for (int i = 0; i < h->svc.node_count; i++) {
+        listeners[i] = (wire_raft_listener){.name = kq_slice_cstr("PLAINTEXT"),
+                                            .host = kq_slice_cstr(h->svc.nodes[i].host),
+                                            .port = h->svc.nodes[i].port};
+        nodes[i] = (wire_describe_quorum_node){.node_id = h->svc.nodes[i].node_id,
+                                               .listeners = &listeners[i], .listener_count = 1};
+    }
+    return h->svc.node_count;
+}
+
 static void fill_replicas(const raft_replica_status *src, int count,
                           wire_describe_quorum_replica_state *dst)
 {
     for (int i = 0; i < count; i++)
         dst[i] = (wire_describe_quorum_replica_state){
             .replica_id = src[i].replica_id,
+            .replica_directory_id = src[i].directory_id,
             .log_end_offset = src[i].log_end_offset,
             .last_fetch_timestamp = src[i].last_fetch_ms,
             .last_caught_up_timestamp = src[i].last_caught_up_ms,
@@ -121,19 +151,13 @@ static void describe_quorum_respond(handler *h, void *slot, const wire_request_h
 
     wire_describe_quorum_node nodes[HANDLER_NODES_MAX];
     wire_raft_listener listeners[HANDLER_NODES_MAX];
-    for (int i = 0; i < h->svc.node_count; i++) {
-        listeners[i] = (wire_raft_listener){.name = kq_slice_cstr("PLAINTEXT"),
-                                            .host = kq_slice_cstr(h->svc.nodes[i].host),
-                                            .port = h->svc.nodes[i].port};
-        nodes[i] = (wire_describe_quorum_node){.node_id = h->svc.nodes[i].node_id,
-                                               .listeners = &listeners[i], .listener_count = 1};
-    }
+    int node_count = describe_quorum_nodes(h, nodes, listeners);
     wire_describe_quorum_response resp = {
         .error_message = {NULL, -1},
         .topics = &td,
         .topic_count = 1,
         .nodes = nodes,
-        .node_count = h->svc.node_count,
+        .node_count = node_count,
     };
     handler_begin_response(h, hdr);
     wire_describe_quorum_response_encode(&h->out, hdr->api_version, &resp);

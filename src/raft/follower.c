@@ -17,12 +17,15 @@ int64_t raft_fetch_position(const raft *r)
 static raft_peer *pick_target(raft *r)
 {
     if (r->role == RAFT_ROLE_FOLLOWER)
-        return raft_voter(r, r->q.leader_id);
-    /* An observer without a leader asks any voter; the answer names the leader. */
-    raft_peer *eligible[RAFT_VOTERS_MAX];
+        return raft_leader_peer(r, r->q.leader_id);
+    /* An observer without a leader asks a bootstrap server (KIP-853), or
+     * without any, a voter; the answer names the leader. */
+    raft_peer *eligible[RAFT_VOTERS_MAX + RAFT_BOOTSTRAP_SERVERS_MAX + 1];
     int n = 0;
-    for (int i = 0; i < r->voter_count; i++) {
-        raft_peer *p = &r->voters[i];
+    bool bootstrap = r->cfg.bootstrap_count > 0;
+    for (int i = bootstrap ? r->voter_count : 0;
+         i < (bootstrap ? r->voter_count + r->cfg.bootstrap_count : r->voter_count); i++) {
+        raft_peer *p = raft_peer_at(r, i);
         if (p->out.inflight)
             return NULL;
         if (p->id != r->cfg.node_id && r->now_ms >= p->out.retry_at_ms)
@@ -247,7 +250,7 @@ static bool answers_fetch(const raft *r, const raft_outbound *req, const raft_fe
 void raft_on_fetch_response(raft *r, const raft_msg *m, raft_output *out)
 {
     const raft_fetch_response *f = &m->u.fetch_response;
-    raft_peer *p = raft_voter(r, m->from);
+    raft_peer *p = raft_peer_of(r, m->from);
     if (!p)
         return;
     if (raft_observe_leader(r, out, f->leader_id, f->leader_epoch))
@@ -318,7 +321,11 @@ static int16_t validate_voter_request(const raft *r, int32_t epoch, int32_t lead
 {
     if (epoch < r->q.epoch)
         return KAFKA_FENCED_LEADER_EPOCH;
-    if (!r->is_voter || !raft_voter((raft *)r, leader_id) || leader_id == r->cfg.node_id)
+    if (leader_id == r->cfg.node_id || leader_id < 0)
+        return KAFKA_INCONSISTENT_VOTER_SET;
+    /* With the set in the log (KIP-853) ours may be behind the leader's: a
+     * new voter or an observer follows it (Kafka checks only the key). */
+    if (!raft_voters_dynamic(r) && (!r->is_voter || !raft_voter((raft *)r, leader_id)))
         return KAFKA_INCONSISTENT_VOTER_SET;
     return KAFKA_NONE;
 }

@@ -56,8 +56,8 @@ void raft_request_failed(raft *r, raft_peer *peer)
 
 void raft_requests_expire(raft *r)
 {
-    for (int i = 0; i < r->voter_count; i++) {
-        raft_peer *p = &r->voters[i];
+    for (int i = 0; i < raft_peer_count(r); i++) {
+        raft_peer *p = raft_peer_at(r, i);
         if (p->out.inflight && r->now_ms >= p->out.deadline_ms)
             raft_request_failed(r, p);
     }
@@ -65,8 +65,8 @@ void raft_requests_expire(raft *r)
 
 void raft_requests_wake(raft *r, raft_output *out)
 {
-    for (int i = 0; i < r->voter_count; i++) {
-        const raft_peer *p = &r->voters[i];
+    for (int i = 0; i < raft_peer_count(r); i++) {
+        const raft_peer *p = raft_peer_at(r, i);
         if (p->out.inflight)
             raft_wake(out, p->out.deadline_ms);
         else if (p->out.retry_at_ms > r->now_ms)
@@ -83,4 +83,29 @@ void raft_peers_reset(raft *r)
                          .last_caught_up_ms = -1};
     }
     r->observer_count = 0;
+    /* the bootstrap servers stay (their ids are fixed), a leader goes */
+    r->contact_count = r->cfg.bootstrap_count;
+    for (int i = 0; i < r->contact_count; i++)
+        r->contacts[i] = (raft_peer){.id = raft_bootstrap_id(i), .end_offset = -1,
+                                     .last_fetch_ms = -1, .last_caught_up_ms = -1};
+}
+
+raft_peer *raft_peer_of(raft *r, int32_t id)
+{
+    raft_peer *p = raft_voter(r, id);
+    for (int i = 0; !p && i < r->contact_count; i++)
+        if (r->contacts[i].id == id)
+            p = &r->contacts[i];
+    return p;
+}
+
+raft_peer *raft_leader_peer(raft *r, int32_t id)
+{
+    raft_peer *p = raft_peer_of(r, id);
+    if (p || id < 0)
+        return p;
+    r->contact_count = r->cfg.bootstrap_count + 1; /* one leader contact at most */
+    p = &r->contacts[r->contact_count - 1];
+    *p = (raft_peer){.id = id, .end_offset = -1, .last_fetch_ms = -1, .last_caught_up_ms = -1};
+    return p;
 }

@@ -227,7 +227,12 @@ void raft_become_resigned(raft *r, raft_output *out, const int32_t *successors,
 
 bool raft_observe_leader(raft *r, raft_output *out, int32_t leader_id, int32_t epoch)
 {
-    bool known = leader_id >= 0 && leader_id != r->cfg.node_id && raft_voter(r, leader_id);
+    /* Static voters follow only one of them; with the set in the log, or
+     * bootstrap servers, a leader outside our set is followed too (our set
+     * is behind: KIP-853). */
+    bool known = leader_id >= 0 && leader_id != r->cfg.node_id &&
+                 (raft_voter(r, leader_id) || raft_voters_dynamic(r) ||
+                  r->cfg.bootstrap_count > 0);
     if (epoch > r->q.epoch) {
         if (known)
             raft_become_follower(r, out, epoch, leader_id, "learned of a newer leader");

@@ -37,7 +37,7 @@ static bool history_valid(const raft_config *c, const raft_log_state *log)
     int n = log ? log->voter_history_count : 0;
     if (n < 0 || n > RAFT_VOTER_HISTORY_MAX || (n > 0 && !log->voter_history))
         return false;
-    bool voters = c->voter_count > 0;
+    bool voters = c->voter_count > 0 || c->bootstrap_count > 0; /* an observer may know none */
     for (int i = 0; i < n; i++) {
         const raft_voter_entry *e = &log->voter_history[i];
         if (e->offset < -1 || (i > 0 && e->offset < log->voter_history[i - 1].offset) ||
@@ -54,6 +54,8 @@ static bool config_valid(const raft_config *c)
     if (c->node_id < 0 || c->voter_count < 0 || c->voter_count > RAFT_VOTERS_MAX)
         return false;
     if (c->election_timeout_ms == 0 || c->fetch_timeout_ms == 0 || c->request_timeout_ms == 0)
+        return false;
+    if (c->bootstrap_count < 0 || c->bootstrap_count > RAFT_BOOTSTRAP_SERVERS_MAX)
         return false;
     if (c->fetch_max_wait_ms > INT32_MAX || c->fetch_max_bytes > INT32_MAX ||
         c->append_linger_ms > RAFT_APPEND_LINGER_MS_MAX)
@@ -338,7 +340,7 @@ void raft_step(raft *r, const raft_event *ev, raft_output *out)
     case RAFT_EVENT_TICK: break;
     case RAFT_EVENT_RECEIVE: on_receive(r, &ev->msg, out); break;
     case RAFT_EVENT_SEND_FAILED: {
-        raft_peer *p = raft_voter(r, ev->msg.to);
+        raft_peer *p = raft_peer_of(r, ev->msg.to);
         if (p && p->out.inflight)
             raft_request_failed(r, p);
         break;
@@ -403,12 +405,15 @@ void raft_get_status(const raft *r, raft_status *s)
     for (int i = 0; i < r->voter_count; i++) {
         raft_replica_status *v = &s->voters[s->voter_count++];
         replica_status(&r->voters[i], v);
+        v->directory_id = raft_peer_dir((raft *)r, r->voters[i].id);
         if (r->voters[i].id == r->cfg.node_id) {
             v->log_end_offset = r->end_offset;
             v->last_fetch_ms = r->now_ms;
             v->last_caught_up_ms = r->now_ms;
         }
     }
-    for (int i = 0; i < r->observer_count; i++)
-        replica_status(&r->observers[i], &s->observers[s->observer_count++]);
+    for (int i = 0; i < r->observer_count; i++) {
+        replica_status(&r->observers[i], &s->observers[s->observer_count]);
+        s->observers[s->observer_count++].directory_id = r->observers[i].fetch_dir;
+    }
 }

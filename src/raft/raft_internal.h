@@ -129,6 +129,11 @@ struct raft {
     int voter_count;
     raft_peer observers[RAFT_OBSERVERS_MAX];
     int observer_count;
+    /* Whom a node outside the voter set fetches from (KIP-853): the
+     * bootstrap servers (ids -2, -3, ...) and, last, a leader that is not
+     * in its voter set (its set is behind). */
+    raft_peer contacts[RAFT_BOOTSTRAP_SERVERS_MAX + 1];
+    int contact_count;
 
     /* unattached / voted / candidate / resigned */
     int64_t election_deadline_ms;
@@ -236,6 +241,19 @@ void raft_dir_caught_up(raft *r, raft_output *out);
 /* quorum.c: transitions. Each stores the quorum state first if it changed. */
 int raft_majority(const raft *r);
 raft_peer *raft_voter(raft *r, int32_t id);
+/* The voter or contact (bootstrap server, leader outside the set) id. */
+raft_peer *raft_peer_of(raft *r, int32_t id);
+/* The peer to fetch from for leader id: its voter entry, or a contact. */
+raft_peer *raft_leader_peer(raft *r, int32_t id);
+/* Every peer with an outbound slot: the voters, then the contacts. */
+static inline int raft_peer_count(const raft *r)
+{
+    return r->voter_count + r->contact_count;
+}
+static inline raft_peer *raft_peer_at(raft *r, int i)
+{
+    return i < r->voter_count ? &r->voters[i] : &r->contacts[i - r->voter_count];
+}
 void raft_become_unattached(raft *r, raft_output *out, int32_t epoch, const char *why);
 void raft_become_voted(raft *r, raft_output *out, int32_t epoch, int32_t candidate);
 void raft_become_candidate(raft *r, raft_output *out, const char *why);
