@@ -183,8 +183,7 @@ static raft *exec_make_core(kq_exec *x, const raft_quorum_state *qs)
         .epoch_count = kq_log_epochs(x->log, epochs, RAFT_EPOCH_CACHE_MAX),
     };
     exec_snapshots_log_state(x, &ls);
-    ls.voter_history = x->snap->history; /* exec_voter_history_load */
-    ls.voter_history_count = x->snap->history_count;
+    ls.voter_history = exec_voter_history(x, &ls.voter_history_count);
     if (x->repair_end > 0) {
         ls.repair_end_offset = x->repair_end;
         ls.repair_last_epoch = x->repair_epoch;

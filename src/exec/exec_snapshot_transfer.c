@@ -155,6 +155,10 @@ bool exec_snapshot_followup(kq_exec *x, raft_event *ev)
 int16_t exec_snapshot_read_chunk(kq_exec *x, const raft_fetch_snapshot_response *f,
                                  kq_writer *out, int64_t *size)
 {
+    /* 0-0 is Kafka's bootstrap checkpoint: never replicated (KIP-853; a
+     * Kafka leader answers it as not found too). */
+    if (f->snapshot_id.end_offset == 0)
+        return KAFKA_SNAPSHOT_NOT_FOUND;
     *size = kq_snapshot_size(x->env.fs, x->log_dir, f->snapshot_id);
     if (*size == -ENOENT)
         return KAFKA_SNAPSHOT_NOT_FOUND;

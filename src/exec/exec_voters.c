@@ -13,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec_internal.h"
+#include "exec_snapshot.h"
+#include "kq/log.h"
 #include "kq/bootstrap_snapshot.h"
 #include "kq/record.h"
 #include "kq/snapshot_file.h"

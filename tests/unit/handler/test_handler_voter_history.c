@@ -13,6 +13,7 @@
 #include "kq/bootstrap_snapshot.h"
 #include "kq/snapshot_file.h"
 #include "kq/snapshot_state.h"
+#include "kq/wire_fetch_snapshot.h"
 
 static void make_dir(char *dir, size_t len)
 {
@@ -255,6 +256,36 @@ static void test_snapshot_at_log_start(void **state)
     tn_close(&n);
 }
 
+/* The bootstrap checkpoint is never replicated: a leader holding it
+ * answers FetchSnapshot for 0-0 as not found (KIP-853, as Kafka). */
+static void test_bootstrap_is_not_served(void **state)
+{
+    (void)state;
+    char dir[64];
+    make_dir(dir, sizeof dir);
+    write_bootstrap(dir, 1, 1);
+    tn_node n;
+    tn_open_at(&n, 1, 1, dir, 1000000);
+    tn_flush(&n);
+    raft_status st = tn_status(&n);
+    assert_int_equal(st.role, RAFT_ROLE_LEADER);
+    wire_fetch_snapshot_partition p = {.partition = 0, .current_leader_epoch = st.epoch,
+                                       .snapshot_id = {0, 0}, .position = 0};
+    wire_fetch_snapshot_topic t = {kq_slice_cstr("__cluster_metadata"), &p, 1};
+    wire_fetch_snapshot_request req = {.cluster_id = kq_slice_cstr(TN_CLUSTER_ID),
+                                       .replica_id = 2, .max_bytes = 1 << 20, .topics = &t,
+                                       .topic_count = 1};
+    tn_slot peer = {2};
+    TN_SEND(&n, &peer, WIRE_API_FETCH_SNAPSHOT, 1, 20, wire_fetch_snapshot_request_encode, &req);
+    wire_fetch_snapshot_response resp;
+    TN_DECODE(&n, &peer, WIRE_API_FETCH_SNAPSHOT, 1, 20, wire_fetch_snapshot_response_decode,
+              &resp);
+    assert_int_equal(resp.error_code, KAFKA_NONE);
+    assert_int_equal(resp.topics[0].partitions[0].error_code, KAFKA_SNAPSHOT_NOT_FOUND);
+    assert_int_equal(resp.topics[0].partitions[0].unaligned_records.len, 0);
+    tn_close(&n);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -264,6 +295,7 @@ int main(void)
         cmocka_unit_test(test_log_records_carry_the_other_half),
         cmocka_unit_test(test_bounded_keeps_the_last),
         cmocka_unit_test(test_snapshot_at_log_start),
+        cmocka_unit_test(test_bootstrap_is_not_served),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
