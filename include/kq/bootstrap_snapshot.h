@@ -16,24 +16,16 @@
 
 #include "kq/buf.h"
 #include "kq/limits.h"
+#include "kq/voter_set.h"
 
-#define KQ_BOOTSTRAP_VOTERS_MAX KQ_CONFIG_VOTERS_MAX
-
-enum { KQ_CONTROL_KRAFT_VERSION = 5, KQ_CONTROL_VOTERS = 6 };
-
-typedef struct kq_bootstrap_voter {
-    int32_t id;
-    kq_uuid directory_id;
-    char listener[KQ_BOOTSTRAP_NAME_BYTES_MAX + 1]; /* the controller listener's name */
-    char host[KQ_BOOTSTRAP_NAME_BYTES_MAX + 1];
-    uint16_t port;
-} kq_bootstrap_voter;
+#define KQ_BOOTSTRAP_VOTERS_MAX KQ_VOTER_SET_MAX
 
 typedef struct kq_bootstrap {
     int16_t kraft_version; /* 0 or 1 */
     bool has_voters;       /* a VotersRecord (kraft.version 1 only) */
-    int voter_count;
-    kq_bootstrap_voter voters[KQ_BOOTSTRAP_VOTERS_MAX];
+    /* Each voter with its controller listener and a kraft.version range
+     * that holds 1 (the format tool writes 0..1, as Kafka 4.4). */
+    kq_voter_set voters;
     int64_t timestamp_ms; /* batch timestamps and LastContainedLogTimestamp */
 } kq_bootstrap;
 

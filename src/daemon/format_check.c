@@ -38,38 +38,30 @@ static int meta_check(const kq_config *config, kq_meta_properties *m, char *err,
     return 1;
 }
 
-static bool has_voter(const kq_bootstrap *b, int32_t id)
-{
-    for (int i = 0; i < b->voter_count; i++)
-        if (b->voters[i].id == id)
-            return true;
-    return false;
-}
-
 /* The voters of the bootstrap snapshot against the configured ones (as
  * sets of ids) and this node's directory id against meta.properties. */
 static bool voters_agree(const kq_config *c, const kq_bootstrap *b, const kq_meta_properties *m,
                          bool have_meta, const char *path, char *err, size_t errlen)
 {
-    bool same = b->voter_count == c->voter_count;
+    bool same = b->voters.count == c->voter_count;
     for (int i = 0; same && i < c->voter_count; i++)
-        same = has_voter(b, c->voters[i].id);
+        same = kq_voter_set_find(&b->voters, c->voters[i].id) >= 0;
     if (!same) {
         int32_t ids[KQ_BOOTSTRAP_VOTERS_MAX], conf[KQ_CONFIG_VOTERS_MAX];
-        for (int i = 0; i < b->voter_count; i++)
-            ids[i] = b->voters[i].id;
+        for (int i = 0; i < b->voters.count; i++)
+            ids[i] = b->voters.voters[i].id;
         for (int i = 0; i < c->voter_count; i++)
             conf[i] = c->voters[i].id;
         char a[512], k[512];
-        voter_ids_render(a, sizeof a, ids, b->voter_count);
+        voter_ids_render(a, sizeof a, ids, b->voters.count);
         voter_ids_render(k, sizeof k, conf, c->voter_count);
         snprintf(err, errlen, "refusing to start: %s names the voters {%s} but %s configures "
                  "the voters {%s}", path, a, c->path, k);
         return false;
     }
-    for (int i = 0; have_meta && m->has_directory_id && i < b->voter_count; i++)
-        if (b->voters[i].id == c->node_id &&
-            memcmp(b->voters[i].directory_id.bytes, m->directory_id.bytes, 16) != 0) {
+    for (int i = 0; have_meta && m->has_directory_id && i < b->voters.count; i++)
+        if (b->voters.voters[i].id == c->node_id &&
+            memcmp(b->voters.voters[i].directory_id.bytes, m->directory_id.bytes, 16) != 0) {
             snprintf(err, errlen, "refusing to start: %s gives node %d another directory id "
                      "than %s/" KQ_META_PROPERTIES_NAME, path, (int)c->node_id, c->log_dir);
             return false;

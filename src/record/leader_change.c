@@ -3,6 +3,7 @@
 
 #include "kq/limits.h"
 #include "kq/record.h"
+#include "record_internal.h"
 
 
 static void write_voters(kq_writer *w, const int32_t *ids, int n)
@@ -14,45 +15,38 @@ static void write_voters(kq_writer *w, const int32_t *ids, int n)
     }
 }
 
+void record_write_leader_change_value(kq_writer *w, int32_t leader_id, const int32_t *voters,
+                                     int voter_count, const int32_t *granting,
+                                     int granting_count)
+{
+    kq_write_i16(w, 0); /* Version */
+    kq_write_i32(w, leader_id);
+    write_voters(w, voters, voter_count);
+    write_voters(w, granting, granting_count);
+    kq_write_empty_tagged_fields(w);
+}
+
+/* The LeaderChange record alone: record_build_control checks the counts. */
 bool record_build_leader_change(kq_writer *out, int64_t base_offset, int32_t epoch,
                                 int64_t timestamp_ms, int32_t leader_id,
                                 const int32_t *voters, int voter_count,
                                 const int32_t *granting, int granting_count)
 {
-    if (voter_count < 0 || granting_count < 0 || voter_count > LEADER_CHANGE_VOTERS_MAX ||
-        granting_count > LEADER_CHANGE_VOTERS_MAX || (voter_count > 0 && !voters) ||
-        (granting_count > 0 && !granting))
+    if (leader_id < 0)
         return false;
-    uint8_t key[4] = { 0, 0, 0, RECORD_CONTROL_LEADER_CHANGE };
-    kq_writer value;
-    kq_writer_init(&value, 1u << 20);
-    kq_write_i16(&value, 0); /* Version */
-    kq_write_i32(&value, leader_id);
-    write_voters(&value, voters, voter_count);
-    write_voters(&value, granting, granting_count);
-    kq_write_empty_tagged_fields(&value);
-    bool ok = false;
-    if (!value.error) {
-        record rec;
-        memset(&rec, 0, sizeof(rec));
-        rec.timestamp = timestamp_ms;
-        rec.key = (kq_slice){ key, sizeof(key) };
-        rec.value = (kq_slice){ value.data, (int32_t)value.len };
-        record_batch_builder_args args = {
-            .base_offset = base_offset,
-            .partition_leader_epoch = epoch,
-            .attributes = RECORD_ATTR_CONTROL,
-            .base_timestamp = timestamp_ms,
-            .producer_id = -1,
-            .producer_epoch = -1,
-            .base_sequence = -1,
-            .records = &rec,
-            .record_count = 1,
-        };
-        ok = record_batch_build(out, &args);
-    }
-    kq_writer_free(&value);
-    return ok;
+    record_control_args a = {
+        .base_offset = base_offset,
+        .epoch = epoch,
+        .timestamp_ms = timestamp_ms,
+        .leader_id = leader_id,
+        .lc_voters = voters,
+        .lc_voter_count = voter_count,
+        .lc_granting = granting,
+        .lc_granting_count = granting_count,
+        .kraft_version = -1,
+        .voters = NULL,
+    };
+    return record_build_control(out, &a);
 }
 
 int record_control_type(kq_slice key)

@@ -15,4 +15,9 @@ void record_batch_seal_crc(uint8_t *batch, size_t size);
  * The header must come from a successful record_batch_check. */
 enum record_status record_validate_plain(const uint8_t *batch, const record_batch_header *h);
 
+/* The LeaderChangeMessage v0 value (record_build_control writes it). */
+void record_write_leader_change_value(kq_writer *w, int32_t leader_id, const int32_t *voters,
+                                     int voter_count, const int32_t *granting,
+                                     int granting_count);
+
 #endif

@@ -25,77 +25,25 @@ static int bad(char *err, size_t errlen, size_t pos, const char *fmt, ...)
     return -EBADMSG;
 }
 
-static bool copy_str(kq_slice s, char *out, size_t cap)
-{
-    if (!s.ptr || s.len < 1 || (size_t)s.len >= cap || memchr(s.ptr, '\0', (size_t)s.len))
-        return false;
-    memcpy(out, s.ptr, (size_t)s.len);
-    out[s.len] = '\0';
-    return true;
-}
-
-/* One voter (VotersRecord v0); the first endpoint is kept. */
-static const char *read_voter(kq_reader *r, kq_bootstrap_voter *v)
-{
-    v->id = kq_read_i32(r);
-    v->directory_id = kq_read_uuid(r);
-    int32_t n = kq_read_compact_array_len(r);
-    if (r->error || n < 1)
-        return "a voter without endpoints";
-    for (int32_t i = 0; i < n; i++) {
-        kq_slice name = kq_read_compact_string(r), host = kq_read_compact_string(r);
-        uint16_t port = kq_read_u16(r);
-        kq_skip_tagged_fields(r);
-        if (r->error)
-            return "voter endpoint truncated";
-        if (i == 0 && (!copy_str(name, v->listener, sizeof v->listener) ||
-                       !copy_str(host, v->host, sizeof v->host)))
-            return "bad endpoint name or host";
-        if (i == 0)
-            v->port = port;
-    }
-    int16_t lo = kq_read_i16(r), hi = kq_read_i16(r);
-    kq_skip_tagged_fields(r);
-    kq_skip_tagged_fields(r);
-    if (r->error)
-        return "voter truncated";
-    return v->id < 0 || lo > hi || lo > 1 || hi < 1 ? "bad voter id or kraft.version range" : NULL;
-}
-
 static const char *read_voters(kq_slice value, kq_bootstrap *b)
 {
-    kq_reader r;
-    kq_reader_init(&r, value.ptr, value.len < 0 ? 0 : (size_t)value.len);
-    int16_t version = kq_read_i16(&r);
-    int32_t n = kq_read_compact_array_len(&r);
-    if (r.error || version != 0)
-        return "VotersRecord: unknown version or truncated";
-    if (n < 1 || n > KQ_BOOTSTRAP_VOTERS_MAX)
-        return "VotersRecord: no voters, or more than the limit";
-    for (int32_t i = 0; i < n; i++) {
-        const char *why = read_voter(&r, &b->voters[i]);
-        if (why)
-            return why;
-        for (int32_t k = 0; k < i; k++)
-            if (b->voters[k].id == b->voters[i].id)
-                return "VotersRecord: a voter listed twice";
-    }
-    kq_skip_tagged_fields(&r);
-    if (r.error || kq_reader_remaining(&r) != 0)
-        return "VotersRecord: truncated or trailing bytes";
-    b->voter_count = n;
+    const char *why = record_parse_voters(value, &b->voters);
+    if (why)
+        return why;
+    /* Every voter must be able to run kraft.version 1, the level recorded. */
+    for (int i = 0; i < b->voters.count; i++)
+        if (b->voters.voters[i].kraft_version_min > 1 || b->voters.voters[i].kraft_version_max < 1)
+            return "VotersRecord: a voter without kraft.version 1";
     b->has_voters = true;
     return NULL;
 }
 
 static const char *read_kraft_version(kq_slice value, kq_bootstrap *b)
 {
-    kq_reader r;
-    kq_reader_init(&r, value.ptr, value.len < 0 ? 0 : (size_t)value.len);
-    int16_t version = kq_read_i16(&r), level = kq_read_i16(&r);
-    kq_skip_tagged_fields(&r);
-    if (r.error || version != 0 || kq_reader_remaining(&r) != 0)
-        return "KRaftVersionRecord: unknown version or malformed";
+    int16_t level;
+    const char *why = record_parse_kraft_version(value, &level);
+    if (why)
+        return why;
     if (level != 1)
         return "KRaftVersionRecord: only kraft.version 1 is known";
     b->kraft_version = level;
@@ -113,9 +61,9 @@ static const char *control(const record *rec, int64_t off, kq_bootstrap *b, bool
         *footer = true;
         return snap_read_footer(rec->value);
     }
-    if (type == KQ_CONTROL_KRAFT_VERSION && b->kraft_version == 0 && !b->has_voters)
+    if (type == RECORD_CONTROL_KRAFT_VERSION && b->kraft_version == 0 && !b->has_voters)
         return read_kraft_version(rec->value, b);
-    if (type == KQ_CONTROL_VOTERS && b->kraft_version == 1 && !b->has_voters)
+    if (type == RECORD_CONTROL_VOTERS && b->kraft_version == 1 && !b->has_voters)
         return read_voters(rec->value, b);
     return "an unexpected control record (type, order or repetition)";
 }

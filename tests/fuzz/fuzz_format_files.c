@@ -42,9 +42,10 @@ static void bootstrap(const uint8_t *data, size_t size)
     FUZZ_CHECK(kq_bootstrap_decode(w.data, w.len, &back, err, sizeof err) == 0,
                "the re-encoding decodes");
     FUZZ_CHECK(back.kraft_version == b.kraft_version && back.has_voters == b.has_voters &&
-                   back.voter_count == b.voter_count && back.timestamp_ms == b.timestamp_ms,
+                   back.voters.count == b.voters.count && back.timestamp_ms == b.timestamp_ms,
                "same kraft.version, voter count and timestamp");
-    FUZZ_CHECK(memcmp(back.voters, b.voters, sizeof(b.voters[0]) * (size_t)b.voter_count) == 0,
+    FUZZ_CHECK(memcmp(back.voters.voters, b.voters.voters,
+                      sizeof(b.voters.voters[0]) * (size_t)b.voters.count) == 0,
                "same voters");
     kq_writer_free(&w);
 }

@@ -106,9 +106,11 @@ static int plan(const args *a, const kq_config *c, kq_bootstrap *b, kq_uuid *dir
     b->kraft_version = 1;
     b->has_voters = true;
     if (a->standalone) {
-        kq_bootstrap_voter *v = &b->voters[b->voter_count++];
+        kq_voter *v = &b->voters.voters[b->voters.count++];
         v->id = c->node_id;
         v->directory_id = *dir_id;
+        v->kraft_version_min = 0; /* what this build runs (Kafka 4.4's range) */
+        v->kraft_version_max = 1;
         v->port = l->advertised_port ? l->advertised_port : l->port;
         snprintf(v->listener, sizeof v->listener, "%s", l->name);
         snprintf(v->host, sizeof v->host, "%s",
@@ -119,9 +121,9 @@ static int plan(const args *a, const kq_config *c, kq_bootstrap *b, kq_uuid *dir
         fprintf(stderr, "kq-storage: %s\n", err);
         return 2;
     }
-    for (int i = 0; i < b->voter_count; i++)
-        if (b->voters[i].id == c->node_id)
-            *dir_id = b->voters[i].directory_id;
+    for (int i = 0; i < b->voters.count; i++)
+        if (b->voters.voters[i].id == c->node_id)
+            *dir_id = b->voters.voters[i].directory_id;
     return 0;
 }
 

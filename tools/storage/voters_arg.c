@@ -8,7 +8,7 @@
 #include "kq/meta_properties.h"
 #include "storage_tool.h"
 
-static int parse_one(const char *s, size_t len, kq_bootstrap_voter *v, const char *listener)
+static int parse_one(const char *s, size_t len, kq_voter *v, const char *listener)
 {
     char buf[600];
     if (len == 0 || len >= sizeof buf)
@@ -46,6 +46,8 @@ static int parse_one(const char *s, size_t len, kq_bootstrap_voter *v, const cha
         return -EINVAL;
     v->id = (int32_t)id;
     v->port = (uint16_t)p;
+    v->kraft_version_min = 0; /* what this build runs (Kafka 4.4's range) */
+    v->kraft_version_max = 1;
     snprintf(v->host, sizeof v->host, "%s", host);
     snprintf(v->listener, sizeof v->listener, "%s", listener);
     return 0;
@@ -54,28 +56,27 @@ static int parse_one(const char *s, size_t len, kq_bootstrap_voter *v, const cha
 int storage_tool_parse_voters(const char *arg, const char *listener, kq_bootstrap *b, char *err,
                               size_t errlen)
 {
-    b->voter_count = 0;
+    b->voters.count = 0;
     const char *p = arg;
     for (;;) {
         const char *comma = strchr(p, ',');
         size_t len = comma ? (size_t)(comma - p) : strlen(p);
-        if (b->voter_count == KQ_BOOTSTRAP_VOTERS_MAX) {
+        if (b->voters.count == KQ_BOOTSTRAP_VOTERS_MAX) {
             snprintf(err, errlen, "--initial-controllers: more than %d voters",
                      KQ_BOOTSTRAP_VOTERS_MAX);
             return -EINVAL;
         }
-        kq_bootstrap_voter *v = &b->voters[b->voter_count];
+        kq_voter *v = &b->voters.voters[b->voters.count];
         if (parse_one(p, len, v, listener) != 0) {
             snprintf(err, errlen, "--initial-controllers: '%.*s' is not "
                      "id@host:port:directory-id (a Uuid, not a reserved one)", (int)len, p);
             return -EINVAL;
         }
-        for (int i = 0; i < b->voter_count; i++)
-            if (b->voters[i].id == v->id) {
-                snprintf(err, errlen, "--initial-controllers: voter %d listed twice", (int)v->id);
-                return -EINVAL;
-            }
-        b->voter_count++;
+        if (kq_voter_set_find(&b->voters, v->id) >= 0) {
+            snprintf(err, errlen, "--initial-controllers: voter %d listed twice", (int)v->id);
+            return -EINVAL;
+        }
+        b->voters.count++;
         if (!comma)
             return 0;
         p = comma + 1;

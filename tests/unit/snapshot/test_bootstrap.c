@@ -60,14 +60,15 @@ static void standalone(kq_bootstrap *b)
     memset(b, 0, sizeof *b);
     b->kraft_version = 1;
     b->has_voters = true;
-    b->voter_count = 1;
+    b->voters.count = 1;
     b->timestamp_ms = TS;
-    b->voters[0].id = 1;
+    b->voters.voters[0].id = 1;
     assert_int_equal(kq_uuid_from_string(kafka_dir_id, strlen(kafka_dir_id),
-                                         &b->voters[0].directory_id), 0);
-    strcpy(b->voters[0].listener, "CONTROLLER");
-    strcpy(b->voters[0].host, "localhost");
-    b->voters[0].port = 19093;
+                                         &b->voters.voters[0].directory_id), 0);
+    strcpy(b->voters.voters[0].listener, "CONTROLLER");
+    strcpy(b->voters.voters[0].host, "localhost");
+    b->voters.voters[0].port = 19093;
+    b->voters.voters[0].kraft_version_max = 1;
 }
 
 static void assert_slice_equal(kq_slice a, kq_slice b)
@@ -107,8 +108,8 @@ static void test_standalone_matches_kafka(void **state)
         assert_int_equal(o->ts[i], TS);
     }
     assert_int_equal(o->types[0], 3);
-    assert_int_equal(o->types[1], KQ_CONTROL_KRAFT_VERSION);
-    assert_int_equal(o->types[2], KQ_CONTROL_VOTERS);
+    assert_int_equal(o->types[1], RECORD_CONTROL_KRAFT_VERSION);
+    assert_int_equal(o->types[2], RECORD_CONTROL_VOTERS);
     /* Header: version 0, LastContainedLogTimestamp, no tags. */
     assert_int_equal(o->values[0].len, 11);
     assert_int_equal(k->values[0].len, 11);
@@ -148,7 +149,7 @@ static void test_kraft_version_0_and_no_voters(void **state)
     assert_true(kq_bootstrap_encode(&w, &b));
     assert_int_equal(split(w.data, w.len, v, 4), 2);
     assert_int_equal(v[0].n, 2);
-    assert_int_equal(v[0].types[1], KQ_CONTROL_KRAFT_VERSION);
+    assert_int_equal(v[0].types[1], RECORD_CONTROL_KRAFT_VERSION);
     assert_int_equal(v[1].h.base_offset, 2);
     kq_writer_free(&w);
 }
@@ -166,7 +167,7 @@ static void test_refusals(void **state)
     b.kraft_version = 2;
     assert_false(kq_bootstrap_encode(&w, &b));
     standalone(&b);
-    b.voter_count = 0;
+    b.voters.count = 0;
     assert_false(kq_bootstrap_encode(&w, &b));
     assert_int_equal(w.len, 0);
     kq_writer_free(&w);
@@ -182,24 +183,24 @@ static void test_decode_kafka_and_ours(void **state)
                                          sizeof err), 0);
     assert_int_equal(got.kraft_version, 1);
     assert_true(got.has_voters);
-    assert_int_equal(got.voter_count, 1);
-    assert_int_equal(got.voters[0].id, 1);
-    assert_memory_equal(got.voters[0].directory_id.bytes, want.voters[0].directory_id.bytes, 16);
-    assert_string_equal(got.voters[0].listener, "CONTROLLER");
-    assert_string_equal(got.voters[0].host, "localhost");
-    assert_int_equal(got.voters[0].port, 19093);
+    assert_int_equal(got.voters.count, 1);
+    assert_int_equal(got.voters.voters[0].id, 1);
+    assert_memory_equal(got.voters.voters[0].directory_id.bytes, want.voters.voters[0].directory_id.bytes, 16);
+    assert_string_equal(got.voters.voters[0].listener, "CONTROLLER");
+    assert_string_equal(got.voters.voters[0].host, "localhost");
+    assert_int_equal(got.voters.voters[0].port, 19093);
     /* Ours, two voters, round trip. */
-    want.voter_count = 2;
-    want.voters[1] = want.voters[0];
-    want.voters[1].id = 2;
-    want.voters[1].port = 19094;
+    want.voters.count = 2;
+    want.voters.voters[1] = want.voters.voters[0];
+    want.voters.voters[1].id = 2;
+    want.voters.voters[1].port = 19094;
     kq_writer w;
     kq_writer_init(&w, 1 << 20);
     assert_true(kq_bootstrap_encode(&w, &want));
     assert_int_equal(kq_bootstrap_decode(w.data, w.len, &got, err, sizeof err), 0);
-    assert_int_equal(got.voter_count, 2);
-    assert_int_equal(got.voters[1].id, 2);
-    assert_int_equal(got.voters[1].port, 19094);
+    assert_int_equal(got.voters.count, 2);
+    assert_int_equal(got.voters.voters[1].id, 2);
+    assert_int_equal(got.voters.voters[1].port, 19094);
     assert_int_equal(got.timestamp_ms, TS);
     kq_writer_free(&w);
 }
