@@ -62,16 +62,8 @@ static bool load_bootstrap(kq_exec *x, char *err, size_t errlen)
     e->offset = -1;
     e->kraft_version = b->kraft_version;
     e->has_voters = b->has_voters;
-    for (int i = 0; b->has_voters && i < b->voter_count && i < KQ_VOTER_SET_MAX; i++) {
-        kq_voter *v = &e->voters.voters[e->voters.count++];
-        v->id = b->voters[i].id;
-        v->directory_id = b->voters[i].directory_id;
-        snprintf(v->listener, sizeof v->listener, "%s", b->voters[i].listener);
-        snprintf(v->host, sizeof v->host, "%s", b->voters[i].host);
-        v->port = b->voters[i].port;
-        v->kraft_version_min = 0; /* what Kafka's format writes */
-        v->kraft_version_max = 1;
-    }
+    if (b->has_voters)
+        e->voters = b->voters;
     if (b->kraft_version == 1)
         history_push(x->snap, e);
     free(b);

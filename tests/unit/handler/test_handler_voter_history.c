@@ -31,12 +31,14 @@ static void write_bootstrap(const char *dir, int16_t level, int voters)
     b.kraft_version = level;
     b.has_voters = voters > 0;
     for (int i = 0; i < voters; i++) {
-        kq_bootstrap_voter *v = &b.voters[b.voter_count++];
+        kq_voter *v = &b.voters.voters[b.voters.count++];
         v->id = i + 1;
         v->directory_id.bytes[0] = (uint8_t)(i + 1);
         snprintf(v->listener, sizeof v->listener, "CONTROLLER");
         snprintf(v->host, sizeof v->host, "node%d.test", i + 1);
         v->port = (uint16_t)(TN_PORT_BASE + i + 1);
+        v->kraft_version_min = 0;
+        v->kraft_version_max = 1;
     }
     kq_writer w;
     kq_writer_init(&w, 0);
