@@ -133,6 +133,16 @@ typedef struct kq_config {
     /* The voters were given (quorum.voters or quorum.bootstrap.*): Kafka's
      * static quorum, kraft.version 0. False: this node alone by default. */
     bool voters_static;
+    /* controller.quorum.bootstrap.servers given alone (KIP-853): the
+     * endpoints a node asks for the leader (the core's ids -2, -3, ...);
+     * the voters then come from the formatted directory and the log. */
+    kq_config_endpoint bootstrap_servers[KQ_CONFIG_BOOTSTRAP_SERVERS_MAX];
+    int bootstrap_server_count;
+    /* Set by the start-up check of a directory formatted at kraft.version
+     * 1 (src/daemon/format_check.c): the voters live in the log; voters[]
+     * then holds the bootstrap checkpoint's voters (their endpoints), not
+     * a static set. */
+    bool voters_from_log;
     /* metadata.log.dir, else the first entry of log.dirs, else log.dir */
     char log_dir[4096];
     bool verbose;

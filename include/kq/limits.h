@@ -172,6 +172,7 @@ _Static_assert(EXEC_FETCH_SNAPSHOT_MAX_BYTES_DEFAULT <= KQ_SNAPSHOT_BYTES_MAX,
 /* controller.quorum.bootstrap.servers (KIP-853): the endpoints an observer
  * asks for the leader, known to the core as ids -2, -3, ... as in Kafka. */
 #define RAFT_BOOTSTRAP_SERVERS_MAX 16
+#define KQ_CONFIG_BOOTSTRAP_SERVERS_MAX RAFT_BOOTSTRAP_SERVERS_MAX
 _Static_assert(KQ_CLUSTER_ID_BYTES_MAX < EXEC_CLUSTER_ID_BYTES_MAX,
                "the executor holds any cluster.id the configuration takes");
 /* A leader-epoch-checkpoint larger than this is refused as corrupt (about a
@@ -220,6 +221,8 @@ _Static_assert(RAFT_VOTERS_MAX <= 32, "per-voter bit sets are 32 bits wide");
 _Static_assert(RAFT_LC_BATCH_BYTES_MAX >= 61 + 3 * 16 + 8 * RAFT_VOTERS_MAX + 8 +
                    KQ_VOTER_SET_MAX * (4 + 16 + 1 + 2 * (KQ_VOTER_NAME_BYTES_MAX + 2) + 2 + 6 + 2),
                "a start-of-epoch batch with every voter's longest endpoint fits");
+_Static_assert(KQ_CONFIG_BOOTSTRAP_SERVERS_MAX >= KQ_CONFIG_VOTERS_MAX,
+               "a servers list the parser takes fits the bootstrap servers");
 _Static_assert(RAFT_VOTER_HISTORY_MAX >= 4,
                "the entry in force, a start-of-epoch copy and one change in flight fit");
 _Static_assert(RAFT_ACTIONS_MAX >= 2 * RAFT_VOTERS_MAX,

@@ -92,6 +92,33 @@ static int resolve_bootstrap(cfg_load *c, bool have_servers, bool have_ids)
     return 0;
 }
 
+/* controller.quorum.bootstrap.servers alone (KIP-853): the servers to ask
+ * for the leader. The voters come from the directory, which must be
+ * formatted at kraft.version 1 (checked at start, format_check.c); until
+ * then voters[] holds this node, as without voters. */
+static void resolve_self_voter(kq_config *cfg);
+static int resolve_dynamic_bootstrap(cfg_load *c)
+{
+    kq_config *cfg = c->cfg;
+    char why[512];
+    kq_config_endpoint *s = cfg->bootstrap_servers;
+    if (kq_config_parse_servers(c->raw[CFG_BOOT_SERVERS], s, &cfg->bootstrap_server_count, why,
+                                sizeof why) != 0) {
+        cfg_fail(c, c->line[CFG_BOOT_SERVERS], c->spelling[CFG_BOOT_SERVERS], "%s", why);
+        return -1;
+    }
+    if (cfg->bootstrap_server_count > KQ_CONFIG_BOOTSTRAP_SERVERS_MAX) {
+        cfg_fail(c, c->line[CFG_BOOT_SERVERS], c->spelling[CFG_BOOT_SERVERS],
+                 "more than %d servers", KQ_CONFIG_BOOTSTRAP_SERVERS_MAX);
+        return -1;
+    }
+    for (int i = 0; i < cfg->bootstrap_server_count; i++)
+        s[i].id = -2 - i; /* the core's raft_bootstrap_id(i), Kafka's ids */
+    cfg->voters_static = false;
+    resolve_self_voter(cfg);
+    return 0;
+}
+
 /* No voters configured: this node alone, at its controller listener. */
 static void resolve_self_voter(kq_config *cfg)
 {
@@ -130,6 +157,8 @@ static int resolve_voters(cfg_load *c)
         cfg_fail(c, c->line[CFG_VOTERS], c->spelling[CFG_VOTERS], "%s", why);
         return -1;
     }
+    if (!have_voters && have_servers && !have_ids) /* Kafka 3.9+: no voters here */
+        return resolve_dynamic_bootstrap(c);
     if (!have_voters && (have_servers || have_ids) &&
         resolve_bootstrap(c, have_servers, have_ids) != 0)
         return -1;

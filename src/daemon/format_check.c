@@ -38,6 +38,22 @@ static int meta_check(const kq_config *config, kq_meta_properties *m, char *err,
     return 1;
 }
 
+/* This node's directory id in the bootstrap snapshot, if it is a voter
+ * there, is the one of its meta.properties. */
+static bool own_directory_agrees(const kq_config *c, const kq_bootstrap *b,
+                                 const kq_meta_properties *m, bool have_meta, const char *path,
+                                 char *err, size_t errlen)
+{
+    for (int i = 0; have_meta && m->has_directory_id && i < b->voters.count; i++)
+        if (b->voters.voters[i].id == c->node_id &&
+            memcmp(b->voters.voters[i].directory_id.bytes, m->directory_id.bytes, 16) != 0) {
+            snprintf(err, errlen, "refusing to start: %s gives node %d another directory id "
+                     "than %s/" KQ_META_PROPERTIES_NAME, path, (int)c->node_id, c->log_dir);
+            return false;
+        }
+    return true;
+}
+
 /* The voters of the bootstrap snapshot against the configured ones (as
  * sets of ids) and this node's directory id against meta.properties. */
 static bool voters_agree(const kq_config *c, const kq_bootstrap *b, const kq_meta_properties *m,
@@ -59,20 +75,47 @@ static bool voters_agree(const kq_config *c, const kq_bootstrap *b, const kq_met
                  "the voters {%s}", path, a, c->path, k);
         return false;
     }
-    for (int i = 0; have_meta && m->has_directory_id && i < b->voters.count; i++)
-        if (b->voters.voters[i].id == c->node_id &&
-            memcmp(b->voters.voters[i].directory_id.bytes, m->directory_id.bytes, 16) != 0) {
-            snprintf(err, errlen, "refusing to start: %s gives node %d another directory id "
-                     "than %s/" KQ_META_PROPERTIES_NAME, path, (int)c->node_id, c->log_dir);
-            return false;
-        }
+    return own_directory_agrees(c, b, m, have_meta, path, err, errlen);
+}
+
+/* kraft.version 1 (KIP-853): the voters live in the log. The node starts
+ * with the checkpoint's voters (their endpoints) as its first peers; with
+ * none there (--no-initial-controllers) it needs bootstrap servers to
+ * find the leader. Static voters, if given, must be the same. */
+static bool voters_from_log(kq_config *c, const kq_bootstrap *b, const kq_meta_properties *m,
+                            bool have_meta, const char *path, char *err, size_t errlen)
+{
+    if (c->voters_static && (!b->has_voters || !voters_agree(c, b, m, have_meta, path, err,
+                                                              errlen))) {
+        if (!b->has_voters)
+            snprintf(err, errlen, "refusing to start: %s is formatted without initial voters "
+                     "(--no-initial-controllers) but %s names static voters (quorum.voters); "
+                     "give controller.quorum.bootstrap.servers instead", path, c->path);
+        return false;
+    }
+    if (!b->has_voters && c->bootstrap_server_count == 0) {
+        snprintf(err, errlen, "refusing to start: %s is formatted without initial voters "
+                 "(--no-initial-controllers): %s must name controller.quorum.bootstrap.servers "
+                 "to find the leader", path, c->path);
+        return false;
+    }
+    if (!own_directory_agrees(c, b, m, have_meta, path, err, errlen))
+        return false;
+    c->voter_count = 0;
+    for (int i = 0; b->has_voters && i < b->voters.count; i++) {
+        const kq_voter *v = &b->voters.voters[i];
+        kq_config_endpoint *e = &c->voters[c->voter_count++];
+        e->id = v->id;
+        snprintf(e->host, sizeof e->host, "%s", v->host);
+        e->port = v->port;
+    }
+    c->voters_from_log = true;
     return true;
 }
 
-/* Kafka's bootstrap snapshot, when present: recognised, checked, and (for
- * now) accepted only at kraft.version 0, or with the same voters given
- * statically (issue 20: voters from the log come with the next step). */
-static bool bootstrap_check(const kq_config *c, const kq_meta_properties *m, bool have_meta,
+/* Kafka's bootstrap snapshot, when present: recognised and checked; at
+ * kraft.version 1 the voters come from it and the log from then on. */
+static bool bootstrap_check(kq_config *c, const kq_meta_properties *m, bool have_meta,
                             char *err, size_t errlen)
 {
     raft_snapshot_id id = {.end_offset = 0, .epoch = 0};
@@ -82,8 +125,16 @@ static bool bootstrap_check(const kq_config *c, const kq_meta_properties *m, boo
     size_t len = 0;
     int rc = kq_snapshot_read_all(kq_fs_posix(), c->log_dir, id, &data, &len,
                                   KQ_SNAPSHOT_BYTES_MAX);
-    if (rc == -ENOENT)
-        return true;
+    if (rc == -ENOENT) {
+        if (c->bootstrap_server_count == 0)
+            return true;
+        snprintf(err, errlen, "refusing to start: %s names controller.quorum.bootstrap.servers "
+                 "without voters (KIP-853), which needs a log directory formatted at "
+                 "kraft.version 1: bin/kafka-storage.sh format --config %s --cluster-id ID "
+                 "(--standalone, --initial-controllers or --no-initial-controllers)", c->path,
+                 c->path);
+        return false;
+    }
     static kq_bootstrap b;
     if (rc == 0)
         rc = kq_bootstrap_decode(data, len, &b, why, sizeof why);
@@ -96,18 +147,10 @@ static bool bootstrap_check(const kq_config *c, const kq_meta_properties *m, boo
     }
     if (b.kraft_version == 0)
         return true;
-    if (!b.has_voters || !c->voters_static) {
-        snprintf(err, errlen, "refusing to start: %s is formatted at kraft.version 1 (the voters "
-                 "live in the log, KIP-853)%s; that is not supported yet: give the same voters "
-                 "in %s (quorum.voters)%s", path,
-                 b.has_voters ? "" : " without initial voters (--no-initial-controllers)", c->path,
-                 b.has_voters ? "" : " and format with --standalone or --initial-controllers");
-        return false;
-    }
-    return voters_agree(c, &b, m, have_meta, path, err, errlen);
+    return voters_from_log(c, &b, m, have_meta, path, err, errlen);
 }
 
-bool format_check(const kq_config *config, char *err, size_t errlen)
+bool format_check(kq_config *config, char *err, size_t errlen)
 {
     kq_meta_properties m;
     int rc = meta_check(config, &m, err, errlen);

@@ -31,8 +31,8 @@ bool voter_check(const kq_config *config, char *err, size_t errlen)
     char note[512];
     if (kq_quorum_state_load(config->log_dir, &qs, stored, &stored_n, note, sizeof(note)) != 0)
         return true; /* unreadable: the node refuses later with the reason */
-    if (stored_n == 0)
-        return true; /* a new log directory */
+    if (stored_n == 0 || config->voters_from_log)
+        return true; /* a new log directory, or voters in the log (KIP-853) */
     int32_t conf[KQ_CONFIG_VOTERS_MAX];
     for (int i = 0; i < config->voter_count; i++)
         conf[i] = config->voters[i].id;

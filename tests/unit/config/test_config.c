@@ -169,6 +169,14 @@ static void test_voter_spellings(void **state)
     assert_string_equal(cfg.voters[0].host, "a");
     assert_int_equal(cfg.voters[1].id, 4);
     assert_int_equal(cfg.voters[1].port, 2);
+    /* alone (Kafka 3.9+, KIP-853): where to ask for the leader, no voters */
+    assert_int_equal(load_text("node.id=9\ncontroller.quorum.bootstrap.servers=a:1,b:2\n",
+                               &cfg, err, sizeof err, NULL, 0), 0);
+    assert_false(cfg.voters_static);
+    assert_int_equal(cfg.bootstrap_server_count, 2);
+    assert_int_equal(cfg.bootstrap_servers[0].id, -2);
+    assert_int_equal(cfg.bootstrap_servers[1].id, -3);
+    assert_string_equal(cfg.bootstrap_servers[1].host, "b");
 }
 
 static void test_seed_quorum_file(void **state)
@@ -541,9 +549,6 @@ static void test_errors_voters(void **state)
                  "not a number: \"x\"");
     expect_error("broker.id=1\nquorum.voters=1@a:1,,2@b:2\n",
                  ":2: quorum.voters: empty element in list");
-    expect_error("broker.id=1\nquorum.bootstrap.servers=a:1\n",
-                 ":2: quorum.bootstrap.servers: needs quorum.bootstrap.voters listing "
-                 "the voter ids in the same order");
     expect_error("broker.id=1\nquorum.voters=1@a:1\nquorum.bootstrap.voters=1\n",
                  ":3: quorum.bootstrap.voters: cannot be combined with quorum.voters "
                  "(line 2); use one way of naming the voters");
