@@ -105,6 +105,12 @@ typedef struct raft_config {
      * names them -2, -3, ... (raft_bootstrap_id) and an observer that
      * knows no leader fetches from them. 0: it asks the voters. */
     int bootstrap_count;
+    /* controller.quorum.auto.join.enable (KIP-853/KIP-1186): an observer of
+     * a kraft.version 1 quorum that follows a leader asks it to add
+     * `local` (this node's id, directory id and controller endpoint), or
+     * first to remove an entry of its id with another directory id. */
+    bool auto_join;
+    kq_voter local;
     /* This node's log directory id (KIP-853; meta.properties' directory.id
      * or the one kept in the quorum state); all zero: none, no checks. */
     kq_uuid directory_id;

@@ -299,7 +299,7 @@ static void on_receive(raft *r, const raft_msg *m, raft_output *out)
     case RAFT_MSG_ADD_VOTER_REQUEST:
     case RAFT_MSG_REMOVE_VOTER_REQUEST:
     case RAFT_MSG_UPDATE_VOTER_REQUEST: raft_on_voter_change_request(r, m, out); break;
-    case RAFT_MSG_VOTER_CHANGE_RESPONSE: break; /* the core sends none */
+    case RAFT_MSG_VOTER_CHANGE_RESPONSE: raft_on_auto_join_answer(r, m); break;
     }
 }
 
@@ -341,7 +341,10 @@ void raft_step(raft *r, const raft_event *ev, raft_output *out)
     case RAFT_EVENT_RECEIVE: on_receive(r, &ev->msg, out); break;
     case RAFT_EVENT_SEND_FAILED: {
         raft_peer *p = raft_peer_of(r, ev->msg.to);
-        if (p && p->out.inflight)
+        if (ev->msg.type == RAFT_MSG_ADD_VOTER_REQUEST ||
+            ev->msg.type == RAFT_MSG_REMOVE_VOTER_REQUEST)
+            raft_auto_join_failed(r); /* its own slot, not the fetch's */
+        else if (p && p->out.inflight)
             raft_request_failed(r, p);
         break;
     }
@@ -363,6 +366,7 @@ void raft_step(raft *r, const raft_event *ev, raft_output *out)
             break;
     }
     raft_reconfig_poll(r, out);
+    raft_poll_auto_join(r, out);
     raft_parked_service(r, out);
     raft_poll_shutdown(r, out);
     maybe_flush(r, out);

@@ -185,6 +185,10 @@ struct raft {
     int vh_count;
     raft_voter_entry *vh_scan; /* scratch for raft_voters_scan, same size */
     raft_voter_change vc;
+    /* auto-join (autojoin.c): the request out to the leader, if any */
+    bool join_inflight;
+    int64_t join_deadline_ms;
+    int64_t join_next_ms;
 };
 
 /* prng.c */
@@ -372,6 +376,12 @@ int raft_voters_scan(raft *r, const uint8_t *batch, size_t len, raft_voter_entry
 bool raft_voters_from_bootstrap(const raft *r);
 /* The Voters record in force is below the high watermark (or static). */
 bool raft_voters_committed(const raft *r);
+
+/* autojoin.c (controller.quorum.auto.join.enable) */
+void raft_poll_auto_join(raft *r, raft_output *out);
+void raft_on_auto_join_answer(raft *r, const raft_msg *m);
+/* An auto-join request could not be sent or answered. */
+void raft_auto_join_failed(raft *r);
 
 /* reconfig.c (KIP-853): AddRaftVoter, RemoveRaftVoter, UpdateRaftVoter. */
 void raft_on_voter_change_request(raft *r, const raft_msg *m, raft_output *out);
