@@ -20,7 +20,7 @@ static void gauge(kq_mtext *t, const char *name, const char *help, double value)
 
 static bool is_voter(const kq_exec *x)
 {
-    return kq_voter_set_find(raft_voters(x->raft), x->cfg.node_id) >= 0;
+    return raft_is_voter(x->raft, x->cfg.node_id); /* the set in force (KIP-853) */
 }
 
 /* Kafka's names for the state; a resigned leader is "unattached" there. */
@@ -184,7 +184,7 @@ void exec_metrics_write(kq_exec *x, kq_mtext *t)
     int32_t end_epoch = kq_log_epochs(x->log, last, 1) == 1 ? last[0].epoch : 0;
     gauge(t, "log_end_epoch", "The current raft log end epoch", end_epoch);
     gauge(t, "number_of_voters", "Number of voters of the quorum",
-          raft_voters(x->raft)->count);
+          x->cfg.voter_count);
     gauge(t, "number_of_observers", "Number of observers the leader has seen fetch (0 elsewhere)",
           st.role == RAFT_ROLE_LEADER ? st.observer_count : 0);
     gauge(t, "number_unknown_voter_connections", "Number of voters whose connection information "
