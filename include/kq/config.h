@@ -143,6 +143,7 @@ typedef struct kq_config {
      * then holds the bootstrap checkpoint's voters (their endpoints), not
      * a static set. */
     bool voters_from_log;
+    bool auto_join; /* controller.quorum.auto.join.enable */
     /* metadata.log.dir, else the first entry of log.dirs, else log.dir */
     char log_dir[4096];
     bool verbose;

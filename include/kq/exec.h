@@ -42,6 +42,18 @@ typedef struct exec_config {
     int32_t node_id;
     exec_endpoint voters[EXEC_VOTERS_MAX]; /* with their listeners */
     int voter_count;
+    /* KIP-853: the voters live in the log (a directory formatted at
+     * kraft.version 1): voters[] are only the first peers, the core gets
+     * no static voters. */
+    bool voters_from_log;
+    /* controller.quorum.bootstrap.servers given alone: ids -2, -3, ... */
+    exec_endpoint bootstrap_servers[RAFT_BOOTSTRAP_SERVERS_MAX];
+    int bootstrap_server_count;
+    /* controller.quorum.auto.join.enable, and this node's controller
+     * endpoint as AddRaftVoter names it (listener name, host, port). */
+    bool auto_join;
+    char controller_listener[KQ_VOTER_NAME_BYTES_MAX + 1];
+    exec_endpoint controller_endpoint;
     /* This node's advertised client listener (port 0: its voter endpoint),
      * and whether to ask the peers for theirs (they differ from the voter
      * endpoints when a controller listener is named). */

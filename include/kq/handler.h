@@ -258,10 +258,13 @@ void handler_send_fetch_snapshot_response(handler *h, const raft_msg *msg, const
  * (issue 19 item 13), as replica Fetch answers are sized. */
 uint64_t handler_raft_grant(handler *h, uint64_t token, uint64_t want);
 /* Decodes a peer's response frame to a request encoded above into a RECEIVE
- * msg. Returns false on a malformed frame. */
+ * msg. Returns false on a malformed frame. leader (NULL: not wanted) gets
+ * the leader's endpoint a Fetch answer names (v16+ NodeEndpoints, KIP-853:
+ * how an observer reaches a leader outside its voter set); node_id -1
+ * when none. */
 bool handler_decode_raft_response(handler *h, enum raft_msg_type request_type,
                                   int16_t api_version, const uint8_t *frame, size_t len,
-                                  raft_msg *out);
+                                  raft_msg *out, handler_endpoint *leader);
 
 /* Client listeners of the other nodes (issue 9): with a controller
  * listener, a voter endpoint is not where clients should go. The executor

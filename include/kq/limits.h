@@ -70,7 +70,7 @@ _Static_assert(KQ_NET_READ_CHUNK_BYTES <= KQ_REQUEST_FRAME_BYTES_DEFAULT,
  * (KQ_VOTER_SET_MAX, defined below), and the leader followed while it is
  * neither (a removed leader leads until its removal commits); other slots
  * are freed. */
-#define EXEC_PEERS_MAX (EXEC_VOTERS_MAX + RAFT_VOTERS_MAX + 1)
+#define EXEC_PEERS_MAX (EXEC_VOTERS_MAX + RAFT_VOTERS_MAX + 1 + RAFT_BOOTSTRAP_SERVERS_MAX)
 /* Send failures to a node without a slot (the core addressing a leader it
  * learned of before the voter set naming it): kept this many nodes; more
  * are dropped and the core's request timeout stands in. */

@@ -500,6 +500,36 @@ static void node_client_endpoint(const kq_config *c, exec_config *ec)
     ec->discover_client_endpoints = c->voter_count > 1;
 }
 
+/* KIP-853: where this node's voters live (the log, or static), the
+ * bootstrap servers, auto-join, and this node's endpoint on its controller
+ * listener (the first one named, or the only listener) as AddRaftVoter
+ * names it. */
+static void node_quorum_settings(const kq_config *c, exec_config *ec)
+{
+    ec->voters_from_log = c->voters_from_log;
+    ec->auto_join = c->auto_join;
+    ec->bootstrap_server_count = c->bootstrap_server_count;
+    for (int i = 0; i < c->bootstrap_server_count; i++) {
+        exec_endpoint *b = &ec->bootstrap_servers[i];
+        b->node_id = c->bootstrap_servers[i].id;
+        snprintf(b->host, sizeof b->host, "%s", c->bootstrap_servers[i].host);
+        b->port = c->bootstrap_servers[i].port;
+    }
+    const kq_config_listener *l = &c->listeners[0];
+    for (int i = c->listener_count - 1; i >= 0; i--)
+        if (c->listeners[i].controller)
+            l = &c->listeners[i];
+    const char *host = l->advertised_host[0] ? l->advertised_host : l->host;
+    if (host[0] == '\0' || strcmp(host, "0.0.0.0") == 0 || strcmp(host, "::") == 0)
+        host = "localhost";
+    snprintf(ec->controller_listener, sizeof ec->controller_listener, "%s", l->name);
+    ec->controller_endpoint.node_id = c->node_id;
+    snprintf(ec->controller_endpoint.host, sizeof ec->controller_endpoint.host, "%s", host);
+    ec->controller_endpoint.port = l->advertised_port ? l->advertised_port : l->port;
+    if (c->voters_from_log)
+        ec->discover_client_endpoints = true; /* the peers come and go */
+}
+
 /* This node on each client listener, as Kafka's brokers advertise one
  * endpoint per listener name (issue 19 item 13): the listener's
  * advertised.listeners entry, else its bound address (0.0.0.0 or empty:
@@ -589,6 +619,7 @@ static void node_exec_config(const kq_config *c, int64_t wall_ms, exec_config *e
     }
     ec->voter_count = c->voter_count;
     node_client_endpoint(c, ec);
+    node_quorum_settings(c, ec);
     ec->group = (group_config){
         .max_size = c->group_max_size,
         .min_session_timeout_ms = c->group_min_session_timeout_ms,

@@ -173,8 +173,12 @@ void exec_follow_voters(kq_exec *x)
 {
     raft_status st;
     raft_get_status(x->raft, &st);
-    if (!exec_peers_follow(x, raft_voters(x->raft), st.leader_id))
-        return;
+    if (exec_peers_follow(x, raft_voters(x->raft), st.leader_id))
+        exec_sync_nodes(x);
+}
+
+void exec_sync_nodes(kq_exec *x)
+{
     handler_endpoint nodes[HANDLER_NODES_MAX];
     handler_set_nodes(x->handler, nodes, exec_peers_nodes(x->peers, nodes));
 }
@@ -201,7 +205,9 @@ static raft *exec_make_core(kq_exec *x, const raft_quorum_state *qs)
     const exec_config *c = &x->cfg;
     raft_config rc = {
         .node_id = c->node_id,
-        .voter_count = c->voter_count,
+        .voter_count = c->voters_from_log ? 0 : c->voter_count,
+        .bootstrap_count = c->bootstrap_server_count,
+        .auto_join = c->auto_join,
         .election_timeout_ms = c->election_timeout_ms,
         .fetch_timeout_ms = c->fetch_timeout_ms,
         .election_backoff_max_ms = c->election_backoff_max_ms,
@@ -217,8 +223,12 @@ static raft *exec_make_core(kq_exec *x, const raft_quorum_state *qs)
         .directory_id = x->directory_id,
         .mutants = c->raft_mutants,
     };
-    for (int i = 0; i < c->voter_count; i++)
+    for (int i = 0; i < rc.voter_count; i++)
         rc.voter_ids[i] = c->voters[i].node_id;
+    rc.local = (kq_voter){.id = c->node_id, .port = c->controller_endpoint.port,
+                          .kraft_version_min = 0, .kraft_version_max = 1};
+    snprintf(rc.local.listener, sizeof rc.local.listener, "%s", c->controller_listener);
+    snprintf(rc.local.host, sizeof rc.local.host, "%s", c->controller_endpoint.host);
     log_line("node %d: log end offset %" PRId64 ", epoch %d, voted %d, leader %d, raft seed %" PRIu64,
              c->node_id, ls.end_offset, qs->epoch, qs->voted_id, qs->leader_id, rc.random_seed);
     return raft_create(&rc, qs, &ls, exec_now(x));

@@ -47,7 +47,8 @@ static void ask_one(kq_exec *x, int i, int kind, int64_t now)
 static bool asked(const kq_exec *x, int i)
 {
     const exec_peer_slot *s = &x->peers->slots[i];
-    return s->in_use && s->endpoint.port != 0 && s->endpoint.node_id != x->cfg.node_id;
+    return s->in_use && s->endpoint.port != 0 && s->endpoint.node_id != x->cfg.node_id &&
+           s->endpoint.node_id >= 0; /* not a bootstrap server (ids -2, -3, ...) */
 }
 
 void exec_ask_endpoints(kq_exec *x)

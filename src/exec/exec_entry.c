@@ -109,7 +109,10 @@ void exec_on_peer_response(kq_exec *x, int32_t node_id, uint64_t tag, const uint
         exec_forward_response(x, tag, frame, len);
     else {
         raft_event ev;
-        exec_raft_response(x, node_id, tag, frame, len, &ev);
+        bool peers_changed = false;
+        exec_raft_response(x, node_id, tag, frame, len, &ev, &peers_changed);
+        if (peers_changed)
+            exec_sync_nodes(x);
         exec_step(x, &ev);
     }
     exec_settle(x);

@@ -183,8 +183,8 @@ void exec_metrics_write(kq_exec *x, kq_mtext *t)
     raft_epoch_entry last[1];
     int32_t end_epoch = kq_log_epochs(x->log, last, 1) == 1 ? last[0].epoch : 0;
     gauge(t, "log_end_epoch", "The current raft log end epoch", end_epoch);
-    gauge(t, "number_of_voters", "Number of voters of the quorum",
-          x->cfg.voter_count);
+    gauge(t, "number_of_voters", "Number of voters of the quorum (the set in force)",
+          raft_voters(x->raft)->count);
     gauge(t, "number_of_observers", "Number of observers the leader has seen fetch (0 elsewhere)",
           st.role == RAFT_ROLE_LEADER ? st.observer_count : 0);
     gauge(t, "number_unknown_voter_connections", "Number of voters whose connection information "

@@ -108,12 +108,14 @@ static void exec_note_peer_error(kq_exec *x, int32_t node_id, const raft_msg *m)
 }
 
 void exec_raft_response(kq_exec *x, int32_t node_id, uint64_t tag, const uint8_t *frame,
-                        size_t len, raft_event *ev)
+                        size_t len, raft_event *ev, bool *peers_changed)
 {
     enum raft_msg_type type = (enum raft_msg_type)(tag >> 17);
     int16_t version = (int16_t)((tag >> 1) & 0xffff);
     *ev = (raft_event){.type = RAFT_EVENT_RECEIVE};
-    if (!frame || !handler_decode_raft_response(x->handler, type, version, frame, len, &ev->msg)) {
+    handler_endpoint leader;
+    if (!frame || !handler_decode_raft_response(x->handler, type, version, frame, len, &ev->msg,
+                                              &leader)) {
         if (frame)
             log_line("node %d: malformed response from peer %d", x->cfg.node_id, node_id);
         memset(&ev->msg, 0, sizeof(ev->msg));
@@ -124,6 +126,8 @@ void exec_raft_response(kq_exec *x, int32_t node_id, uint64_t tag, const uint8_t
     ev->msg.to = ev->type == RAFT_EVENT_SEND_FAILED ? node_id : x->cfg.node_id;
     if (ev->type == RAFT_EVENT_RECEIVE)
         exec_note_peer_error(x, node_id, &ev->msg);
+    *peers_changed = ev->type == RAFT_EVENT_RECEIVE && leader.node_id >= 0 &&
+                     exec_peers_learn(x, &leader);
 }
 
 /* ---- relays (DescribeQuorum from a follower to the leader) */

@@ -66,6 +66,11 @@ bool exec_peers_take_send_failed(exec_peers *p, int32_t *node_id, enum raft_msg_
  * Returns whether the table changed (the handlers' node list follows it:
  * exec_peers_nodes). */
 bool exec_peers_follow(kq_exec *x, const kq_voter_set *set, int32_t leader_id);
+/* A leader's endpoint a Fetch answer named (KIP-853: a leader outside
+ * this node's voter set): taken if the node has no slot. True if the
+ * table changed. It is dropped by the next follow unless it is the leader
+ * or a voter by then. */
+bool exec_peers_learn(kq_exec *x, const handler_endpoint *e);
 /* The nodes with an endpoint, in slot order, into out (EXEC_PEERS_MAX). */
 int exec_peers_nodes(const exec_peers *p, handler_endpoint *out);
 /* The nodes in the table, with or without an endpoint. */
@@ -81,7 +86,7 @@ bool exec_tag_is_forward(uint64_t tag);
 /* A peer's answer to the core's request (tag) as the event to step: a
  * RECEIVE, or SEND_FAILED for a failed or malformed answer. */
 void exec_raft_response(kq_exec *x, int32_t node_id, uint64_t tag, const uint8_t *frame,
-                        size_t len, raft_event *ev);
+                        size_t len, raft_event *ev, bool *peers_changed);
 
 /* exec_endpoints.c */
 void exec_ask_endpoints(kq_exec *x);

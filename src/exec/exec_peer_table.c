@@ -39,6 +39,14 @@ exec_peers *exec_peers_create(const exec_config *cfg)
                   cfg->voters[i].port);
         p->slots[i].configured = true;
     }
+    KQ_ASSERT(cfg->bootstrap_server_count >= 0 &&
+              cfg->bootstrap_server_count <= RAFT_BOOTSTRAP_SERVERS_MAX);
+    for (int k = 0; k < cfg->bootstrap_server_count; k++) { /* ids -2, -3, ... */
+        exec_peer_slot *s = &p->slots[cfg->voter_count + k];
+        slot_take(p, s, cfg->bootstrap_servers[k].node_id, cfg->bootstrap_servers[k].host,
+                  cfg->bootstrap_servers[k].port);
+        s->configured = true;
+    }
     return p;
 }
 
@@ -92,8 +100,8 @@ int exec_peers_nodes(const exec_peers *p, handler_endpoint *out)
     int n = 0;
     for (int i = 0; i < EXEC_PEERS_MAX; i++) {
         const exec_peer_slot *s = &p->slots[i];
-        if (!s->in_use || s->endpoint.port == 0)
-            continue;
+        if (!s->in_use || s->endpoint.port == 0 || s->endpoint.node_id < 0)
+            continue; /* bootstrap servers are no nodes of the cluster */
         out[n].node_id = s->endpoint.node_id;
         snprintf(out[n].host, sizeof(out[n].host), "%s", s->endpoint.host);
         out[n].port = s->endpoint.port;
@@ -149,6 +157,21 @@ static int free_slot(const exec_peers *p)
         if (!p->slots[i].in_use)
             return i;
     return -1;
+}
+
+bool exec_peers_learn(kq_exec *x, const handler_endpoint *e)
+{
+    exec_peers *p = x->peers;
+    if (e->node_id < 0 || e->node_id == x->cfg.node_id || exec_peer_index(p, e->node_id) >= 0)
+        return false; /* known: the voter set or the configuration says where */
+    int i = free_slot(p);
+    if (i < 0)
+        return false; /* full: the core's request to it times out, it asks again */
+    slot_take(p, &p->slots[i], e->node_id, e->host, e->port);
+    log_line("node %d: leader %d at %s:%u (from a fetch answer)", x->cfg.node_id, e->node_id,
+             e->host, e->port);
+    announce(x, &p->slots[i], false);
+    return true;
 }
 
 bool exec_peers_follow(kq_exec *x, const kq_voter_set *set, int32_t leader_id)

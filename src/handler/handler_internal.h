@@ -230,6 +230,11 @@ void handle_raft_request(handler *h, handler_request *req, kq_reader *r);
 void handle_add_raft_voter(handler *h, handler_request *req, kq_reader *r);
 /* The core's RAFT_MSG_VOTER_CHANGE_RESPONSE, in the API p was asked in. */
 void raft_voters_encode_response(handler *h, const raft_pending *p, const raft_msg *msg);
+/* Auto-join's requests to the leader and their answers (raft_voters.c). */
+void raft_voters_encode_request(handler *h, kq_writer *w, wire_request_header *hdr,
+                                const raft_msg *msg);
+bool raft_voters_decode_response(handler *h, kq_reader *r, enum raft_msg_type request_type,
+                                 int16_t api_version, raft_msg *out);
 void handle_remove_raft_voter(handler *h, handler_request *req, kq_reader *r);
 void handle_update_raft_voter(handler *h, handler_request *req, kq_reader *r);
 /* Replica fetch (replica id >= 0) decoded by handle_fetch. */

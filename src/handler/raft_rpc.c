@@ -299,6 +299,18 @@ static void encode_fetch_response(handler *h, const raft_pending *p, const raft_
     else
         tr.topic = kq_slice_cstr(WIRE_METADATA_TOPIC_NAME);
     wire_fetch_response resp = {.error_code = fr->error, .responses = &tr, .response_count = 1};
+    /* v16+ (KIP-951, KIP-853): where the leader named is, so that a node
+     * outside the voter set it knows can reach it. */
+    wire_fetch_node_endpoint ne;
+    const handler_endpoint *le = fr->leader_id >= 0 ? handler_endpoint_of(h, fr->leader_id)
+                                                    : NULL;
+    if (le && p->api_version >= 16) {
+        ne = (wire_fetch_node_endpoint){.node_id = fr->leader_id,
+                                        .host = kq_slice_cstr(le->host), .port = le->port,
+                                        .rack = {NULL, -1}};
+        resp.node_endpoints = &ne;
+        resp.node_endpoint_count = 1;
+    }
     wire_fetch_response_encode(&h->out, p->api_version, &resp);
 }
 
@@ -461,6 +473,10 @@ bool handler_encode_raft_request(handler *h, const raft_msg *msg, int32_t correl
     case RAFT_MSG_FETCH_SNAPSHOT_REQUEST:
         fetch_snapshot_encode_request(h, msg, &hdr, &w);
         break;
+    case RAFT_MSG_ADD_VOTER_REQUEST:
+    case RAFT_MSG_REMOVE_VOTER_REQUEST:
+        raft_voters_encode_request(h, &w, &hdr, msg);
+        break;
     default:
         kq_writer_free(&w);
         return false;
@@ -475,14 +491,35 @@ bool handler_encode_raft_request(handler *h, const raft_msg *msg, int32_t correl
     return true;
 }
 
+/* The endpoint a Fetch answer gives for the leader it names. */
+static void fetch_leader_endpoint(const wire_fetch_response *b, int32_t leader_id,
+                                  handler_endpoint *leader)
+{
+    for (int32_t i = 0; leader && leader_id >= 0 && i < b->node_endpoint_count; i++) {
+        const wire_fetch_node_endpoint *e = &b->node_endpoints[i];
+        if (e->node_id != leader_id || e->host.len < 1 ||
+            (size_t)e->host.len >= sizeof leader->host || e->port <= 0 || e->port > 65535 ||
+            memchr(e->host.ptr, '\0', (size_t)e->host.len))
+            continue;
+        leader->node_id = leader_id;
+        memcpy(leader->host, e->host.ptr, (size_t)e->host.len);
+        leader->host[e->host.len] = '\0';
+        leader->port = (uint16_t)e->port;
+    }
+}
+
 bool handler_decode_raft_response(handler *h, enum raft_msg_type request_type,
                                   int16_t api_version, const uint8_t *frame, size_t len,
-                                  raft_msg *out)
+                                  raft_msg *out, handler_endpoint *leader)
 {
     kq_reader r;
     kq_reader_init(&r, frame, len);
     int16_t key;
+    if (leader)
+        leader->node_id = -1;
     switch (request_type) {
+    case RAFT_MSG_ADD_VOTER_REQUEST: key = WIRE_API_ADD_RAFT_VOTER; break;
+    case RAFT_MSG_REMOVE_VOTER_REQUEST: key = WIRE_API_REMOVE_RAFT_VOTER; break;
     case RAFT_MSG_VOTE_REQUEST: key = WIRE_API_VOTE; break;
     case RAFT_MSG_BEGIN_EPOCH_REQUEST: key = WIRE_API_BEGIN_QUORUM_EPOCH; break;
     case RAFT_MSG_END_EPOCH_REQUEST: key = WIRE_API_END_QUORUM_EPOCH; break;
@@ -586,6 +623,7 @@ bool handler_decode_raft_response(handler *h, enum raft_msg_type request_type,
                 m->records = p->records.ptr;
                 m->records_len = (size_t)p->records.len;
             }
+            fetch_leader_endpoint(&b, m->leader_id, leader);
         } else if (m->error == KAFKA_NONE) {
             return false;
         }
@@ -593,6 +631,9 @@ bool handler_decode_raft_response(handler *h, enum raft_msg_type request_type,
     }
     case RAFT_MSG_FETCH_SNAPSHOT_REQUEST:
         return fetch_snapshot_decode_response(&r, api_version, &h->arena, out);
+    case RAFT_MSG_ADD_VOTER_REQUEST:
+    case RAFT_MSG_REMOVE_VOTER_REQUEST:
+        return raft_voters_decode_response(h, &r, request_type, api_version, out);
     default:
         return false;
     }

@@ -195,3 +195,54 @@ void raft_voters_encode_response(handler *h, const raft_pending *p, const raft_m
         wire_update_raft_voter_response_encode(&h->out, p->api_version, &resp);
     }
 }
+
+/* Auto-join (src/raft/autojoin.c): this node asks the leader to add it
+ * (AddRaftVoter v1, AckWhenCommitted false, as Kafka's observer) or to
+ * remove its id's stale directory (RemoveRaftVoter v0). */
+void raft_voters_encode_request(handler *h, kq_writer *w, wire_request_header *hdr,
+                                const raft_msg *msg)
+{
+    kq_slice cluster = kq_slice_cstr(h->svc.cluster_id);
+    if (msg->type == RAFT_MSG_ADD_VOTER_REQUEST) {
+        const raft_add_voter_request *m = &msg->u.add_voter_request;
+        hdr->api_key = WIRE_API_ADD_RAFT_VOTER;
+        hdr->api_version = 1;
+        wire_request_header_encode(w, hdr);
+        wire_raft_listener l = {.name = kq_slice_cstr(m->voter.listener),
+                                .host = kq_slice_cstr(m->voter.host), .port = m->voter.port};
+        wire_add_raft_voter_request req = {
+            .cluster_id = cluster, .timeout_ms = m->timeout_ms, .voter_id = m->voter.id,
+            .voter_directory_id = m->voter.directory_id, .listeners = &l, .listener_count = 1,
+            .ack_when_committed = m->ack_when_committed};
+        wire_add_raft_voter_request_encode(w, hdr->api_version, &req);
+        return;
+    }
+    const raft_remove_voter_request *m = &msg->u.remove_voter_request;
+    hdr->api_key = WIRE_API_REMOVE_RAFT_VOTER;
+    hdr->api_version = 0;
+    wire_request_header_encode(w, hdr);
+    wire_remove_raft_voter_request req = {.cluster_id = cluster, .voter_id = m->voter_id,
+                                          .voter_directory_id = m->directory_id};
+    wire_remove_raft_voter_request_encode(w, hdr->api_version, &req);
+}
+
+bool raft_voters_decode_response(handler *h, kq_reader *r, enum raft_msg_type request_type,
+                                 int16_t api_version, raft_msg *out)
+{
+    int16_t error;
+    if (request_type == RAFT_MSG_ADD_VOTER_REQUEST) {
+        wire_add_raft_voter_response b;
+        if (wire_add_raft_voter_response_decode(r, api_version, &h->arena, &b) != 0)
+            return false;
+        error = b.error_code;
+    } else {
+        wire_remove_raft_voter_response b;
+        if (wire_remove_raft_voter_response_decode(r, api_version, &h->arena, &b) != 0)
+            return false;
+        error = b.error_code;
+    }
+    out->type = RAFT_MSG_VOTER_CHANGE_RESPONSE;
+    out->u.voter_change_response.error = error;
+    out->u.voter_change_response.message = NULL; /* the core keeps only static text */
+    return true;
+}

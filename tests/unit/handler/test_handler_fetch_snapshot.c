@@ -152,7 +152,7 @@ static void test_peer_answer_decoded(void **state)
     peer_response(&w, &b);
     raft_msg out;
     assert_true(handler_decode_raft_response(n.h, RAFT_MSG_FETCH_SNAPSHOT_REQUEST, 1, w.data,
-                                             w.len, &out));
+                                             w.len, &out, NULL));
     assert_int_equal(out.type, RAFT_MSG_FETCH_SNAPSHOT_RESPONSE);
     const raft_fetch_snapshot_response *m = &out.u.fetch_snapshot_response;
     assert_int_equal(m->error, KAFKA_NONE);
@@ -172,12 +172,12 @@ static void test_peer_answer_decoded(void **state)
     b.topic_count = 0;
     peer_response(&w, &b);
     assert_false(handler_decode_raft_response(n.h, RAFT_MSG_FETCH_SNAPSHOT_REQUEST, 1, w.data,
-                                              w.len, &out));
+                                              w.len, &out, NULL));
     kq_writer_free(&w);
     b.error_code = KAFKA_CLUSTER_AUTHORIZATION_FAILED;
     peer_response(&w, &b);
     assert_true(handler_decode_raft_response(n.h, RAFT_MSG_FETCH_SNAPSHOT_REQUEST, 1, w.data,
-                                             w.len, &out));
+                                             w.len, &out, NULL));
     assert_int_equal(out.u.fetch_snapshot_response.error, KAFKA_CLUSTER_AUTHORIZATION_FAILED);
     assert_int_equal(out.u.fetch_snapshot_response.snapshot_id.end_offset, -1);
     kq_writer_free(&w);
@@ -316,7 +316,7 @@ static void test_fetch_snapshot_id_both_ways(void **state)
         wire_fetch_response_encode(&w, 17, &b);
         raft_msg out;
         assert_true(handler_decode_raft_response(n.h, RAFT_MSG_FETCH_REQUEST, 17, w.data, w.len,
-                                                 &out));
+                                                 &out, NULL));
         assert_int_equal(out.u.fetch_response.snapshot_id.end_offset, with ? 700 : -1);
         assert_int_equal(out.u.fetch_response.snapshot_id.epoch, with ? 5 : -1);
         kq_writer_free(&w);

@@ -258,6 +258,13 @@ static void test_snapshot_at_log_start(void **state)
     tn_close(&n);
 }
 
+/* Node 1's directory, as the bootstrap checkpoint names it. */
+static void node1_directory(exec_config *c)
+{
+    memset(&c->directory_id, 0, sizeof c->directory_id);
+    c->directory_id.bytes[0] = 1;
+}
+
 /* The bootstrap checkpoint is never replicated: a leader holding it
  * answers FetchSnapshot for 0-0 as not found (KIP-853, as Kafka). */
 static void test_bootstrap_is_not_served(void **state)
@@ -267,7 +274,9 @@ static void test_bootstrap_is_not_served(void **state)
     make_dir(dir, sizeof dir);
     write_bootstrap(dir, 1, 1);
     tn_node n;
+    tn_config_hook = node1_directory;
     tn_open_at(&n, 1, 1, dir, 1000000);
+    tn_config_hook = NULL;
     tn_flush(&n);
     raft_status st = tn_status(&n);
     assert_int_equal(st.role, RAFT_ROLE_LEADER);
