@@ -144,6 +144,9 @@ typedef struct kq_config {
      * a static set. */
     bool voters_from_log;
     bool auto_join; /* controller.quorum.auto.join.enable */
+    /* cluster.id was in the file; if not, a formatted directory's
+     * meta.properties gives it (as Kafka takes it from there). */
+    bool cluster_id_given;
     /* metadata.log.dir, else the first entry of log.dirs, else log.dir */
     char log_dir[4096];
     bool verbose;

@@ -299,6 +299,7 @@ static int check_group_sessions(cfg_load *c)
 
 int cfg_resolve(cfg_load *c)
 {
+    c->cfg->cluster_id_given = c->line[CFG_CLUSTER_ID] > 0;
     if (resolve_node_id(c) != 0 || resolve_log_dir(c) != 0 || resolve_listeners(c) != 0 ||
         resolve_sasl(c) != 0 || resolve_voters(c) != 0 || check_sasl_quorum(c) != 0 ||
         check_request_memory(c) != 0 || check_group_sessions(c) != 0 ||

@@ -11,8 +11,10 @@
 #include "kq/snapshot_file.h"
 #include "voter_check.h"
 
-/* 1 when meta.properties is there and agrees, 0 when absent, -1 refused. */
-static int meta_check(const kq_config *config, kq_meta_properties *m, char *err, size_t errlen)
+/* 1 when meta.properties is there and agrees, 0 when absent, -1 refused.
+ * A configuration without cluster.id takes the directory's (Kafka's
+ * controllers have it from meta.properties alone). */
+static int meta_check(kq_config *config, kq_meta_properties *m, char *err, size_t errlen)
 {
     char why[512];
     int rc = kq_meta_properties_load(kq_fs_posix(), config->log_dir, m, why, sizeof why);
@@ -28,6 +30,9 @@ static int meta_check(const kq_config *config, kq_meta_properties *m, char *err,
                  config->log_dir, (int)m->node_id, config->path, (int)config->node_id);
         return -1;
     }
+    if (!config->cluster_id_given &&
+        strlen(m->cluster_id) < sizeof config->cluster_id)
+        snprintf(config->cluster_id, sizeof config->cluster_id, "%s", m->cluster_id);
     if (strcmp(m->cluster_id, config->cluster_id) != 0) {
         snprintf(err, errlen,
                  "refusing to start: %s/" KQ_META_PROPERTIES_NAME " has cluster.id %s but %s "

@@ -651,7 +651,8 @@ static bool node_open_tls(node *n, char *err, size_t errlen)
                             strcasecmp(auth, "required") == 0;
     }
     int peer = kq_config_peer_listener(c);
-    if (c->voter_count > 1 && kq_config_listener_tls(&c->listeners[peer]) &&
+    bool peers = c->voter_count > 1 || c->voters_from_log; /* KIP-853: peers come later */
+    if (peers && kq_config_listener_tls(&c->listeners[peer]) &&
         !(n->tls_client = kq_config_tls_client(c, peer, err, errlen)))
         return false;
     return true;
@@ -704,7 +705,8 @@ static void env_peer_endpoint(void *ctx, int32_t id, const char *host, uint16_t 
     }
 }
 
-/* One outbound channel per other configured voter. */
+/* One outbound channel per other configured voter, and per bootstrap
+ * server (KIP-853; the core's ids -2, -3, ...). */
 static void node_open_peers(node *n)
 {
     const kq_config *config = &n->config;
@@ -712,6 +714,9 @@ static void node_open_peers(node *n)
         if (config->voters[i].id != config->node_id)
             node_peer_open(n, config->voters[i].id, config->voters[i].host,
                            config->voters[i].port);
+    for (int i = 0; i < config->bootstrap_server_count; i++)
+        node_peer_open(n, config->bootstrap_servers[i].id, config->bootstrap_servers[i].host,
+                       config->bootstrap_servers[i].port);
 }
 
 static bool node_open_network(node *n, char *err, size_t errlen)
@@ -821,7 +826,7 @@ node *node_start(uv_loop_t *loop, const kq_config *config, const struct kq_cred_
                  "%s", e->host);
         ec.client_listeners[k].endpoint.port = e->port;
     }
-    if (ec.client_listener_count > 0 && n->config.voter_count > 1)
+    if (ec.client_listener_count > 0 && (n->config.voter_count > 1 || n->config.voters_from_log))
         ec.discover_client_endpoints = true;
     ec.acl = &n->acl;
     ec.sasl_credentials = creds;

@@ -5,8 +5,10 @@
  *       [--standalone | --initial-controllers id@host:port:dir-id,... |
  *        --no-initial-controllers] [--ignore-formatted]
  * format writes <log dir>/meta.properties (version 1, cluster.id, node.id,
- * directory.id) and, with --standalone or --initial-controllers, Kafka's
- * bootstrap snapshot (kq/bootstrap_snapshot.h) at kraft.version 1. Exit 0,
+ * directory.id) and, as Kafka 4.4's StorageTool, its bootstrap snapshot
+ * (kq/bootstrap_snapshot.h): with --standalone or --initial-controllers at
+ * kraft.version 1 with the voters, with --no-initial-controllers at 1
+ * without voters (the node joins later), else at 0 (static voters). Exit 0,
  * 1 on a refusal (already formatted, I/O), 2 on bad arguments. */
 #include <errno.h>
 #include <stdio.h>
@@ -101,10 +103,12 @@ static int plan(const args *a, const kq_config *c, kq_bootstrap *b, kq_uuid *dir
     b->timestamp_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
     if (kq_uuid_random(dir_id) != 0)
         return 1;
-    if (a->no_initial || (!a->standalone && !a->initial))
-        return 0;
+    if (!a->no_initial && !a->standalone && !a->initial)
+        return 0; /* static voters: a header-only checkpoint, kraft.version 0 */
     b->kraft_version = 1;
-    b->has_voters = true;
+    b->has_voters = !a->no_initial; /* --no-initial-controllers: KRaftVersion 1 alone */
+    if (a->no_initial)
+        return 0;
     if (a->standalone) {
         kq_voter *v = &b->voters.voters[b->voters.count++];
         v->id = c->node_id;
@@ -165,7 +169,7 @@ static int write_all(const kq_config *c, const args *a, const kq_bootstrap *b, k
         fprintf(stderr, "kq-storage: cannot create %s: %s\n", c->log_dir, strerror(-rc));
         return 1;
     }
-    if (b->has_voters) {
+    { /* as Kafka 4.4's StorageTool: always, with what the options say */
         kq_writer w;
         kq_writer_init(&w, KQ_SNAPSHOT_BYTES_MAX);
         bool ok = kq_bootstrap_encode(&w, b);
