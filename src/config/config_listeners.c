@@ -80,6 +80,7 @@ static const char *const protocols[] = {"PLAINTEXT", "SSL", "SASL_PLAINTEXT", "S
 typedef struct map_ctx {
     kq_config *cfg;
     bool mapped[KQ_CONFIG_LISTENERS_MAX];
+    bool map_given; /* listener.security.protocol.map was set */
 } map_ctx;
 
 /* Sets l->protocol, and l->sasl for SASL_PLAINTEXT and SASL_SSL. */
@@ -133,6 +134,13 @@ static int default_protocols(map_ctx *m, char *why, size_t whylen)
         bool is_protocol = false;
         for (size_t k = 0; k < sizeof(protocols) / sizeof(protocols[0]); k++)
             is_protocol = is_protocol || strcasecmp(protocols[k], l->name) == 0;
+        /* Kafka (effectiveListenerSecurityProtocolMap): without a map, a
+         * controller listener of another name is PLAINTEXT. */
+        if (!is_protocol && !m->map_given && l->controller) {
+            if (check_protocol(l, "PLAINTEXT", 9, why, whylen) != 0)
+                return -1;
+            continue;
+        }
         if (!is_protocol)
             return kq_config_why(why, whylen,
                          "no security protocol for listener %s (add %s:PLAINTEXT to "
@@ -152,12 +160,6 @@ int kq_config_parse_listener_set(const char *listeners, const char *protocol_map
         return -1;
     if (cfg->listener_count == 0)
         return kq_config_why(why, whylen, "no listener given (expected NAME://host:port)");
-    map_ctx m = {.cfg = cfg};
-    if (protocol_map &&
-        kq_config_for_each_item(protocol_map, map_entry, &m, why, whylen) != 0)
-        return -1;
-    if (default_protocols(&m, why, whylen) != 0)
-        return -1;
     cfg->controller_listener_named = false;
     if (controller_names) {
         if (kq_config_for_each_item(controller_names, controller_entry, cfg, why, whylen) != 0)
@@ -169,6 +171,12 @@ int kq_config_parse_listener_set(const char *listeners, const char *protocol_map
             return kq_config_why(why, whylen, "names no listener");
         cfg->controller_listener_named = true;
     }
+    map_ctx m = {.cfg = cfg, .map_given = protocol_map != NULL};
+    if (protocol_map &&
+        kq_config_for_each_item(protocol_map, map_entry, &m, why, whylen) != 0)
+        return -1;
+    if (default_protocols(&m, why, whylen) != 0)
+        return -1;
     const kq_config_listener *client = &cfg->listeners[0];
     for (int i = cfg->listener_count - 1; i >= 0; i--)
         if (!cfg->listeners[i].controller)

@@ -3,13 +3,13 @@
 #  (a) kq-storage random-uuid and format --standalone write meta.properties
 #      and the bootstrap snapshot; Kafka 4.4's kafka-dump-log.sh decodes its
 #      KRaftVersion and Voters records; a second format is refused; our
-#      server refuses the directory without static voters (kraft.version 1
-#      not supported yet, exit 2) and a cluster.id that contradicts
-#      meta.properties (exit 2), and serves it with the same voter given in
-#      quorum.voters;
+#      server serves the directory with its voters from the log (KIP-853),
+#      refuses a cluster.id that contradicts meta.properties (exit 2), and
+#      serves it with the same voter given in quorum.voters too;
 #  (b) Kafka 4.4.0's own StorageTool formats a directory (--standalone) and
-#      our server starts on it with the same voter in quorum.voters, and
-#      refuses other voters (exit 2).
+#      our server starts on it with Kafka's own properties file (no
+#      cluster.id: meta.properties gives it) and with the same voter in
+#      quorum.voters, and refuses other voters (exit 2).
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_server
@@ -93,7 +93,7 @@ ours_props "$E2E_TMP/static.properties" "$E2E_TMP/static" "$base" "$cid" "1@loca
 "$TOOL" format --config "$E2E_TMP/static.properties" --cluster-id "$cid" --standalone \
     > "$E2E_TMP/static.out" 2>&1
 [[ $? -eq 2 && ! -e "$E2E_TMP/static" ]] || fail "--standalone with static voters not refused"
-refused "$E2E_TMP/ours.properties" "kraft.version 1 (the voters live in the log, KIP-853)"
+serves ours-dynamic "$E2E_TMP/ours.properties" "$base"
 ours_props "$E2E_TMP/other.properties" "$dir" "$base" "other-cluster" "1@localhost:$base"
 refused "$E2E_TMP/other.properties" "has cluster.id $cid but"
 sed 's/^node.id=1$/node.id=2/' "$E2E_TMP/other.properties" > "$E2E_TMP/node2.properties"
@@ -126,8 +126,9 @@ java -cp "$lib/*" kafka.tools.StorageTool format --config "$E2E_TMP/kafka.proper
     fail "Kafka's format: $(tail -n 3 "$E2E_TMP/kformat.out")"
 [[ -s "$kdir/meta.properties" && -s "$kdir/__cluster_metadata-0/00000000000000000000-0000000000.checkpoint" ]] ||
     fail "Kafka's format wrote no meta.properties or bootstrap snapshot"
+serves kafka-own "$E2E_TMP/kafka.properties" "$port"
 ours_props "$E2E_TMP/k-two.properties" "$kdir" "$port" "$cid" "1@localhost:$port,2@localhost:$base"
 refused "$E2E_TMP/k-two.properties" "names the voters {1} but"
 ours_props "$E2E_TMP/k-static.properties" "$kdir" "$port" "$cid" "1@localhost:$port"
 serves kafka "$E2E_TMP/k-static.properties" "$port"
-pass "ours formats what Kafka's dump tool reads; ours and Kafka's formatted directories start with static voters; contradictions refused (exit 2)"
+pass "ours formats what Kafka's dump tool reads; ours and Kafka's formatted directories start with their voters from the log (Kafka's own properties file too) and with the same static voters; contradictions refused (exit 2)"
