@@ -47,6 +47,21 @@ void handle_api_versions(handler *h, handler_request *req, kq_reader *r)
         if (wire_api_versions_request_decode(r, hdr.api_version, &h->arena, &body) != 0)
             resp.error_code = KAFKA_INVALID_REQUEST;
     }
+    /* v3+ features (kafka-features.sh describe): kraft.version, which this
+     * server speaks 0-1 (KIP-853), finalized at the level in force. */
+    wire_api_versions_supported_feature sf = {kq_slice_cstr("kraft.version"), 0, 1};
+    int16_t level = raft_kraft_version(h->svc.raft);
+    wire_api_versions_finalized_feature ff = {kq_slice_cstr("kraft.version"), level, level};
+    if (resp.error_code == KAFKA_NONE) {
+        raft_status st;
+        raft_get_status(h->svc.raft, &st);
+        resp.supported_features = &sf;
+        resp.supported_feature_count = 1;
+        resp.has_finalized_features_epoch = true;
+        resp.finalized_features_epoch = st.high_watermark > 0 ? st.high_watermark : 0;
+        resp.finalized_features = &ff;
+        resp.finalized_feature_count = level > 0;
+    }
     handler_begin_response(h, &hdr);
     wire_api_versions_response_encode(&h->out, hdr.api_version, &resp);
     handler_finish_response(h, req->slot);

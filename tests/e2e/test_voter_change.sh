@@ -8,8 +8,9 @@
 # writes with acks=all throughout and a consumer group reads; the leader is
 # SIGKILLed twice (restarted each time). At the end: every acknowledged
 # record read back exactly once at its offset, the group read them all,
-# describe --status names the three voters with their directory ids, and the
-# removed nodes are observers.
+# describe --status names the three voters with their directory ids, the
+# removed nodes are observers, and kafka-features.sh describe shows
+# kraft.version finalized at 1.
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/quorum_lib.sh"
@@ -138,5 +139,9 @@ for i in "$leader" "$other"; do
     grep -Eq "^$i[[:space:]]+$(dirid "$i")[[:space:]].*Observer" <<<"$repl" ||
         fail "removed node $i is not an observer: $repl"
 done
+features="$(timeout 60 "$E2E_ROOT/bin/kafka-features.sh" --bootstrap-controller "localhost:$base" \
+    describe 2> "$E2E_TMP/features.err")" || fail "kafka-features describe: $(tail -n 2 "$E2E_TMP/features.err")"
+grep -Eq "Feature: kraft.version.*SupportedMaxVersion: 1.*FinalizedVersionLevel: 1" <<<"$features" ||
+    fail "kafka-features does not show kraft.version 1: $features"
 for i in 1 2 3 4 5; do server_alive "n$i" || fail "n$i died"; done
 pass "voters 1 -> 3 -> 5 -> 3 with Kafka's add-/remove-controller (the leader removed itself), two leader kills: $(cat "$E2E_TMP/verify.out")"
