@@ -44,6 +44,7 @@ enum kafka_error {
     KAFKA_SNAPSHOT_NOT_FOUND = 98,
     KAFKA_POSITION_OUT_OF_RANGE = 99,
     KAFKA_INCONSISTENT_CLUSTER_ID = 104,
+    KAFKA_INVALID_VOTER_KEY = 125, /* KIP-853 */
     KAFKA_DUPLICATE_VOTER = 126, /* KIP-853 */
     KAFKA_VOTER_NOT_FOUND = 127, /* KIP-853 */
     /* consumer groups (src/group) */

@@ -30,6 +30,12 @@ kq_uuid *raft_voter_dir(raft *r, int32_t id)
     return NULL;
 }
 
+bool raft_dir_other_key(const raft *r, const kq_uuid *dir)
+{
+    return raft_voters_dynamic(r) && raft_dir_checks(r) && raft_dir_set(dir) &&
+           memcmp(dir, &r->cfg.directory_id, sizeof *dir) != 0;
+}
+
 void raft_store_qstate(raft *r, raft_output *out)
 {
     raft_action *a = raft_out_push(out, RAFT_ACTION_STORE_QSTATE);

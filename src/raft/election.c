@@ -102,7 +102,11 @@ void raft_on_vote_request(raft *r, const raft_msg *m, raft_output *out)
             raft_dir_caught_up(r, out);
     }
 
-    if (req->candidate_epoch < r->q.epoch) {
+    if (raft_dir_other_key(r, &req->voter_directory_id)) {
+        /* Meant for the directory this one replaced: the voter set names
+         * that one, not us (KafkaRaftClient.isValidVoterKey). */
+        v->partition_error = KAFKA_INVALID_VOTER_KEY;
+    } else if (req->candidate_epoch < r->q.epoch) {
         v->partition_error = KAFKA_FENCED_LEADER_EPOCH;
     } else if (inconsistent_voters(r, req)) {
         v->partition_error = KAFKA_INCONSISTENT_VOTER_SET;

@@ -334,6 +334,8 @@ void raft_on_begin_epoch_request(raft *r, const raft_msg *m, raft_output *out)
 {
     const raft_begin_epoch_request *req = &m->u.begin_epoch_request;
     int16_t err = validate_voter_request(r, req->leader_epoch, req->leader_id);
+    if (err == KAFKA_NONE && raft_dir_other_key(r, &req->voter_directory_id))
+        err = KAFKA_INVALID_VOTER_KEY; /* for the directory we replaced */
     if (err == KAFKA_NONE) {
         bool newer = req->leader_epoch > r->q.epoch;
         bool leaderless = r->role == RAFT_ROLE_UNATTACHED || r->role == RAFT_ROLE_VOTED ||

@@ -231,6 +231,9 @@ kq_uuid *raft_voter_dir(raft *r, int32_t id);
 /* The directory id a request to voter id names (Vote, BeginQuorumEpoch):
  * the voter set's entry, or the one remembered in static mode (zero). */
 kq_uuid raft_peer_dir(raft *r, int32_t id);
+/* With the voter set in the log (KIP-853): a request names this node with
+ * another directory id (Kafka's isValidVoterKey fails): INVALID_VOTER_KEY. */
+bool raft_dir_other_key(const raft *r, const kq_uuid *dir);
 /* Emits STORE_QSTATE for the current q now. */
 void raft_store_qstate(raft *r, raft_output *out);
 /* A voter's own request named its directory id: remembered if unknown. */

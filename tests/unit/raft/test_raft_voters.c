@@ -388,6 +388,40 @@ static void test_follower_truncation_reverts_the_set(void **state)
     raft_destroy(r);
 }
 
+/* A Vote or BeginQuorumEpoch naming this node with another directory id
+ * (the one it replaced) is INVALID_VOTER_KEY and changes nothing. */
+static void test_other_directory_is_invalid_voter_key(void **state)
+{
+    (void)state;
+    raft *r = boot(2, 3, 0, false);
+    raft_output out;
+    raft_msg v = rt_vote_req(3, 1, 0, 0, 7);
+    v.u.vote_request.voter_directory_id = dir(99);
+    rt_recv(r, 10, &v, &out);
+    const raft_msg *a = rt_sent(&out, RAFT_MSG_VOTE_RESPONSE, 3);
+    assert_non_null(a);
+    assert_int_equal(a->u.vote_response.partition_error, KAFKA_INVALID_VOTER_KEY);
+    assert_false(a->u.vote_response.vote_granted);
+    assert_int_equal(rt_count(&out, RAFT_ACTION_STORE_QSTATE), 0);
+    v.u.vote_request.voter_directory_id = dir(2); /* its own: granted */
+    rt_recv(r, 11, &v, &out);
+    assert_true(rt_sent(&out, RAFT_MSG_VOTE_RESPONSE, 3)->u.vote_response.vote_granted);
+    raft_msg b;
+    memset(&b, 0, sizeof b);
+    b.type = RAFT_MSG_BEGIN_EPOCH_REQUEST;
+    b.from = 1;
+    b.u.begin_epoch_request.leader_epoch = 2;
+    b.u.begin_epoch_request.leader_id = 1;
+    b.u.begin_epoch_request.voter_directory_id = dir(99);
+    rt_recv(r, 12, &b, &out);
+    a = rt_sent(&out, RAFT_MSG_BEGIN_EPOCH_RESPONSE, 1);
+    assert_int_equal(a->u.begin_epoch_response.partition_error, KAFKA_INVALID_VOTER_KEY);
+    raft_status s;
+    raft_get_status(r, &s);
+    assert_int_equal(s.epoch, 1);
+    raft_destroy(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -399,6 +433,7 @@ int main(void)
         cmocka_unit_test(test_no_change_before_epoch_commit),
         cmocka_unit_test(test_leader_removing_itself_resigns_once_committed),
         cmocka_unit_test(test_follower_truncation_reverts_the_set),
+        cmocka_unit_test(test_other_directory_is_invalid_voter_key),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
