@@ -155,6 +155,11 @@ bool exec_voter_history_load(kq_exec *x, char *err, size_t errlen)
     }
     if (start >= kq_log_end_offset(x->log))
         return true;
+    /* Static voters and no kraft.version 1 state: no Voters record can be
+     * in the log (a leader writes them only at kraft.version 1), so the
+     * seed's static clusters do not read their whole log at start. */
+    if (x->snap->history_count == 0 && !x->cfg.voters_from_log && x->cfg.voter_count > 0)
+        return true;
     scan_ctx c = {.x = x, .bad_offset = -1};
     int rc = kq_log_scan(x->log, start, scan_batch, &c);
     if (rc == 0)
