@@ -3,8 +3,11 @@
 # Kafka operator grows and shrinks a quorum: node 1 formatted --standalone,
 # nodes 2-5 formatted --no-initial-controllers and started with only
 # controller.quorum.bootstrap.servers (observers); kafka-metadata-quorum.sh
-# add-controller grows the voters 1 -> 3 -> 5 and remove-controller shrinks
-# them 5 -> 3, one of the removals being the leader's own. VerifiableProducer
+# add-controller grows the voters 1 -> 3 (a second add of a voter and a
+# removal naming another directory are refused with Kafka's errors), nodes
+# 4 and 5 join by themselves (controller.quorum.auto.join.enable) -> 5,
+# and remove-controller shrinks them 5 -> 3, one of the removals being the
+# leader's own. VerifiableProducer
 # writes with acks=all throughout and a consumer group reads; the leader is
 # SIGKILLed twice (restarted each time). At the end: every acknowledged
 # record read back exactly once at its offset, the group read them all,
@@ -36,12 +39,14 @@ listener.security.protocol.map=CONTROLLER:PLAINTEXT
 controller.quorum.bootstrap.servers=localhost:$base,localhost:$((base + 1)),localhost:$((base + 2))
 log.dirs=$E2E_TMP/data$i
 EOP
+    # nodes 4 and 5 join by themselves (KIP-1186 auto-join)
+    ((i >= 4)) && echo "controller.quorum.auto.join.enable=true" >> "$E2E_TMP/n$i.properties"
     if ((i == 1)); then how=--standalone; else how=--no-initial-controllers; fi
     "$STORAGE" format --config "$E2E_TMP/n$i.properties" --cluster-id "$cid" $how \
         > "$E2E_TMP/format$i.out" 2>&1 || fail "format n$i: $(cat "$E2E_TMP/format$i.out")"
 done
 dirid() { sed -n 's/^directory\.id=//p' "$E2E_TMP/data$1/meta.properties"; }
-quorum_start 1 2 3 4 5
+quorum_start 1 2 3
 
 tool() {
     timeout 60 "$E2E_ROOT/bin/kafka-metadata-quorum.sh" --bootstrap-controller \
@@ -93,8 +98,21 @@ start_producer 3000 100 "$E2E_TMP/produced.jsonl"
 wait_acked "$E2E_TMP/produced.jsonl" 200 60 || fail "no acks before the changes"
 
 add 2; add 3; wait_voters 1,2,3
+# Refusals with Kafka's errors, changing nothing: a voter added twice, a
+# removal naming another directory of a voter.
+tool --command-config "$E2E_TMP/n2.properties" add-controller > /dev/null &&
+    fail "adding voter 2 twice succeeded"
+grep -q "DuplicateVoterException" "$E2E_TMP/tool.err" ||
+    fail "add twice: not DUPLICATE_VOTER: $(tail -n 2 "$E2E_TMP/tool.err")"
+tool remove-controller --controller-id 3 --controller-directory-id "$(dirid 2)" > /dev/null &&
+    fail "removing voter 3 under another directory id succeeded"
+grep -q "VoterNotFoundException" "$E2E_TMP/tool.err" ||
+    fail "remove with a wrong directory: not VOTER_NOT_FOUND: $(tail -n 2 "$E2E_TMP/tool.err")"
+[[ "$(voters)" == 1,2,3 ]] || fail "a refused change changed the voters"
 kill_leader
-add 4; add 5; wait_voters 1,2,3,4,5
+quorum_start 4 5 # they ask the leader to add them once caught up
+wait_voters 1,2,3,4,5
+log "nodes 4 and 5 joined by themselves"
 kill_leader
 read -r leader _ < <(wait_probe_leader 60) || fail "no leader"
 remove "$leader" # the leader removes itself: it resigns once that commits
@@ -144,4 +162,4 @@ features="$(timeout 60 "$E2E_ROOT/bin/kafka-features.sh" --bootstrap-controller 
 grep -Eq "Feature: kraft.version.*SupportedMaxVersion: 1.*FinalizedVersionLevel: 1" <<<"$features" ||
     fail "kafka-features does not show kraft.version 1: $features"
 for i in 1 2 3 4 5; do server_alive "n$i" || fail "n$i died"; done
-pass "voters 1 -> 3 -> 5 -> 3 with Kafka's add-/remove-controller (the leader removed itself), two leader kills: $(cat "$E2E_TMP/verify.out")"
+pass "voters 1 -> 3 (add-controller) -> 5 (auto-join) -> 3 (remove-controller, the leader removing itself), refusals with Kafka's errors, two leader kills: $(cat "$E2E_TMP/verify.out")"
