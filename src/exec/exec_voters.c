@@ -1,6 +1,6 @@
 /* The voter history at start (KIP-853, Kafka's VoterSetHistory): the
- * KRaftVersion and Voters records of the snapshot at the log start count
- * from its last contained offset (end_offset - 1); with no snapshot there,
+ * KRaftVersion and Voters records of the newest snapshot within the log
+ * count from its last contained offset (end_offset - 1); with none,
  * those of Kafka's bootstrap checkpoint (0-0, never replicated) count from
  * -1; then every such record of the log from its own offset. Each entry
  * carries the other half of the one before it (a KRaftVersion record keeps
@@ -15,6 +15,7 @@
 
 #include "exec_snapshot.h"
 #include "kq/log.h"
+#include "kq/log_line.h"
 #include "kq/bootstrap_snapshot.h"
 #include "kq/record.h"
 #include "kq/snapshot_file.h"
@@ -144,28 +145,41 @@ static int scan_batch(void *vctx, const uint8_t *batch, size_t len)
 bool exec_voter_history_load(kq_exec *x, char *err, size_t errlen)
 {
     x->snap->history_count = 0;
-    int64_t start = kq_log_start_offset(x->log);
+    int64_t start = kq_log_start_offset(x->log), end = kq_log_end_offset(x->log);
     raft_log_state ls = {0};
     exec_snapshots_log_state(x, &ls);
-    if (start > 0 && ls.start_snapshot.end_offset == start) {
-        if (!load_snapshot(x, ls.start_snapshot, err, errlen))
+    /* From the newest snapshot within the log (everything below it is
+     * committed and folded into its records), as the producer rebuild:
+     * the scan is bounded by the snapshot interval, not the log. */
+    raft_snapshot_id base = ls.start_offset > 0 && ls.start_snapshot.end_offset == start
+                                ? ls.start_snapshot
+                                : (raft_snapshot_id){.end_offset = -1, .epoch = -1};
+    if (ls.latest_snapshot.end_offset > start && ls.latest_snapshot.end_offset <= end)
+        base = ls.latest_snapshot;
+    int64_t from = start;
+    if (base.end_offset > 0) {
+        if (!load_snapshot(x, base, err, errlen))
             return false;
+        from = base.end_offset;
     } else if (start == 0 && !load_bootstrap(x, err, errlen)) {
         return false;
     }
-    if (start >= kq_log_end_offset(x->log))
-        return true;
-    /* Static voters and no kraft.version 1 state: no Voters record can be
-     * in the log (a leader writes them only at kraft.version 1), so the
-     * seed's static clusters do not read their whole log at start. */
-    if (x->snap->history_count == 0 && !x->cfg.voters_from_log && x->cfg.voter_count > 0)
+    if (from >= end)
         return true;
     scan_ctx c = {.x = x, .bad_offset = -1};
-    int rc = kq_log_scan(x->log, start, scan_batch, &c);
+    int rc = kq_log_scan(x->log, from, scan_batch, &c);
     if (rc == 0)
         return true;
+    if (rc == -EBADMSG && !c.why) {
+        /* A batch failing verification is corruption, found and handled
+         * where the log is read (refusal alone, repair in a quorum, issue
+         * 8); the history stops before it, as the log will once cut. */
+        log_line("node %d: the voter scan stops at a batch that fails verification past "
+                 "offset %" PRId64, x->cfg.node_id, from);
+        return true;
+    }
     char where[STORAGE_DESCRIBE_BYTES];
-    kq_log_describe(x->log, c.bad_offset >= 0 ? c.bad_offset : start, where, sizeof where);
+    kq_log_describe(x->log, c.bad_offset >= 0 ? c.bad_offset : from, where, sizeof where);
     snprintf(err, errlen, "refusing to start: reading the voter records of the log: %s: %s",
              where, c.why ? c.why : rc < 0 ? strerror(-rc) : "control batch does not iterate");
     return false;
