@@ -228,12 +228,14 @@ def main():
         return SKIP
     kafka = load_kafka(args.messages)
     ours = describe(args.bin, args.mutant)
-    caught = set()
+    caught, absent = set(), set()
     for m in ours:
         kdef = kafka.get((m["api"], "response" if m["response"] else "request"))
         if kdef is None:
-            print(f"MISMATCH api {m['api']}: no Kafka definition in {args.messages}")
-            caught.add((m["api"], m["response"]))
+            # not every API's JSON is in the shared copy: the class
+            # differential test (wirediff_kafka_classes) checks it instead
+            print(f"NOTE api {m['api']}: no Kafka definition in {args.messages}; not compared")
+            absent.add((m["api"], m["response"]))
             continue
         c = Checker({s["name"]: s for s in kdef.get("commonStructs", [])})
         c.check_message(m, kdef)
@@ -243,8 +245,9 @@ def main():
             caught.add((m["api"], m["response"]))
     print(f"wire-json-check: {len(ours)} messages, {len(caught)} with mismatches")
     if args.mutant:
-        ok = ours and len(caught) == len(ours)
-        print(f"wire-json-check mutant {args.mutant}: caught in {len(caught)} of {len(ours)} messages")
+        ok = ours and len(caught) == len(ours) - len(absent)
+        print(f"wire-json-check mutant {args.mutant}: caught in {len(caught)} of "
+              f"{len(ours) - len(absent)} messages compared")
         return 0 if ok else 1
     return 1 if caught or not ours else 0
 

@@ -199,6 +199,9 @@ enum raft_msg_type {
     RAFT_MSG_REMOVE_VOTER_REQUEST,
     RAFT_MSG_UPDATE_VOTER_REQUEST,
     RAFT_MSG_VOTER_CHANGE_RESPONSE,
+    /* UpdateFeatures kraft.version (KIP-853): a static quorum's voters move
+     * into the log; answered with RAFT_MSG_VOTER_CHANGE_RESPONSE. */
+    RAFT_MSG_UPGRADE_KRAFT_REQUEST,
 };
 
 
@@ -323,6 +326,11 @@ typedef struct raft_update_voter_request {
     kq_voter voter; /* the sender's id, directory id, endpoint, kraft range */
 } raft_update_voter_request;
 
+typedef struct raft_upgrade_kraft_request {
+    int16_t level;      /* the kraft.version asked for */
+    bool validate_only;
+} raft_upgrade_kraft_request;
+
 typedef struct raft_voter_change_response {
     int16_t error;
     const char *message; /* static text, NULL: none */
@@ -350,6 +358,7 @@ typedef struct raft_msg {
         raft_add_voter_request add_voter_request;
         raft_remove_voter_request remove_voter_request;
         raft_update_voter_request update_voter_request;
+        raft_upgrade_kraft_request upgrade_kraft_request;
         raft_voter_change_response voter_change_response;
     } u;
 } raft_msg;

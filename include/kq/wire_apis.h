@@ -45,7 +45,8 @@
     X(REMOVE_RAFT_VOTER, 81, "RemoveRaftVoter", wire_remove_raft_voter, 0,                  \
       handle_remove_raft_voter)                                                             \
     X(UPDATE_RAFT_VOTER, 82, "UpdateRaftVoter", wire_update_raft_voter, 0,                  \
-      handle_update_raft_voter)
+      handle_update_raft_voter)                                                             \
+    X(UPDATE_FEATURES, 57, "UpdateFeatures", wire_update_features, 0, handle_update_features)
 
 /* Encoders that also write versions their decoder refuses, X(N, response,
  * min, max): the tests' clients send Produce v0-2 and v13 and Metadata v13 to

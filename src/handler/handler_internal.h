@@ -228,6 +228,9 @@ void handle_offset_fetch(handler *h, handler_request *req, kq_reader *r);
 void handle_raft_request(handler *h, handler_request *req, kq_reader *r);
 /* AddRaftVoter, RemoveRaftVoter, UpdateRaftVoter (KIP-853; raft_voters.c). */
 void handle_add_raft_voter(handler *h, handler_request *req, kq_reader *r);
+/* update_features.c: UpdateFeatures kraft.version (KIP-853). */
+void handle_update_features(handler *h, handler_request *req, kq_reader *r);
+void update_features_encode_response(handler *h, const raft_pending *p, const raft_msg *msg);
 /* The core's RAFT_MSG_VOTER_CHANGE_RESPONSE, in the API p was asked in. */
 void raft_voters_encode_response(handler *h, const raft_pending *p, const raft_msg *msg);
 /* Auto-join's requests to the leader and their answers (raft_voters.c). */

@@ -475,6 +475,7 @@ bool handler_encode_raft_request(handler *h, const raft_msg *msg, int32_t correl
         break;
     case RAFT_MSG_ADD_VOTER_REQUEST:
     case RAFT_MSG_REMOVE_VOTER_REQUEST:
+    case RAFT_MSG_UPDATE_VOTER_REQUEST:
         raft_voters_encode_request(h, &w, &hdr, msg);
         break;
     default:
@@ -520,6 +521,7 @@ bool handler_decode_raft_response(handler *h, enum raft_msg_type request_type,
     switch (request_type) {
     case RAFT_MSG_ADD_VOTER_REQUEST: key = WIRE_API_ADD_RAFT_VOTER; break;
     case RAFT_MSG_REMOVE_VOTER_REQUEST: key = WIRE_API_REMOVE_RAFT_VOTER; break;
+    case RAFT_MSG_UPDATE_VOTER_REQUEST: key = WIRE_API_UPDATE_RAFT_VOTER; break;
     case RAFT_MSG_VOTE_REQUEST: key = WIRE_API_VOTE; break;
     case RAFT_MSG_BEGIN_EPOCH_REQUEST: key = WIRE_API_BEGIN_QUORUM_EPOCH; break;
     case RAFT_MSG_END_EPOCH_REQUEST: key = WIRE_API_END_QUORUM_EPOCH; break;
@@ -633,6 +635,7 @@ bool handler_decode_raft_response(handler *h, enum raft_msg_type request_type,
         return fetch_snapshot_decode_response(&r, api_version, &h->arena, out);
     case RAFT_MSG_ADD_VOTER_REQUEST:
     case RAFT_MSG_REMOVE_VOTER_REQUEST:
+    case RAFT_MSG_UPDATE_VOTER_REQUEST:
         return raft_voters_decode_response(h, &r, request_type, api_version, out);
     default:
         return false;

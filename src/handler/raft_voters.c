@@ -179,7 +179,9 @@ void raft_voters_encode_response(handler *h, const raft_pending *p, const raft_m
 {
     const raft_voter_change_response *m = &msg->u.voter_change_response;
     kq_slice message = m->message ? kq_slice_cstr(m->message) : (kq_slice){NULL, -1};
-    if (p->api_key == WIRE_API_ADD_RAFT_VOTER) {
+    if (p->api_key == WIRE_API_UPDATE_FEATURES) {
+        update_features_encode_response(h, p, msg);
+    } else if (p->api_key == WIRE_API_ADD_RAFT_VOTER) {
         wire_add_raft_voter_response resp = {.error_code = m->error, .error_message = message};
         wire_add_raft_voter_response_encode(&h->out, p->api_version, &resp);
     } else if (p->api_key == WIRE_API_REMOVE_RAFT_VOTER) {
@@ -217,6 +219,21 @@ void raft_voters_encode_request(handler *h, kq_writer *w, wire_request_header *h
         wire_add_raft_voter_request_encode(w, hdr->api_version, &req);
         return;
     }
+    if (msg->type == RAFT_MSG_UPDATE_VOTER_REQUEST) {
+        const raft_update_voter_request *u = &msg->u.update_voter_request;
+        hdr->api_key = WIRE_API_UPDATE_RAFT_VOTER;
+        hdr->api_version = 0;
+        wire_request_header_encode(w, hdr);
+        wire_raft_listener l = {.name = kq_slice_cstr(u->voter.listener),
+                                .host = kq_slice_cstr(u->voter.host), .port = u->voter.port};
+        wire_update_raft_voter_request req = {
+            .cluster_id = cluster, .current_leader_epoch = u->current_leader_epoch,
+            .voter_id = u->voter.id, .voter_directory_id = u->voter.directory_id,
+            .listeners = &l, .listener_count = 1,
+            .kraft_version_feature = {u->voter.kraft_version_min, u->voter.kraft_version_max}};
+        wire_update_raft_voter_request_encode(w, hdr->api_version, &req);
+        return;
+    }
     const raft_remove_voter_request *m = &msg->u.remove_voter_request;
     hdr->api_key = WIRE_API_REMOVE_RAFT_VOTER;
     hdr->api_version = 0;
@@ -230,7 +247,12 @@ bool raft_voters_decode_response(handler *h, kq_reader *r, enum raft_msg_type re
                                  int16_t api_version, raft_msg *out)
 {
     int16_t error;
-    if (request_type == RAFT_MSG_ADD_VOTER_REQUEST) {
+    if (request_type == RAFT_MSG_UPDATE_VOTER_REQUEST) {
+        wire_update_raft_voter_response b;
+        if (wire_update_raft_voter_response_decode(r, api_version, &h->arena, &b) != 0)
+            return false;
+        error = b.error_code;
+    } else if (request_type == RAFT_MSG_ADD_VOTER_REQUEST) {
         wire_add_raft_voter_response b;
         if (wire_add_raft_voter_response_decode(r, api_version, &h->arena, &b) != 0)
             return false;

@@ -8,6 +8,7 @@
  * fetch slot keeps fetching). */
 #include <string.h>
 
+#include "kq/kafka_errors.h"
 #include "raft_internal.h"
 
 void raft_auto_join_failed(raft *r)
@@ -20,6 +21,9 @@ void raft_on_auto_join_answer(raft *r, const raft_msg *m)
     if (!r->join_inflight || m->from != r->q.leader_id)
         return; /* a late or stray answer */
     r->join_inflight = false;
+    int16_t e = m->u.voter_change_response.error;
+    if (r->join_is_update && (e == KAFKA_NONE || e == KAFKA_UNSUPPORTED_VERSION))
+        r->updated_epoch = r->q.epoch; /* this leader knows us (Kafka: hasUpdatedLeader) */
     r->join_next_ms = r->now_ms + 2 * (int64_t)r->cfg.fetch_timeout_ms;
 }
 
@@ -49,8 +53,13 @@ static bool join_request(raft *r, raft_msg *m)
 
 void raft_poll_auto_join(raft *r, raft_output *out)
 {
-    if (!r->cfg.auto_join || r->role != RAFT_ROLE_FOLLOWER || r->is_voter ||
-        r->shutting_down || raft_kraft_version(r) < 1 || !raft_dir_set(&r->cfg.directory_id))
+    if (r->role != RAFT_ROLE_FOLLOWER || r->shutting_down)
+        return;
+    raft_msg m = {.from = r->cfg.node_id, .to = r->q.leader_id};
+    bool update = raft_upgrade_update_request(r, &m); /* kraft.version 0 voters */
+    bool join = !update && r->cfg.auto_join && !r->is_voter && raft_kraft_version(r) >= 1 &&
+                raft_dir_set(&r->cfg.directory_id) && join_request(r, &m);
+    if (!update && !join)
         return;
     if (r->join_inflight && r->now_ms >= r->join_deadline_ms)
         r->join_inflight = false; /* no answer: try again when due */
@@ -58,11 +67,9 @@ void raft_poll_auto_join(raft *r, raft_output *out)
         raft_wake(out, r->join_inflight ? r->join_deadline_ms : r->join_next_ms);
         return;
     }
-    raft_msg m = {.from = r->cfg.node_id, .to = r->q.leader_id};
-    if (!join_request(r, &m))
-        return;
     raft_out_send(out, &m);
     r->join_inflight = true;
+    r->join_is_update = update;
     r->join_deadline_ms = r->now_ms + r->cfg.request_timeout_ms;
     r->join_next_ms = r->now_ms + 2 * (int64_t)r->cfg.fetch_timeout_ms;
     raft_wake(out, r->join_deadline_ms);

@@ -23,6 +23,7 @@ void raft_leader_on_elected(raft *r, raft_output *out)
             granting[granted++] = r->voters[i].id;
     }
     raft_dir_caught_up(r, out); /* a majority made it leader */
+    raft_upgrade_on_elected(r);
     r->epoch_start_offset = r->end_offset;
     r->leader_hw_known = false;
     r->check_quorum_deadline_ms = r->now_ms + r->cfg.fetch_timeout_ms;

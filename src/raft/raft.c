@@ -148,6 +148,7 @@ raft *raft_create(const raft_config *config, const raft_quorum_state *qstate,
     r->dir_catchup_hw = -1;
     r->leader_contact_ms = -1;
     r->leader_resigned_epoch = -1;
+    r->updated_epoch = -1;
     r->fetch_target = -1;
     for (int i = 0; log && i < log->epoch_count; i++)
         if (log->epochs[i].start_offset <= r->end_offset && log->epochs[i].epoch >= 0)
@@ -299,6 +300,7 @@ static void on_receive(raft *r, const raft_msg *m, raft_output *out)
     case RAFT_MSG_ADD_VOTER_REQUEST:
     case RAFT_MSG_REMOVE_VOTER_REQUEST:
     case RAFT_MSG_UPDATE_VOTER_REQUEST: raft_on_voter_change_request(r, m, out); break;
+    case RAFT_MSG_UPGRADE_KRAFT_REQUEST: raft_on_upgrade_kraft(r, m, out); break;
     case RAFT_MSG_VOTER_CHANGE_RESPONSE: raft_on_auto_join_answer(r, m); break;
     }
 }
@@ -342,7 +344,8 @@ void raft_step(raft *r, const raft_event *ev, raft_output *out)
     case RAFT_EVENT_SEND_FAILED: {
         raft_peer *p = raft_peer_of(r, ev->msg.to);
         if (ev->msg.type == RAFT_MSG_ADD_VOTER_REQUEST ||
-            ev->msg.type == RAFT_MSG_REMOVE_VOTER_REQUEST)
+            ev->msg.type == RAFT_MSG_REMOVE_VOTER_REQUEST ||
+            ev->msg.type == RAFT_MSG_UPDATE_VOTER_REQUEST)
             raft_auto_join_failed(r); /* its own slot, not the fetch's */
         else if (p && p->out.inflight)
             raft_request_failed(r, p);

@@ -184,7 +184,16 @@ struct raft {
     raft_voter_entry *vh;
     int vh_count;
     raft_voter_entry *vh_scan; /* scratch for raft_voters_scan, same size */
+    kq_voter_set applied; /* the set r->voters was last built from */
     raft_voter_change vc;
+    /* Leader at kraft.version 0 (upgrade.c): the static voters with what
+     * their UpdateRaftVoter told (directory id, endpoint, kraft.version
+     * range), Kafka's LeaderState.volatileVoters, for an upgrade to 1. */
+    kq_voter_set volatile_voters;
+    /* Follower at kraft.version 0: the epoch whose leader took our
+     * UpdateRaftVoter (-1 none yet). */
+    int32_t updated_epoch;
+    bool join_is_update; /* the request on the join slot is an UpdateRaftVoter */
     /* auto-join (autojoin.c): the request out to the leader, if any */
     bool join_inflight;
     int64_t join_deadline_ms;
@@ -386,8 +395,23 @@ void raft_on_auto_join_answer(raft *r, const raft_msg *m);
 /* An auto-join request could not be sent or answered. */
 void raft_auto_join_failed(raft *r);
 
+/* upgrade.c (KIP-853): kraft.version 0 -> 1, UpdateRaftVoter at 0. */
+void raft_upgrade_on_elected(raft *r);
+void raft_on_upgrade_kraft(raft *r, const raft_msg *m, raft_output *out);
+/* UpdateRaftVoter at kraft.version 0: NONE for a static voter (its key,
+ * endpoint and range kept for an upgrade), else VOTER_NOT_FOUND. */
+int16_t raft_upgrade_note_voter(raft *r, const kq_voter *v);
+/* A follower voter at kraft.version 0 tells each new leader its key and
+ * endpoint (Kafka's pollFollowerAsVoter); false: nothing to send. */
+bool raft_upgrade_update_request(raft *r, raft_msg *m);
+
 /* reconfig.c (KIP-853): AddRaftVoter, RemoveRaftVoter, UpdateRaftVoter. */
 void raft_on_voter_change_request(raft *r, const raft_msg *m, raft_output *out);
+/* Appends set as the new Voters record (with a KRaftVersion record first
+ * when new_kraft_version >= 0) and makes the change pending, answered once
+ * committed. False: no room now. */
+bool raft_reconfig_append(raft *r, raft_output *out, const raft_msg *m, const kq_voter_set *set,
+                          int16_t new_kraft_version);
 /* Each step: an add whose replica caught up is appended; a change is
  * answered once committed, timed out, or when leadership is lost. */
 void raft_reconfig_poll(raft *r, raft_output *out);

@@ -60,17 +60,22 @@ static const char *busy(const raft *r, const char *what, int16_t *error)
     return NULL;
 }
 
-/* Appends set as the new Voters record and makes the change pending. */
-static bool append_set(raft *r, raft_output *out, const raft_msg *m, const kq_voter_set *set)
+bool raft_reconfig_append(raft *r, raft_output *out, const raft_msg *m, const kq_voter_set *set,
+                          int16_t new_kraft_version)
 {
     if (!raft_voters_room(r))
         return false;
-    raft_voter_entry e = {.offset = r->end_offset, .kraft_version = raft_kraft_version(r),
+    /* an upgrade writes KRaftVersion and Voters in one batch: the Voters
+     * record is the batch's second and counts from its own offset */
+    int records = new_kraft_version >= 0 ? 2 : 1;
+    raft_voter_entry e = {.offset = r->end_offset + records - 1,
+                          .kraft_version = new_kraft_version >= 0 ? new_kraft_version
+                                                                  : raft_kraft_version(r),
                           .has_voters = true, .voters = *set};
     record_control_args c = {.base_offset = r->end_offset, .epoch = r->q.epoch,
                              .timestamp_ms = r->now_ms, .leader_id = -1,
-                             .kraft_version = -1, .voters = set};
-    if (!raft_leader_append_control(r, out, &c, 1))
+                             .kraft_version = new_kraft_version, .voters = set};
+    if (!raft_leader_append_control(r, out, &c, records))
         return false;
     raft_voters_push(r, out, &e);
     r->vc.offset = e.offset;
@@ -123,7 +128,7 @@ static void on_remove(raft *r, const raft_msg *m, raft_output *out)
     }
     if (!why) {
         set.voters[i] = set.voters[--set.count];
-        if (!append_set(r, out, m, &set)) {
+        if (!raft_reconfig_append(r, out, m, &set, -1)) {
             err = KAFKA_REQUEST_TIMED_OUT;
             why = "no room to append the change now";
         }
@@ -151,8 +156,8 @@ static const char *update_refusal(raft *r, const kq_voter *v, int16_t *err)
         return "the voter's kraft.version range does not hold the finalized version";
     const kq_voter_set *set = raft_voters(r);
     *err = KAFKA_VOTER_NOT_FOUND;
-    if (kv < 1) /* the static set: Kafka matches by id and writes nothing */
-        return kq_voter_set_find(set, v->id) >= 0 ? NULL : "";
+    if (kv < 1) /* the static set: Kafka matches by id and keeps it for an upgrade */
+        return raft_upgrade_note_voter(r, v) == KAFKA_NONE ? NULL : "";
     *err = KAFKA_REQUEST_TIMED_OUT;
     if (!raft_voters_committed(r) && !is_mutant(r, RAFT_MUTANT_TWO_CHANGES_IN_FLIGHT))
         return "Request timed out waiting for voters to commit the latest voter change";
@@ -173,7 +178,7 @@ static void on_update(raft *r, const raft_msg *m, raft_output *out)
     if (!why && raft_kraft_version(r) >= 1) {
         kq_voter_set set = *raft_voters(r);
         set.voters[kq_voter_set_find(&set, v->id)] = *v;
-        if (append_set(r, out, m, &set)) {
+        if (raft_reconfig_append(r, out, m, &set, -1)) {
             r->vc.answered = true; /* on append, as Kafka; pending until committed */
         } else {
             err = KAFKA_REQUEST_TIMED_OUT;
@@ -260,7 +265,7 @@ void raft_reconfig_poll(raft *r, raft_output *out)
         raft_voter_change vc = r->vc;
         set.voters[set.count++] = vc.voter; /* checked: not a voter, room (count < max) */
         raft_msg m = {.type = vc.type, .from = vc.from, .token = vc.token};
-        if (append_set(r, out, &m, &set)) {
+        if (raft_reconfig_append(r, out, &m, &set, -1)) {
             r->vc.voter = vc.voter;
             r->vc.deadline_ms = vc.deadline_ms; /* one timer for the whole operation */
             if (!vc.ack_when_committed) {

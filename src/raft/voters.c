@@ -57,9 +57,14 @@ static void apply(raft *r, raft_output *out)
     raft_peer old[RAFT_VOTERS_MAX];
     int old_count = r->voter_count;
     memcpy(old, r->voters, sizeof(raft_peer) * (size_t)old_count);
-    bool same = set->count == old_count;
-    for (int i = 0; same && i < set->count; i++)
-        same = old[i].id == set->voters[i].id;
+    /* the same voters with the same keys and endpoints: nothing to tell */
+    bool same = set->count == r->applied.count &&
+                memcmp(set->voters, r->applied.voters, sizeof(kq_voter) * (size_t)set->count) == 0;
+    if (!same) {
+        memset(&r->applied, 0, sizeof r->applied);
+        r->applied.count = set->count;
+        memcpy(r->applied.voters, set->voters, sizeof(kq_voter) * (size_t)set->count);
+    }
     r->voter_count = set->count;
     for (int i = 0; i < set->count; i++) {
         int32_t id = set->voters[i].id;

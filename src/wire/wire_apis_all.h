@@ -26,6 +26,7 @@
 #include "kq/wire_raft_common.h"
 #include "kq/wire_sasl.h"
 #include "kq/wire_sync_group.h"
+#include "kq/wire_update_features.h"
 #include "kq/wire_update_raft_voter.h"
 #include "kq/wire_vote.h"
 

@@ -422,6 +422,56 @@ static void test_other_directory_is_invalid_voter_key(void **state)
     raft_destroy(r);
 }
 
+/* kraft.version 0 -> 1 (Kafka's KRaftVersionUpgrade): refused until every
+ * static voter has told its key and endpoint; then one batch (KRaftVersion
+ * 1 + Voters) answered once committed, and the set comes from the log. */
+static void test_upgrade_static_quorum(void **state)
+{
+    (void)state;
+    raft_config c = rt_config(1, 3);
+    c.directory_id = dir(1);
+    c.local = voter(1);
+    raft *r = rt_create(&c, 0, -1, -1, 0, NULL, 0);
+    raft_output out;
+    rt_tick(r, 0, &out);
+    rt_tick(r, 2000, &out);
+    rt_pre_vote_granted(r, 2000, 2, 1, &out);
+    raft_msg v = rt_vote_resp(2, 1, true);
+    rt_recv(r, 2001, &v, &out);
+    rt_flushed(r, 2002, 1, &out);
+    raft_msg f = rt_fetch_req(2, 1, 1, 1, 0, 9);
+    rt_recv(r, 2003, &f, &out); /* HW 1: the epoch is committed */
+    raft_msg up = {.type = RAFT_MSG_UPGRADE_KRAFT_REQUEST, .from = -1, .token = 5};
+    up.u.upgrade_kraft_request.level = 1;
+    rt_recv(r, 2004, &up, &out);
+    assert_int_equal(answer(&out)->error, KAFKA_INVALID_UPDATE_VERSION); /* 2, 3 unknown */
+    for (int32_t id = 2; id <= 3; id++) {
+        raft_msg u = {.type = RAFT_MSG_UPDATE_VOTER_REQUEST, .from = id, .token = 6};
+        u.u.update_voter_request.current_leader_epoch = 1;
+        u.u.update_voter_request.voter = voter(id);
+        rt_recv(r, 2005, &u, &out);
+        assert_int_equal(answer(&out)->error, KAFKA_NONE);
+        assert_int_equal(raft_kraft_version(r), 0); /* nothing written at 0 */
+    }
+    rt_recv(r, 2006, &up, &out);
+    assert_null(answer(&out)); /* appended, answered once committed */
+    assert_int_equal(raft_kraft_version(r), 1);
+    assert_true(out.voters_changed);
+    const kq_voter_set *set = raft_voters(r);
+    assert_int_equal(set->count, 3);
+    kq_uuid d3 = dir(3);
+    assert_memory_equal(&set->voters[kq_voter_set_find(set, 3)].directory_id, &d3, sizeof d3);
+    rt_flushed(r, 2007, 3, &out);
+    f = rt_fetch_req(2, 1, 3, 1, 0, 10);
+    f.u.fetch_request.replica_directory_id = dir(2);
+    rt_recv(r, 2008, &f, &out);
+    assert_non_null(answer(&out));
+    assert_int_equal(answer(&out)->error, KAFKA_NONE);
+    rt_recv(r, 2009, &up, &out); /* already at 1 */
+    assert_int_equal(answer(&out)->error, KAFKA_NONE);
+    raft_destroy(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -434,6 +484,7 @@ int main(void)
         cmocka_unit_test(test_leader_removing_itself_resigns_once_committed),
         cmocka_unit_test(test_follower_truncation_reverts_the_set),
         cmocka_unit_test(test_other_directory_is_invalid_voter_key),
+        cmocka_unit_test(test_upgrade_static_quorum),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

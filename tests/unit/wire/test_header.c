@@ -198,7 +198,7 @@ static void test_advertised_and_accepted(void **state)
     (void)state;
     int n = 0;
     const wire_api_range *apis = wire_advertised_apis(&n);
-    assert_int_equal(n, 26);
+    assert_int_equal(n, 27);
     struct {
         int16_t key, min, max;
     } expect[] = {
@@ -208,8 +208,8 @@ static void test_advertised_and_accepted(void **state)
         /* the classic group APIs (issue 12), not KIP-848's */
         {8, 2, 10}, {9, 1, 10}, {11, 0, 9}, {12, 0, 4}, {13, 0, 5}, {14, 0, 5}, {15, 0, 6},
         {16, 0, 5},
-        /* dynamic voters (KIP-853, KIP-1186): answered as at kraft.version 0 */
-        {80, 0, 1}, {81, 0, 0}, {82, 0, 0},
+        /* dynamic voters (KIP-853, KIP-1186) and the kraft.version upgrade */
+        {80, 0, 1}, {81, 0, 0}, {82, 0, 0}, {57, 0, 2},
     };
     for (size_t i = 0; i < sizeof expect / sizeof expect[0]; i++) {
         bool found = false;
