@@ -263,6 +263,8 @@ ssize_t exec_stream_read(kq_exec *x, kq_log_cursor *cur, uint8_t *buf, size_t ca
 /* Read-only views for the simulator's checkers and for log lines. */
 bool exec_failed(const kq_exec *x);
 const raft *exec_raft(const kq_exec *x);
+/* The voter history exec_create handed to raft_create (KIP-853). */
+const raft_voter_entry *exec_voter_history(const kq_exec *x, int *count);
 kq_log *exec_log(kq_exec *x);
 /* The handlers (tests call handler_next_deadline / handler_on_progress). */
 struct handler *exec_handler(kq_exec *x);

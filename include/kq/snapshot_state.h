@@ -12,6 +12,7 @@
 #ifndef KQ_SNAPSHOT_STATE_H
 #define KQ_SNAPSHOT_STATE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -38,6 +39,10 @@ typedef struct kq_snapshot_meta {
     int voter_count;                     /* 1..RAFT_VOTERS_MAX */
     kq_snapshot_pid_max pid_max[KQ_SNAPSHOT_PID_NODES_MAX];
     int pid_max_count;                   /* 0..KQ_SNAPSHOT_PID_NODES_MAX */
+    /* Decode only: the header batch holds a KRaftVersion record (KIP-853;
+     * files written before it, or at kraft.version 0 with static voters,
+     * have none). */
+    bool has_kraft_version;
 } kq_snapshot_meta;
 
 /* Appends the whole file to out: the header, the voters, the producer-id
@@ -53,6 +58,15 @@ typedef struct kq_snapshot_meta {
  * set). On an error out->len is back where it was unless out failed. */
 int kq_snapshot_encode(const producer_state *ps, const group_offsets *offsets,
                        const kq_snapshot_meta *meta, kq_writer *out);
+/* The same, and when voters is not NULL (KIP-853) the first control batch
+ * holds after the SnapshotHeaderRecord a KRaftVersionRecord (type 5, level
+ * voters->kraft_version) and, if voters->has_voters, a VotersRecord (type
+ * 6), as Kafka's RecordsSnapshotWriter writes them; the data batches then
+ * start at offset 2 or 3. -EINVAL if the level is not 0 or 1, or voters
+ * are given at level 0 or with a count outside 1..KQ_VOTER_SET_MAX. */
+int kq_snapshot_encode_voters(const producer_state *ps, const group_offsets *offsets,
+                              const kq_snapshot_meta *meta, const raft_voter_entry *voters,
+                              kq_writer *out);
 
 /* Validates a whole file (data, len) and loads it. Refused (-EBADMSG, err
  * names the byte position of the batch or record and the reason): a batch
@@ -79,5 +93,21 @@ int kq_snapshot_encode(const producer_state *ps, const group_offsets *offsets,
 int kq_snapshot_decode(const uint8_t *data, size_t len, raft_snapshot_id expect,
                        producer_state *ps, group_offsets *offsets, kq_snapshot_meta *meta,
                        char *err, size_t errlen);
+/* The same, and the first control batch may also hold, after the header, a
+ * KRaftVersionRecord and then a VotersRecord (nothing else, in that order;
+ * a Voters record needs level 1; each must parse as record_parse_*). When
+ * the file holds them, meta->has_kraft_version is set and voters (NULL: not
+ * returned) is the entry at expect.end_offset - 1: the level and, if
+ * has_voters, the set. voters is unspecified otherwise. */
+int kq_snapshot_decode_voters(const uint8_t *data, size_t len, raft_snapshot_id expect,
+                              producer_state *ps, group_offsets *offsets,
+                              kq_snapshot_meta *meta, raft_voter_entry *voters, char *err,
+                              size_t errlen);
+/* Reads only the first batch of a snapshot file (data may be a prefix of
+ * it: its first KQ_SNAPSHOT_BATCH_BYTES_MAX bytes are enough), checked as
+ * above: *has tells whether it holds a KRaftVersion record, and voters the
+ * entry at expect.end_offset - 1. 0, -EBADMSG (err names why) or -EINVAL. */
+int kq_snapshot_read_voters(const uint8_t *data, size_t len, raft_snapshot_id expect,
+                            raft_voter_entry *voters, bool *has, char *err, size_t errlen);
 
 #endif

@@ -183,6 +183,7 @@ static raft *exec_make_core(kq_exec *x, const raft_quorum_state *qs)
         .epoch_count = kq_log_epochs(x->log, epochs, RAFT_EPOCH_CACHE_MAX),
     };
     exec_snapshots_log_state(x, &ls);
+    ls.voter_history = exec_voter_history(x, &ls.voter_history_count);
     if (x->repair_end > 0) {
         ls.repair_end_offset = x->repair_end;
         ls.repair_last_epoch = x->repair_epoch;
@@ -382,7 +383,7 @@ kq_exec *exec_create(const exec_config *config, const exec_env *env, char *err, 
     if (!exec_open_storage(x, &qs, err, errlen) || !exec_snapshots_open(x, err, errlen) ||
         !exec_qstate_agrees(x, &qs, err, errlen))
         goto fail;
-    if (!exec_rebuild_at_start(x, err, errlen))
+    if (!exec_rebuild_at_start(x, err, errlen) || !exec_voter_history_load(x, err, errlen))
         goto fail;
     if (!exec_producer_ids_open(x, err, errlen))
         goto fail;

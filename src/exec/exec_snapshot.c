@@ -129,7 +129,13 @@ static void take_candidate(kq_exec *x, const exec_tables *t)
     kq_snapshot_meta meta;
     fill_meta(x, t, &meta, id, exec_now(x));
     kq_writer_reset(&x->snap->cand_bytes);
-    int rc = kq_snapshot_encode(*t->producers, t->offsets, &meta, &x->snap->cand_bytes);
+    /* KIP-853: the voter state at its last contained offset, as Kafka's
+     * RecordsSnapshotWriter puts it in the header's batch. */
+    raft_voter_entry *voters = &x->snap->cand_voters;
+    if (!raft_voters_at(x->raft, end - 1, voters))
+        voters = NULL;
+    int rc = kq_snapshot_encode_voters(*t->producers, t->offsets, &meta, voters,
+                                       &x->snap->cand_bytes);
     if (rc != 0 || x->snap->cand_bytes.error) {
         /* Beyond KQ_SNAPSHOT_BYTES_MAX (a state the limits do not admit)
          * or out of memory: retried later, never fatal. */

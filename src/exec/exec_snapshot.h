@@ -38,6 +38,14 @@ typedef struct exec_snapshots {
     bool installed;        /* a SNAPSHOT_INSTALL ran: report it */
     bool install_ok;
     raft_snapshot_id install_id;
+    /* KIP-853: the installed snapshot's KRaftVersion and Voters records
+     * (install_has_voters false: it holds none), for SNAPSHOT_INSTALLED. */
+    bool install_has_voters;
+    raft_voter_entry install_voters;
+    raft_voter_entry cand_voters; /* scratch: the entry a candidate holds */
+    /* The voter history at start (exec_voters.c), handed to raft_create. */
+    raft_voter_entry history[RAFT_VOTER_HISTORY_MAX];
+    int history_count;
     /* Failed attempts (exec_snapshot_fail.c): never fatal, retried. */
     uint64_t failures;        /* kq_snapshot_failures_total */
     uint64_t fail_unlogged;   /* failures since the last one logged */
@@ -58,6 +66,12 @@ void exec_snapshot_job_free(struct exec_snapshot_job *job);
 struct kq_snapshot_meta;
 /* The producer-id maxima of a loaded snapshot. */
 void exec_snapshot_take_meta(kq_exec *x, const exec_tables *t, const struct kq_snapshot_meta *m);
+/* exec_voters.c: the voter history at start (KIP-853): the entry of the
+ * snapshot at the log start, or of Kafka's bootstrap checkpoint (offset
+ * -1), then one per KRaftVersion and Voters record of the log, the last
+ * RAFT_VOTER_HISTORY_MAX of them. False (err filled) when a snapshot or
+ * the log cannot be read or holds such a record that does not parse. */
+bool exec_voter_history_load(kq_exec *x, char *err, size_t errlen);
 /* What the core needs to know at create. */
 void exec_snapshots_log_state(const kq_exec *x, raft_log_state *ls);
 /* The SNAPSHOTS event telling the core the above. */

@@ -45,7 +45,8 @@ static producer_state *decode_part(kq_exec *x, raft_snapshot_id id, kq_snapshot_
         return NULL;
     }
     char err[256] = "too large";
-    if (rc < 0 || kq_snapshot_decode(data, len, id, ps, offsets, meta, err, sizeof(err)) != 0) {
+    if (rc < 0 || kq_snapshot_decode_voters(data, len, id, ps, offsets, meta,
+                                            &x->snap->install_voters, err, sizeof(err)) != 0) {
         log_line("node %d: fetched snapshot %" PRId64 "-%d is invalid (%s); dropped, fetching "
                  "again", x->cfg.node_id, id.end_offset, id.epoch, err);
         producer_state_destroy(ps);
@@ -86,6 +87,7 @@ static bool install(kq_exec *x, const exec_tables *t, raft_snapshot_id id,
     group_offsets_swap(t->offsets, offsets); /* the handlers hold t->offsets */
     group_offsets_destroy(offsets);
     exec_snapshot_take_meta(x, t, &meta);
+    x->snap->install_has_voters = meta.has_kraft_version;
     x->snap->cand = false; /* the state of the log it replaced */
     x->snap->bytes_since = 0;
     /* Every older one lies below the new log start. One of our own with
@@ -136,6 +138,10 @@ bool exec_snapshot_followup(kq_exec *x, raft_event *ev)
         ev->type = RAFT_EVENT_SNAPSHOT_INSTALLED;
         ev->installed.ok = x->snap->install_ok;
         ev->installed.snapshot_id = x->snap->install_id;
+        /* KIP-853: its KRaftVersion and Voters records, at end_offset - 1 */
+        ev->installed.voters = x->snap->install_ok && x->snap->install_has_voters
+                                   ? &x->snap->install_voters
+                                   : NULL;
         return true;
     }
     if (x->snap->tell_pending) {
@@ -149,6 +155,10 @@ bool exec_snapshot_followup(kq_exec *x, raft_event *ev)
 int16_t exec_snapshot_read_chunk(kq_exec *x, const raft_fetch_snapshot_response *f,
                                  kq_writer *out, int64_t *size)
 {
+    /* 0-0 is Kafka's bootstrap checkpoint: never replicated (KIP-853; a
+     * Kafka leader answers it as not found too). */
+    if (f->snapshot_id.end_offset == 0)
+        return KAFKA_SNAPSHOT_NOT_FOUND;
     *size = kq_snapshot_size(x->env.fs, x->log_dir, f->snapshot_id);
     if (*size == -ENOENT)
         return KAFKA_SNAPSHOT_NOT_FOUND;

@@ -19,10 +19,13 @@ typedef struct decoder {
     int64_t next_offset;
     int voters_seen;
     int pid_max_seen;
+    int16_t kraft_level; /* the header batch's KRaftVersion, -1: none */
     uint32_t producers;
     int64_t *pids; /* ps NULL: every producer id, checked for repeats at the end */
     group_offsets *offsets; /* the caller's, or a temporary one to find repeats */
     bool own_offsets;
+    raft_voter_entry *voters; /* the caller's, or NULL: parsed into a temporary */
+    bool first_only;          /* kq_snapshot_read_voters: the header batch alone */
     char *err;
     size_t errlen;
 } decoder;
@@ -110,12 +113,48 @@ static int load_record(decoder *d, size_t pos, const record *rec)
     return why ? fail(d, pos, "%s record: %s", snap_key_name(key), why) : 0;
 }
 
-/* The control record of a control batch: the header (first batch only) or
- * the footer (last batch only). */
-static int load_control(decoder *d, size_t pos, size_t end, int64_t index, const record *rec)
+/* The KRaftVersion (i 1) or Voters (i 2) record after the header (KIP-853). */
+static int load_voter_record(decoder *d, size_t pos, int32_t i, int type, kq_slice value)
+{
+    raft_voter_entry *e = d->voters;
+    if (type != (i == 1 ? RECORD_CONTROL_KRAFT_VERSION : RECORD_CONTROL_VOTERS))
+        return fail(d, pos, "header batch record %" PRId32 " is not a %s record", i,
+                    i == 1 ? "KRaftVersion" : "Voters");
+    const char *why;
+    if (i == 1) {
+        int16_t level = -1;
+        why = record_parse_kraft_version(value, &level);
+        d->meta->has_kraft_version = why == NULL;
+        if (!why && e) {
+            e->offset = d->expect.end_offset - 1;
+            e->kraft_version = level;
+            e->has_voters = false;
+        }
+        d->kraft_level = level;
+    } else if (d->kraft_level != 1) {
+        return fail(d, pos, "a Voters record at kraft.version %d", (int)d->kraft_level);
+    } else {
+        kq_voter_set *set = e ? &e->voters : malloc(sizeof(*set));
+        if (!set)
+            return -ENOMEM;
+        why = record_parse_voters(value, set);
+        if (!why && e)
+            e->has_voters = true;
+        if (!e)
+            free(set);
+    }
+    return why ? fail(d, pos, "%s record: %s", i == 1 ? "KRaftVersion" : "Voters", why) : 0;
+}
+
+/* A record of a control batch: in the first batch the header, then maybe
+ * KRaftVersion and Voters; the footer (last batch only, alone). */
+static int load_control(decoder *d, size_t pos, size_t end, int64_t index, int32_t i,
+                        const record *rec)
 {
     int type = record_control_type(rec->key);
     const char *why;
+    if (index == 0 && i > 0)
+        return load_voter_record(d, pos, i, type, rec->value);
     if (index == 0) {
         if (type != KQ_SNAPSHOT_CONTROL_HEADER)
             return fail(d, pos, "first batch is not a SnapshotHeaderRecord");
@@ -146,7 +185,8 @@ static int check_header(decoder *d, size_t pos, record_batch_header *h, int64_t 
                     h->record_count, h->last_offset_delta);
     if (index == 0 && !record_batch_is_control(h))
         return fail(d, pos, "first batch is not a control batch");
-    if (record_batch_is_control(h) && h->record_count != 1)
+    /* The header's batch also holds KRaftVersion and Voters (KIP-853). */
+    if (record_batch_is_control(h) && (index == 0 ? h->record_count > 3 : h->record_count != 1))
         return fail(d, pos, "control batch with %" PRId32 " records", h->record_count);
     return 0;
 }
@@ -180,7 +220,7 @@ static int load_batch(decoder *d, size_t pos, int64_t index, size_t *end, bool *
         if (rec.offset != h.base_offset + i)
             rc = fail(d, rpos, "record %" PRId32 ": offset delta is not its index", i);
         else if (record_batch_is_control(&h))
-            rc = load_control(d, pos, *end, index, &rec);
+            rc = load_control(d, pos, *end, index, i, &rec);
         else
             rc = load_record(d, rpos, &rec);
     }
@@ -221,7 +261,7 @@ static int decode_all(decoder *d)
             return fail(d, pos, "no SnapshotFooterRecord batch (file ends)");
         size_t end = pos;
         int rc = load_batch(d, pos, index, &end, &footer);
-        if (rc)
+        if (rc || d->first_only)
             return rc;
         pos = end;
     }
@@ -232,6 +272,40 @@ int kq_snapshot_decode(const uint8_t *data, size_t len, raft_snapshot_id expect,
                        producer_state *ps, group_offsets *offsets, kq_snapshot_meta *meta,
                        char *err, size_t errlen)
 {
+    return kq_snapshot_decode_voters(data, len, expect, ps, offsets, meta, NULL, err, errlen);
+}
+
+int kq_snapshot_read_voters(const uint8_t *data, size_t len, raft_snapshot_id expect,
+                            raft_voter_entry *voters, bool *has, char *err, size_t errlen)
+{
+    kq_snapshot_meta meta;
+    decoder d;
+    memset(&d, 0, sizeof(d));
+    memset(&meta, 0, sizeof(meta));
+    d.data = data;
+    d.len = data ? len : 0;
+    d.expect = expect;
+    d.meta = &meta;
+    d.voters = voters;
+    d.kraft_level = -1;
+    d.first_only = true;
+    d.err = err;
+    d.errlen = errlen;
+    if (err && errlen)
+        err[0] = '\0';
+    *has = false;
+    if (expect.end_offset < 0 || expect.epoch < 0)
+        return -EINVAL;
+    int rc = d.len == 0 ? fail(&d, 0, "empty file") : decode_all(&d);
+    *has = rc == 0 && meta.has_kraft_version;
+    return rc;
+}
+
+int kq_snapshot_decode_voters(const uint8_t *data, size_t len, raft_snapshot_id expect,
+                              producer_state *ps, group_offsets *offsets,
+                              kq_snapshot_meta *meta, raft_voter_entry *voters, char *err,
+                              size_t errlen)
+{
     kq_snapshot_meta local;
     decoder d;
     memset(&d, 0, sizeof(d));
@@ -240,6 +314,8 @@ int kq_snapshot_decode(const uint8_t *data, size_t len, raft_snapshot_id expect,
     d.expect = expect;
     d.ps = ps;
     d.meta = meta ? meta : &local;
+    d.voters = voters;
+    d.kraft_level = -1;
     d.err = err;
     d.errlen = errlen;
     memset(d.meta, 0, sizeof(*d.meta));

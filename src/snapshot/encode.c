@@ -1,4 +1,5 @@
-/* kq_snapshot_encode: the header batch, data batches packed up to
+/* kq_snapshot_encode: the header batch (with the KRaftVersion and Voters
+ * records when given), data batches packed up to
  * KQ_SNAPSHOT_BATCH_BYTES_MAX (voters, producer-id maxima, producers least
  * recent first, group offsets at the log end), the footer batch. */
 #include <errno.h>
@@ -152,11 +153,11 @@ static int meta_valid(const kq_snapshot_meta *m)
 }
 
 static int encode_body(packer *p, const producer_state *ps, const group_offsets *offsets,
-                       const kq_snapshot_meta *meta)
+                       const kq_snapshot_meta *meta, const raft_voter_entry *voters)
 {
-    if (!snap_build_header(p->out, p->epoch, p->ts))
+    if (!snap_build_header_voters(p->out, p->epoch, p->ts, voters))
         return p->out->error ? -ENOMEM : -EINVAL;
-    p->next_offset = 1;
+    p->next_offset = !voters ? 1 : voters->has_voters ? 3 : 2;
     size_t off = p->values.len;
     snap_write_voters(&p->values, meta);
     if (add(p, SNAP_VOTERS, off))
@@ -179,7 +180,15 @@ static int encode_body(packer *p, const producer_state *ps, const group_offsets 
 int kq_snapshot_encode(const producer_state *ps, const group_offsets *offsets,
                        const kq_snapshot_meta *meta, kq_writer *out)
 {
-    if (!meta || !out || out->error || meta_valid(meta))
+    return kq_snapshot_encode_voters(ps, offsets, meta, NULL, out);
+}
+
+int kq_snapshot_encode_voters(const producer_state *ps, const group_offsets *offsets,
+                              const kq_snapshot_meta *meta, const raft_voter_entry *voters,
+                              kq_writer *out)
+{
+    if (!meta || !out || out->error || meta_valid(meta) ||
+        (voters && !snap_voters_entry_ok(voters)))
         return out && out->error ? -ENOMEM : -EINVAL;
     packer p;
     memset(&p, 0, sizeof(p));
@@ -189,7 +198,7 @@ int kq_snapshot_encode(const producer_state *ps, const group_offsets *offsets,
     p.end_offset = meta->id.end_offset;
     kq_writer_init(&p.values, 0);
     size_t start = out->len;
-    int rc = encode_body(&p, ps, offsets, meta);
+    int rc = encode_body(&p, ps, offsets, meta, voters);
     kq_writer_free(&p.values);
     free(p.recs);
     free(p.built);

@@ -41,6 +41,12 @@ const char *snap_read_producer(kq_slice v, int64_t end_offset, snap_producer *p)
 
 /* Appends a control batch of one SnapshotHeaderRecord / FooterRecord. */
 bool snap_build_header(kq_writer *out, int32_t epoch, int64_t timestamp_ms);
+/* The header's batch with, when voters is not NULL, a KRaftVersionRecord
+ * and (has_voters) a VotersRecord after the header (KIP-853). */
+bool snap_build_header_voters(kq_writer *out, int32_t epoch, int64_t timestamp_ms,
+                              const raft_voter_entry *voters);
+/* The rules kq_snapshot_encode_voters states for voters. */
+bool snap_voters_entry_ok(const raft_voter_entry *v);
 bool snap_build_footer(kq_writer *out, int64_t offset, int32_t epoch, int64_t timestamp_ms);
 /* Parse a control record's value; NULL on success, else the reason. */
 const char *snap_read_header(kq_slice value, int64_t *timestamp_ms);
