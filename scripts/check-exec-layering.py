@@ -43,7 +43,7 @@ LAYERS = [
                         'exec_internal.h'],
     }),
     ('parts', {
-        'peers': ['exec_peer.c', 'exec_endpoints.c', 'exec_peer.h'],
+        'peers': ['exec_peer.c', 'exec_peer_table.c', 'exec_endpoints.c', 'exec_peer.h'],
         'search': ['exec_search.c', 'exec_search.h'],
         'stream': ['exec_stream.c', 'exec_stream.h'],
         'workload': ['exec_workload.c', 'exec_workload.h'],

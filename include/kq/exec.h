@@ -133,6 +133,15 @@ typedef struct exec_env {
      * the request failed). Returns false when it cannot be queued now. */
     bool (*peer_send)(void *ctx, int32_t node_id, int32_t correlation_id, const uint8_t *frame,
                       size_t len, uint64_t tag);
+    /* Optional (NULL: the transport routes by node id, as the simulator):
+     * node_id's endpoint became known or changed (the voter set in force,
+     * KIP-853): the transport opens or replaces its channel to it, with the
+     * settings of the configured peers' channels. host NULL: node_id is no
+     * longer a peer; its channel may go. A replaced or dropped channel need
+     * not answer its requests in flight (the executor gives them up). Never
+     * called for this node, nor for a configured voter's endpoint as
+     * configured. peer_send to a node without a channel returns false. */
+    void (*peer_endpoint)(void *ctx, int32_t node_id, const char *host, uint16_t port);
     void (*reply)(void *ctx, void *slot, const uint8_t *data, size_t len);
     /* Optional (NULL: large answers go through reply too): completes slot
      * with a whole frame (4-byte size first) the callee owns and frees. */

@@ -274,6 +274,10 @@ bool handler_decode_raft_response(handler *h, enum raft_msg_type request_type,
  * (the name rides in the client id, HANDLER_ENDPOINT_CLIENT_ID_PREFIX). */
 bool handler_encode_endpoint_request(handler *h, int32_t correlation_id, int listener,
                                      uint8_t **data, size_t *len);
+/* The node list (svc.nodes) replaced at run time: the executor's peer
+ * table followed the voter set in force (KIP-853). What a peer reported of
+ * its client listeners is kept while its voter endpoint is unchanged. */
+void handler_set_nodes(handler *h, const handler_endpoint *nodes, int count);
 /* Returns false on a malformed answer or one without node_id's entry. */
 bool handler_note_peer_endpoint(handler *h, int32_t node_id, int listener, const uint8_t *frame,
                                 size_t len);

@@ -65,7 +65,17 @@ _Static_assert(KQ_NET_READ_CHUNK_BYTES <= KQ_REQUEST_FRAME_BYTES_DEFAULT,
 #define KQ_CONFIG_SSL_ENTRIES_MAX 128
 #define KQ_CONFIG_SSL_TEXT_BYTES_MAX (64u << 10)
 #define EXEC_VOTERS_MAX RAFT_VOTERS_MAX
-#define HANDLER_NODES_MAX RAFT_VOTERS_MAX   /* endpoints the handlers know */
+/* The executor's peer table (KIP-853, src/exec/exec_peer.h): the configured
+ * voters, kept for the process's life, and every voter of the set in force
+ * (KQ_VOTER_SET_MAX, defined below), and the leader followed while it is
+ * neither (a removed leader leads until its removal commits); other slots
+ * are freed. */
+#define EXEC_PEERS_MAX (EXEC_VOTERS_MAX + RAFT_VOTERS_MAX + 1)
+/* Send failures to a node without a slot (the core addressing a leader it
+ * learned of before the voter set naming it): kept this many nodes; more
+ * are dropped and the core's request timeout stands in. */
+#define EXEC_PEERS_UNKNOWN_FAILED_MAX 4
+#define HANDLER_NODES_MAX EXEC_PEERS_MAX    /* endpoints the handlers know */
 #define HANDLER_DENIAL_LOG_MS 1000          /* authorization denials logged per op */
 /* Actions one raft_step may return; optional work keeps a reserve free. */
 #define RAFT_ACTIONS_MAX 64
@@ -228,6 +238,10 @@ _Static_assert(EXEC_FORWARDS_MAX <= 128, "a relay tag holds the slot in 7 bits")
 _Static_assert(EXEC_FORWARDS_MAX <= EXEC_ENDPOINT_TAG_SLOT && EXEC_ENDPOINT_TAG_SLOT < 128,
                "an endpoint request's tag names no relay slot");
 _Static_assert(EXEC_ENDPOINT_RETRY_MS < EXEC_ENDPOINT_REFRESH_MS, "retries come sooner");
+_Static_assert(EXEC_PEERS_MAX >= EXEC_VOTERS_MAX + KQ_VOTER_SET_MAX + 1,
+               "the configured voters, the set in force and the leader each have a slot");
+_Static_assert(EXEC_PEERS_MAX <= 0xff, "an endpoint request's tag holds the slot in 8 bits");
+_Static_assert(KQ_CONFIG_LISTENERS_MAX < 0xff, "... and the listener kind in 8 bits");
 _Static_assert(EXEC_WORKLOAD_RECORD_BYTES_MAX + 64 <= EXEC_WORKLOAD_BATCH_BYTES_MAX,
                "one record of the largest size fits a batch");
 _Static_assert(HANDLER_RESPONSE_BYTES_MAX >= (uint64_t)HANDLER_FETCH_BYTES_MAX + (1u << 20),

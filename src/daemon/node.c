@@ -42,7 +42,9 @@ struct node {
     /* queued.max.request.bytes and the client frames per loop turn: every
      * listener's (kq/net.h). */
     net_shared *net_shared;
-    net_peer *peers[KQ_CONFIG_VOTERS_MAX];
+    /* One channel per peer: the configured voters, then voters the log
+     * named (env_peer_endpoint); bounded by the executor's peer table. */
+    net_peer *peers[EXEC_PEERS_MAX];
     int peer_count;
     /* TLS per SSL listener, and toward peers (kq/config_ssl.h). */
     kq_tls_ctx *tls_server[KQ_CONFIG_LISTENERS_MAX];
@@ -624,26 +626,61 @@ static bool node_open_tls(node *n, char *err, size_t errlen)
     return true;
 }
 
-/* One outbound channel per other voter. */
+/* The channel to node id at host:port, with the settings every peer
+ * channel shares (TLS toward the peer listener, timeouts, frame limit);
+ * replaces node id's channel when it has one (its requests in flight are
+ * dropped unanswered: the executor gave them up). */
+static void node_peer_open(node *n, int32_t id, const char *host, uint16_t port)
+{
+    const kq_config *config = &n->config;
+    net_peer_config pc = {
+        .node_id = id,
+        .host = host,
+        .port = port,
+        .request_timeout_ms = config->request_timeout_ms,
+        .retry_backoff_ms = config->retry_backoff_ms,
+        .frame_bytes_max = config->socket_request_max_bytes,
+        .on_response = on_peer_response,
+        .ctx = n,
+        .tls = n->tls_client,
+    };
+    int i = 0;
+    while (i < n->peer_count && net_peer_node_id(n->peers[i]) != id)
+        i++;
+    KQ_ASSERT(i < EXEC_PEERS_MAX); /* the executor's table bounds its peers */
+    if (i < n->peer_count)
+        net_peer_destroy(n->peers[i]);
+    else
+        n->peer_count++;
+    n->peers[i] = net_peer_create(n->loop, &pc);
+}
+
+/* env->peer_endpoint: the voter set in force named node id at host:port,
+ * or (host NULL) no longer names it. */
+static void env_peer_endpoint(void *ctx, int32_t id, const char *host, uint16_t port)
+{
+    node *n = ctx;
+    if (host) {
+        node_peer_open(n, id, host, port);
+        return;
+    }
+    for (int i = 0; i < n->peer_count; i++) {
+        if (net_peer_node_id(n->peers[i]) != id)
+            continue;
+        net_peer_destroy(n->peers[i]);
+        n->peers[i] = n->peers[--n->peer_count];
+        return;
+    }
+}
+
+/* One outbound channel per other configured voter. */
 static void node_open_peers(node *n)
 {
     const kq_config *config = &n->config;
-    for (int i = 0; i < config->voter_count; i++) {
-        if (config->voters[i].id == config->node_id)
-            continue;
-        net_peer_config pc = {
-            .node_id = config->voters[i].id,
-            .host = config->voters[i].host,
-            .port = config->voters[i].port,
-            .request_timeout_ms = config->request_timeout_ms,
-            .retry_backoff_ms = config->retry_backoff_ms,
-            .frame_bytes_max = config->socket_request_max_bytes,
-            .on_response = on_peer_response,
-            .ctx = n,
-            .tls = n->tls_client,
-        };
-        n->peers[n->peer_count++] = net_peer_create(n->loop, &pc);
-    }
+    for (int i = 0; i < config->voter_count; i++)
+        if (config->voters[i].id != config->node_id)
+            node_peer_open(n, config->voters[i].id, config->voters[i].host,
+                           config->voters[i].port);
 }
 
 static bool node_open_network(node *n, char *err, size_t errlen)
@@ -764,6 +801,7 @@ node *node_start(uv_loop_t *loop, const kq_config *config, const struct kq_cred_
         .now_ms = env_now,
         .now_us = env_now_us,
         .peer_send = env_peer_send,
+        .peer_endpoint = env_peer_endpoint,
         .reply = env_reply,
         .reply_take = env_reply_take,
         .reply_stream = env_reply_stream,
@@ -794,7 +832,7 @@ node *node_start(uv_loop_t *loop, const kq_config *config, const struct kq_cred_
     if (!node_open_network(n, err, errlen))
         return NULL;
     node_metrics_sources ms = {.loop = loop, .exec = n->exec, .servers = n->servers,
-                               .peers = n->peers, .peer_count = n->peer_count,
+                               .peers = n->peers, .peer_count = &n->peer_count,
                                .net_shared = n->net_shared, .response_budget = &n->budget};
     if (!node_metrics_start(&n->config, &ms, &n->metrics, err, errlen))
         return NULL;

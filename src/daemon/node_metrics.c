@@ -68,9 +68,9 @@ static void write_traffic(kq_mtext *t, const char *prefix, const char *label, co
 
 static void write_network(node_metrics *m, kq_mtext *t)
 {
-    traffic io[KQ_CONFIG_LISTENERS_MAX > KQ_CONFIG_VOTERS_MAX ? KQ_CONFIG_LISTENERS_MAX
-                                                              : KQ_CONFIG_VOTERS_MAX];
-    char ids[KQ_CONFIG_VOTERS_MAX][16];
+    traffic io[KQ_CONFIG_LISTENERS_MAX > EXEC_PEERS_MAX ? KQ_CONFIG_LISTENERS_MAX
+                                                        : EXEC_PEERS_MAX];
+    char ids[EXEC_PEERS_MAX][16];
     for (int i = 0; i < m->config->listener_count; i++) {
         net_server_stats st;
         net_server_get_stats(m->src.servers[i], &st);
@@ -78,14 +78,14 @@ static void write_network(node_metrics *m, kq_mtext *t)
     }
     write_traffic(t, "kq_listener", "listener", "a listener's connections (clients and peers)",
                   io, m->config->listener_count);
-    for (int i = 0; i < m->src.peer_count; i++) {
+    for (int i = 0; i < *m->src.peer_count; i++) {
         net_peer_stats ps;
         net_peer_get_stats(m->src.peers[i], &ps);
         snprintf(ids[i], sizeof ids[i], "%d", net_peer_node_id(m->src.peers[i]));
         io[i] = (traffic){ids[i], ps.received_bytes, ps.sent_bytes};
     }
     write_traffic(t, "kq_peer", "peer", "this node's channel to a peer voter", io,
-                  m->src.peer_count);
+                  *m->src.peer_count);
 }
 
 /* Connections per listener, those refused at accept by reason, accept

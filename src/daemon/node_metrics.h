@@ -19,8 +19,8 @@ typedef struct node_metrics_sources {
     uv_loop_t *loop;
     kq_exec *exec;
     net_server *const *servers; /* one per config listener, same order */
-    net_peer *const *peers;
-    int peer_count;
+    net_peer *const *peers;   /* peer_count of them; the set follows the voters */
+    const int *peer_count;
     const net_shared *net_shared;     /* queued.max.request.bytes, client turns */
     const kq_budget *response_budget; /* queued.max.response.bytes */
 } node_metrics_sources;

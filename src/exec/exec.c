@@ -149,7 +149,7 @@ static handler *exec_make_handler(kq_exec *x)
         .offsets = exec_offsets_table(x->offsets),
         .group = x->cfg.group,
     };
-    _Static_assert(EXEC_VOTERS_MAX <= HANDLER_NODES_MAX, "every voter has an endpoint");
+    _Static_assert(EXEC_PEERS_MAX <= HANDLER_NODES_MAX, "every peer has an endpoint");
     hs.client_endpoint.node_id = x->cfg.node_id;
     snprintf(hs.client_endpoint.host, sizeof(hs.client_endpoint.host), "%s",
              x->cfg.client_endpoint.host);
@@ -165,13 +165,18 @@ static handler *exec_make_handler(kq_exec *x)
         l->endpoint.port = x->cfg.client_listeners[k].endpoint.port;
     }
     hs.client_listener_count = x->cfg.client_listener_count;
-    for (int i = 0; i < x->cfg.voter_count; i++) {
-        hs.nodes[i].node_id = x->cfg.voters[i].node_id;
-        snprintf(hs.nodes[i].host, sizeof(hs.nodes[i].host), "%s", x->cfg.voters[i].host);
-        hs.nodes[i].port = x->cfg.voters[i].port;
-        hs.node_count++;
-    }
+    hs.node_count = exec_peers_nodes(x->peers, hs.nodes);
     return handler_create(&hs);
+}
+
+void exec_follow_voters(kq_exec *x)
+{
+    raft_status st;
+    raft_get_status(x->raft, &st);
+    if (!exec_peers_follow(x, raft_voters(x->raft), st.leader_id))
+        return;
+    handler_endpoint nodes[HANDLER_NODES_MAX];
+    handler_set_nodes(x->handler, nodes, exec_peers_nodes(x->peers, nodes));
 }
 
 static raft *exec_make_core(kq_exec *x, const raft_quorum_state *qs)
@@ -371,7 +376,7 @@ kq_exec *exec_create(const exec_config *config, const exec_env *env, char *err, 
     x->produce = exec_produce_create();
     x->offsets = exec_offsets_create();
     x->pids = exec_producer_ids_create();
-    x->peers = exec_peers_create();
+    x->peers = exec_peers_create(&x->cfg);
     x->search = exec_searches_create();
     if (!x->metrics || !x->snap || !x->produce || !x->offsets || !x->pids || !x->peers ||
         !x->search) {
@@ -405,6 +410,7 @@ fail:
 
 void exec_start(kq_exec *x)
 {
+    exec_follow_voters(x); /* the voters the log named at start */
     exec_ask_endpoints(x);
     raft_event ev = {.type = RAFT_EVENT_TICK};
     exec_step(x, &ev);

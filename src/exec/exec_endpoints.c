@@ -4,17 +4,19 @@
  * flight; again after EXEC_ENDPOINT_RETRY_MS on a failure and every
  * EXEC_ENDPOINT_REFRESH_MS after an answer. The tag is even (the relay
  * class) with the relay slot field set to EXEC_ENDPOINT_TAG_SLOT, which no
- * relay uses, and the voter index above it. */
+ * relay uses, and the peer's slot and its generation above it (a late
+ * answer to a slot's former occupant is dropped). */
 #include <stdlib.h>
 
 #include "exec_peer.h"
 #include "kq/assert.h"
 
-/* Bits 8-15 the voter index, 16 and up the request's kind: 0 the client
- * endpoint, 1 + k listener cfg.client_listeners[k] (issue 19). */
-static uint64_t endpoint_tag(int voter_index, int kind)
+/* Bits 8-15 the slot, 16-23 the request's kind (0 the client endpoint,
+ * 1 + k listener cfg.client_listeners[k], issue 19), 24-55 the slot's
+ * generation. */
+static uint64_t endpoint_tag(int slot, int kind, uint32_t generation)
 {
-    return ((uint64_t)kind << 16) | ((uint64_t)voter_index << 8) |
+    return ((uint64_t)generation << 24) | ((uint64_t)kind << 16) | ((uint64_t)slot << 8) |
            ((uint64_t)EXEC_ENDPOINT_TAG_SLOT << 1);
 }
 
@@ -25,19 +27,27 @@ bool exec_tag_is_endpoint(uint64_t tag)
 
 static void ask_one(kq_exec *x, int i, int kind, int64_t now)
 {
-    int32_t id = x->cfg.voters[i].node_id;
-    if (x->peers->endpoint_inflight[i][kind] || now < x->peers->endpoint_due_ms[i][kind])
+    exec_peer_slot *s = &x->peers->slots[i];
+    if (s->endpoint_inflight[kind] || now < s->endpoint_due_ms[kind])
         return;
-    x->peers->endpoint_due_ms[i][kind] = now + EXEC_ENDPOINT_RETRY_MS;
+    s->endpoint_due_ms[kind] = now + EXEC_ENDPOINT_RETRY_MS;
     uint8_t *data = NULL;
     size_t len = 0;
     int32_t corr = x->peers->next_correlation_id;
     x->peers->next_correlation_id = corr == INT32_MAX ? 1 : corr + 1;
     if (!handler_encode_endpoint_request(x->handler, corr, kind - 1, &data, &len))
         return;
-    if (x->env.peer_send(x->env.ctx, id, corr, data, len, endpoint_tag(i, kind)))
-        x->peers->endpoint_inflight[i][kind] = true;
+    if (x->env.peer_send(x->env.ctx, s->endpoint.node_id, corr, data, len,
+                         endpoint_tag(i, kind, s->generation)))
+        s->endpoint_inflight[kind] = true;
     free(data);
+}
+
+/* Whether slot i is a peer with an endpoint to ask. */
+static bool asked(const kq_exec *x, int i)
+{
+    const exec_peer_slot *s = &x->peers->slots[i];
+    return s->in_use && s->endpoint.port != 0 && s->endpoint.node_id != x->cfg.node_id;
 }
 
 void exec_ask_endpoints(kq_exec *x)
@@ -45,8 +55,8 @@ void exec_ask_endpoints(kq_exec *x)
     if (!x->cfg.discover_client_endpoints)
         return;
     int64_t now = exec_now(x);
-    for (int i = 0; i < x->cfg.voter_count; i++) {
-        if (x->cfg.voters[i].node_id == x->cfg.node_id)
+    for (int i = 0; i < EXEC_PEERS_MAX; i++) {
+        if (!asked(x, i))
             continue;
         for (int kind = 0; kind <= x->cfg.client_listener_count; kind++)
             ask_one(x, i, kind, now);
@@ -57,13 +67,15 @@ void exec_endpoint_response(kq_exec *x, int32_t node_id, uint64_t tag, const uin
                             size_t len)
 {
     int i = (int)((tag >> 8) & 0xff);
-    int kind = (int)(tag >> 16);
-    KQ_ASSERT(i >= 0 && i < x->cfg.voter_count && x->cfg.voters[i].node_id == node_id);
+    int kind = (int)((tag >> 16) & 0xff);
+    KQ_ASSERT(i >= 0 && i < EXEC_PEERS_MAX);
     KQ_ASSERT(kind >= 0 && kind <= x->cfg.client_listener_count);
-    x->peers->endpoint_inflight[i][kind] = false;
+    exec_peer_slot *s = &x->peers->slots[i];
+    if (!s->in_use || s->generation != (uint32_t)(tag >> 24) || s->endpoint.node_id != node_id)
+        return; /* asked of the slot's former occupant, or before its endpoint changed */
+    s->endpoint_inflight[kind] = false;
     bool ok = frame && handler_note_peer_endpoint(x->handler, node_id, kind - 1, frame, len);
-    x->peers->endpoint_due_ms[i][kind] =
-        exec_now(x) + (ok ? EXEC_ENDPOINT_REFRESH_MS : EXEC_ENDPOINT_RETRY_MS);
+    s->endpoint_due_ms[kind] = exec_now(x) + (ok ? EXEC_ENDPOINT_REFRESH_MS : EXEC_ENDPOINT_RETRY_MS);
 }
 
 int64_t exec_endpoint_due(const kq_exec *x)
@@ -71,10 +83,10 @@ int64_t exec_endpoint_due(const kq_exec *x)
     int64_t due = INT64_MAX;
     if (!x->cfg.discover_client_endpoints)
         return due;
-    for (int i = 0; i < x->cfg.voter_count; i++)
-        for (int kind = 0; kind <= x->cfg.client_listener_count; kind++)
-            if (x->cfg.voters[i].node_id != x->cfg.node_id && !x->peers->endpoint_inflight[i][kind] &&
-                x->peers->endpoint_due_ms[i][kind] < due)
-                due = x->peers->endpoint_due_ms[i][kind];
+    for (int i = 0; i < EXEC_PEERS_MAX; i++)
+        for (int kind = 0; asked(x, i) && kind <= x->cfg.client_listener_count; kind++)
+            if (!x->peers->slots[i].endpoint_inflight[kind] &&
+                x->peers->slots[i].endpoint_due_ms[kind] < due)
+                due = x->peers->slots[i].endpoint_due_ms[kind];
     return due;
 }

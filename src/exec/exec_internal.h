@@ -51,6 +51,9 @@ void exec_run_workload(kq_exec *x);
 /* exec_rebuild.c: producer state, group offsets and our largest producer
  * id from the latest snapshot and the log after it. */
 void exec_rebuild_producers(kq_exec *x);
+/* exec.c: the peer table follows the voter set in force and the leader
+ * (KIP-853), and the handlers' node list follows the table. */
+void exec_follow_voters(kq_exec *x);
 /* The core's APPEND action: the log, then each part that follows it. */
 void exec_log_append(kq_exec *x, const raft_action *a);
 

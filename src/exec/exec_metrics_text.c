@@ -20,10 +20,7 @@ static void gauge(kq_mtext *t, const char *name, const char *help, double value)
 
 static bool is_voter(const kq_exec *x)
 {
-    for (int i = 0; i < x->cfg.voter_count; i++)
-        if (x->cfg.voters[i].node_id == x->cfg.node_id)
-            return true;
-    return false;
+    return kq_voter_set_find(raft_voters(x->raft), x->cfg.node_id) >= 0;
 }
 
 /* Kafka's names for the state; a resigned leader is "unattached" there. */
@@ -186,7 +183,8 @@ void exec_metrics_write(kq_exec *x, kq_mtext *t)
     raft_epoch_entry last[1];
     int32_t end_epoch = kq_log_epochs(x->log, last, 1) == 1 ? last[0].epoch : 0;
     gauge(t, "log_end_epoch", "The current raft log end epoch", end_epoch);
-    gauge(t, "number_of_voters", "Number of voters of the quorum", x->cfg.voter_count);
+    gauge(t, "number_of_voters", "Number of voters of the quorum",
+          raft_voters(x->raft)->count);
     gauge(t, "number_of_observers", "Number of observers the leader has seen fetch (0 elsewhere)",
           st.role == RAFT_ROLE_LEADER ? st.observer_count : 0);
     gauge(t, "number_unknown_voter_connections", "Number of voters whose connection information "

@@ -2,6 +2,7 @@
  * the transport, their answers decoded back into RECEIVE events, and client
  * requests relayed to the leader. A request's tag says which: odd tags are
  * the core's RPCs (message type and API version), even ones a relay slot. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,35 +10,6 @@
 #include "kq/assert.h"
 #include "kq/kafka_errors.h"
 #include "kq/log_line.h"
-
-exec_peers *exec_peers_create(void)
-{
-    exec_peers *p = calloc(1, sizeof(*p));
-    if (p)
-        p->next_correlation_id = 1;
-    return p;
-}
-
-void exec_peers_destroy(exec_peers *p)
-{
-    free(p);
-}
-
-bool exec_peers_take_send_failed(exec_peers *p, int voter_count, int *voter,
-                                 enum raft_msg_type *type)
-{
-    for (int i = 0; i < voter_count; i++) {
-        if (p->send_failed[i] == 0)
-            continue;
-        int t = __builtin_ctz(p->send_failed[i]);
-        p->send_failed[i] &= ~(1u << t);
-        *voter = i;
-        *type = (enum raft_msg_type)t;
-        return true;
-    }
-    return false;
-}
-
 
 static uint64_t raft_tag(enum raft_msg_type type, int16_t version)
 {
@@ -48,14 +20,6 @@ bool exec_tag_is_forward(uint64_t tag)
     return (tag & 1u) == 0;
 }
 
-int exec_voter_index(const kq_exec *x, int32_t node_id)
-{
-    for (int i = 0; i < x->cfg.voter_count; i++)
-        if (x->cfg.voters[i].node_id == node_id)
-            return i;
-    return -1;
-}
-
 static int32_t exec_next_correlation_id(kq_exec *x)
 {
     int32_t corr = x->peers->next_correlation_id;
@@ -63,11 +27,31 @@ static int32_t exec_next_correlation_id(kq_exec *x)
     return corr;
 }
 
+/* A failed send becomes a SEND_FAILED follow-up. The core addresses the
+ * voters in force, each with a slot; a node without one (a leader learned
+ * of before the set naming it) takes a bounded side set, and when that is
+ * full the core's request timeout stands in. */
 static void exec_send_failed(kq_exec *x, const raft_msg *msg)
 {
-    int i = exec_voter_index(x, msg->to);
-    KQ_ASSERT(i >= 0); /* the core only addresses voters */
-    x->peers->send_failed[i] |= 1u << msg->type;
+    exec_peers *p = x->peers;
+    int i = exec_peer_index(p, msg->to);
+    if (i >= 0) {
+        p->slots[i].send_failed |= 1u << msg->type;
+        return;
+    }
+    int free_at = -1;
+    for (int k = 0; k < EXEC_PEERS_UNKNOWN_FAILED_MAX; k++) {
+        if (p->unknown_failed[k].types != 0 && p->unknown_failed[k].node_id == msg->to) {
+            p->unknown_failed[k].types |= 1u << msg->type;
+            return;
+        }
+        if (p->unknown_failed[k].types == 0 && free_at < 0)
+            free_at = k;
+    }
+    if (free_at >= 0) {
+        p->unknown_failed[free_at].node_id = msg->to;
+        p->unknown_failed[free_at].types = 1u << msg->type;
+    }
 }
 
 void exec_send(kq_exec *x, const raft_msg *msg)
@@ -80,7 +64,7 @@ void exec_send(kq_exec *x, const raft_msg *msg)
     size_t len = 0;
     int16_t version = 0;
     int32_t corr = exec_next_correlation_id(x);
-    if (msg->to == x->cfg.node_id || exec_voter_index(x, msg->to) < 0 ||
+    if (msg->to == x->cfg.node_id || exec_peer_index(x->peers, msg->to) < 0 ||
         !handler_encode_raft_request(x->handler, msg, corr, &data, &len, &version)) {
         exec_send_failed(x, msg);
         return;
@@ -106,13 +90,14 @@ static void exec_note_peer_error(kq_exec *x, int32_t node_id, const raft_msg *m)
     case RAFT_MSG_FETCH_SNAPSHOT_RESPONSE: err = m->u.fetch_snapshot_response.error; break;
     default: break;
     }
-    int i = exec_voter_index(x, node_id);
+    int i = exec_peer_index(x->peers, node_id);
     if (err == KAFKA_NONE || i < 0)
         return;
     int64_t now = exec_now(x);
-    if (x->peers->peer_error_logged_ms[i] != 0 && now - x->peers->peer_error_logged_ms[i] < EXEC_PEER_ERROR_LOG_MS)
+    int64_t *logged = &x->peers->slots[i].peer_error_logged_ms;
+    if (*logged != 0 && now - *logged < EXEC_PEER_ERROR_LOG_MS)
         return;
-    x->peers->peer_error_logged_ms[i] = now;
+    *logged = now;
     static const char *const names[] = {"", "Vote", "Vote", "BeginQuorumEpoch",
                                         "BeginQuorumEpoch", "EndQuorumEpoch",
                                         "EndQuorumEpoch", "Fetch", "Fetch",
@@ -150,7 +135,7 @@ void exec_forward(kq_exec *x, void *slot, handler_forward *f)
         if (!x->peers->forwards[i].in_use)
             idx = i;
     bool ok = false;
-    if (idx >= 0 && exec_voter_index(x, f->leader_id) >= 0) {
+    if (idx >= 0 && exec_peer_index(x->peers, f->leader_id) >= 0) {
         exec_relay *e = &x->peers->forwards[idx];
         e->generation = ++x->peers->forward_generation;
         uint64_t tag = ((uint64_t)e->generation << 8) | ((uint64_t)idx << 1);

@@ -179,6 +179,9 @@ static void exec_step_one(kq_exec *x, raft_event *event)
     x->stepping = true;
     event->now_ms = exec_now(x);
     raft_step(x->raft, event, &x->out);
+    /* Before the actions: they may address a voter the step added. */
+    if (x->out.voters_changed || x->out.role_changed)
+        exec_follow_voters(x);
     exec_carry_out(x, &x->out);
     x->stepping = false;
 }
@@ -201,12 +204,12 @@ static bool exec_next_followup(kq_exec *x, raft_event *ev)
         ev->flushed_offset = kq_log_flushed_offset(x->log);
         return true;
     }
-    int i;
+    int32_t to;
     enum raft_msg_type type;
-    if (exec_peers_take_send_failed(x->peers, x->cfg.voter_count, &i, &type)) {
+    if (exec_peers_take_send_failed(x->peers, &to, &type)) {
         ev->type = RAFT_EVENT_SEND_FAILED;
         ev->msg.type = type;
-        ev->msg.to = x->cfg.voters[i].node_id;
+        ev->msg.to = to;
         ev->msg.from = x->cfg.node_id;
         return true;
     }

@@ -90,6 +90,39 @@ static int node_index(const handler *h, int32_t node_id)
     return -1;
 }
 
+void handler_set_nodes(handler *h, const handler_endpoint *nodes, int count)
+{
+    KQ_ASSERT(count >= 0 && count <= HANDLER_NODES_MAX);
+    /* Scratch too large for the stack; the handlers run on one thread. */
+    static handler_endpoint clients[HANDLER_NODES_MAX];
+    static bool client_known[HANDLER_NODES_MAX];
+    static handler_endpoint listeners[HANDLER_NODES_MAX][KQ_CONFIG_LISTENERS_MAX];
+    static bool listener_known[HANDLER_NODES_MAX][KQ_CONFIG_LISTENERS_MAX];
+    for (int i = 0; i < count; i++) {
+        int j = node_index(h, nodes[i].node_id);
+        bool same = j >= 0 && h->svc.nodes[j].port == nodes[i].port &&
+                    strcmp(h->svc.nodes[j].host, nodes[i].host) == 0;
+        client_known[i] = same && h->peer_client_known[j];
+        if (client_known[i])
+            clients[i] = h->peer_clients[j];
+        for (int k = 0; k < KQ_CONFIG_LISTENERS_MAX; k++) {
+            listener_known[i][k] = same && h->peer_listener_known[j][k];
+            if (listener_known[i][k])
+                listeners[i][k] = h->peer_listeners[j][k];
+        }
+    }
+    memset(h->peer_client_known, 0, sizeof(h->peer_client_known));
+    memset(h->peer_listener_known, 0, sizeof(h->peer_listener_known));
+    for (int i = 0; i < count; i++) {
+        h->svc.nodes[i] = nodes[i];
+        h->peer_client_known[i] = client_known[i];
+        h->peer_clients[i] = clients[i];
+        memcpy(h->peer_listener_known[i], listener_known[i], sizeof(listener_known[i]));
+        memcpy(h->peer_listeners[i], listeners[i], sizeof(listeners[i]));
+    }
+    h->svc.node_count = count;
+}
+
 bool handler_note_peer_endpoint(handler *h, int32_t node_id, int listener, const uint8_t *frame,
                                 size_t len)
 {
