@@ -193,6 +193,31 @@ static void test_add_after_catch_up_answered_once_committed(void **state)
     raft_destroy(r);
 }
 
+/* Caught up once, then silent past the fetch timeout (stopped, or behind):
+ * not caught up any more; the add waits for it to catch up again. */
+static void test_add_waits_when_caught_up_long_ago(void **state)
+{
+    (void)state;
+    raft *r = leader(3, 0);
+    raft_output out;
+    raft_msg f = fetch(4, 3, 1, 10); /* caught up at 3000 */
+    rt_recv(r, 3000, &f, &out);
+    for (int32_t v = 2; v <= 3; v++) { /* the voters keep the leader in office */
+        f = fetch(v, 3, 1, 10 + v);
+        rt_recv(r, 4500, &f, &out);
+    }
+    raft_msg a = add_req(4, 77);
+    rt_recv(r, 3000 + 2000 + 1, &a, &out); /* past fetch_timeout_ms */
+    assert_null(answer(&out));
+    assert_int_equal(rt_count(&out, RAFT_ACTION_APPEND), 0);
+    assert_int_equal(raft_voters(r)->count, 3);
+    f = fetch(4, 3, 1, 11); /* back at the end: appended now */
+    rt_recv(r, 3000 + 2002, &f, &out);
+    assert_int_equal(rt_count(&out, RAFT_ACTION_APPEND), 1);
+    assert_int_equal(raft_voters(r)->count, 4);
+    raft_destroy(r);
+}
+
 static void test_add_times_out_when_never_caught_up(void **state)
 {
     (void)state;
@@ -394,6 +419,7 @@ int main(void)
         cmocka_unit_test(test_bootstrap_set_in_force),
         cmocka_unit_test(test_hw_needs_the_voters_directory),
         cmocka_unit_test(test_add_after_catch_up_answered_once_committed),
+        cmocka_unit_test(test_add_waits_when_caught_up_long_ago),
         cmocka_unit_test(test_add_times_out_when_never_caught_up),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_no_change_before_epoch_commit),
