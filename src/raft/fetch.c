@@ -4,6 +4,16 @@
 #include "kq/kafka_errors.h"
 #include "raft_internal.h"
 
+/* The peer a follower fetches from: its leader, a voter of the set in
+ * force or not (KIP-853: a leader that removed itself leads until the
+ * change commits, and a set learnt from a snapshot or an uncommitted
+ * record may not name it yet); then kept with the observers. */
+raft_peer *raft_fetch_peer(raft *r, int32_t id, bool create)
+{
+    raft_peer *p = raft_voter(r, id);
+    return p ? p : raft_observer(r, id, create && id != r->cfg.node_id);
+}
+
 raft_peer *raft_observer(raft *r, int32_t id, bool create)
 {
     for (int i = 0; i < r->observer_count; i++)

@@ -16,8 +16,8 @@ int64_t raft_fetch_position(const raft *r)
 
 static raft_peer *pick_target(raft *r)
 {
-    if (r->role == RAFT_ROLE_FOLLOWER)
-        return raft_voter(r, r->q.leader_id);
+    if (r->role == RAFT_ROLE_FOLLOWER) /* the leader, voter of our set or not (KIP-853) */
+        return raft_fetch_peer(r, r->q.leader_id, true);
     /* An observer without a leader asks any voter; the answer names the leader. */
     raft_peer *eligible[RAFT_VOTERS_MAX];
     int n = 0;
@@ -247,7 +247,7 @@ static bool answers_fetch(const raft *r, const raft_outbound *req, const raft_fe
 void raft_on_fetch_response(raft *r, const raft_msg *m, raft_output *out)
 {
     const raft_fetch_response *f = &m->u.fetch_response;
-    raft_peer *p = raft_voter(r, m->from);
+    raft_peer *p = raft_fetch_peer(r, m->from, false);
     if (!p)
         return;
     if (raft_observe_leader(r, out, f->leader_id, f->leader_epoch))

@@ -299,6 +299,8 @@ bool raft_leader_append_control(raft *r, raft_output *out, const record_control_
 void raft_on_fetch_request(raft *r, const raft_msg *m, raft_output *out);
 void raft_parked_service(raft *r, raft_output *out);
 raft_peer *raft_observer(raft *r, int32_t id, bool create);
+/* A follower's fetch target (its leader), among the voters or the observers. */
+raft_peer *raft_fetch_peer(raft *r, int32_t id, bool create);
 
 /* follower.c */
 /* How long a flush may be out before a follower sends a keepalive fetch at

@@ -170,7 +170,7 @@ static void take_chunk(raft *r, raft_output *out, raft_peer *p,
 void raft_on_fetch_snapshot_response(raft *r, const raft_msg *m, raft_output *out)
 {
     const raft_fetch_snapshot_response *f = &m->u.fetch_snapshot_response;
-    raft_peer *p = raft_voter(r, m->from);
+    raft_peer *p = raft_fetch_peer(r, m->from, false);
     if (!p)
         return;
     if (raft_observe_leader(r, out, f->leader_id, f->leader_epoch))

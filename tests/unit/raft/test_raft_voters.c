@@ -369,6 +369,42 @@ static void test_leader_removing_itself_resigns_once_committed(void **state)
 
 /* A follower takes a fetched Voters record at once, and a truncation
  * below it reverts the set. */
+/* Leader 1 removes itself: a follower that appended the Voters record
+ * without it keeps fetching from it (it leads until the change commits,
+ * and only the followers' fetches commit it). */
+static void test_follower_fetches_from_a_leader_outside_its_set(void **state)
+{
+    (void)state;
+    raft *r = boot(2, 3, 0, true);
+    raft_output out;
+    rt_records rs = {.len = 0};
+    rt_records_add(&rs, 0, 1, 1);
+    kq_voter_set two = set_of(3);
+    two.voters[0] = two.voters[2];
+    two.count = 2; /* {3, 2} */
+    record_control_args c = {.base_offset = 1, .epoch = 1, .timestamp_ms = 5, .leader_id = -1,
+                             .kraft_version = -1, .voters = &two};
+    kq_writer w;
+    kq_writer_init(&w, 0);
+    assert_true(record_build_control(&w, &c));
+    memcpy(rs.buf + rs.len, w.data, w.len);
+    rs.len += w.len;
+    kq_writer_free(&w);
+    raft_msg resp = rt_fetch_resp(1, 0, &rs);
+    rt_recv(r, 20, &resp, &out);
+    assert_true(out.voters_changed);
+    assert_int_equal(raft_voters(r)->count, 2);
+    rt_flushed(r, 30, 2, &out);
+    assert_non_null(rt_sent(&out, RAFT_MSG_FETCH_REQUEST, 1));
+    resp = rt_fetch_resp(1, 2, &(rt_records){.len = 0});
+    rt_recv(r, 40, &resp, &out); /* its answer is taken */
+    raft_status s;
+    raft_get_status(r, &s);
+    assert_int_equal(s.role, RAFT_ROLE_FOLLOWER);
+    assert_int_equal(s.leader_id, 1);
+    raft_destroy(r);
+}
+
 static void test_follower_truncation_reverts_the_set(void **state)
 {
     (void)state;
@@ -424,6 +460,7 @@ int main(void)
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_no_change_before_epoch_commit),
         cmocka_unit_test(test_leader_removing_itself_resigns_once_committed),
+        cmocka_unit_test(test_follower_fetches_from_a_leader_outside_its_set),
         cmocka_unit_test(test_follower_truncation_reverts_the_set),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
