@@ -369,6 +369,39 @@ static void test_leader_removing_itself_resigns_once_committed(void **state)
 
 /* A follower takes a fetched Voters record at once, and a truncation
  * below it reverts the set. */
+/* A vote meant for another directory of this id (the one its disk had
+ * before a replacement, as the candidate's set names it) is refused,
+ * pre-vote or vote (Kafka's isValidVoterKey): the new directory is not
+ * the voter and lacks what the old one acknowledged. */
+static void test_vote_for_another_directory_refused(void **state)
+{
+    (void)state;
+    for (int pre = 0; pre < 2; pre++) {
+        raft *r = boot(2, 3, 0, false);
+        raft_output out;
+        raft_msg v;
+        memset(&v, 0, sizeof v);
+        v.type = RAFT_MSG_VOTE_REQUEST;
+        v.from = 1;
+        v.to = 2;
+        v.u.vote_request = (raft_vote_request){.candidate_epoch = 1, .candidate_id = 1,
+                                               .last_epoch = 1, .last_epoch_end_offset = 5,
+                                               .pre_vote = pre,
+                                               .candidate_directory_id = dir(1),
+                                               .voter_directory_id = dir(99)};
+        rt_recv(r, 10, &v, &out);
+        const raft_msg *a = rt_sent(&out, RAFT_MSG_VOTE_RESPONSE, 1);
+        assert_non_null(a);
+        assert_false(a->u.vote_response.vote_granted);
+        v.u.vote_request.voter_directory_id = dir(2); /* ours: granted */
+        rt_recv(r, 20, &v, &out);
+        a = rt_sent(&out, RAFT_MSG_VOTE_RESPONSE, 1);
+        assert_non_null(a);
+        assert_true(a->u.vote_response.vote_granted);
+        raft_destroy(r);
+    }
+}
+
 /* Leader 1 removes itself: a follower that appended the Voters record
  * without it keeps fetching from it (it leads until the change commits,
  * and only the followers' fetches commit it). */
@@ -461,6 +494,7 @@ int main(void)
         cmocka_unit_test(test_no_change_before_epoch_commit),
         cmocka_unit_test(test_leader_removing_itself_resigns_once_committed),
         cmocka_unit_test(test_follower_fetches_from_a_leader_outside_its_set),
+        cmocka_unit_test(test_vote_for_another_directory_refused),
         cmocka_unit_test(test_follower_truncation_reverts_the_set),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
