@@ -318,7 +318,15 @@ static int16_t validate_voter_request(const raft *r, int32_t epoch, int32_t lead
 {
     if (epoch < r->q.epoch)
         return KAFKA_FENCED_LEADER_EPOCH;
-    if (!r->is_voter || !raft_voter((raft *)r, leader_id) || leader_id == r->cfg.node_id)
+    if (leader_id == r->cfg.node_id)
+        return KAFKA_INCONSISTENT_VOTER_SET;
+    /* With the voter set in the log (KIP-853) ours may be behind the
+     * leader's (a change we have not fetched yet names it): as Kafka, the
+     * leader is followed whatever our set says, and we learn the set from
+     * it. */
+    if (raft_voters_dynamic(r))
+        return KAFKA_NONE;
+    if (!r->is_voter || !raft_voter((raft *)r, leader_id))
         return KAFKA_INCONSISTENT_VOTER_SET;
     return KAFKA_NONE;
 }

@@ -402,6 +402,30 @@ static void test_vote_for_another_directory_refused(void **state)
     }
 }
 
+/* A leader our set does not name yet (its addition not fetched) is
+ * followed on BeginQuorumEpoch, and fetched from: the only way to learn
+ * the set that names it. */
+static void test_begin_epoch_from_a_leader_outside_our_set(void **state)
+{
+    (void)state;
+    raft *r = boot(2, 3, 0, false);
+    raft_output out;
+    raft_msg b;
+    memset(&b, 0, sizeof b);
+    b.type = RAFT_MSG_BEGIN_EPOCH_REQUEST;
+    b.from = 4;
+    b.u.begin_epoch_request.leader_epoch = 2;
+    b.u.begin_epoch_request.leader_id = 4;
+    b.u.begin_epoch_request.voter_directory_id = dir(2);
+    rt_recv(r, 10, &b, &out);
+    raft_status s;
+    raft_get_status(r, &s);
+    assert_int_equal(s.role, RAFT_ROLE_FOLLOWER);
+    assert_int_equal(s.leader_id, 4);
+    assert_non_null(rt_sent(&out, RAFT_MSG_FETCH_REQUEST, 4));
+    raft_destroy(r);
+}
+
 /* Leader 1 removes itself: a follower that appended the Voters record
  * without it keeps fetching from it (it leads until the change commits,
  * and only the followers' fetches commit it). */
@@ -495,6 +519,7 @@ int main(void)
         cmocka_unit_test(test_leader_removing_itself_resigns_once_committed),
         cmocka_unit_test(test_follower_fetches_from_a_leader_outside_its_set),
         cmocka_unit_test(test_vote_for_another_directory_refused),
+        cmocka_unit_test(test_begin_epoch_from_a_leader_outside_our_set),
         cmocka_unit_test(test_follower_truncation_reverts_the_set),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
