@@ -227,7 +227,11 @@ void raft_become_resigned(raft *r, raft_output *out, const int32_t *successors,
 
 bool raft_observe_leader(raft *r, raft_output *out, int32_t leader_id, int32_t epoch)
 {
-    bool known = leader_id >= 0 && leader_id != r->cfg.node_id && raft_voter(r, leader_id);
+    /* With the voter set in the log (KIP-853) ours may be behind: a leader
+     * it does not name yet is followed all the same (we learn the set by
+     * fetching from it), as Kafka does. */
+    bool known = leader_id >= 0 && leader_id != r->cfg.node_id &&
+                 (raft_voters_dynamic(r) || raft_voter(r, leader_id));
     if (epoch > r->q.epoch) {
         if (known)
             raft_become_follower(r, out, epoch, leader_id, "learned of a newer leader");

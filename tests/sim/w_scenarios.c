@@ -770,8 +770,8 @@ static void sc_reconfig(w_world *w)
         case 2:
         case 3: {
             int idx = pick_node(w, true);
-            if (idx >= 0 && count > 1)
-                reconfig_change(w, &rc, W_OP_REMOVE, idx, faults);
+            if (idx >= 0 && count > 1) /* the leader too: see below */
+                reconfig_change(w, &rc, W_OP_REMOVE, idx, faults && (idx != L || count > 2));
             break;
         }
         case 4:

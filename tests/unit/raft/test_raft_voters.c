@@ -426,6 +426,25 @@ static void test_begin_epoch_from_a_leader_outside_our_set(void **state)
     raft_destroy(r);
 }
 
+/* An answer naming a newer leader our set does not name (added since):
+ * followed and fetched from, not waited for as an unknown. */
+static void test_answer_naming_a_leader_outside_our_set(void **state)
+{
+    (void)state;
+    raft *r = boot(2, 3, 0, true);
+    raft_output out;
+    raft_msg resp = rt_fetch_resp(2, 0, &(rt_records){.len = 0});
+    resp.u.fetch_response.leader_id = 4;
+    resp.u.fetch_response.error = KAFKA_FENCED_LEADER_EPOCH;
+    rt_recv(r, 20, &resp, &out);
+    raft_status s;
+    raft_get_status(r, &s);
+    assert_int_equal(s.role, RAFT_ROLE_FOLLOWER);
+    assert_int_equal(s.leader_id, 4);
+    assert_int_equal(s.epoch, 2);
+    raft_destroy(r);
+}
+
 /* Leader 1 removes itself: a follower that appended the Voters record
  * without it keeps fetching from it (it leads until the change commits,
  * and only the followers' fetches commit it). */
@@ -520,6 +539,7 @@ int main(void)
         cmocka_unit_test(test_follower_fetches_from_a_leader_outside_its_set),
         cmocka_unit_test(test_vote_for_another_directory_refused),
         cmocka_unit_test(test_begin_epoch_from_a_leader_outside_our_set),
+        cmocka_unit_test(test_answer_naming_a_leader_outside_our_set),
         cmocka_unit_test(test_follower_truncation_reverts_the_set),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
