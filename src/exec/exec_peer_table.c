@@ -183,5 +183,17 @@ bool exec_peers_follow(kq_exec *x, const kq_voter_set *set, int32_t leader_id)
             announce(x, &p->slots[i], false);
         }
     }
+    /* The leader followed, named by no voter of our set (ours is behind
+     * the leader's, KIP-853): a slot without an endpoint. A transport that
+     * routes by node id (the simulator) reaches it; the daemon's needs its
+     * endpoint, which nothing here learns yet (Kafka: the NodeEndpoints of
+     * the Fetch and Vote answers). */
+    if (leader_id >= 0 && leader_id != x->cfg.node_id && exec_peer_index(p, leader_id) < 0) {
+        int i = free_slot(p);
+        if (i >= 0) {
+            slot_take(p, &p->slots[i], leader_id, "", 0);
+            changed = true;
+        }
+    }
     return changed;
 }
