@@ -445,6 +445,33 @@ static void test_answer_naming_a_leader_outside_our_set(void **state)
     raft_destroy(r);
 }
 
+/* A removed voter keeps fetching as an observer: it never counts toward
+ * the high watermark; the mutant counts it. */
+static void test_removed_voter_not_counted(void **state)
+{
+    (void)state;
+    for (int mutant = 0; mutant < 2; mutant++) {
+        raft *r = leader(3, mutant ? RAFT_MUTANT_HW_COUNTS_REMOVED_VOTER : 0);
+        raft_output out;
+        raft_msg m = remove_req(3, 77);
+        rt_recv(r, 3000, &m, &out); /* Voters {1, 2} at offset 3 */
+        assert_int_equal(raft_voters(r)->count, 2);
+        rt_flushed(r, 3001, 4, &out);
+        raft_msg f = fetch(2, 4, 1, 20);
+        rt_recv(r, 3002, &f, &out);
+        raft_status s;
+        raft_get_status(r, &s);
+        assert_int_equal(s.high_watermark, 4); /* committed by 1 and 2 */
+        rt_append(r, 3003, 2, &out); /* offsets 4-5 */
+        rt_flushed(r, 3004, 6, &out);
+        f = fetch(3, 6, 1, 21); /* the removed one has them, 2 lags */
+        rt_recv(r, 3005, &f, &out);
+        raft_get_status(r, &s);
+        assert_int_equal(s.high_watermark, mutant ? 6 : 4);
+        raft_destroy(r);
+    }
+}
+
 /* Leader 1 removes itself: a follower that appended the Voters record
  * without it keeps fetching from it (it leads until the change commits,
  * and only the followers' fetches commit it). */
@@ -540,6 +567,7 @@ int main(void)
         cmocka_unit_test(test_vote_for_another_directory_refused),
         cmocka_unit_test(test_begin_epoch_from_a_leader_outside_our_set),
         cmocka_unit_test(test_answer_naming_a_leader_outside_our_set),
+        cmocka_unit_test(test_removed_voter_not_counted),
         cmocka_unit_test(test_follower_truncation_reverts_the_set),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
