@@ -138,7 +138,7 @@ void wcop_on_response(w_world *w, w_client *c, const wc_inflight *f, const uint8
         wop_settle(w, c, "acknowledged committed");
     } else if (e == KAFKA_NONE) {
         c->op.confirm = true; /* on append only: a retry must find it in force */
-        wop_retry(w, c, false);
+        c->op.next_at = w->now; /* at once */
     } else if ((add && e == KAFKA_DUPLICATE_VOTER) || (!add && e == KAFKA_VOTER_NOT_FOUND)) {
         /* Settled only after one of our attempts may have applied it: an
          * acknowledgement on append or an answer lost on the way. */

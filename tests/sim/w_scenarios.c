@@ -670,14 +670,19 @@ static void watch_commits(w_world *w, reconfig *rc, int64_t ms, const char *what
  * starts; the leader waits until it caught up (KIP-853), so commits go on. */
 static void reconfig_far_behind(w_world *w, reconfig *rc)
 {
+    /* Down to one voter first: then the new one is needed to commit. */
+    int L = w_current_leader(w), other = pick_node(w, true);
+    if (set_count(w) == 2 && L >= 0 && other >= 0 && other != L &&
+        !reconfig_change(w, rc, W_OP_REMOVE, other, false))
+        return;
     int idx = pick_node(w, false);
-    if (idx < 0 || set_count(w) > 2)
+    if (idx < 0 || set_count(w) != 1 || w->failed)
         return;
     w_trace(w, "=== reconfig: node %d stops, misses records, comes back and is added", idx + 1);
     w->slow_disks = false;
     w_node_crash(w, idx, W_CRASH_PROCESS_KILL);
     /* As many as the world's clients get acknowledged in a while */
-    size_t target = w->check->acked_n + (size_t)sim_prng_range(&w->rng, 100, 600);
+    size_t target = w->check->acked_n + (size_t)sim_prng_range(&w->rng, 300, 1000);
     w_run_until(w, pred_acked, &target, sim_prng_range(&w->rng, 5000, 30000));
     w_node_start(w, idx);
     if (w->failed || !w_operator_change(w, rc->op, W_OP_ADD, w->nodes[idx].id, w->nodes[idx].dir))
@@ -709,6 +714,17 @@ static void reconfig_removed_fetches(w_world *w, reconfig *rc)
     w_net_partition(w, side);
     w_run_for(w, sim_prng_range(&w->rng, 500, 3000));
     w_net_heal(w);
+}
+
+/* Two changes, the second sent as soon as the first settled: the leader
+ * takes it only once the first is committed (one change at a time). */
+static void reconfig_back_to_back(w_world *w, reconfig *rc)
+{
+    int add = pick_node(w, false), gone = pick_node(w, true);
+    if (add >= 0 && !reconfig_change(w, rc, W_OP_ADD, add, false))
+        return;
+    if (gone >= 0 && gone != add && set_count(w) > 1)
+        reconfig_change(w, rc, W_OP_REMOVE, gone, false);
 }
 
 /* Disk replacement, the operator's way: stop the node, an empty disk
@@ -759,7 +775,7 @@ static void sc_reconfig(w_world *w)
         int L = w_current_leader(w);
         int count = set_count(w);
         bool faults = sim_prng_below(&w->rng, 2);
-        switch (sim_prng_below(&w->rng, 8)) {
+        switch (sim_prng_below(&w->rng, 10)) {
         case 0:
         case 1: {
             int idx = pick_node(w, false);
@@ -788,6 +804,9 @@ static void sc_reconfig(w_world *w)
             break;
         case 6:
             reconfig_removed_fetches(w, &rc);
+            break;
+        case 7:
+            reconfig_back_to_back(w, &rc);
             break;
         default:
             reconfig_far_behind(w, &rc);
