@@ -60,6 +60,9 @@ typedef struct raft_peer {
      * whether it was a voter until a change removed it. */
     kq_uuid fetch_dir;
     bool removed_voter;
+    /* Leader: its own end when this peer last fetched (0: none yet), for
+     * last_caught_up_ms as Kafka's ReplicaState keeps it. */
+    int64_t last_fetch_leader_end;
 } raft_peer;
 
 typedef struct raft_parked_fetch {

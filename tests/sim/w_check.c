@@ -152,6 +152,7 @@ void w_check_after_event(w_world *w)
 {
     struct w_check *c = w->check;
     w_check_response_budget(w);
+    w_check_voters_after_event(w);
     w_check_quorum_after_event(w);
     w_check_flushed_durable(w);
     for (int i = 0; i < w->n && !w->failed; i++) {

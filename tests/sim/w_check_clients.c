@@ -107,15 +107,13 @@ void w_check_on_acked(w_world *w, int client, int64_t base_offset, const uint64_
     (void)base_sequence;
     struct w_check *c = w->check;
     int64_t last = base_offset + count - 1;
-    /* The set in force now (KIP-853), or the one a record was committed
-     * under when a change came after it (the sets overlap in a majority). */
+    /* The set in force now (KIP-853), or the one before the last change
+     * (a record committed just before a change is answered just after;
+     * one change at a time, so the two overlap in a majority). */
     const kq_voter_set *now = w_voters_now(w);
-    int L = w_current_leader(w);
-    raft_voter_entry at;
-    bool has_at = L >= 0 && raft_voters_at(exec_raft(w->nodes[L].x), last, &at) && at.has_voters;
+    const kq_voter_set *prev = c->set_prev_known ? &c->set_prev : NULL;
     bool durable = w_set_flushed_past(w, now, last + 1) >= w_set_majority(w, now) ||
-                   (has_at && w_set_flushed_past(w, &at.voters, last + 1) >=
-                                  w_set_majority(w, &at.voters));
+                   (prev && w_set_flushed_past(w, prev, last + 1) >= w_set_majority(w, prev));
     if (w_check_on(w, W_INV_ACKED_DURABLE) && !durable)
         w_inv_fail(w, W_INV_ACKED_DURABLE,
                    "client %d got acks=-1 for offsets %lld..%lld flushed on %d voter(s) only",

@@ -124,6 +124,19 @@ void w_check_voters_on_append(w_world *w, int node, const raft_action *a)
                    (long long)before.offset, (long long)st.high_watermark);
 }
 
+void w_check_voters_after_event(w_world *w)
+{
+    struct w_check *c = w->check;
+    const kq_voter_set *now = w->kraft1 ? w_voters_now(w) : NULL;
+    if (!now || (c->set_cur_known && now->count == c->set_cur.count &&
+                 memcmp(now->voters, c->set_cur.voters, sizeof(kq_voter) * (size_t)now->count) == 0))
+        return;
+    c->set_prev = c->set_cur;
+    c->set_prev_known = c->set_cur_known;
+    c->set_cur = *now;
+    c->set_cur_known = true;
+}
+
 void w_check_on_voter_change(w_world *w, bool added, int32_t id, kq_uuid dir)
 {
     int idx = w_node_index(w, id);
