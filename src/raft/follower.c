@@ -294,6 +294,14 @@ void raft_on_fetch_response(raft *r, const raft_msg *m, raft_output *out)
         if (!append_records(r, out, req.fetch_offset, f->records, f->records_len,
                             f->leader_epoch)) {
             p->out.retry_at_ms = r->now_ms + r->cfg.retry_backoff_ms; /* dropped */
+            /* Our log up to fetch_offset is the leader's: its HW still says
+             * what of it is committed, and folds the voter history below it
+             * (a batch of voter records waits for that room: without it a
+             * replica far behind, with more changes to fetch than the
+             * history holds, never appended again). */
+            if (f->high_watermark > r->leader_hw)
+                r->leader_hw = f->high_watermark;
+            raft_follower_update_hw(r, out);
             return;
         }
         r->fetch_verified_end = r->end_offset; /* the leader's own batches */

@@ -472,6 +472,46 @@ static void test_removed_voter_not_counted(void **state)
     }
 }
 
+/* A follower far behind fetches more voter changes than its history
+ * holds (RAFT_VOTER_HISTORY_MAX): once full, the leader's HW in the answer
+ * that could not be appended folds the history below it, and the batch is
+ * appended on the next fetch instead of refused for ever. */
+static void test_follower_history_full_then_folded(void **state)
+{
+    (void)state;
+    raft *r = boot(2, 3, 0, true);
+    raft_output out;
+    int64_t t = 20;
+    for (int64_t off = 0; off < RAFT_VOTER_HISTORY_MAX + 2; off++) {
+        kq_voter_set set = set_of(3 + (int)(off % 2));
+        record_control_args c = {.base_offset = off, .epoch = 1, .timestamp_ms = 5,
+                                 .leader_id = -1, .kraft_version = -1, .voters = &set};
+        kq_writer w;
+        kq_writer_init(&w, 0);
+        assert_true(record_build_control(&w, &c));
+        rt_records rs = {.len = 0};
+        memcpy(rs.buf, w.data, w.len);
+        rs.len = w.len;
+        kq_writer_free(&w);
+        /* The leader's HW lags (0) until the history is full, then covers all. */
+        bool full = off >= RAFT_VOTER_HISTORY_MAX - 1;
+        raft_msg resp = rt_fetch_resp(1, full ? off : 0, &rs);
+        rt_recv(r, t++, &resp, &out);
+        if (rt_count(&out, RAFT_ACTION_APPEND) == 0) {
+            assert_true(full); /* no room: refused once, its HW taken */
+            rt_tick(r, t += 1000, &out); /* the retry backoff */
+            resp = rt_fetch_resp(1, off, &rs);
+            rt_recv(r, t++, &resp, &out);
+        }
+        assert_int_equal(rt_count(&out, RAFT_ACTION_APPEND), 1);
+        rt_flushed(r, t++, off + 1, &out);
+    }
+    raft_status s;
+    raft_get_status(r, &s);
+    assert_int_equal(s.log_end_offset, RAFT_VOTER_HISTORY_MAX + 2);
+    raft_destroy(r);
+}
+
 /* Leader 1 removes itself: a follower that appended the Voters record
  * without it keeps fetching from it (it leads until the change commits,
  * and only the followers' fetches commit it). */
@@ -568,6 +608,7 @@ int main(void)
         cmocka_unit_test(test_begin_epoch_from_a_leader_outside_our_set),
         cmocka_unit_test(test_answer_naming_a_leader_outside_our_set),
         cmocka_unit_test(test_removed_voter_not_counted),
+        cmocka_unit_test(test_follower_history_full_then_folded),
         cmocka_unit_test(test_follower_truncation_reverts_the_set),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
