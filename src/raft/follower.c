@@ -16,8 +16,10 @@ int64_t raft_fetch_position(const raft *r)
 
 static raft_peer *pick_target(raft *r)
 {
-    if (r->role == RAFT_ROLE_FOLLOWER) /* the leader, voter of our set or not (KIP-853) */
+    if (r->role == RAFT_ROLE_FOLLOWER) { /* the leader, voter of our set or not (KIP-853) */
+        r->seek_fallback = r->q.leader_id;
         return raft_fetch_peer(r, r->q.leader_id, true);
+    }
     /* An observer without a leader asks any voter; the answer names the leader. */
     raft_peer *eligible[RAFT_VOTERS_MAX];
     int n = 0;
@@ -28,7 +30,13 @@ static raft_peer *pick_target(raft *r)
         if (p->id != r->cfg.node_id && r->now_ms >= p->out.retry_at_ms)
             eligible[n++] = p;
     }
-    return n ? eligible[raft_prng_below(r, (uint32_t)n)] : NULL;
+    if (n)
+        return eligible[raft_prng_below(r, (uint32_t)n)];
+    /* No voter of our set but this node (a set that predates a disk
+     * replacement or a change): the last leader followed. */
+    return r->seek_fallback >= 0 && r->seek_fallback != r->cfg.node_id
+               ? raft_fetch_peer(r, r->seek_fallback, true)
+               : NULL;
 }
 
 /* Whether the next fetch is a keepalive: the last response is still being

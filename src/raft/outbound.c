@@ -54,10 +54,17 @@ void raft_request_failed(raft *r, raft_peer *peer)
     peer->out.retry_at_ms = r->now_ms + r->cfg.retry_backoff_ms;
 }
 
+/* The voters' requests, and a follower's to a leader kept with the
+ * observers (KIP-853: outside its set). */
+static raft_peer *requester(raft *r, int i)
+{
+    return i < r->voter_count ? &r->voters[i] : &r->observers[i - r->voter_count];
+}
+
 void raft_requests_expire(raft *r)
 {
-    for (int i = 0; i < r->voter_count; i++) {
-        raft_peer *p = &r->voters[i];
+    for (int i = 0; i < r->voter_count + r->observer_count; i++) {
+        raft_peer *p = requester(r, i);
         if (p->out.inflight && r->now_ms >= p->out.deadline_ms)
             raft_request_failed(r, p);
     }
@@ -65,8 +72,8 @@ void raft_requests_expire(raft *r)
 
 void raft_requests_wake(raft *r, raft_output *out)
 {
-    for (int i = 0; i < r->voter_count; i++) {
-        const raft_peer *p = &r->voters[i];
+    for (int i = 0; i < r->voter_count + r->observer_count; i++) {
+        const raft_peer *p = requester(r, i);
         if (p->out.inflight)
             raft_wake(out, p->out.deadline_ms);
         else if (p->out.retry_at_ms > r->now_ms)

@@ -73,6 +73,7 @@ static void restore_role(raft *r)
 {
     int32_t self = r->cfg.node_id;
     raft_quorum_state *q = &r->q;
+    r->seek_fallback = q->leader_id != self ? q->leader_id : -1; /* kept as a hint */
     if (q->leader_id >= 0 && (q->leader_id == self || !raft_is_voter(r, q->leader_id))) {
         if (q->leader_id == self && r->is_voter) {
             r->role = RAFT_ROLE_RESIGNED;
@@ -338,7 +339,7 @@ void raft_step(raft *r, const raft_event *ev, raft_output *out)
     case RAFT_EVENT_TICK: break;
     case RAFT_EVENT_RECEIVE: on_receive(r, &ev->msg, out); break;
     case RAFT_EVENT_SEND_FAILED: {
-        raft_peer *p = raft_voter(r, ev->msg.to);
+        raft_peer *p = raft_fetch_peer(r, ev->msg.to, false); /* a leader outside our set too */
         if (p && p->out.inflight)
             raft_request_failed(r, p);
         break;

@@ -142,6 +142,9 @@ struct raft {
     /* follower (and observers looking for a leader) */
     int64_t fetch_deadline_ms;
     int32_t fetch_target;
+    /* The last leader followed (-1 none): an observer whose voter set names
+     * no one else to ask asks it (KIP-853; Kafka has bootstrap servers). */
+    int32_t seek_fallback;
     int64_t leader_hw;
     /* A new directory (q.new_directory): the first leader HW it learnt since
      * it started (-1 none); it votes as a full copy once it holds that. */

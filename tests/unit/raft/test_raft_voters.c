@@ -512,6 +512,36 @@ static void test_follower_history_full_then_folded(void **state)
     raft_destroy(r);
 }
 
+/* An observer whose set names only its own id (another directory: a
+ * replaced disk whose snapshot predates the change) asks the last leader
+ * it followed once it lost it, not no one for ever. */
+static void test_observer_asks_its_last_leader(void **state)
+{
+    (void)state;
+    raft_config c = rt_config(1, 0);
+    c.directory_id = dir(1);
+    static raft_voter_entry e;
+    e = (raft_voter_entry){.offset = -1, .kraft_version = 1, .has_voters = true};
+    e.voters.voters[e.voters.count++] = voter(1);
+    e.voters.voters[0].directory_id = dir(99); /* the old disk's */
+    raft_log_state ls = {.end_offset = 0, .voter_history = &e, .voter_history_count = 1};
+    raft_quorum_state q = {.epoch = 1, .voted_id = -1, .leader_id = 2};
+    q.directory_id = dir(1);
+    raft *r = raft_create(&c, &q, &ls, 0);
+    assert_non_null(r);
+    raft_output out;
+    rt_tick(r, 0, &out);
+    bool asked = false; /* no answer: fetch timeout, leaderless, then? */
+    for (int64_t t = 100; t <= 10000 && !asked; t += 100) {
+        rt_tick(r, t, &out);
+        raft_status s;
+        raft_get_status(r, &s);
+        asked = s.leader_id == -1 && rt_sent(&out, RAFT_MSG_FETCH_REQUEST, 2) != NULL;
+    }
+    assert_true(asked);
+    raft_destroy(r);
+}
+
 /* Leader 1 removes itself: a follower that appended the Voters record
  * without it keeps fetching from it (it leads until the change commits,
  * and only the followers' fetches commit it). */
@@ -609,6 +639,7 @@ int main(void)
         cmocka_unit_test(test_answer_naming_a_leader_outside_our_set),
         cmocka_unit_test(test_removed_voter_not_counted),
         cmocka_unit_test(test_follower_history_full_then_folded),
+        cmocka_unit_test(test_observer_asks_its_last_leader),
         cmocka_unit_test(test_follower_truncation_reverts_the_set),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
