@@ -154,6 +154,12 @@ static int free_slot(const exec_peers *p)
 bool exec_peers_follow(kq_exec *x, const kq_voter_set *set, int32_t leader_id)
 {
     exec_peers *p = x->peers;
+    /* Leaderless, the last leader keeps its slot: the core asks it when
+     * its set names no one else (KIP-853). */
+    if (leader_id >= 0 && leader_id != x->cfg.node_id)
+        p->last_leader_plus1 = leader_id + 1;
+    else if (leader_id < 0)
+        leader_id = p->last_leader_plus1 - 1;
     bool changed = drop_stale(x, set, leader_id);
     KQ_ASSERT(set->count >= 0 && set->count <= KQ_VOTER_SET_MAX);
     for (int v = 0; v < set->count; v++) {

@@ -172,6 +172,8 @@ static void test_leader_outside_the_set_gets_a_slot(void **state)
     assert_true(exec_peer_index(n.x->peers, 7) >= 0);
     assert_int_not_equal(seen.id, 7);
     assert_false(follow(n.x, &s, 7));
+    assert_false(follow(n.x, &s, -1)); /* leaderless: the last leader is kept */
+    assert_true(exec_peer_index(n.x->peers, 7) >= 0);
     assert_true(follow(n.x, &s, 2));
     assert_int_equal(exec_peer_index(n.x->peers, 7), -1);
     tn_close(&n);
