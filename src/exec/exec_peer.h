@@ -48,6 +48,10 @@ typedef struct exec_peers {
     } unknown_failed[EXEC_PEERS_UNKNOWN_FAILED_MAX];
     exec_relay forwards[EXEC_FORWARDS_MAX];
     uint32_t forward_generation;
+    /* The last leader followed (0: none yet, ids start at 0 so stored +1):
+     * kept while leaderless, as the core asks it when its set names no
+     * other node (KIP-853). */
+    int32_t last_leader_plus1;
 } exec_peers;
 
 /* The table holds cfg's voters. NULL: out of memory. Destroy takes NULL. */

@@ -177,6 +177,12 @@ bool exec_peers_learn(kq_exec *x, const handler_endpoint *e)
 bool exec_peers_follow(kq_exec *x, const kq_voter_set *set, int32_t leader_id)
 {
     exec_peers *p = x->peers;
+    /* Leaderless, the last leader keeps its slot: the core asks it when
+     * its set names no one else (KIP-853). */
+    if (leader_id >= 0 && leader_id != x->cfg.node_id)
+        p->last_leader_plus1 = leader_id + 1;
+    else if (leader_id < 0)
+        leader_id = p->last_leader_plus1 - 1;
     bool changed = drop_stale(x, set, leader_id);
     KQ_ASSERT(set->count >= 0 && set->count <= KQ_VOTER_SET_MAX);
     for (int v = 0; v < set->count; v++) {
@@ -204,6 +210,18 @@ bool exec_peers_follow(kq_exec *x, const kq_voter_set *set, int32_t leader_id)
             log_line("node %d: voter %d at %s:%u", x->cfg.node_id, voter->id, voter->host,
                      voter->port);
             announce(x, &p->slots[i], false);
+        }
+    }
+    /* The leader followed, named by no voter of our set (ours is behind
+     * the leader's, KIP-853): a slot without an endpoint. A transport that
+     * routes by node id (the simulator) reaches it; the daemon's needs its
+     * endpoint, which nothing here learns yet (Kafka: the NodeEndpoints of
+     * the Fetch and Vote answers). */
+    if (leader_id >= 0 && leader_id != x->cfg.node_id && exec_peer_index(p, leader_id) < 0) {
+        int i = free_slot(p);
+        if (i >= 0) {
+            slot_take(p, &p->slots[i], leader_id, "", 0);
+            changed = true;
         }
     }
     return changed;

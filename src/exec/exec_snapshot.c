@@ -111,6 +111,14 @@ static void fill_meta(kq_exec *x, const exec_tables *t, kq_snapshot_meta *m,
     m->last_contained_timestamp_ms = ts;
     for (int i = 0; i < x->cfg.voter_count; i++)
         m->voter_ids[m->voter_count++] = x->cfg.voters[i].node_id;
+    /* No static voters (a formatted kraft.version 1 directory, KIP-853):
+     * the ids of the set in force at the snapshot's last offset. */
+    const kq_voter_set *set = raft_voters(x->raft);
+    if (x->cfg.voter_count == 0 && raft_voters_at(x->raft, id.end_offset - 1, &x->snap->cand_voters) &&
+        x->snap->cand_voters.has_voters)
+        set = &x->snap->cand_voters.voters;
+    for (int i = 0; x->cfg.voter_count == 0 && i < set->count && i < RAFT_VOTERS_MAX; i++)
+        m->voter_ids[m->voter_count++] = set->voters[i].id;
     producer_state_foreach(*t->producers, note_producer, x->snap);
     if (*t->pid_log_max >= 0)
         note_pid(x->snap, *t->pid_log_max);

@@ -110,12 +110,15 @@ void raft_on_vote_request(raft *r, const raft_msg *m, raft_output *out)
         v->partition_error = KAFKA_FENCED_LEADER_EPOCH;
     } else if (inconsistent_voters(r, req)) {
         v->partition_error = KAFKA_INCONSISTENT_VOTER_SET;
-    } else if (r->q.new_directory && names_other_directory(r, req)) {
+    } else if ((r->q.new_directory || raft_voters_dynamic(r)) &&
+               names_other_directory(r, req)) {
         /* Meant for the directory we replaced (KafkaRaftClient's
-         * isValidVoterKey): not granted, nothing changes. Once caught up
-         * we are a full copy and a stale id is only stale: in static mode
-         * nothing tells the other voters our new id, and refusing them
-         * then could leave no majority (docs/deviations.md). */
+         * isValidVoterKey): not granted, nothing changes. With the voter
+         * set in the log (KIP-853) always, as Kafka: the set names its
+         * voters' directories and an operator adds the new one. In static
+         * mode only until caught up: then we are a full copy and a stale
+         * id is only stale, nothing tells the other voters our new id, and
+         * refusing them could leave no majority (docs/deviations.md). */
         v->vote_granted = false;
     } else if (req->pre_vote) {
         /* Nothing changes. Only an epoch newer than ours is granted: a grant

@@ -4,6 +4,16 @@
 #include "kq/kafka_errors.h"
 #include "raft_internal.h"
 
+/* The peer a follower fetches from: its leader, a voter of the set in
+ * force or not (KIP-853: a leader that removed itself leads until the
+ * change commits, and a set learnt from a snapshot or an uncommitted
+ * record may not name it yet); then kept with the observers. */
+raft_peer *raft_fetch_peer(raft *r, int32_t id, bool create)
+{
+    raft_peer *p = raft_voter(r, id);
+    return p ? p : raft_observer(r, id, create && id != r->cfg.node_id);
+}
+
 raft_peer *raft_observer(raft *r, int32_t id, bool create)
 {
     for (int i = 0; i < r->observer_count; i++)
@@ -167,9 +177,17 @@ void raft_on_fetch_request(raft *r, const raft_msg *m, raft_output *out)
     if (p) {
         p->fetch_dir = req->replica_directory_id;
         p->end_offset = req->fetch_offset;
-        p->last_fetch_ms = r->now_ms;
-        if (req->fetch_offset >= raft_leader_serve_end(r))
+        /* Caught up now if it has our end, or as of its last fetch if it
+         * has what we had then (Kafka's ReplicaState: a replica trailing
+         * a steady stream of appends by one round trip is caught up). */
+        int64_t end = raft_leader_serve_end(r);
+        if (req->fetch_offset >= end)
             p->last_caught_up_ms = r->now_ms;
+        else if (p->last_fetch_leader_end > 0 && req->fetch_offset >= p->last_fetch_leader_end &&
+                 p->last_fetch_ms > p->last_caught_up_ms)
+            p->last_caught_up_ms = p->last_fetch_ms;
+        p->last_fetch_leader_end = end;
+        p->last_fetch_ms = r->now_ms;
     }
     raft_leader_update_hw(r, out);
     f->high_watermark = r->high_watermark;

@@ -16,11 +16,13 @@ int64_t raft_fetch_position(const raft *r)
 
 static raft_peer *pick_target(raft *r)
 {
-    if (r->role == RAFT_ROLE_FOLLOWER)
-        return raft_leader_peer(r, r->q.leader_id);
+    if (r->role == RAFT_ROLE_FOLLOWER) { /* the leader, voter of our set or not (KIP-853) */
+        r->seek_fallback = r->q.leader_id;
+        return raft_fetch_peer(r, r->q.leader_id, true);
+    }
     /* An observer without a leader asks a bootstrap server (KIP-853), or
      * without any, a voter; the answer names the leader. */
-    raft_peer *eligible[RAFT_VOTERS_MAX + RAFT_BOOTSTRAP_SERVERS_MAX + 1];
+    raft_peer *eligible[RAFT_VOTERS_MAX + RAFT_BOOTSTRAP_SERVERS_MAX];
     int n = 0;
     bool bootstrap = r->cfg.bootstrap_count > 0;
     for (int i = bootstrap ? r->voter_count : 0;
@@ -31,7 +33,13 @@ static raft_peer *pick_target(raft *r)
         if (p->id != r->cfg.node_id && r->now_ms >= p->out.retry_at_ms)
             eligible[n++] = p;
     }
-    return n ? eligible[raft_prng_below(r, (uint32_t)n)] : NULL;
+    if (n)
+        return eligible[raft_prng_below(r, (uint32_t)n)];
+    /* No voter of our set but this node (a set that predates a disk
+     * replacement or a change): the last leader followed. */
+    return r->seek_fallback >= 0 && r->seek_fallback != r->cfg.node_id
+               ? raft_fetch_peer(r, r->seek_fallback, true)
+               : NULL;
 }
 
 /* Whether the next fetch is a keepalive: the last response is still being
@@ -297,6 +305,14 @@ void raft_on_fetch_response(raft *r, const raft_msg *m, raft_output *out)
         if (!append_records(r, out, req.fetch_offset, f->records, f->records_len,
                             f->leader_epoch)) {
             p->out.retry_at_ms = r->now_ms + r->cfg.retry_backoff_ms; /* dropped */
+            /* Our log up to fetch_offset is the leader's: its HW still says
+             * what of it is committed, and folds the voter history below it
+             * (a batch of voter records waits for that room: without it a
+             * replica far behind, with more changes to fetch than the
+             * history holds, never appended again). */
+            if (f->high_watermark > r->leader_hw)
+                r->leader_hw = f->high_watermark;
+            raft_follower_update_hw(r, out);
             return;
         }
         r->fetch_verified_end = r->end_offset; /* the leader's own batches */
@@ -323,9 +339,13 @@ static int16_t validate_voter_request(const raft *r, int32_t epoch, int32_t lead
         return KAFKA_FENCED_LEADER_EPOCH;
     if (leader_id == r->cfg.node_id || leader_id < 0)
         return KAFKA_INCONSISTENT_VOTER_SET;
-    /* With the set in the log (KIP-853) ours may be behind the leader's: a
-     * new voter or an observer follows it (Kafka checks only the key). */
-    if (!raft_voters_dynamic(r) && (!r->is_voter || !raft_voter((raft *)r, leader_id)))
+    /* With the voter set in the log (KIP-853) ours may be behind the
+     * leader's (a change we have not fetched yet names it): as Kafka, the
+     * leader is followed whatever our set says, and we learn the set from
+     * it. */
+    if (raft_voters_dynamic(r))
+        return KAFKA_NONE;
+    if (!r->is_voter || !raft_voter((raft *)r, leader_id))
         return KAFKA_INCONSISTENT_VOTER_SET;
     return KAFKA_NONE;
 }

@@ -96,16 +96,5 @@ raft_peer *raft_peer_of(raft *r, int32_t id)
     for (int i = 0; !p && i < r->contact_count; i++)
         if (r->contacts[i].id == id)
             p = &r->contacts[i];
-    return p;
-}
-
-raft_peer *raft_leader_peer(raft *r, int32_t id)
-{
-    raft_peer *p = raft_peer_of(r, id);
-    if (p || id < 0)
-        return p;
-    r->contact_count = r->cfg.bootstrap_count + 1; /* one leader contact at most */
-    p = &r->contacts[r->contact_count - 1];
-    *p = (raft_peer){.id = id, .end_offset = -1, .last_fetch_ms = -1, .last_caught_up_ms = -1};
-    return p;
+    return p ? p : raft_observer(r, id, false); /* a leader outside our set */
 }

@@ -75,6 +75,7 @@ static void restore_role(raft *r)
 {
     int32_t self = r->cfg.node_id;
     raft_quorum_state *q = &r->q;
+    r->seek_fallback = q->leader_id != self ? q->leader_id : -1; /* kept as a hint */
     if (q->leader_id >= 0 && (q->leader_id == self || !raft_is_voter(r, q->leader_id))) {
         if (q->leader_id == self && r->is_voter) {
             r->role = RAFT_ROLE_RESIGNED;

@@ -60,6 +60,9 @@ typedef struct raft_peer {
      * whether it was a voter until a change removed it. */
     kq_uuid fetch_dir;
     bool removed_voter;
+    /* Leader: its own end when this peer last fetched (0: none yet), for
+     * last_caught_up_ms as Kafka's ReplicaState keeps it. */
+    int64_t last_fetch_leader_end;
 } raft_peer;
 
 typedef struct raft_parked_fetch {
@@ -129,10 +132,10 @@ struct raft {
     int voter_count;
     raft_peer observers[RAFT_OBSERVERS_MAX];
     int observer_count;
-    /* Whom a node outside the voter set fetches from (KIP-853): the
-     * bootstrap servers (ids -2, -3, ...) and, last, a leader that is not
-     * in its voter set (its set is behind). */
-    raft_peer contacts[RAFT_BOOTSTRAP_SERVERS_MAX + 1];
+    /* Whom a node without a leader asks (KIP-853): the bootstrap servers,
+     * ids -2, -3, ... (a leader outside its voter set is an observer entry:
+     * raft_fetch_peer). */
+    raft_peer contacts[RAFT_BOOTSTRAP_SERVERS_MAX];
     int contact_count;
 
     /* unattached / voted / candidate / resigned */
@@ -144,6 +147,9 @@ struct raft {
     /* follower (and observers looking for a leader) */
     int64_t fetch_deadline_ms;
     int32_t fetch_target;
+    /* The last leader followed (-1 none): an observer whose voter set names
+     * no one else to ask asks it (KIP-853; Kafka has bootstrap servers). */
+    int32_t seek_fallback;
     int64_t leader_hw;
     /* A new directory (q.new_directory): the first leader HW it learnt since
      * it started (-1 none); it votes as a full copy once it holds that. */
@@ -257,18 +263,21 @@ void raft_dir_caught_up(raft *r, raft_output *out);
 /* quorum.c: transitions. Each stores the quorum state first if it changed. */
 int raft_majority(const raft *r);
 raft_peer *raft_voter(raft *r, int32_t id);
-/* The voter or contact (bootstrap server, leader outside the set) id. */
+/* The voter, bootstrap server or observer entry (a leader outside our
+ * set, KIP-853) of id. */
 raft_peer *raft_peer_of(raft *r, int32_t id);
-/* The peer to fetch from for leader id: its voter entry, or a contact. */
-raft_peer *raft_leader_peer(raft *r, int32_t id);
-/* Every peer with an outbound slot: the voters, then the contacts. */
+/* Every peer with an outbound slot: the voters, the bootstrap servers,
+ * then the observers (a follower's leader outside its set is kept there). */
 static inline int raft_peer_count(const raft *r)
 {
-    return r->voter_count + r->contact_count;
+    return r->voter_count + r->contact_count + r->observer_count;
 }
 static inline raft_peer *raft_peer_at(raft *r, int i)
 {
-    return i < r->voter_count ? &r->voters[i] : &r->contacts[i - r->voter_count];
+    if (i < r->voter_count)
+        return &r->voters[i];
+    i -= r->voter_count;
+    return i < r->contact_count ? &r->contacts[i] : &r->observers[i - r->contact_count];
 }
 void raft_become_unattached(raft *r, raft_output *out, int32_t epoch, const char *why);
 void raft_become_voted(raft *r, raft_output *out, int32_t epoch, int32_t candidate);
@@ -333,6 +342,8 @@ bool raft_leader_append_control(raft *r, raft_output *out, const record_control_
 void raft_on_fetch_request(raft *r, const raft_msg *m, raft_output *out);
 void raft_parked_service(raft *r, raft_output *out);
 raft_peer *raft_observer(raft *r, int32_t id, bool create);
+/* A follower's fetch target (its leader), among the voters or the observers. */
+raft_peer *raft_fetch_peer(raft *r, int32_t id, bool create);
 
 /* follower.c */
 /* How long a flush may be out before a follower sends a keepalive fetch at

@@ -232,13 +232,16 @@ void raft_on_voter_change_request(raft *r, const raft_msg *m, raft_output *out)
 }
 
 /* The new voter fetched as an observer under its key and reached the
- * leader's end at least once (Kafka's isReplicaCaughtUp). */
+ * leader's end within the last fetch timeout (Kafka's isReplicaCaughtUp:
+ * a replica that caught up once and then stopped, or fell behind, is not
+ * caught up; found by the simulator's reconfig scenario). */
 static bool caught_up(raft *r)
 {
     if (is_mutant(r, RAFT_MUTANT_ADD_BEFORE_CAUGHT_UP))
         return true;
     raft_peer *o = raft_observer(r, r->vc.voter.id, false);
     return o && o->last_caught_up_ms >= 0 && o->last_fetch_ms >= 0 &&
+           o->last_caught_up_ms >= r->now_ms - (int64_t)r->cfg.fetch_timeout_ms &&
            memcmp(&o->fetch_dir, &r->vc.voter.directory_id, sizeof(kq_uuid)) == 0;
 }
 

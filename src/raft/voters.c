@@ -91,6 +91,7 @@ static void apply(raft *r, raft_output *out)
                 *o = old[j];
                 o->id = id;
                 o->out = (raft_outbound){0};
+                o->removed_voter = true; /* RAFT_MUTANT_HW_COUNTS_REMOVED_VOTER */
             }
         }
     r->is_voter = raft_is_voter_replica(r, r->cfg.node_id, &r->cfg.directory_id);

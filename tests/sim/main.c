@@ -26,6 +26,10 @@ static const mutant_name mutants[] = {
     {"prevote-ignores-leader-contact", RAFT_MUTANT_PREVOTE_IGNORES_LEADER_CONTACT, 0},
     {"follower-hw-unverified", RAFT_MUTANT_FOLLOWER_HW_UNVERIFIED, 0},
     {"ignore-directory-id", RAFT_MUTANT_IGNORE_DIRECTORY_ID, 0},
+    {"change-before-epoch-commit", RAFT_MUTANT_CHANGE_BEFORE_EPOCH_COMMIT, 0},
+    {"two-changes-in-flight", RAFT_MUTANT_TWO_CHANGES_IN_FLIGHT, 0},
+    {"hw-counts-removed-voter", RAFT_MUTANT_HW_COUNTS_REMOVED_VOTER, 0},
+    {"add-before-caught-up", RAFT_MUTANT_ADD_BEFORE_CAUGHT_UP, 0},
     {"vote-send-before-store", 0, KQ_MUTANT_VOTE_SEND_BEFORE_STORE},
     {"storage-ignore-trunc-floor", 0, KQ_MUTANT_STORAGE_IGNORE_TRUNC_FLOOR},
     {"acks-all-on-flushed", 0, KQ_MUTANT_ACKS_ALL_ON_FLUSHED},
@@ -83,7 +87,7 @@ static bool parse_u64(const char *s, uint64_t *out)
 }
 
 /* Comma-separated check names to a bit mask; false on an unknown name. */
-static bool parse_checks(const char *s, uint32_t *mask)
+static bool parse_checks(const char *s, uint64_t *mask)
 {
     *mask = 0;
     if (!s || !*s)
@@ -98,7 +102,7 @@ static bool parse_checks(const char *s, uint32_t *mask)
         int c = w_check_find(name);
         if (c < 0)
             return false;
-        *mask |= 1u << c;
+        *mask |= UINT64_C(1) << c;
         s += len;
         if (*s == ',' && !*++s)
             return false;
@@ -191,7 +195,8 @@ int main(int argc, char **argv)
     uint64_t seeds = 1, first = 1, nodes = 0, observers = 0;
     bool nodes_set = false, observers_set = false, expect_failure = false, verbose = false;
     const char *scenario = "all", *mutant = NULL;
-    uint32_t mutant_bits = 0, raft_bits = 0, only_mask = 0, skip_mask = 0;
+    uint32_t mutant_bits = 0, raft_bits = 0;
+    uint64_t only_mask = 0, skip_mask = 0;
     const char *only = NULL, *skip = NULL;
     int expect_check = -1;
     for (int i = 1; i < argc; i++) {
@@ -265,7 +270,7 @@ int main(int argc, char **argv)
 
     /* --only-invariant leaves the end-of-run checks on; --skip-invariant can
      * turn those off too. */
-    uint32_t enabled = W_CHECKS_ALL;
+    uint64_t enabled = W_CHECKS_ALL;
     if (only)
         enabled = (only_mask & W_CHECKS_PER_EVENT) | (W_CHECKS_ALL & ~W_CHECKS_PER_EVENT);
     enabled &= ~skip_mask;
@@ -273,7 +278,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "raft-sim: --expect-invariant needs --expect-failure\n");
         return 2;
     }
-    if (expect_check >= 0 && !(enabled & (1u << expect_check))) {
+    if (expect_check >= 0 && !(enabled & (UINT64_C(1) << expect_check))) {
         fprintf(stderr, "raft-sim: --expect-invariant %s names a check that is off\n",
                 w_check_names[expect_check]);
         return 2;

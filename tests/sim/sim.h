@@ -19,7 +19,7 @@
 #include "sim_fs.h"
 
 #define SIM_NODES_MAX 8
-#define SIM_CLIENTS_MAX 12
+#define SIM_CLIENTS_MAX 13 /* 12 drawn by add_clients, the operator */
 #define SIM_LOG_DIR "/data"
 /* Connections a connection flood may hold into one node, from at most
  * W_CONNFLOOD_ADDRS_MAX addresses (w_client_connflood.c): more than any
@@ -98,6 +98,7 @@ typedef struct w_conn {
     kq_conn_addr addr;
     bool open;
     bool peer;          /* a server's, on the controller listener */
+    bool controller;    /* a client's on the controller listener (the operator's) */
     int8_t node;        /* the node it goes into */
     int8_t client;      /* clients: the client's index; -1 none */
     int8_t flood_addr;  /* connection floods: the address's index; -1 none */
@@ -139,6 +140,13 @@ typedef struct w_node {
      * wall-clock base rather than the coarse one (finding: the floor is
      * not replicated; a clock stepped back would repeat ids). */
     bool disk_replaced;
+    /* Its directory id as formatted (meta.properties, w_format.c); zero
+     * in a world of static voters (unformatted disks). */
+    kq_uuid dir;
+    /* The directory its last replaced disk had and what that disk had
+     * flushed: the copy the leader counted until the set drops it. */
+    kq_uuid lost_dir;
+    int64_t lost_flushed;
     bool shutting_down;
     bool shutdown_done;
     int restarts;
@@ -177,7 +185,7 @@ typedef struct w_params {
     int observers;
     uint32_t raft_mutants;
     uint32_t mutants;
-    uint32_t checks;   /* enabled checks (bit per enum w_check_id) */
+    uint64_t checks;   /* enabled checks (bit per enum w_check_id) */
     bool verbose;
 } w_params;
 
@@ -207,6 +215,10 @@ typedef struct w_world {
     struct w_client *clients[SIM_CLIENTS_MAX];
     int client_n;
     bool clients_on;
+    /* The disks are formatted at kraft.version 1 (w_format.c): the voters
+     * come from the bootstrap checkpoint, none are configured. */
+    bool kraft1;
+    kq_voter_set boot_voters; /* the bootstrap checkpoint's */
     struct w_check *check;
     uint64_t events;
     int64_t same_ms_events, last_event_ms;
@@ -232,6 +244,16 @@ void w_node_pause(w_world *w, int idx, int64_t ms);
  * log, snapshots and quorum state (with its directory id) are gone. */
 void w_node_replace_disk(w_world *w, int idx);
 bool w_node_status(const w_world *w, int idx, raft_status *st);
+/* ---- kraft.version 1 worlds (w_format.c, KIP-853): every disk formatted as
+ * Kafka's StorageTool does (meta.properties with a directory id from the
+ * world's PRNG, the bootstrap checkpoint naming the first w->p.voters nodes
+ * with their directory ids and controller endpoints); the executor gets no
+ * static voters. Before the first start. */
+void w_format_world(w_world *w);
+/* Node idx's (empty) disk formatted with a new directory id and a
+ * bootstrap checkpoint naming voters (NULL: the world's first): it starts
+ * as an observer. */
+void w_format_node(w_world *w, int idx, const kq_voter_set *voters);
 bool w_node_alive(const w_world *w, int idx);
 /* Crashes pending from inside a call (fatal, crash point). */
 void w_node_reap(w_world *w);

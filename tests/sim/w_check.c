@@ -23,7 +23,8 @@ const char *const w_check_names[W_CHECK_COUNT] = {
     "leader-never-loads-snapshot", "log-start-monotonic", "offsets-durable",
     "offsets-not-invented", "offsets-monotonic", "no-client-control",
     "snapshot-failure-not-fatal", "response-budget", "voter-fetch-timely",
-    "quorum-connections", "client-admitted", "liveness", "scenario", "final",
+    "quorum-connections", "client-admitted", "change-after-epoch-commit",
+    "one-uncommitted-change", "liveness", "scenario", "final",
 };
 
 int w_check_find(const char *name)
@@ -36,7 +37,7 @@ int w_check_find(const char *name)
 
 bool w_check_on(w_world *w, enum w_check_id c)
 {
-    if (!(w->p.checks & (1u << c)))
+    if (!(w->p.checks & (UINT64_C(1) << c)))
         return false;
     w->check->checks++;
     return true;
@@ -121,18 +122,10 @@ int64_t w_flushed(const w_world *w, int idx)
     return st.repair_end_offset > flushed ? st.repair_end_offset : flushed;
 }
 
-static int majority(const w_world *w)
-{
-    return w->p.voters / 2 + 1;
-}
-
+/* Voters of the set in force now (KIP-853) flushed past offset. */
 int w_voters_flushed_past(const w_world *w, int64_t offset)
 {
-    int count = 0;
-    for (int i = 0; i < w->p.voters; i++)
-        if (w_flushed(w, i) >= offset)
-            count++;
-    return count;
+    return w_set_flushed_past(w, w_voters_now(w), offset);
 }
 
 /* response-budget: what a node's budget (the shipped kq/budget.h
@@ -159,6 +152,7 @@ void w_check_after_event(w_world *w)
 {
     struct w_check *c = w->check;
     w_check_response_budget(w);
+    w_check_voters_after_event(w);
     w_check_quorum_after_event(w);
     w_check_flushed_durable(w);
     for (int i = 0; i < w->n && !w->failed; i++) {
@@ -298,9 +292,14 @@ static void check_leader_hw(w_world *w, int node, const raft_status *st, int64_t
     }
     c->leader_hw_epoch[node] = st->epoch;
     c->leader_hw[node] = hw;
-    if (w_check_on(w, W_INV_MAJORITY_DURABLE) && w_voters_flushed_past(w, hw) < majority(w))
-        w_inv_fail(w, W_INV_MAJORITY_DURABLE, "leader %d's HW %lld is flushed on %d voter(s) only",
-                   node + 1, (long long)hw, w_voters_flushed_past(w, hw));
+    /* A majority of the leader's set in force (KIP-853: the latest Voters
+     * record, committed or not), each with the directory it names. */
+    const kq_voter_set *set = w_voters_of(w, node);
+    if (w_check_on(w, W_INV_MAJORITY_DURABLE) &&
+        w_set_flushed_past(w, set, hw) < w_set_majority(w, set))
+        w_inv_fail(w, W_INV_MAJORITY_DURABLE,
+                   "leader %d's HW %lld is flushed on %d of its %d voter(s) only", node + 1,
+                   (long long)hw, w_set_flushed_past(w, set, hw), set ? set->count : w->p.voters);
     if (hw > c->hw_floor)
         c->hw_floor = hw;
 }
@@ -401,6 +400,7 @@ void w_check_on_out_of_range(w_world *w, int client, int64_t offset, int64_t log
 void w_check_before_action(w_world *w, int node, const raft_action *a)
 {
     w_check_control_on_append(w, node, a);
+    w_check_voters_on_append(w, node, a);
     if (a->type == RAFT_ACTION_SNAPSHOT_INSTALL && w_check_on(w, W_INV_LEADER_NO_SNAPSHOT)) {
         raft_status st;
         if (w_node_status(w, node, &st) && st.role == RAFT_ROLE_LEADER)

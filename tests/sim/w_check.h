@@ -47,6 +47,9 @@ enum w_check_id {
     /* connection floods (issue 19 item 2, w_check_conn.c) */
     W_INV_QUORUM_CONNECTIONS,  /* a peer connection is never refused nor evicted */
     W_INV_CLIENT_ADMITTED,     /* a flood holding the most idle connections never locks out another address */
+    /* KIP-853 reconfiguration (issue 20, w_check_voters.c) */
+    W_INV_CHANGE_AFTER_EPOCH_COMMIT, /* a leader appends a Voters record only with its HW known */
+    W_INV_ONE_UNCOMMITTED_CHANGE, /* a leader holds at most one Voters record above its HW */
     W_INV_PER_EVENT_COUNT,
     /* end of run */
     W_CHECK_LIVENESS = W_INV_PER_EVENT_COUNT, /* leader, commit, catch-up within 60 s */
@@ -54,11 +57,11 @@ enum w_check_id {
     W_CHECK_FINAL,             /* identical committed logs; acked records once, in order */
     W_CHECK_COUNT
 };
-/* The checks are bits of a uint32_t mask (--skip-invariant, the failures
- * seen): past 31 the mask must widen. */
-_Static_assert(W_CHECK_COUNT <= 31, "the check masks are 32-bit: widen them first");
-#define W_CHECKS_ALL ((1u << W_CHECK_COUNT) - 1)
-#define W_CHECKS_PER_EVENT ((1u << W_INV_PER_EVENT_COUNT) - 1)
+/* The checks are bits of a uint64_t mask (--skip-invariant, the failures
+ * seen): past 63 the mask must widen. */
+_Static_assert(W_CHECK_COUNT <= 63, "the check masks are 64-bit: widen them first");
+#define W_CHECKS_ALL ((UINT64_C(1) << W_CHECK_COUNT) - 1)
+#define W_CHECKS_PER_EVENT ((UINT64_C(1) << W_INV_PER_EVENT_COUNT) - 1)
 
 extern const char *const w_check_names[W_CHECK_COUNT];
 int w_check_find(const char *name);
@@ -146,6 +149,22 @@ void w_check_on_client_control(w_world *w, uint32_t crc);
  * (v); victim is evicted for by (still open, by not yet). */
 void w_check_on_conn_refused(w_world *w, const w_conn *c, kq_conn_verdict v);
 void w_check_on_conn_evicted(w_world *w, const w_conn *victim, const w_conn *by);
+
+/* ---- KIP-853 (w_check_voters.c) */
+/* The operator settled a change: replica (id, dir) added (or removed). */
+void w_check_on_voter_change(w_world *w, bool added, int32_t id, kq_uuid dir);
+/* The voter set in force at node idx's core; NULL when it is not running. */
+const kq_voter_set *w_voters_of(const w_world *w, int idx);
+/* The set in force of the current leader, else of the running node of the
+ * highest epoch; NULL when none runs. */
+const kq_voter_set *w_voters_now(const w_world *w);
+/* Whether node idx, with the directory it has now, is a voter of set. */
+bool w_in_set(const w_world *w, const kq_voter_set *set, int idx);
+/* Voters of set (NULL: the world's static ones) flushed past offset. */
+int w_set_flushed_past(const w_world *w, const kq_voter_set *set, int64_t offset);
+int w_set_majority(const w_world *w, const kq_voter_set *set);
+/* End of run: every settled change holds in the leader's set in force. */
+bool w_check_final_voters(w_world *w, int leader);
 
 /* ---- end of run: every running node's log below final_hw, read through
  * src/storage, is byte-identical; every acked record is there once, at its

@@ -107,7 +107,14 @@ void w_check_on_acked(w_world *w, int client, int64_t base_offset, const uint64_
     (void)base_sequence;
     struct w_check *c = w->check;
     int64_t last = base_offset + count - 1;
-    if (w_check_on(w, W_INV_ACKED_DURABLE) && w_voters_flushed_past(w, last + 1) < w->p.voters / 2 + 1)
+    /* The set in force now (KIP-853), or the one before the last change
+     * (a record committed just before a change is answered just after;
+     * one change at a time, so the two overlap in a majority). */
+    const kq_voter_set *now = w_voters_now(w);
+    const kq_voter_set *prev = c->set_prev_known ? &c->set_prev : NULL;
+    bool durable = w_set_flushed_past(w, now, last + 1) >= w_set_majority(w, now) ||
+                   (prev && w_set_flushed_past(w, prev, last + 1) >= w_set_majority(w, prev));
+    if (w_check_on(w, W_INV_ACKED_DURABLE) && !durable)
         w_inv_fail(w, W_INV_ACKED_DURABLE,
                    "client %d got acks=-1 for offsets %lld..%lld flushed on %d voter(s) only",
                    client, (long long)base_offset, (long long)last,

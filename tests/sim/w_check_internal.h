@@ -65,6 +65,13 @@ struct w_check {
     /* issue 19 (w_check_control.c): CRCs of the control batches clients sent */
     uint32_t *client_control;
     size_t client_control_n, client_control_cap;
+    /* KIP-853 (w_check_voters.c): the operator's settled changes, by node
+     * index: 1 (id, dir) is a voter, -1 it is not, 0 never changed */
+    int8_t voter_expect[SIM_NODES_MAX];
+    /* The set in force now and the one before its last change (acked-durable) */
+    kq_voter_set set_cur, set_prev;
+    bool set_cur_known, set_prev_known;
+    kq_uuid voter_expect_dir[SIM_NODES_MAX];
     /* issue 19 item 4 (w_check_quorum.c): voters' fetches, created lazily */
     struct w_quorum_check *quorum;
 };
@@ -87,6 +94,12 @@ void w_check_flushed_durable(w_world *w);
 
 /* w_check_groups.c: frees the groups' state. */
 void w_check_groups_free(struct w_check *c);
+
+/* w_check_voters.c: change-after-epoch-commit and one-uncommitted-change
+ * before each APPEND. */
+void w_check_voters_on_append(w_world *w, int node, const raft_action *a);
+/* After every event: the set in force and the one before (kraft.version 1). */
+void w_check_voters_after_event(w_world *w);
 
 /* w_check_control.c: no-client-control before each APPEND; frees its state. */
 void w_check_control_on_append(w_world *w, int node, const raft_action *a);

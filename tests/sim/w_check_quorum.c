@@ -91,8 +91,8 @@ static bool pair_healthy(const w_world *w, const w_voter_fetch *f, int voter)
 
 void w_check_quorum_on_fetch(w_world *w, int from, const w_req *req, int64_t offset)
 {
-    if (!w_check_on(w, W_INV_VOTER_FETCH_TIMELY) || !w->nodes[from].voter)
-        return;
+    if (!w_check_on(w, W_INV_VOTER_FETCH_TIMELY) || !w_in_set(w, w_voters_now(w), from))
+        return; /* a voter of the set in force (KIP-853) */
     w_voter_fetch *f = &qstate(w)->v[from];
     raft_status st;
     bool to_leader = w_node_status(w, req->to, &st) && st.role == RAFT_ROLE_LEADER;
@@ -209,16 +209,22 @@ static void check_resignation(w_world *w, struct w_quorum_check *q, int l)
     if (w->nodes[l].shutting_down || q->lead_since[l] < 0 || w->now - q->lead_since[l] <= calm ||
         w->now - q->calm_since <= calm)
         return;
+    /* Its set in force (KIP-853); a leader that removed itself resigns
+     * once that is committed, as it must. */
+    const kq_voter_set *set = w_voters_of(w, l);
+    if (set && !w_in_set(w, set, l))
+        return;
     int following = 1;
     for (int v = 0; v < w->n; v++)
-        if (v != l && w->nodes[v].voter && q->follow_leader[v] == l && q->follow_since[v] >= 0 &&
-            w->now - q->follow_since[v] > calm)
+        if (v != l && w_in_set(w, set, v) && q->follow_leader[v] == l &&
+            q->follow_since[v] >= 0 && w->now - q->follow_since[v] > calm)
             following++;
-    if (following >= w->p.voters / 2 + 1)
+    if (following >= w_set_majority(w, set))
         w_inv_fail(w, W_INV_VOTER_FETCH_TIMELY,
                    "leader %d resigned in epoch %d through check-quorum while %d of %d voters "
                    "followed it on healthy links for over %lld ms",
-                   w->nodes[l].id, q->epoch[l], following, w->p.voters, (long long)calm);
+                   w->nodes[l].id, q->epoch[l], following, set ? set->count : w->p.voters,
+                   (long long)calm);
 }
 
 /* Roles, leaders and followers after every event (check-quorum). */

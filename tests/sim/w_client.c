@@ -844,6 +844,9 @@ void w_client_on_event(w_world *w, int idx)
     case W_CLIENT_CONNFLOOD:
         wcc_act(w, c);
         break;
+    case W_CLIENT_OPERATOR:
+        wcop_act(w, c);
+        break;
     }
     if (!w->failed)
         wc_schedule(w, c);
@@ -892,6 +895,9 @@ void w_client_on_response(w_world *w, int idx, uint64_t client_ref, const uint8_
     case WC_OP_LIST_OFFSETS:
         wco_on_list_offsets(w, c, &f, bytes, len);
         break;
+    case WC_OP_VOTER_CHANGE:
+        wcop_on_response(w, c, &f, bytes, len);
+        break;
     }
 }
 
@@ -901,10 +907,18 @@ bool w_client_idle(const w_client *c)
      * committer is idle with no commit out (it reads back forever). */
     if (c && (c->kind == W_CLIENT_GROUP || c->kind == W_CLIENT_GROUP_MEMBER))
         return wc_count_op(c, WC_OP_OFFSET_COMMIT) == 0;
+    if (c && c->kind == W_CLIENT_OPERATOR)
+        return c->inflight_n == 0;
     return !c || c->kind == W_CLIENT_CONSUMER || c->kind == W_CLIENT_FORGER ||
            c->kind == W_CLIENT_HOSTILE ||
            c->kind == W_CLIENT_FLOOD || c->kind == W_CLIENT_CONNFLOOD ||
            (c->inflight_n == 0 && !c->batch.live);
+}
+
+bool w_client_on_controller(const w_world *w, int idx)
+{
+    const w_client *c = idx >= 0 && idx < SIM_CLIENTS_MAX ? w->clients[idx] : NULL;
+    return c && c->kind == W_CLIENT_OPERATOR;
 }
 
 void w_client_stop_new(w_client *c)

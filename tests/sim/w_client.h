@@ -27,6 +27,7 @@ typedef enum w_client_kind {
     W_CLIENT_HOSTILE, /* Produce smuggling control batches (w_client_hostile.c, issue 19) */
     W_CLIENT_FLOOD, /* pipelines consumer Fetches and never reads (w_client_flood.c) */
     W_CLIENT_CONNFLOOD, /* opens idle connections, many (w_client_connflood.c) */
+    W_CLIENT_OPERATOR, /* AddRaftVoter/RemoveRaftVoter (w_client_operator.c, KIP-853) */
 } w_client_kind;
 
 typedef struct w_client w_client;
@@ -53,5 +54,18 @@ bool w_client_group_final_pending(const w_client *c);
 bool w_client_group_final_answered(const w_client *c);
 /* A flood client whose connections are open: its answers are never read. */
 bool w_client_never_reads(const w_world *w, int idx);
+
+/* Whether client idx speaks on the controller listener (the operator). */
+bool w_client_on_controller(const w_world *w, int idx);
+
+/* ---- the operator (w_client_operator.c, KIP-853): one voter change at a
+ * time, sent to the node it believes leads until it is known to be in
+ * force and committed. */
+typedef enum w_op_kind { W_OP_ADD = 1, W_OP_REMOVE } w_op_kind;
+/* Starts a change (false: one is still going on). */
+bool w_operator_change(w_world *w, w_client *c, w_op_kind kind, int32_t id, kq_uuid dir);
+/* Whether the last change is settled (acknowledged committed, or found
+ * in force and committed by a retry). */
+bool w_operator_settled(const w_client *c);
 
 #endif

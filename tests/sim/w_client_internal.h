@@ -44,6 +44,7 @@ enum wc_op {
     WC_OP_HEARTBEAT,
     WC_OP_HOSTILE_PRODUCE, /* w_client_hostile.c */
     WC_OP_LIST_OFFSETS, /* consumers (w_client_offsets.c) */
+    WC_OP_VOTER_CHANGE, /* the operator (w_client_operator.c) */
 };
 
 /* A request sent and not yet answered (exactly one w_client_on_response). */
@@ -61,6 +62,7 @@ typedef struct wc_inflight {
     w_offsets_floor floor; /* OffsetFetch: what it must see (w_check.h) */
     bool final_fetch;      /* OffsetFetch: the end-of-run one */
     bool all_topics;       /* OffsetFetch: a null topic list (every topic) */
+    bool ack_committed;    /* AddRaftVoter: AckWhenCommitted */
 } wc_inflight;
 
 /* An offset committer's state (w_client_group.c). */
@@ -78,6 +80,18 @@ typedef struct wc_group {
     bool stable;          /* joined and synced: it commits with its generation */
     int64_t heartbeat_at; /* when the next Heartbeat is due */
 } wc_group;
+
+/* The operator's change (w_client_operator.c). */
+typedef struct wc_operator {
+    bool active;        /* a change is going on */
+    w_op_kind kind;
+    int32_t id;
+    kq_uuid dir;
+    bool confirm;       /* acknowledged on append (AddRaftVoter v1): a retry must find it */
+    int target;         /* the node it believes leads */
+    int64_t next_at;    /* after a backoff */
+    int attempts;
+} wc_operator;
 
 /* The one acks=-1/1 batch a producer has out (acks=0 batches are not kept). */
 typedef struct wc_batch {
@@ -122,6 +136,7 @@ struct w_client {
     int64_t flood_until;  /* its connections close then */
     bool flood_closed;
     int connflood_addrs;  /* connection floods: addresses it uses (w_client_connflood.c) */
+    wc_operator op;       /* the operator (w_client_operator.c) */
 };
 
 const char *wc_error_name(int16_t e);
@@ -171,6 +186,11 @@ bool wcm_commit_refused(w_client *c, int16_t e);
 void wch_act(w_world *w, w_client *c);
 void wch_on_response(w_world *w, w_client *c, const wc_inflight *f, const uint8_t *bytes,
                      size_t len);
+
+/* ---- w_client_operator.c (KIP-853) */
+void wcop_act(w_world *w, w_client *c);
+void wcop_on_response(w_world *w, w_client *c, const wc_inflight *f, const uint8_t *bytes,
+                      size_t len);
 
 /* w_client_offsets.c: ListOffsets by timestamp (fetch_offset holds the
  * timestamp asked). */

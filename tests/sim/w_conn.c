@@ -13,6 +13,7 @@
 
 #include "kq/assert.h"
 #include "sim.h"
+#include "w_client.h"
 #include "w_check.h"
 
 /* Addresses: 10.0.0.<node+1>, 10.0.1.<client+1>, 10.0.2.<k+1>. */
@@ -58,7 +59,8 @@ kq_conn_pool *w_conn_pool(w_world *w, const w_conn *c)
 {
     w_node *n = &w->nodes[c->node];
     /* The simulated nodes name a controller listener, the peers' one. */
-    return kq_conn_pool_of_listener(&n->client_pool, &n->controller_pool, true, c->peer);
+    return kq_conn_pool_of_listener(&n->client_pool, &n->controller_pool, true,
+                                    c->peer || c->controller);
 }
 
 /* c was released from its pool: closed, a client's requests on it fail. */
@@ -157,7 +159,7 @@ w_conn *w_conn_client(w_world *w, int client, int node)
     if (c->open)
         return c;
     *c = (w_conn){.addr = w_addr_client(client), .node = (int8_t)node, .client = (int8_t)client,
-                  .flood_addr = -1};
+                  .flood_addr = -1, .controller = w_client_on_controller(w, client)};
     return conn_admit(w, c) ? c : NULL;
 }
 

@@ -234,6 +234,8 @@ bool w_check_final(w_world *w, int leader, int64_t final_hw)
         check_acked(w, &ref);
     if (!w->failed)
         w_check_metrics(w, leader, final_hw);
+    if (!w->failed)
+        w_check_final_voters(w, leader);
     image_free(&ref);
     /* Last: it runs the world (one OffsetFetch per group to the leader). */
     if (!w->failed)

@@ -11,9 +11,11 @@
 #include "kq/assert.h"
 #include "kq/handler.h"
 #include "kq/log.h"
+#include "kq/meta_properties.h"
 #include "kq/snapshot_file.h"
 #include "sim.h"
 #include "w_check.h"
+#include "w_client.h"
 
 static w_node *env_node(void *ctx, w_world **w)
 {
@@ -126,8 +128,13 @@ static uint64_t env_slot_grant(void *ctx, void *slot, uint64_t want)
 
 static void env_slot_conn(void *ctx, void *slot, handler_conn *out)
 {
-    (void)ctx;
-    *out = (handler_conn){.quorum_listener = !((const w_slot *)slot)->from_client};
+    w_world *w;
+    env_node(ctx, &w);
+    const w_slot *s = slot;
+    /* The operator's client speaks on the controller listener, as an
+     * admin tool reaching the controllers directly does (KIP-853). */
+    *out = (handler_conn){.quorum_listener = !s->from_client ||
+                                             w_client_on_controller(w, s->from)};
 }
 
 /* fsync latency: mostly milliseconds, a tail of hundreds, rarely seconds. */
@@ -316,6 +323,12 @@ bool w_node_start(w_world *w, int idx)
     /* The "wall clock" producer ids start from is coarse (a minute): a
      * restart within the minute starts from the same base, as a clock that
      * stepped back would. Ids must not repeat anyway. */
+    /* meta.properties' directory.id, as the daemon reads it (node.c). */
+    kq_meta_properties meta;
+    char why[256];
+    if (kq_meta_properties_load(sim_fs_table(n->fs), SIM_LOG_DIR, &meta, why, sizeof why) == 1 &&
+        meta.has_directory_id)
+        c.directory_id = meta.directory_id;
     c.producer_id_base = ((int64_t)n->id << 40) + w->now / 60000;
     if (n->disk_replaced)
         c.producer_id_base = ((int64_t)n->id << 40) + w->now;
@@ -393,10 +406,14 @@ void w_node_replace_disk(w_world *w, int idx)
     }
     sim_fs_destroy(n->fs);
     n->fs = fresh;
+    n->lost_dir = n->dir;
+    n->lost_flushed = n->last_flushed;
     n->last_flushed = 0;
     n->disk_replaced = true;
     n->corrupted = false;
     n->disk_faulted = false;
+    if (w->kraft1) /* as the operator would, with a new directory id */
+        w_format_node(w, idx, w_voters_now(w));
     w_trace(w, "node %d's disk is replaced by an empty one", n->id);
     w_check_on_disk_replaced(w, idx);
 }

@@ -551,6 +551,284 @@ static void sc_random(w_world *w)
     heal_and_converge(w);
 }
 
+/* ---- reconfig (KIP-853, issue 20) */
+
+typedef struct reconfig {
+    w_client *op;
+    int64_t fetch_timeout_ms;
+} reconfig;
+
+static bool pred_settled(w_world *w, void *ctx)
+{
+    (void)w;
+    return w_operator_settled(((reconfig *)ctx)->op);
+}
+
+/* A running node that is (in) or is not a voter of the set in force now;
+ * -1 when there is none. */
+static int pick_node(w_world *w, bool in)
+{
+    const kq_voter_set *set = w_voters_now(w);
+    int cand[SIM_NODES_MAX], k = 0;
+    for (int i = 0; i < w->n; i++)
+        if (set && w_node_alive(w, i) && w_in_set(w, set, i) == in)
+            cand[k++] = i;
+    return k ? cand[sim_prng_below(&w->rng, (uint64_t)k)] : -1;
+}
+
+static int set_count(const w_world *w)
+{
+    const kq_voter_set *set = w_voters_now(w);
+    return set ? set->count : 0;
+}
+
+/* Faults while a change is out: a crash (at any action, half the time)
+ * with a restart, a partition, a pause, or the leader's crash; then every
+ * node runs again and the links heal. */
+static void reconfig_faults(w_world *w)
+{
+    int64_t end = w->now + sim_prng_range(&w->rng, 0, 1500);
+    int i = (int)sim_prng_below(&w->rng, (uint64_t)w->n);
+    switch (sim_prng_below(&w->rng, 6)) {
+    case 0:
+        if (w->nodes[i].running)
+            kill_node(w, i);
+        break;
+    case 1: {
+        int L = w_current_leader(w);
+        if (L >= 0)
+            kill_node(w, L);
+        break;
+    }
+    case 2: {
+        bool side[SIM_NODES_MAX];
+        for (int k = 0; k < w->n; k++)
+            side[k] = sim_prng_below(&w->rng, 2);
+        w_net_partition(w, side);
+        break;
+    }
+    case 3:
+        w_node_pause(w, i, sim_prng_range(&w->rng, 200, 3000));
+        break;
+    default:
+        break; /* none */
+    }
+    if (w->now < end)
+        w_run_for(w, end - w->now);
+    w_net_heal(w);
+    start_all(w);
+}
+
+/* Runs the operator's change to its end (liveness: within the bound). */
+static bool reconfig_settle(w_world *w, reconfig *rc, const char *what)
+{
+    if (w_run_until(w, pred_settled, rc, LIVENESS_MS))
+        return true;
+    /* A replica that never catches up within the fetch timeout under the
+     * load (the built-in workload with the smallest fetch size) is never
+     * added, as in Kafka: the operator quiets the load. */
+    w_trace(w, "=== reconfig: the %s waits; the load stops", what);
+    w->clients_on = false;
+    w->cfg.workload_records_per_s = 0;
+    for (int i = 0; i < w->n; i++)
+        if (w->nodes[i].running)
+            exec_workload_stop(w->nodes[i].x);
+    bool ok = w_run_until(w, pred_settled, rc, LIVENESS_MS);
+    w->clients_on = true;
+    if (!ok)
+        liveness_fail(w, "the operator's %s did not settle within %d ms", what, 2 * LIVENESS_MS);
+    return ok;
+}
+
+static bool reconfig_change(w_world *w, reconfig *rc, w_op_kind kind, int idx, bool faults)
+{
+    if (!w_operator_change(w, rc->op, kind, w->nodes[idx].id, w->nodes[idx].dir))
+        return false;
+    if (faults)
+        reconfig_faults(w);
+    return reconfig_settle(w, rc, kind == W_OP_ADD ? "addition" : "removal");
+}
+
+/* Commits never stall in a fault-free window: with records above the
+ * leader's HW, the HW moves within the fetch timeout (a voter added
+ * before it caught up holds it back while it fetches the backlog). */
+static void watch_commits(w_world *w, reconfig *rc, int64_t ms, const char *what)
+{
+    int64_t until = w->now + ms, since = w->now, hw = -1;
+    int32_t epoch = -1;
+    while (!w->failed && w->now < until && sim_sched_peek(&w->sched)) {
+        if (pred_settled(w, rc) && until > w->now + 3000)
+            until = w->now + 3000; /* and a little after */
+        w_run_event(w);
+        int L = w_current_leader(w);
+        raft_status st = L >= 0 ? status(w, L) : (raft_status){.epoch = -1};
+        if (L < 0 || st.epoch != epoch || st.high_watermark != hw ||
+            st.log_end_offset <= st.high_watermark) {
+            epoch = st.epoch;
+            hw = L >= 0 ? st.high_watermark : -1;
+            since = w->now;
+        } else if (w->now - since > rc->fetch_timeout_ms) {
+            scenario_fail(w, "leader %d's HW stayed at %lld for %lld ms with its log at %lld, "
+                          "no fault, %s", L + 1, (long long)hw, (long long)(w->now - since),
+                          (long long)st.log_end_offset, what);
+            return;
+        }
+    }
+}
+
+/* A fault-free window: an observer that missed many records (stopped
+ * while they were acknowledged) is added to the set right after it
+ * starts; the leader waits until it caught up (KIP-853), so commits go on. */
+static void reconfig_far_behind(w_world *w, reconfig *rc)
+{
+    /* Down to one voter first: then the new one is needed to commit. */
+    int L = w_current_leader(w), other = pick_node(w, true);
+    if (set_count(w) == 2 && L >= 0 && other >= 0 && other != L &&
+        !reconfig_change(w, rc, W_OP_REMOVE, other, false))
+        return;
+    int idx = pick_node(w, false);
+    if (idx < 0 || set_count(w) != 1 || w->failed)
+        return;
+    w_trace(w, "=== reconfig: node %d stops, misses records, comes back and is added", idx + 1);
+    w->slow_disks = false;
+    w_node_crash(w, idx, W_CRASH_PROCESS_KILL);
+    /* As many as the world's clients get acknowledged in a while */
+    size_t target = w->check->acked_n + (size_t)sim_prng_range(&w->rng, 300, 1000);
+    w_run_until(w, pred_acked, &target, sim_prng_range(&w->rng, 5000, 30000));
+    w_node_start(w, idx);
+    if (w->failed || !w_operator_change(w, rc->op, W_OP_ADD, w->nodes[idx].id, w->nodes[idx].dir))
+        return;
+    watch_commits(w, rc, 3 * LIVENESS_MS / 2, "after a far-behind observer was added");
+    if (!w->failed && !pred_settled(w, rc))
+        reconfig_settle(w, rc, "addition of a far-behind observer");
+    w->slow_disks = true;
+}
+
+/* A removed voter keeps fetching from the leader while the remaining
+ * voters other than the leader are cut off from it: nothing may commit. */
+static void reconfig_removed_fetches(w_world *w, reconfig *rc)
+{
+    int L = w_current_leader(w);
+    if (L < 0 || set_count(w) < 3)
+        return;
+    int gone = pick_node(w, true);
+    if (gone < 0 || gone == L || !reconfig_change(w, rc, W_OP_REMOVE, gone, false))
+        return;
+    L = w_current_leader(w);
+    const kq_voter_set *set = w_voters_now(w);
+    if (L < 0 || !set)
+        return;
+    bool side[SIM_NODES_MAX] = {false};
+    for (int i = 0; i < w->n; i++)
+        side[i] = i != L && i != gone && w_in_set(w, set, i);
+    w_trace(w, "=== reconfig: node %d removed keeps fetching; the other voters lag", gone + 1);
+    w_net_partition(w, side);
+    w_run_for(w, sim_prng_range(&w->rng, 500, 3000));
+    w_net_heal(w);
+}
+
+/* Two changes, the second sent as soon as the first settled: the leader
+ * takes it only once the first is committed (one change at a time). */
+static void reconfig_back_to_back(w_world *w, reconfig *rc)
+{
+    int add = pick_node(w, false), gone = pick_node(w, true);
+    if (add >= 0 && !reconfig_change(w, rc, W_OP_ADD, add, false))
+        return;
+    if (gone >= 0 && gone != add && set_count(w) > 1)
+        reconfig_change(w, rc, W_OP_REMOVE, gone, false);
+}
+
+/* Disk replacement, the operator's way: stop the node, an empty disk
+ * formatted with a new directory id, start it (an observer), remove the
+ * old (id, dir), add the new one. Only where the rest keeps a majority. */
+static void reconfig_replace_disk(w_world *w, reconfig *rc)
+{
+    int idx = pick_node(w, true);
+    if (idx < 0 || set_count(w) < 3)
+        idx = pick_node(w, false);
+    if (idx < 0)
+        return;
+    const kq_voter_set *set = w_voters_now(w);
+    bool voter = set && w_in_set(w, set, idx);
+    kq_uuid old = w->nodes[idx].dir;
+    w_trace(w, "=== reconfig: node %d's disk is replaced (%s)", idx + 1, voter ? "a voter" : "an observer");
+    stop_node(w, idx, sim_prng_below(&w->rng, 2));
+    w_node_replace_disk(w, idx);
+    w_node_start(w, idx);
+    if (!voter || w->failed)
+        return;
+    if (!w_operator_change(w, rc->op, W_OP_REMOVE, w->nodes[idx].id, old) ||
+        !reconfig_settle(w, rc, "removal of a replaced directory"))
+        return;
+    w_run_for(w, sim_prng_range(&w->rng, 0, 2000));
+    reconfig_change(w, rc, W_OP_ADD, idx, sim_prng_below(&w->rng, 2));
+}
+
+/* Adds and removes under load (the leader itself too), interleaved with
+ * crashes, partitions and pauses, a disk replaced the operator's way, a
+ * removed voter that keeps fetching and an add of a far-behind observer;
+ * then the usual convergence and final checks, and every settled change
+ * holds (w_check_voters.c). */
+static void sc_reconfig(w_world *w)
+{
+    reconfig rc = {.fetch_timeout_ms = w->cfg.fetch_timeout_ms};
+    w_format_world(w);
+    if (w->client_n >= SIM_CLIENTS_MAX)
+        return (void)w_fail(w, "harness: no room for the operator");
+    rc.op = w->clients[w->client_n] = w_client_create(w, w->client_n, W_CLIENT_OPERATOR);
+    w->client_n++;
+    start_all(w);
+    if (wait_leader(w, "at start") < 0)
+        return;
+    ack_values(w, 10, "before the first change");
+    int rounds = (int)sim_prng_range(&w->rng, 4, 10);
+    for (int r = 0; r < rounds && !w->failed; r++) {
+        int L = w_current_leader(w);
+        int count = set_count(w);
+        bool faults = sim_prng_below(&w->rng, 2);
+        switch (sim_prng_below(&w->rng, 10)) {
+        case 0:
+        case 1: {
+            int idx = pick_node(w, false);
+            if (idx >= 0)
+                reconfig_change(w, &rc, W_OP_ADD, idx, faults);
+            break;
+        }
+        case 2:
+        case 3: {
+            int idx = pick_node(w, true);
+            if (idx >= 0 && count > 1) /* the leader too: see below */
+                reconfig_change(w, &rc, W_OP_REMOVE, idx, faults && (idx != L || count > 2));
+            break;
+        }
+        case 4:
+            /* The leader itself. Not with faults out of two voters: a
+             * leader that resigns (check-quorum) before its Voters record
+             * commits, with the other voter lacking it, deadlocks: the
+             * other needs its vote and it refuses a shorter log, and it
+             * is no voter in its own set (finding, notes). */
+            if (L >= 0 && count > 1)
+                reconfig_change(w, &rc, W_OP_REMOVE, L, faults && count > 2);
+            break;
+        case 5:
+            reconfig_replace_disk(w, &rc);
+            break;
+        case 6:
+            reconfig_removed_fetches(w, &rc);
+            break;
+        case 7:
+            reconfig_back_to_back(w, &rc);
+            break;
+        default:
+            reconfig_far_behind(w, &rc);
+            break;
+        }
+        if (!w->failed && wait_leader(w, "after a change") >= 0)
+            ack_values(w, 5, "after a change");
+    }
+    heal_and_converge(w);
+}
+
 const w_scenario w_scenarios[] = {
     {"initial-election", sc_initial_election},
     {"replication", sc_replication},
@@ -564,6 +842,7 @@ const w_scenario w_scenarios[] = {
     {"storage-faults", sc_storage_faults},
     {"disk-replaced", sc_disk_replaced},
     {"random", sc_random},
+    {"reconfig", sc_reconfig},
 };
 const int w_scenario_count = (int)(sizeof(w_scenarios) / sizeof(w_scenarios[0]));
 

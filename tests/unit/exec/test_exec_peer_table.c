@@ -157,6 +157,28 @@ static void test_table_bounded_by_reuse(void **state)
     tn_close(&n);
 }
 
+/* A leader our set does not name (ours is behind): a slot without an
+ * endpoint (a transport routing by id reaches it; none is announced),
+ * dropped once another leader is followed. */
+static void test_leader_outside_the_set_gets_a_slot(void **state)
+{
+    (void)state;
+    tn_node n;
+    tn_open(&n, 1, 3);
+    n.x->env.peer_endpoint = capture;
+    memset(&seen, 0, sizeof seen);
+    kq_voter_set s = static_set(3);
+    assert_true(follow(n.x, &s, 7));
+    assert_true(exec_peer_index(n.x->peers, 7) >= 0);
+    assert_int_not_equal(seen.id, 7);
+    assert_false(follow(n.x, &s, 7));
+    assert_false(follow(n.x, &s, -1)); /* leaderless: the last leader is kept */
+    assert_true(exec_peer_index(n.x->peers, 7) >= 0);
+    assert_true(follow(n.x, &s, 2));
+    assert_int_equal(exec_peer_index(n.x->peers, 7), -1);
+    tn_close(&n);
+}
+
 /* The core addressing a node without a slot gets SEND_FAILED back, not a
  * crash (peer_send is never asked). */
 static void test_send_to_unknown_node_fails_cleanly(void **state)
@@ -183,6 +205,7 @@ int main(void)
         cmocka_unit_test(test_removed_voter_forgotten_unless_leader),
         cmocka_unit_test(test_table_bounded_by_reuse),
         cmocka_unit_test(test_send_to_unknown_node_fails_cleanly),
+        cmocka_unit_test(test_leader_outside_the_set_gets_a_slot),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

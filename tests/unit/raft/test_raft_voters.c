@@ -193,6 +193,31 @@ static void test_add_after_catch_up_answered_once_committed(void **state)
     raft_destroy(r);
 }
 
+/* Caught up once, then silent past the fetch timeout (stopped, or behind):
+ * not caught up any more; the add waits for it to catch up again. */
+static void test_add_waits_when_caught_up_long_ago(void **state)
+{
+    (void)state;
+    raft *r = leader(3, 0);
+    raft_output out;
+    raft_msg f = fetch(4, 3, 1, 10); /* caught up at 3000 */
+    rt_recv(r, 3000, &f, &out);
+    for (int32_t v = 2; v <= 3; v++) { /* the voters keep the leader in office */
+        f = fetch(v, 3, 1, 10 + v);
+        rt_recv(r, 4500, &f, &out);
+    }
+    raft_msg a = add_req(4, 77);
+    rt_recv(r, 3000 + 2000 + 1, &a, &out); /* past fetch_timeout_ms */
+    assert_null(answer(&out));
+    assert_int_equal(rt_count(&out, RAFT_ACTION_APPEND), 0);
+    assert_int_equal(raft_voters(r)->count, 3);
+    f = fetch(4, 3, 1, 11); /* back at the end: appended now */
+    rt_recv(r, 3000 + 2002, &f, &out);
+    assert_int_equal(rt_count(&out, RAFT_ACTION_APPEND), 1);
+    assert_int_equal(raft_voters(r)->count, 4);
+    raft_destroy(r);
+}
+
 static void test_add_times_out_when_never_caught_up(void **state)
 {
     (void)state;
@@ -344,6 +369,215 @@ static void test_leader_removing_itself_resigns_once_committed(void **state)
 
 /* A follower takes a fetched Voters record at once, and a truncation
  * below it reverts the set. */
+/* A vote meant for another directory of this id (the one its disk had
+ * before a replacement, as the candidate's set names it) is refused,
+ * pre-vote or vote (Kafka's isValidVoterKey): the new directory is not
+ * the voter and lacks what the old one acknowledged. */
+static void test_vote_for_another_directory_refused(void **state)
+{
+    (void)state;
+    for (int pre = 0; pre < 2; pre++) {
+        raft *r = boot(2, 3, 0, false);
+        raft_output out;
+        raft_msg v;
+        memset(&v, 0, sizeof v);
+        v.type = RAFT_MSG_VOTE_REQUEST;
+        v.from = 1;
+        v.to = 2;
+        v.u.vote_request = (raft_vote_request){.candidate_epoch = 1, .candidate_id = 1,
+                                               .last_epoch = 1, .last_epoch_end_offset = 5,
+                                               .pre_vote = pre,
+                                               .candidate_directory_id = dir(1),
+                                               .voter_directory_id = dir(99)};
+        rt_recv(r, 10, &v, &out);
+        const raft_msg *a = rt_sent(&out, RAFT_MSG_VOTE_RESPONSE, 1);
+        assert_non_null(a);
+        assert_false(a->u.vote_response.vote_granted);
+        v.u.vote_request.voter_directory_id = dir(2); /* ours: granted */
+        rt_recv(r, 20, &v, &out);
+        a = rt_sent(&out, RAFT_MSG_VOTE_RESPONSE, 1);
+        assert_non_null(a);
+        assert_true(a->u.vote_response.vote_granted);
+        raft_destroy(r);
+    }
+}
+
+/* A leader our set does not name yet (its addition not fetched) is
+ * followed on BeginQuorumEpoch, and fetched from: the only way to learn
+ * the set that names it. */
+static void test_begin_epoch_from_a_leader_outside_our_set(void **state)
+{
+    (void)state;
+    raft *r = boot(2, 3, 0, false);
+    raft_output out;
+    raft_msg b;
+    memset(&b, 0, sizeof b);
+    b.type = RAFT_MSG_BEGIN_EPOCH_REQUEST;
+    b.from = 4;
+    b.u.begin_epoch_request.leader_epoch = 2;
+    b.u.begin_epoch_request.leader_id = 4;
+    b.u.begin_epoch_request.voter_directory_id = dir(2);
+    rt_recv(r, 10, &b, &out);
+    raft_status s;
+    raft_get_status(r, &s);
+    assert_int_equal(s.role, RAFT_ROLE_FOLLOWER);
+    assert_int_equal(s.leader_id, 4);
+    assert_non_null(rt_sent(&out, RAFT_MSG_FETCH_REQUEST, 4));
+    raft_destroy(r);
+}
+
+/* An answer naming a newer leader our set does not name (added since):
+ * followed and fetched from, not waited for as an unknown. */
+static void test_answer_naming_a_leader_outside_our_set(void **state)
+{
+    (void)state;
+    raft *r = boot(2, 3, 0, true);
+    raft_output out;
+    raft_msg resp = rt_fetch_resp(2, 0, &(rt_records){.len = 0});
+    resp.u.fetch_response.leader_id = 4;
+    resp.u.fetch_response.error = KAFKA_FENCED_LEADER_EPOCH;
+    rt_recv(r, 20, &resp, &out);
+    raft_status s;
+    raft_get_status(r, &s);
+    assert_int_equal(s.role, RAFT_ROLE_FOLLOWER);
+    assert_int_equal(s.leader_id, 4);
+    assert_int_equal(s.epoch, 2);
+    raft_destroy(r);
+}
+
+/* A removed voter keeps fetching as an observer: it never counts toward
+ * the high watermark; the mutant counts it. */
+static void test_removed_voter_not_counted(void **state)
+{
+    (void)state;
+    for (int mutant = 0; mutant < 2; mutant++) {
+        raft *r = leader(3, mutant ? RAFT_MUTANT_HW_COUNTS_REMOVED_VOTER : 0);
+        raft_output out;
+        raft_msg m = remove_req(3, 77);
+        rt_recv(r, 3000, &m, &out); /* Voters {1, 2} at offset 3 */
+        assert_int_equal(raft_voters(r)->count, 2);
+        rt_flushed(r, 3001, 4, &out);
+        raft_msg f = fetch(2, 4, 1, 20);
+        rt_recv(r, 3002, &f, &out);
+        raft_status s;
+        raft_get_status(r, &s);
+        assert_int_equal(s.high_watermark, 4); /* committed by 1 and 2 */
+        rt_append(r, 3003, 2, &out); /* offsets 4-5 */
+        rt_flushed(r, 3004, 6, &out);
+        f = fetch(3, 6, 1, 21); /* the removed one has them, 2 lags */
+        rt_recv(r, 3005, &f, &out);
+        raft_get_status(r, &s);
+        assert_int_equal(s.high_watermark, mutant ? 6 : 4);
+        raft_destroy(r);
+    }
+}
+
+/* A follower far behind fetches more voter changes than its history
+ * holds (RAFT_VOTER_HISTORY_MAX): once full, the leader's HW in the answer
+ * that could not be appended folds the history below it, and the batch is
+ * appended on the next fetch instead of refused for ever. */
+static void test_follower_history_full_then_folded(void **state)
+{
+    (void)state;
+    raft *r = boot(2, 3, 0, true);
+    raft_output out;
+    int64_t t = 20;
+    for (int64_t off = 0; off < RAFT_VOTER_HISTORY_MAX + 2; off++) {
+        kq_voter_set set = set_of(3 + (int)(off % 2));
+        record_control_args c = {.base_offset = off, .epoch = 1, .timestamp_ms = 5,
+                                 .leader_id = -1, .kraft_version = -1, .voters = &set};
+        kq_writer w;
+        kq_writer_init(&w, 0);
+        assert_true(record_build_control(&w, &c));
+        rt_records rs = {.len = 0};
+        memcpy(rs.buf, w.data, w.len);
+        rs.len = w.len;
+        kq_writer_free(&w);
+        /* The leader's HW lags (0) until the history is full, then covers all. */
+        bool full = off >= RAFT_VOTER_HISTORY_MAX - 1;
+        raft_msg resp = rt_fetch_resp(1, full ? off : 0, &rs);
+        rt_recv(r, t++, &resp, &out);
+        if (rt_count(&out, RAFT_ACTION_APPEND) == 0) {
+            assert_true(full); /* no room: refused once, its HW taken */
+            rt_tick(r, t += 1000, &out); /* the retry backoff */
+            resp = rt_fetch_resp(1, off, &rs);
+            rt_recv(r, t++, &resp, &out);
+        }
+        assert_int_equal(rt_count(&out, RAFT_ACTION_APPEND), 1);
+        rt_flushed(r, t++, off + 1, &out);
+    }
+    raft_status s;
+    raft_get_status(r, &s);
+    assert_int_equal(s.log_end_offset, RAFT_VOTER_HISTORY_MAX + 2);
+    raft_destroy(r);
+}
+
+/* An observer whose set names only its own id (another directory: a
+ * replaced disk whose snapshot predates the change) asks the last leader
+ * it followed once it lost it, not no one for ever. */
+static void test_observer_asks_its_last_leader(void **state)
+{
+    (void)state;
+    raft_config c = rt_config(1, 0);
+    c.directory_id = dir(1);
+    static raft_voter_entry e;
+    e = (raft_voter_entry){.offset = -1, .kraft_version = 1, .has_voters = true};
+    e.voters.voters[e.voters.count++] = voter(1);
+    e.voters.voters[0].directory_id = dir(99); /* the old disk's */
+    raft_log_state ls = {.end_offset = 0, .voter_history = &e, .voter_history_count = 1};
+    raft_quorum_state q = {.epoch = 1, .voted_id = -1, .leader_id = 2};
+    q.directory_id = dir(1);
+    raft *r = raft_create(&c, &q, &ls, 0);
+    assert_non_null(r);
+    raft_output out;
+    rt_tick(r, 0, &out);
+    bool asked = false; /* no answer: fetch timeout, leaderless, then? */
+    for (int64_t t = 100; t <= 10000 && !asked; t += 100) {
+        rt_tick(r, t, &out);
+        raft_status s;
+        raft_get_status(r, &s);
+        asked = s.leader_id == -1 && rt_sent(&out, RAFT_MSG_FETCH_REQUEST, 2) != NULL;
+    }
+    assert_true(asked);
+    raft_destroy(r);
+}
+
+/* Leader 1 removes itself: a follower that appended the Voters record
+ * without it keeps fetching from it (it leads until the change commits,
+ * and only the followers' fetches commit it). */
+static void test_follower_fetches_from_a_leader_outside_its_set(void **state)
+{
+    (void)state;
+    raft *r = boot(2, 3, 0, true);
+    raft_output out;
+    rt_records rs = {.len = 0};
+    rt_records_add(&rs, 0, 1, 1);
+    kq_voter_set two = set_of(3);
+    two.voters[0] = two.voters[2];
+    two.count = 2; /* {3, 2} */
+    record_control_args c = {.base_offset = 1, .epoch = 1, .timestamp_ms = 5, .leader_id = -1,
+                             .kraft_version = -1, .voters = &two};
+    kq_writer w;
+    kq_writer_init(&w, 0);
+    assert_true(record_build_control(&w, &c));
+    memcpy(rs.buf + rs.len, w.data, w.len);
+    rs.len += w.len;
+    kq_writer_free(&w);
+    raft_msg resp = rt_fetch_resp(1, 0, &rs);
+    rt_recv(r, 20, &resp, &out);
+    assert_true(out.voters_changed);
+    assert_int_equal(raft_voters(r)->count, 2);
+    rt_flushed(r, 30, 2, &out);
+    assert_non_null(rt_sent(&out, RAFT_MSG_FETCH_REQUEST, 1));
+    resp = rt_fetch_resp(1, 2, &(rt_records){.len = 0});
+    rt_recv(r, 40, &resp, &out); /* its answer is taken */
+    raft_status s;
+    raft_get_status(r, &s);
+    assert_int_equal(s.role, RAFT_ROLE_FOLLOWER);
+    assert_int_equal(s.leader_id, 1);
+    raft_destroy(r);
+}
+
 static void test_follower_truncation_reverts_the_set(void **state)
 {
     (void)state;
@@ -478,10 +712,18 @@ int main(void)
         cmocka_unit_test(test_bootstrap_set_in_force),
         cmocka_unit_test(test_hw_needs_the_voters_directory),
         cmocka_unit_test(test_add_after_catch_up_answered_once_committed),
+        cmocka_unit_test(test_add_waits_when_caught_up_long_ago),
         cmocka_unit_test(test_add_times_out_when_never_caught_up),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_no_change_before_epoch_commit),
         cmocka_unit_test(test_leader_removing_itself_resigns_once_committed),
+        cmocka_unit_test(test_follower_fetches_from_a_leader_outside_its_set),
+        cmocka_unit_test(test_vote_for_another_directory_refused),
+        cmocka_unit_test(test_begin_epoch_from_a_leader_outside_our_set),
+        cmocka_unit_test(test_answer_naming_a_leader_outside_our_set),
+        cmocka_unit_test(test_removed_voter_not_counted),
+        cmocka_unit_test(test_follower_history_full_then_folded),
+        cmocka_unit_test(test_observer_asks_its_last_leader),
         cmocka_unit_test(test_follower_truncation_reverts_the_set),
         cmocka_unit_test(test_other_directory_is_invalid_voter_key),
         cmocka_unit_test(test_upgrade_static_quorum),
