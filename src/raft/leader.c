@@ -189,7 +189,11 @@ void raft_poll_resigned(raft *r, raft_output *out)
             r->shutdown_done = true;
         return; /* no new election from a node on its way out */
     }
-    if (r->now_ms >= r->election_deadline_ms) {
+    /* A leader that removed itself (KIP-853) stands for nothing: once the
+     * voters have its EndQuorumEpoch it looks for the new leader as an
+     * observer at once, rather than naming itself leader to clients for
+     * an election timeout. */
+    if (r->now_ms >= r->election_deadline_ms || (!r->is_voter && all_acked)) {
         if (r->is_voter)
             raft_start_election(r, out, "election timeout after resigning");
         else /* removed itself (KIP-853): an observer looking for the leader */
