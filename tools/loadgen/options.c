@@ -10,7 +10,7 @@ enum {
     OPT_BOOTSTRAP = 256, OPT_TOPIC, OPT_PARTITION, OPT_RECORDS, OPT_SECONDS,
     OPT_RECORD_SIZE, OPT_RATE, OPT_CONNECTIONS, OPT_THREADS, OPT_ACKS, OPT_IDEMPOTENT,
     OPT_KEY_SIZE, OPT_COMPRESSION, OPT_LINGER, OPT_BATCH, OPT_WARMUP, OPT_JSON,
-    OPT_PROGRESS, OPT_CONSUME, OPT_HELP
+    OPT_PROGRESS, OPT_CONSUME, OPT_ACK_LOG, OPT_HELP
 };
 
 static const struct option long_opts[] = {
@@ -33,6 +33,7 @@ static const struct option long_opts[] = {
     {"json", no_argument, NULL, OPT_JSON},
     {"progress", no_argument, NULL, OPT_PROGRESS},
     {"consume", no_argument, NULL, OPT_CONSUME},
+    {"ack-log", required_argument, NULL, OPT_ACK_LOG},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -46,7 +47,7 @@ void kl_options_usage(FILE *out)
           "         [--idempotent] [--key-size BYTES]\n"
           "         [--compression none|gzip|snappy|lz4|zstd] [--linger-ms MS]\n"
           "         [--batch-size BYTES] [--warmup-seconds S] [-X key=value ...]\n"
-          "         [--progress] [--json]\n"
+          "         [--progress] [--json] [--ack-log FILE]\n"
           "       kq-load --consume --bootstrap HOST:PORT [--topic T] [--partition P]\n"
           "         [--records N | --seconds S] [-X key=value ...] [--json]\n"
           "Defaults: --records 100000 --record-size 100 --rate -1 --connections 1\n"
@@ -54,7 +55,9 @@ void kl_options_usage(FILE *out)
           "--threads T splits the connections (at least T), the records and the\n"
           "rate over T driver threads; figures are for all of them together.\n"
           "--consume reads the partition from its first offset with one librdkafka\n"
-          "consumer (assigned, no group) until N records or S seconds have been read.\n",
+          "consumer (assigned, no group) until N records or S seconds have been read.\n"
+          "--ack-log FILE writes \"<CLOCK_MONOTONIC us> <offset>\" per acknowledged\n"
+          "record, at its delivery report (needs --threads 1).\n",
           out);
 }
 
@@ -104,6 +107,10 @@ static int validate(struct kl_options *o, bool records_given)
         o->rate_per_s = -1;
     if (o->threads > o->connections)
         o->connections = o->threads; /* every thread drives at least one */
+    if (o->threads > 1 && o->ack_log) {
+        fputs("kq-load: --ack-log needs --threads 1\n", stderr);
+        return -1;
+    }
     if (o->threads > 1 && o->progress) {
         fputs("kq-load: --progress needs --threads 1\n", stderr);
         return -1;
@@ -123,6 +130,7 @@ static int apply(struct kl_options *o, int c, const char *arg, bool *records_giv
     case OPT_JSON: o->json = true; return 0;
     case OPT_PROGRESS: o->progress = true; return 0;
     case OPT_CONSUME: o->consume = true; return 0;
+    case OPT_ACK_LOG: o->ack_log = arg; return 0;
     case 'X':
         if (o->extra_count == KL_MAX_EXTRA_PROPS || !strchr(arg, '=')) {
             fprintf(stderr, "kq-load: -X %s: expected key=value (at most %d)\n", arg,

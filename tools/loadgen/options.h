@@ -33,6 +33,7 @@ struct kl_options {
     bool json;
     bool progress;
     bool consume;            /* --consume: read the partition instead (consume.c) */
+    const char *ack_log;     /* --ack-log FILE: one line per acknowledged record */
 };
 
 /* Returns 0 on success, 1 when --help was printed, -1 on a usage error

@@ -29,6 +29,11 @@ static void on_delivery(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaqu
         p->dr_clock_ns = kl_now_ns();
     uint64_t sent_ns = (uint64_t)(uintptr_t)m->_private;
     kl_stats_on_delivery(p->stats, sent_ns, p->dr_clock_ns, m->err, rd_kafka_err2str(m->err));
+    /* --ack-log reads the clock for every report: gaps between acks are
+     * the figure there, not throughput. */
+    if (p->ack_log && m->err == RD_KAFKA_RESP_ERR_NO_ERROR)
+        fprintf(p->ack_log, "%llu %lld\n", (unsigned long long)(kl_now_ns() / 1000u),
+                (long long)m->offset);
 }
 
 static int set_prop(rd_kafka_conf_t *conf, const char *key, const char *value)
@@ -133,6 +138,15 @@ int kl_producers_open(struct kl_producers *p, const struct kl_options *o,
         kl_producers_close(p);
         return -1;
     }
+    if (o->ack_log) {
+        p->ack_log = fopen(o->ack_log, "w");
+        if (!p->ack_log) {
+            perror("kq-load: --ack-log");
+            kl_producers_close(p);
+            return -1;
+        }
+        setvbuf(p->ack_log, NULL, _IOLBF, 0); /* readable while running */
+    }
     for (int i = 0; i < p->count; i++) {
         if (open_one(p, i, o) != 0) {
             kl_producers_close(p);
@@ -216,6 +230,9 @@ void kl_producers_close(struct kl_producers *p)
             close(p->event_fds[i]);
     free(p->event_fds);
     p->event_fds = NULL;
+    if (p->ack_log)
+        fclose(p->ack_log);
+    p->ack_log = NULL;
     free(p->rk);
     free(p->rkt);
     p->rk = NULL;

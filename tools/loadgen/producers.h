@@ -5,6 +5,7 @@
 #define KL_PRODUCERS_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include <librdkafka/rdkafka.h>
 
@@ -21,6 +22,7 @@ struct kl_producers {
     uint64_t dr_clock_ns;    /* delivery time of the reports being served */
     unsigned dr_clock_uses;
     int *event_fds;          /* per producer: readable when reports are queued */
+    FILE *ack_log;           /* --ack-log, or NULL */
 };
 
 /* Returns 0, or -1 (reason printed on stderr; nothing left open). */
