@@ -413,7 +413,9 @@ void raft_get_status(const raft *r, raft_status *s)
     for (int i = 0; i < r->voter_count; i++) {
         raft_replica_status *v = &s->voters[s->voter_count++];
         replica_status(&r->voters[i], v);
-        v->directory_id = raft_peer_dir((raft *)r, r->voters[i].id);
+        /* a static voter has no key beyond its id (Kafka: null) */
+        if (raft_voters_dynamic(r))
+            v->directory_id = raft_peer_dir((raft *)r, r->voters[i].id);
         if (r->voters[i].id == r->cfg.node_id) {
             v->log_end_offset = r->end_offset;
             v->last_fetch_ms = r->now_ms;
