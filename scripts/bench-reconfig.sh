@@ -44,6 +44,7 @@ done
 
 source "$(dirname "${BASH_SOURCE[0]}")/../tests/e2e/lib.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/../tests/e2e/quorum_lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../tests/e2e/voters_lib.sh"
 for target in raft-server kq-load; do
     KQ_BUILD_TARGET=$target "$E2E_ROOT/scripts/build.sh" build > /dev/null 2>&1 ||
         fail "scripts/build.sh build (target $target) failed"
@@ -107,28 +108,13 @@ stop_all() {
 }
 
 # tool <args>: kafka-metadata-quorum.sh against the bootstrap controllers.
-tool() {
-    timeout 120 "$E2E_ROOT/bin/kafka-metadata-quorum.sh" --bootstrap-controller "$BOOT" "$@" \
-        2>> "$WORK/tool.err"
-}
+tool() { MQ_BOOTSTRAP="$BOOT" MQ_ERR="$WORK/tool.err" mq_tool "$@"; }
 add_once() { tool --command-config "$WORK/n$1.properties" add-controller > "$WORK/add$1.out"; }
 remove_once() {
     tool remove-controller --controller-id "$1" --controller-directory-id "$(dirid "$1")" \
         > "$WORK/remove$1.out"
 }
-voters() {
-    tool describe --status | sed -n 's/^CurrentVoters:[[:space:]]*//p' |
-        grep -o '"id": [0-9]*' | awk '{print $2}' | sort -n | paste -sd,
-}
-wait_voters() {
-    local want=$1 deadline=$((SECONDS + 60)) got=""
-    while ((SECONDS < deadline)); do
-        got="$(voters)"
-        [[ "$got" == "$want" ]] && return 0
-        sleep 0.5
-    done
-    fail "voters are '$got', want '$want' ($(tail -n 2 "$WORK/tool.err"))"
-}
+wait_voters() { MQ_BOOTSTRAP="$BOOT" MQ_ERR="$WORK/tool.err" mq_wait_voters "$@"; }
 
 # gap <name> <acks file> <from us> <to us>: the longest gap (ms) between
 # consecutive acks from the last ack before <from> to the first after <to>.

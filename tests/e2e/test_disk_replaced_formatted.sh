@@ -13,12 +13,10 @@
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/quorum_lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/voters_lib.sh"
 require_multinode
 require_server
-command -v java > /dev/null || skip "no java"
-export KQ_KAFKA_TOOLS_VERSION=4.4.0
-"$E2E_ROOT/scripts/fetch-kafka-tools.sh" > /dev/null 2> "$E2E_TMP/fetch.err" ||
-    skip "Kafka 4.4.0 tools not available: $(tail -n 1 "$E2E_TMP/fetch.err")"
+require_kafka_tools_44
 STORAGE="$E2E_ROOT/bin/kafka-storage.sh"
 
 base="$(pick_ports 35300 3)" || fail "no free ports"

@@ -17,12 +17,10 @@
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/quorum_lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/voters_lib.sh"
 require_multinode
 require_server
-command -v java > /dev/null || skip "no java"
-export KQ_KAFKA_TOOLS_VERSION=4.4.0
-"$E2E_ROOT/scripts/fetch-kafka-tools.sh" > /dev/null 2> "$E2E_TMP/fetch.err" ||
-    skip "Kafka 4.4.0 tools not available: $(tail -n 1 "$E2E_TMP/fetch.err")"
+require_kafka_tools_44
 STORAGE="$E2E_ROOT/bin/kafka-storage.sh"
 
 base="$(pick_ports 35200 5)" || fail "no free ports"
@@ -48,25 +46,11 @@ done
 dirid() { sed -n 's/^directory\.id=//p' "$E2E_TMP/data$1/meta.properties"; }
 quorum_start 1 2 3
 
-tool() {
-    timeout 60 "$E2E_ROOT/bin/kafka-metadata-quorum.sh" --bootstrap-controller \
-        "localhost:$base,localhost:$((base + 1)),localhost:$((base + 2))" "$@" \
-        2> "$E2E_TMP/tool.err"
-}
-# voters: the ids in CurrentVoters of describe --status, sorted.
-voters() {
-    tool describe --status | sed -n 's/^CurrentVoters:[[:space:]]*//p' |
-        grep -o '"id": [0-9]*' | awk '{print $2}' | sort -n | paste -sd,
-}
-wait_voters() {
-    local want=$1 deadline=$((SECONDS + 60)) got=""
-    while ((SECONDS < deadline)); do
-        got="$(voters)"
-        [[ "$got" == "$want" ]] && return 0
-        sleep 0.5
-    done
-    fail "voters are '$got', want '$want' ($(tail -n 2 "$E2E_TMP/tool.err"))"
-}
+MQ_BOOTSTRAP="localhost:$base,localhost:$((base + 1)),localhost:$((base + 2))"
+MQ_ERR="$E2E_TMP/tool.err"
+tool() { : > "$MQ_ERR"; mq_tool "$@"; }
+voters() { mq_voters; }
+wait_voters() { mq_wait_voters "$@"; }
 add() {
     tool --command-config "$E2E_TMP/n$1.properties" add-controller > "$E2E_TMP/add$1.out" ||
         fail "add-controller $1: $(cat "$E2E_TMP/add$1.out") $(tail -n 3 "$E2E_TMP/tool.err")"
@@ -113,6 +97,13 @@ kill_leader
 quorum_start 4 5 # they ask the leader to add them once caught up
 wait_voters 1,2,3,4,5
 log "nodes 4 and 5 joined by themselves"
+# An auto-joiner adds itself back after a removal (Kafka's rule too): as
+# Kafka's operators do, turn it off before removals (restart without it).
+for i in 4 5; do
+    sed -i '/auto.join.enable/d' "$E2E_TMP/n$i.properties"
+    kill9_server "n$i"
+    restart_server "n$i"
+done
 kill_leader
 read -r leader _ < <(wait_probe_leader 60) || fail "no leader"
 remove "$leader" # the leader removes itself: it resigns once that commits
