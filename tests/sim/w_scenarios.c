@@ -633,10 +633,11 @@ static bool reconfig_settle(w_world *w, reconfig *rc, const char *what)
     for (int i = 0; i < w->n; i++)
         if (w->nodes[i].running)
             exec_workload_stop(w->nodes[i].x);
-    bool ok = w_run_until(w, pred_settled, rc, LIVENESS_MS);
+    /* Catching up a long log with the smallest fetch size takes minutes. */
+    bool ok = w_run_until(w, pred_settled, rc, 3 * LIVENESS_MS);
     w->clients_on = true;
     if (!ok)
-        liveness_fail(w, "the operator's %s did not settle within %d ms", what, 2 * LIVENESS_MS);
+        liveness_fail(w, "the operator's %s did not settle within %d ms", what, 4 * LIVENESS_MS);
     return ok;
 }
 
