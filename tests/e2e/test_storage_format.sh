@@ -9,7 +9,9 @@
 #  (b) Kafka 4.4.0's own StorageTool formats a directory (--standalone) and
 #      our server starts on it with Kafka's own properties file (no
 #      cluster.id: meta.properties gives it) and with the same voter in
-#      quorum.voters, and refuses other voters (exit 2).
+#      quorum.voters, and refuses other voters (exit 2);
+#  (c) three directories Kafka's StorageTool formats with
+#      --initial-controllers run as one quorum of ours, from Kafka's files.
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_server
@@ -19,7 +21,7 @@ command -v java > /dev/null || skip "no java"
 export KQ_KAFKA_BROKER_VERSION=4.4.0
 lib="$("$E2E_ROOT/scripts/fetch-kafka-broker.sh" 2> "$E2E_TMP/fetch.err")" ||
     skip "Kafka 4.4.0 jars not available: $(tail -n 1 "$E2E_TMP/fetch.err")"
-base="$(pick_ports 31400 2)" || fail "no free ports"
+base="$(pick_ports 31400 5)" || fail "no free ports"
 
 # ours_props <file> <dir> <port> <cluster id> [voters]
 ours_props() {
@@ -131,4 +133,32 @@ ours_props "$E2E_TMP/k-two.properties" "$kdir" "$port" "$cid" "1@localhost:$port
 refused "$E2E_TMP/k-two.properties" "names the voters {1} but"
 ours_props "$E2E_TMP/k-static.properties" "$kdir" "$port" "$cid" "1@localhost:$port"
 serves kafka "$E2E_TMP/k-static.properties" "$port"
-pass "ours formats what Kafka's dump tool reads; ours and Kafka's formatted directories start with their voters from the log (Kafka's own properties file too) and with the same static voters; contradictions refused (exit 2)"
+
+# ---- (c) a three-node quorum on directories Kafka's StorageTool formatted
+# with --initial-controllers, run by our server from Kafka's own files.
+initial=""
+for i in 1 2 3; do
+    kd[$i]="$(java -cp "$lib/*" kafka.tools.StorageTool random-uuid 2>/dev/null | tail -n 1)"
+    initial+="${initial:+,}$i@localhost:$((base + 1 + i)):${kd[$i]}"
+done
+boot="localhost:$((base + 2)),localhost:$((base + 3)),localhost:$((base + 4))"
+for i in 1 2 3; do
+    cat > "$E2E_TMP/q$i.properties" <<EOP
+process.roles=controller
+node.id=$i
+controller.listener.names=CONTROLLER
+listeners=CONTROLLER://localhost:$((base + 1 + i))
+controller.quorum.bootstrap.servers=$boot
+log.dirs=$E2E_TMP/q$i
+EOP
+    java -cp "$lib/*" kafka.tools.StorageTool format --config "$E2E_TMP/q$i.properties" \
+        --cluster-id "$cid" --initial-controllers "$initial" > "$E2E_TMP/qformat$i.out" 2>&1 ||
+        fail "Kafka's format of q$i: $(tail -n 3 "$E2E_TMP/qformat$i.out")"
+done
+for i in 1 2 3; do start_server "q$i" "$E2E_TMP/q$i.properties" $((base + 1 + i)); done
+ql="$(wait_leader 60 $((base + 2)) $((base + 3)) $((base + 4)))" || fail "the Kafka-formatted quorum elected no leader"
+echo "kafka-formatted-quorum" | timeout 20 kcat -P -b "$boot" -t "$TOPIC" -p 0 -X acks=all ||
+    fail "produce to the Kafka-formatted quorum failed"
+consume_all $((base + 1 + ql)) "$E2E_TMP/q.consumed"
+grep -q "kafka-formatted-quorum" "$E2E_TMP/q.consumed" || fail "record not read back from the quorum"
+pass "ours formats what Kafka's dump tool reads; ours and Kafka's formatted directories start with their voters from the log (Kafka's own properties file too) and with the same static voters; three directories Kafka's StorageTool formatted with --initial-controllers run as one quorum (leader $ql); contradictions refused (exit 2)"

@@ -140,6 +140,9 @@ typedef struct w_node {
      * wall-clock base rather than the coarse one (finding: the floor is
      * not replicated; a clock stepped back would repeat ids). */
     bool disk_replaced;
+    /* controller.quorum.auto.join.enable for its next incarnations (the
+     * reconfig scenario's disk replacement, KIP-1186). */
+    bool auto_join;
     /* Its directory id as formatted (meta.properties, w_format.c); zero
      * in a world of static voters (unformatted disks). */
     kq_uuid dir;

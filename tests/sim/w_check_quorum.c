@@ -49,6 +49,7 @@ struct w_quorum_check {
      * (not paused), and since when the network has been calm. */
     enum raft_role role[SIM_NODES_MAX];
     int32_t epoch[SIM_NODES_MAX];
+    uint64_t inc[SIM_NODES_MAX]; /* the incarnation role[] was seen in */
     int follow_leader[SIM_NODES_MAX];
     int64_t follow_since[SIM_NODES_MAX];
     int64_t lead_since[SIM_NODES_MAX];
@@ -238,14 +239,17 @@ static void track_leaders(w_world *w, struct w_quorum_check *q)
         alive[i] = w_node_status(w, i, &st[i]) && !w->nodes[i].paused;
         if (!alive[i])
             st[i].role = RAFT_ROLE_UNATTACHED;
+        /* a leader restarted between two events resumes resigned: no
+         * check-quorum resignation (the incarnation changed) */
         if (alive[i] && q->role[i] == RAFT_ROLE_LEADER && st[i].role == RAFT_ROLE_RESIGNED &&
-            st[i].epoch == q->epoch[i])
+            st[i].epoch == q->epoch[i] && q->inc[i] == w->nodes[i].inc)
             check_resignation(w, q, i);
         bool leads = alive[i] && st[i].role == RAFT_ROLE_LEADER;
         if (!leads || q->role[i] != RAFT_ROLE_LEADER || q->epoch[i] != st[i].epoch)
             q->lead_since[i] = leads ? w->now : -1;
         q->role[i] = st[i].role;
         q->epoch[i] = alive[i] ? st[i].epoch : -1;
+        q->inc[i] = w->nodes[i].inc;
     }
     for (int v = 0; v < w->n; v++) {
         int l = alive[v] && st[v].role == RAFT_ROLE_FOLLOWER ? w_node_index(w, st[v].leader_id) : -1;

@@ -329,6 +329,14 @@ bool w_node_start(w_world *w, int idx)
     if (kq_meta_properties_load(sim_fs_table(n->fs), SIM_LOG_DIR, &meta, why, sizeof why) == 1 &&
         meta.has_directory_id)
         c.directory_id = meta.directory_id;
+    if (n->auto_join) { /* it names its own controller endpoint, as w_format.c does */
+        c.auto_join = true;
+        snprintf(c.controller_listener, sizeof c.controller_listener, "CONTROLLER");
+        c.controller_endpoint.node_id = n->id;
+        snprintf(c.controller_endpoint.host, sizeof c.controller_endpoint.host, "node%d.sim",
+                 n->id);
+        c.controller_endpoint.port = (uint16_t)(9090 + n->id);
+    }
     c.producer_id_base = ((int64_t)n->id << 40) + w->now / 60000;
     if (n->disk_replaced)
         c.producer_id_base = ((int64_t)n->id << 40) + w->now;

@@ -739,6 +739,40 @@ static void reconfig_back_to_back(w_world *w, reconfig *rc)
         reconfig_change(w, rc, W_OP_REMOVE, gone, false);
 }
 
+/* The replaced voter joins by itself (controller.quorum.auto.join.enable,
+ * KIP-1186): it asks the leader to remove its id's old directory, then to
+ * add it once caught up. It must be a voter under its new directory within
+ * the liveness bound; then it restarts without auto-join (as an operator
+ * does before any later removal: an auto-joiner adds itself back). */
+static void reconfig_auto_join(w_world *w, int idx, kq_uuid old)
+{
+    w_trace(w, "=== reconfig: node %d joins by itself (auto-join)", idx + 1);
+    w->nodes[idx].auto_join = true;
+    w_node_start(w, idx);
+    int64_t until = w->now + LIVENESS_MS;
+    while (!w->failed && w->now < until) {
+        const kq_voter_set *set = w_voters_now(w);
+        if (set && w_in_set(w, set, idx) && w_current_leader(w) >= 0)
+            break;
+        w_run_for(w, 200);
+    }
+    w->nodes[idx].auto_join = false;
+    if (w->failed)
+        return;
+    const kq_voter_set *set = w_voters_now(w);
+    if (!set || !w_in_set(w, set, idx)) {
+        liveness_fail(w, "node %d's auto-join did not make it a voter within %d ms", idx + 1,
+                      LIVENESS_MS);
+        return;
+    }
+    /* what it did stands for two settled changes: its old directory out,
+     * the new one in */
+    w_check_on_voter_change(w, false, w->nodes[idx].id, old);
+    w_check_on_voter_change(w, true, w->nodes[idx].id, w->nodes[idx].dir);
+    stop_node(w, idx, false);
+    w_node_start(w, idx);
+}
+
 /* Disk replacement, the operator's way: stop the node, an empty disk
  * formatted with a new directory id, start it (an observer), remove the
  * old (id, dir), add the new one. Only where the rest keeps a majority. */
@@ -755,6 +789,10 @@ static void reconfig_replace_disk(w_world *w, reconfig *rc)
     w_trace(w, "=== reconfig: node %d's disk is replaced (%s)", idx + 1, voter ? "a voter" : "an observer");
     stop_node(w, idx, sim_prng_below(&w->rng, 2));
     w_node_replace_disk(w, idx);
+    if (voter && sim_prng_below(&w->rng, 2)) {
+        reconfig_auto_join(w, idx, old);
+        return;
+    }
     w_node_start(w, idx);
     if (!voter || w->failed)
         return;
