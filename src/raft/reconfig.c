@@ -239,9 +239,14 @@ static bool caught_up(raft *r)
 {
     if (is_mutant(r, RAFT_MUTANT_ADD_BEFORE_CAUGHT_UP))
         return true;
+    /* Beyond Kafka's rule (caught up within the fetch timeout): its latest
+     * fetch holds everything committed, so a replica that caught up, then
+     * restarted far behind, is not added on its old record (it would stall
+     * commits while it catches up). */
     raft_peer *o = raft_observer(r, r->vc.voter.id, false);
     return o && o->last_caught_up_ms >= 0 && o->last_fetch_ms >= 0 &&
            o->last_caught_up_ms >= r->now_ms - (int64_t)r->cfg.fetch_timeout_ms &&
+           o->end_offset >= r->high_watermark &&
            memcmp(&o->fetch_dir, &r->vc.voter.directory_id, sizeof(kq_uuid)) == 0;
 }
 
