@@ -403,6 +403,10 @@ kq_exec *exec_create(const exec_config *config, const exec_env *env, char *err, 
     if (!exec_producer_ids_open(x, err, errlen))
         goto fail;
     x->raft = exec_make_core(x, &qs);
+    /* The leader the quorum state names, a hint for a node whose voter set
+     * names no one else to ask (the core's seek fallback): its peer slot
+     * is kept like the last leader followed's (exec_peers_follow). */
+    exec_peers_hint_leader(x->peers, qs.leader_id, x->cfg.node_id);
     if (!x->raft) {
         snprintf(err, errlen, "invalid quorum configuration");
         goto fail;

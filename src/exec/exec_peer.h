@@ -70,6 +70,8 @@ bool exec_peers_take_send_failed(exec_peers *p, int32_t *node_id, enum raft_msg_
  * Returns whether the table changed (the handlers' node list follows it:
  * exec_peers_nodes). */
 bool exec_peers_follow(kq_exec *x, const kq_voter_set *set, int32_t leader_id);
+/* The leader the quorum state named at start: kept as the last leader. */
+void exec_peers_hint_leader(exec_peers *p, int32_t leader_id, int32_t self);
 /* A leader's endpoint a Fetch answer named (KIP-853: a leader outside
  * this node's voter set): taken if the node has no slot. True if the
  * table changed. It is dropped by the next follow unless it is the leader

@@ -174,6 +174,12 @@ bool exec_peers_learn(kq_exec *x, const handler_endpoint *e)
     return true;
 }
 
+void exec_peers_hint_leader(exec_peers *p, int32_t leader_id, int32_t self)
+{
+    if (leader_id >= 0 && leader_id != self)
+        p->last_leader_plus1 = leader_id + 1;
+}
+
 bool exec_peers_follow(kq_exec *x, const kq_voter_set *set, int32_t leader_id)
 {
     exec_peers *p = x->peers;

@@ -744,25 +744,36 @@ static void reconfig_back_to_back(w_world *w, reconfig *rc)
  * add it once caught up. It must be a voter under its new directory within
  * the liveness bound; then it restarts without auto-join (as an operator
  * does before any later removal: an auto-joiner adds itself back). */
+static bool pred_joined(w_world *w, void *arg)
+{
+    int idx = *(const int *)arg;
+    const kq_voter_set *set = w_voters_now(w);
+    return set && w_in_set(w, set, idx) && w_current_leader(w) >= 0;
+}
+
 static void reconfig_auto_join(w_world *w, int idx, kq_uuid old)
 {
     w_trace(w, "=== reconfig: node %d joins by itself (auto-join)", idx + 1);
     w->nodes[idx].auto_join = true;
     w_node_start(w, idx);
-    int64_t until = w->now + LIVENESS_MS;
-    while (!w->failed && w->now < until) {
-        const kq_voter_set *set = w_voters_now(w);
-        if (set && w_in_set(w, set, idx) && w_current_leader(w) >= 0)
-            break;
-        w_run_for(w, 200);
+    bool ok = w_run_until(w, pred_joined, &idx, LIVENESS_MS);
+    if (!ok && !w->failed) { /* as reconfig_settle: catching up a long log */
+        w_trace(w, "=== reconfig: the auto-join waits; the load stops");
+        w->clients_on = false;
+        w->cfg.workload_records_per_s = 0;
+        for (int i = 0; i < w->n; i++)
+            if (w->nodes[i].running)
+                exec_workload_stop(w->nodes[i].x);
+        /* a long log at the smallest fetch size: minutes (no snapshot) */
+        ok = w_run_until(w, pred_joined, &idx, 6 * LIVENESS_MS);
+        w->clients_on = true;
     }
     w->nodes[idx].auto_join = false;
     if (w->failed)
         return;
-    const kq_voter_set *set = w_voters_now(w);
-    if (!set || !w_in_set(w, set, idx)) {
+    if (!ok) {
         liveness_fail(w, "node %d's auto-join did not make it a voter within %d ms", idx + 1,
-                      LIVENESS_MS);
+                      7 * LIVENESS_MS);
         return;
     }
     /* what it did stands for two settled changes: its old directory out,
