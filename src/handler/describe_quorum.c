@@ -141,12 +141,12 @@ static void describe_quorum_respond(handler *h, void *slot, const wire_request_h
         pd.observer_count = 0;
     }
     bool asked = !body || (body->topic_count == 1 && body->topics[0].partition_count == 1 &&
-                           handler_is_metadata_topic(body->topics[0].topic_name) &&
+                           handler_is_metadata_topic(h, body->topics[0].topic_name) &&
                            body->topics[0].partitions[0].partition_index == 0);
     if (!asked)
         pd.error_code = KAFKA_UNKNOWN_TOPIC_OR_PARTITION;
     wire_describe_quorum_topic_data td = {
-        .topic_name = kq_slice_cstr(WIRE_METADATA_TOPIC_NAME), .partitions = &pd,
+        .topic_name = handler_topic(h), .partitions = &pd,
         .partition_count = 1};
 
     wire_describe_quorum_node nodes[HANDLER_NODES_MAX];
