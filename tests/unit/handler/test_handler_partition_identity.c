@@ -6,6 +6,7 @@
  * INVALID_RECORD with the reason and never appended. */
 #include "handler_test_node.h"
 
+#include "kq/wire_describe_quorum.h"
 #include "kq/wire_fetch.h"
 #include "kq/wire_metadata.h"
 #include "kq/wire_produce.h"
@@ -193,12 +194,46 @@ static void test_raft_rpcs_follow_the_identity(void **state)
     tn_config_hook = NULL;
 }
 
+/* DescribeQuorum: Kafka's admin client asks for __cluster_metadata-0 and
+ * wants that name back, so the name stands for the configured partition;
+ * the configured name is answered too, any other is unknown. */
+static void test_describe_quorum_under_either_name(void **state)
+{
+    (void)state;
+    tn_config_hook = perf_identity;
+    tn_node n;
+    tn_open_leader(&n);
+    const char *names[] = {META, PERF, "other"};
+    int16_t want[] = {KAFKA_NONE, KAFKA_NONE, KAFKA_UNKNOWN_TOPIC_OR_PARTITION};
+    const char *answered[] = {META, PERF, PERF};
+    for (int i = 0; i < 3; i++) {
+        wire_describe_quorum_partition qp = {0};
+        wire_describe_quorum_topic qt = {kq_slice_cstr(names[i]), &qp, 1};
+        wire_describe_quorum_request req = {&qt, 1};
+        tn_slot s = {5};
+        TN_SEND(&n, &s, WIRE_API_DESCRIBE_QUORUM, 2, 40 + i, wire_describe_quorum_request_encode,
+                &req);
+        wire_describe_quorum_response resp;
+        TN_DECODE(&n, &s, WIRE_API_DESCRIBE_QUORUM, 2, 40 + i,
+                  wire_describe_quorum_response_decode, &resp);
+        assert_int_equal(resp.error_code, KAFKA_NONE);
+        assert_int_equal(resp.topic_count, 1);
+        assert_true(kq_slice_eq_cstr(resp.topics[0].topic_name, answered[i]));
+        assert_int_equal(resp.topics[0].partitions[0].error_code, want[i]);
+        if (want[i] == KAFKA_NONE)
+            assert_int_equal(resp.topics[0].partitions[0].leader_id, 1);
+    }
+    tn_close(&n);
+    tn_config_hook = NULL;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_record_shape_refused),
         cmocka_unit_test(test_default_identity_takes_any_shape),
         cmocka_unit_test(test_raft_rpcs_follow_the_identity),
+        cmocka_unit_test(test_describe_quorum_under_either_name),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
