@@ -231,8 +231,9 @@ static inline raft_msg rt_vote_req(int32_t from, int32_t epoch, int32_t last_epo
     return m;
 }
 
-/* A prospective node 1 in `epoch` - 1 gets node 2's pre-vote for `epoch`
- * (the voter answers from its own epoch, which it keeps). */
+/* A prospective node 1 in `epoch` - 1 gets node `from`'s grant of its
+ * pre-vote, asked in `epoch` - 1 (KIP-996: the asker's current epoch), so
+ * the grant carries `epoch` - 1. */
 static inline void rt_pre_vote_granted(raft *r, int64_t now, int32_t from, int32_t epoch,
                                        raft_output *out)
 {

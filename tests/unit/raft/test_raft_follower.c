@@ -336,7 +336,7 @@ static void test_fetch_timeout_makes_prospective(void **state)
     const raft_msg *v = rt_sent(&out, RAFT_MSG_VOTE_REQUEST, 3);
     assert_non_null(v);
     assert_true(v->u.vote_request.pre_vote);
-    assert_int_equal(v->u.vote_request.candidate_epoch, 4);
+    assert_int_equal(v->u.vote_request.candidate_epoch, 3); /* its own (buildVoteRequest) */
     assert_int_equal(v->u.vote_request.candidate_id, 2);
     raft_destroy(r);
 }
