@@ -255,6 +255,9 @@ typedef struct raft_fetch_request {
     int32_t max_wait_ms;
     int32_t max_bytes;
     kq_uuid replica_directory_id; /* the fetcher's own (zero: none) */
+    /* KIP-1166 (Fetch v18): the fetcher's high watermark, -1 when it knows
+     * none; INT64_MAX when it does not say (older versions, consumers). */
+    int64_t high_watermark;
 } raft_fetch_request;
 
 typedef struct raft_fetch_response {

@@ -18,7 +18,7 @@
 #define RAFT_VOTE_VERSION 2 /* v2 carries PreVote (KIP-996) */
 #define RAFT_BEGIN_EPOCH_VERSION 1
 #define RAFT_END_EPOCH_VERSION 1
-#define RAFT_FETCH_VERSION 17
+#define RAFT_FETCH_VERSION 18 /* v18 carries the follower's HighWatermark (KIP-1166) */
 
 uint64_t raft_pending_add(handler *h, handler_request *req, bool fetch_topic_by_id)
 {
@@ -240,6 +240,7 @@ void handle_replica_fetch(handler *h, handler_request *req, const wire_fetch_req
         .max_wait_ms = f->max_wait_ms,
         .max_bytes = part->partition_max_bytes,
         .replica_directory_id = part->replica_directory_id, /* v17+ */
+        .high_watermark = part->high_watermark, /* v18+; else INT64_MAX */
     };
     step_request(h, req, &msg, v >= 13);
 }
@@ -454,7 +455,9 @@ bool handler_encode_raft_request(handler *h, const raft_msg *msg, int32_t correl
                                   .last_fetched_epoch = m->last_fetched_epoch,
                                   .log_start_offset = -1,
                                   .partition_max_bytes = m->max_bytes,
-                                  .replica_directory_id = m->replica_directory_id};
+                                  .replica_directory_id = m->replica_directory_id,
+                                  .has_high_watermark = true,
+                                  .high_watermark = m->high_watermark};
         wire_fetch_topic t = {.topic = {NULL, -1}, .topic_id = WIRE_METADATA_TOPIC_ID,
                               .partitions = &p, .partition_count = 1};
         wire_fetch_request req = {.cluster_id = cluster,

@@ -1,6 +1,7 @@
 /* Serving Fetch as the leader: epoch validation, divergence detection with
  * the epoch cache, replica progress, and long polls parked until data is
- * flushed, the high watermark moves, or max_wait_ms passes. */
+ * flushed, the high watermark moves, or max_wait_ms passes; not parked at
+ * all when the fetcher's high watermark is behind ours (KIP-1166). */
 #include "kq/kafka_errors.h"
 #include "raft_internal.h"
 
@@ -109,17 +110,21 @@ void raft_parked_service(raft *r, raft_output *out)
     r->parked_count = kept;
 }
 
+/* In KafkaRaftClient's order: handleFetchRequest's INVALID_REQUEST checks
+ * (a negative wait, offset or last fetched epoch, a last fetched epoch above
+ * the epoch the fetcher says it is in; ours also a negative max_bytes), then
+ * validateLeaderOnlyRequest's epoch and role checks. */
 static int16_t validate(const raft *r, const raft_fetch_request *req)
 {
+    if (req->fetch_offset < 0 || req->last_fetched_epoch < 0 || req->max_bytes < 0 ||
+        req->max_wait_ms < 0 || req->last_fetched_epoch > req->current_leader_epoch)
+        return KAFKA_INVALID_REQUEST;
     if (req->current_leader_epoch < r->q.epoch)
         return KAFKA_FENCED_LEADER_EPOCH;
     if (req->current_leader_epoch > r->q.epoch)
         return KAFKA_UNKNOWN_LEADER_EPOCH;
     if (r->role != RAFT_ROLE_LEADER)
         return KAFKA_NOT_LEADER_OR_FOLLOWER;
-    if (req->fetch_offset < 0 || req->last_fetched_epoch < 0 || req->max_bytes < 0 ||
-        req->max_wait_ms < 0)
-        return KAFKA_INVALID_REQUEST;
     return KAFKA_NONE;
 }
 
@@ -192,7 +197,11 @@ void raft_on_fetch_request(raft *r, const raft_msg *m, raft_output *out)
     raft_leader_update_hw(r, out);
     f->high_watermark = r->high_watermark;
 
-    if (req->fetch_offset >= raft_leader_serve_end(r) && req->max_wait_ms > 0) {
+    /* Kafka's handleFetchRequest answers at once when the fetcher's high
+     * watermark is below ours (isHighWatermarkUpdated): it learns the new
+     * one a round trip sooner than by waiting for data or the wait's end. */
+    bool hw_news = req->high_watermark < r->high_watermark;
+    if (req->fetch_offset >= raft_leader_serve_end(r) && req->max_wait_ms > 0 && !hw_news) {
         park(r, out, m);
         return;
     }

@@ -91,6 +91,10 @@ void raft_maybe_fetch(raft *r, raft_output *out)
         .max_wait_ms = keepalive ? 0 : (int32_t)r->cfg.fetch_max_wait_ms,
         .max_bytes = keepalive ? 0 : (int32_t)r->cfg.fetch_max_bytes,
         .replica_directory_id = r->cfg.directory_id,
+        /* Our high watermark, -1 when unknown (KafkaRaftClient's
+         * buildFetchRequest): a leader with a higher one answers at once
+         * instead of holding the long poll (KIP-1166). */
+        .high_watermark = r->high_watermark >= 0 ? r->high_watermark : -1,
     };
     r->fetch_target = p->id;
     if (!raft_request(r, out, p, &m))

@@ -28,21 +28,30 @@ static void send_vote(tn_node *n, tn_slot *s, int32_t corr, const char *cluster,
     send_vote_v(n, s, 1, corr, cluster, candidate, epoch, false);
 }
 
-static void send_replica_fetch(tn_node *n, tn_slot *s, int16_t v, int32_t corr,
-                               const char *cluster, int32_t replica, int32_t leader_epoch,
-                               int64_t offset)
+static void send_replica_fetch_hw(tn_node *n, tn_slot *s, int16_t v, int32_t corr,
+                                  const char *cluster, int32_t replica, int32_t leader_epoch,
+                                  int64_t offset, int32_t max_wait_ms, int64_t hw)
 {
     wire_fetch_partition p = {.partition = 0, .current_leader_epoch = leader_epoch,
-                              .fetch_offset = offset, .last_fetched_epoch = 0,
-                              .log_start_offset = -1, .partition_max_bytes = 1 << 20};
+                              .fetch_offset = offset,
+                              .last_fetched_epoch = offset > 0 ? leader_epoch : 0,
+                              .log_start_offset = -1, .partition_max_bytes = 1 << 20,
+                              .has_high_watermark = hw != INT64_MAX, .high_watermark = hw};
     /* The encoder writes the name up to v12 and the id from v13. */
     wire_fetch_topic t = {.topic = kq_slice_cstr(META), .topic_id = WIRE_METADATA_TOPIC_ID,
                           .partitions = &p, .partition_count = 1};
     wire_fetch_request req = {.cluster_id = kq_slice_cstr(cluster), .replica_id = replica,
-                              .replica_epoch = -1, .max_wait_ms = 0, .min_bytes = 0,
+                              .replica_epoch = -1, .max_wait_ms = max_wait_ms, .min_bytes = 0,
                               .max_bytes = 1 << 20, .session_epoch = -1, .topics = &t,
                               .topic_count = 1, .rack_id = kq_slice_cstr("")};
     TN_SEND(n, s, WIRE_API_FETCH, v, corr, wire_fetch_request_encode, &req);
+}
+
+static void send_replica_fetch(tn_node *n, tn_slot *s, int16_t v, int32_t corr,
+                               const char *cluster, int32_t replica, int32_t leader_epoch,
+                               int64_t offset)
+{
+    send_replica_fetch_hw(n, s, v, corr, cluster, replica, leader_epoch, offset, 0, INT64_MAX);
 }
 
 /* A Vote for another Raft partition sharing our cluster id (issue 8) is
@@ -254,6 +263,59 @@ static void test_replica_fetch_served_up_to_flushed(void **state)
     tn_close(&n);
 }
 
+/* Fetch v18 (KIP-1166) both ways. In: a replica's HighWatermark reaches the
+ * core: at our end with a long wait, one that knows less than our high
+ * watermark (-1) is answered at once (KafkaRaftClient's
+ * isHighWatermarkUpdated), one at ours is held, as is a v17 fetch. Out: our
+ * follower's fetch goes as v18 with its high watermark, -1 included. */
+static void test_replica_fetch_v18_high_watermark(void **state)
+{
+    (void)state;
+    tn_node n;
+    tn_open_leader(&n); /* epoch 1, end 1, HW 1 */
+    tn_slot s = {1};
+    int before = n.reply_count;
+    send_replica_fetch_hw(&n, &s, 17, 60, TN_CLUSTER_ID, 5, 1, 1, 500, INT64_MAX);
+    send_replica_fetch_hw(&n, &s, 18, 61, TN_CLUSTER_ID, 6, 1, 1, 500, 1);
+    assert_int_equal(n.reply_count, before); /* both held */
+    send_replica_fetch_hw(&n, &s, 18, 62, TN_CLUSTER_ID, 7, 1, 1, 500, -1);
+    assert_int_equal(n.reply_count, before + 1);
+    wire_fetch_response resp;
+    TN_DECODE(&n, &s, WIRE_API_FETCH, 18, 62, wire_fetch_response_decode, &resp);
+    assert_int_equal(resp.responses[0].partitions[0].error_code, KAFKA_NONE);
+    assert_int_equal(resp.responses[0].partitions[0].high_watermark, 1);
+
+    raft_msg m;
+    memset(&m, 0, sizeof(m));
+    m.type = RAFT_MSG_FETCH_REQUEST;
+    m.from = 1;
+    m.to = 3;
+    m.u.fetch_request = (raft_fetch_request){.replica_id = 1, .current_leader_epoch = 2,
+                                             .fetch_offset = 5, .last_fetched_epoch = 1,
+                                             .max_wait_ms = 500, .max_bytes = 1000,
+                                             .high_watermark = -1};
+    uint8_t *data = NULL;
+    size_t len = 0;
+    int16_t version = -1;
+    assert_true(handler_encode_raft_request(n.h, &m, 78, &data, &len, &version));
+    assert_int_equal(version, 18);
+    kq_reader r;
+    kq_reader_init(&r, data, len);
+    wire_request_header hdr;
+    assert_int_equal(wire_request_header_decode(&r, &hdr), 0);
+    assert_int_equal(hdr.api_key, WIRE_API_FETCH);
+    assert_int_equal(hdr.api_version, 18);
+    kq_arena arena;
+    kq_arena_init(&arena, 1 << 16);
+    wire_fetch_request req;
+    assert_int_equal(wire_fetch_request_decode(&r, hdr.api_version, &arena, &req), 0);
+    assert_true(req.topics[0].partitions[0].has_high_watermark);
+    assert_int_equal(req.topics[0].partitions[0].high_watermark, -1);
+    kq_arena_free(&arena);
+    free(data);
+    tn_close(&n);
+}
+
 static uint64_t grant_nothing(void *ctx, void *slot, uint64_t want)
 {
     (void)ctx;
@@ -309,6 +371,7 @@ int main(void)
         cmocka_unit_test(test_quorum_requests_only_on_controller_listener),
         cmocka_unit_test(test_voter_certificate_must_match),
         cmocka_unit_test(test_pre_vote_v2_mapped_both_ways),
+        cmocka_unit_test(test_replica_fetch_v18_high_watermark),
         cmocka_unit_test(test_replica_fetch_served_up_to_flushed),
         cmocka_unit_test(test_replica_fetch_on_follower_names_leader),
     };

@@ -200,6 +200,7 @@ static inline raft_msg rt_fetch_req(int32_t from, int32_t epoch, int64_t offset,
     m.u.fetch_request.last_fetched_epoch = last_epoch;
     m.u.fetch_request.max_wait_ms = max_wait;
     m.u.fetch_request.max_bytes = 1000;
+    m.u.fetch_request.high_watermark = INT64_MAX; /* a fetcher without KIP-1166 */
     return m;
 }
 

@@ -25,6 +25,9 @@ static void test_follower_appends_flushes_then_fetches(void **state)
     assert_int_equal(f->u.fetch_request.last_fetched_epoch, 0);
     assert_int_equal(f->u.fetch_request.current_leader_epoch, 3);
     assert_int_equal(f->u.fetch_request.max_wait_ms, 400);
+    /* KIP-1166: its high watermark, -1 while unknown (KafkaRaftClient's
+     * buildFetchRequest sends quorum.highWatermark() or -1) */
+    assert_int_equal(f->u.fetch_request.high_watermark, -1);
     rt_tick(r, 10, &out);
     assert_null(rt_sent(&out, RAFT_MSG_FETCH_REQUEST, 1)); /* one in flight */
 
@@ -54,12 +57,15 @@ static void test_follower_appends_flushes_then_fetches(void **state)
     assert_non_null(f);
     assert_int_equal(f->u.fetch_request.fetch_offset, 5);
     assert_int_equal(f->u.fetch_request.last_fetched_epoch, 3);
+    assert_int_equal(f->u.fetch_request.high_watermark, 4); /* its own, not the leader's */
 
     g_recs.len = 0;
     resp = rt_fetch_resp(3, 9, &g_recs); /* empty, HW 9 -> ours is capped at 5 */
     rt_recv(r, 50, &resp, &out);
     assert_int_equal(out.high_watermark, 5);
-    assert_non_null(rt_sent(&out, RAFT_MSG_FETCH_REQUEST, 1));
+    f = rt_sent(&out, RAFT_MSG_FETCH_REQUEST, 1);
+    assert_non_null(f);
+    assert_int_equal(f->u.fetch_request.high_watermark, 5);
     raft_status s;
     raft_get_status(r, &s);
     assert_int_equal(s.log_end_offset, 5);
