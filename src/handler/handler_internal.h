@@ -6,7 +6,7 @@
 #include "kq/handler.h"
 #include "kq/kafka_errors.h"
 #include "kq/wire.h"
-
+#include "kq/wire_raft_common.h"
 
 typedef struct handler_request {
     void *slot;
@@ -286,6 +286,14 @@ bool fetch_snapshot_decode_response(kq_reader *r, int16_t version, kq_arena *are
 
 /* Endpoint of node id (NULL if unknown). */
 const handler_endpoint *handler_endpoint_of(const handler *h, int32_t node_id);
+/* The NodeEndpoints entry (tagged, v1+) of a Vote, BeginQuorumEpoch,
+ * EndQuorumEpoch or FetchSnapshot answer naming leader_id: 1 with *ne
+ * filled, or 0 (no leader, v0, or its endpoint unknown). As
+ * KafkaRaftClient's answers: a Kafka node told of a leader outside its
+ * voter set cannot follow it without (QuorumState.transitionToFollower
+ * refuses empty endpoints). */
+int32_t handler_leader_node_endpoint(const handler *h, int32_t leader_id, int16_t version,
+                                     wire_raft_node_endpoint *ne);
 bool handler_is_metadata_topic(kq_slice name);
 
 /* produce_check.c: the attribute rules over every batch of one partition's

@@ -331,6 +331,9 @@ void handler_send_raft_response(handler *h, const raft_msg *msg)
                                          m->vote_granted};
         wire_vote_topic_result tr = {topic, &pr, 1};
         wire_vote_response resp = {.error_code = m->error, .topics = &tr, .topic_count = 1};
+        wire_raft_node_endpoint ne;
+        resp.node_endpoint_count = handler_leader_node_endpoint(h, m->leader_id, p->api_version, &ne);
+        resp.node_endpoints = &ne;
         wire_vote_response_encode(&h->out, p->api_version, &resp);
         break;
     }
@@ -341,6 +344,9 @@ void handler_send_raft_response(handler *h, const raft_msg *msg)
         wire_begin_quorum_epoch_topic_result tr = {topic, &pr, 1};
         wire_begin_quorum_epoch_response resp = {.error_code = m->error, .topics = &tr,
                                                  .topic_count = 1};
+        wire_raft_node_endpoint ne;
+        resp.node_endpoint_count = handler_leader_node_endpoint(h, m->leader_id, p->api_version, &ne);
+        resp.node_endpoints = &ne;
         wire_begin_quorum_epoch_response_encode(&h->out, p->api_version, &resp);
         break;
     }
@@ -351,6 +357,9 @@ void handler_send_raft_response(handler *h, const raft_msg *msg)
         wire_end_quorum_epoch_topic_result tr = {topic, &pr, 1};
         wire_end_quorum_epoch_response resp = {.error_code = m->error, .topics = &tr,
                                                .topic_count = 1};
+        wire_raft_node_endpoint ne;
+        resp.node_endpoint_count = handler_leader_node_endpoint(h, m->leader_id, p->api_version, &ne);
+        resp.node_endpoints = &ne;
         wire_end_quorum_epoch_response_encode(&h->out, p->api_version, &resp);
         break;
     }
@@ -385,8 +394,9 @@ bool handler_encode_raft_request(handler *h, const raft_msg *msg, int32_t correl
     kq_slice topic = kq_slice_cstr(WIRE_METADATA_TOPIC_NAME);
     kq_slice cluster = kq_slice_cstr(h->svc.cluster_id);
     const handler_endpoint *self = handler_endpoint_of(h, h->svc.node_id);
+    const char *lname = h->svc.controller_listener;
     wire_raft_listener listener = {
-        .name = kq_slice_cstr("PLAINTEXT"),
+        .name = kq_slice_cstr(lname && lname[0] ? lname : "PLAINTEXT"),
         .host = kq_slice_cstr(self ? self->host : "localhost"),
         .port = self ? self->port : 0,
     };

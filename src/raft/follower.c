@@ -112,10 +112,12 @@ void raft_poll_follower(raft *r, raft_output *out)
             snprintf(why, sizeof(why), "%s after EndQuorumEpoch from leader %d",
                      r->end_epoch_preferred ? "preferred successor" : "not a preferred successor",
                      r->q.leader_id);
-            /* Still a pre-vote (Kafka goes straight to candidate here): a
+            /* Still a pre-vote, as Kafka's pollFollowerAsVoter on the fetch
+             * timeout EndQuorumEpoch shortened (transitionToProspective): a
              * leader cut off from the majority resigns too and tells only its
              * own side, which must not raise its epoch. The resigned leader
-             * and the voters it told grant pre-votes at once. */
+             * and the voters it told grant pre-votes at once (Kafka's
+             * followers only once their own shortened timeout has passed). */
             raft_start_election(r, out, why);
         } else if (r->is_voter)
             raft_start_election(r, out, "fetch timeout");
