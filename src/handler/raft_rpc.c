@@ -238,7 +238,11 @@ void handle_replica_fetch(handler *h, handler_request *req, const wire_fetch_req
         .fetch_offset = part->fetch_offset,
         .last_fetched_epoch = part->last_fetched_epoch,
         .max_wait_ms = f->max_wait_ms,
-        .max_bytes = part->partition_max_bytes,
+        /* The request's MaxBytes, as KafkaRaftClient.handleFetchRequest
+         * reads: Kafka's followers leave PartitionMaxBytes at 0 (RaftUtil.
+         * singletonFetchRequest), which would cut every answer to its
+         * first batch. */
+        .max_bytes = f->max_bytes,
         .replica_directory_id = part->replica_directory_id, /* v17+ */
         .high_watermark = part->high_watermark, /* v18+; else INT64_MAX */
     };

@@ -280,6 +280,36 @@ static void test_fetch_by_topic_id(void **state)
     tn_close(&n);
 }
 
+/* A replica's Fetch is bounded by the request's MaxBytes, as
+ * KafkaRaftClient.handleFetchRequest reads it: Kafka's followers send
+ * PartitionMaxBytes 0 (RaftUtil.singletonFetchRequest), and still get every
+ * flushed batch, not one per round trip. */
+static void test_replica_fetch_bounded_by_request_max_bytes(void **state)
+{
+    (void)state;
+    tn_node n;
+    tn_open_leader(&n);
+    tn_slot s = {1}, p = {2};
+    int64_t bases[8];
+    produce(&n, &p, 1, 2, "a");
+    produce(&n, &p, 1, 2, "b");
+    tn_flush(&n);
+    wire_fetch_partition fp = {.partition = 0, .current_leader_epoch = 1, .fetch_offset = 0,
+                               .last_fetched_epoch = 0, .log_start_offset = -1,
+                               .partition_max_bytes = 0};
+    wire_fetch_topic t = {.topic_id = WIRE_METADATA_TOPIC_ID, .partitions = &fp,
+                          .partition_count = 1};
+    wire_fetch_request req = {.cluster_id = kq_slice_cstr(TN_CLUSTER_ID), .replica_id = 5,
+                              .replica_epoch = -1, .max_wait_ms = 0, .max_bytes = 1 << 20,
+                              .session_epoch = -1, .topics = &t, .topic_count = 1,
+                              .rack_id = kq_slice_cstr("")};
+    TN_SEND(&n, &s, WIRE_API_FETCH, 17, 60, wire_fetch_request_encode, &req);
+    wire_fetch_partition_data pd = fetch_result(&n, &s, 17, 60, NULL);
+    assert_int_equal(pd.error_code, KAFKA_NONE);
+    assert_int_equal(batch_bases(pd.records, bases, 8), 3); /* LeaderChange, a, b */
+    tn_close(&n);
+}
+
 /* Fetch v18 (KIP-1166) from a consumer: answered as v17; the replica-only
  * HighWatermark, sent or not, changes nothing for it. */
 static void test_consumer_fetch_v18(void **state)
@@ -361,6 +391,7 @@ int main(void)
         cmocka_unit_test(test_offset_out_of_range_and_unknown_topic),
         cmocka_unit_test(test_fetch_by_topic_id),
         cmocka_unit_test(test_consumer_fetch_v18),
+        cmocka_unit_test(test_replica_fetch_bounded_by_request_max_bytes),
         cmocka_unit_test(test_list_offsets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
