@@ -121,18 +121,26 @@ static void test_only_committed_batches_returned(void **state)
     tn_close(&n);
 }
 
+/* A single-voter leader whose log holds its LeaderChange batch and two
+ * produced batches of two records, all flushed (HW 5). */
+static void open_leader_with_two_batches(tn_node *n)
+{
+    tn_slot p = {2};
+    tn_open_leader(n);
+    produce(n, &p, 1, 2, "a");
+    produce(n, &p, 1, 2, "b");
+    tn_flush(n);
+}
+
 /* The response budget (kq/budget.h) grants less: the answer holds fewer
  * batches, or none, never an error (issue 19 item 3). */
 static void test_fetch_holds_what_the_budget_grants(void **state)
 {
     (void)state;
     tn_node n;
-    tn_open_leader(&n);
-    tn_slot s = {1}, p = {2};
+    tn_slot s = {1};
     int64_t bases[8];
-    produce(&n, &p, 1, 2, "a");
-    produce(&n, &p, 1, 2, "b");
-    tn_flush(&n);
+    open_leader_with_two_batches(&n);
     fetch_args a = by_name;
     fetch(&n, &s, 1, &a);
     wire_fetch_partition_data pd = fetch_result(&n, &s, 11, 1, NULL);
@@ -288,12 +296,9 @@ static void test_replica_fetch_bounded_by_request_max_bytes(void **state)
 {
     (void)state;
     tn_node n;
-    tn_open_leader(&n);
-    tn_slot s = {1}, p = {2};
+    tn_slot s = {1};
     int64_t bases[8];
-    produce(&n, &p, 1, 2, "a");
-    produce(&n, &p, 1, 2, "b");
-    tn_flush(&n);
+    open_leader_with_two_batches(&n);
     wire_fetch_partition fp = {.partition = 0, .current_leader_epoch = 1, .fetch_offset = 0,
                                .last_fetched_epoch = 0, .log_start_offset = -1,
                                .partition_max_bytes = 0};
