@@ -28,12 +28,22 @@ raft_peer *raft_observer(raft *r, int32_t id, bool create)
     return p;
 }
 
+/* The high watermark our answers tell: -1 from a leader until its epoch has
+ * committed something, as Kafka's LeaderState (highWatermark() empty; the
+ * Fetch answer says -1). The HW it knew as a follower may be below one a
+ * follower already has, and Kafka's FollowerState.updateHighWatermark throws
+ * on a high watermark that goes back. */
+int64_t raft_told_hw(const raft *r)
+{
+    return r->role == RAFT_ROLE_LEADER && !r->leader_hw_known ? -1 : r->high_watermark;
+}
+
 static raft_msg response_to(const raft *r, int32_t to, uint64_t token)
 {
     raft_msg m = {.type = RAFT_MSG_FETCH_RESPONSE, .from = r->cfg.node_id, .to = to,
                   .token = token};
     raft_fetch_response *f = &m.u.fetch_response;
-    f->high_watermark = r->high_watermark;
+    f->high_watermark = raft_told_hw(r);
     f->leader_id = r->q.leader_id;
     f->leader_epoch = r->q.epoch;
     f->diverging_epoch = -1;
@@ -195,12 +205,12 @@ void raft_on_fetch_request(raft *r, const raft_msg *m, raft_output *out)
         p->last_fetch_ms = r->now_ms;
     }
     raft_leader_update_hw(r, out);
-    f->high_watermark = r->high_watermark;
+    f->high_watermark = raft_told_hw(r);
 
     /* Kafka's handleFetchRequest answers at once when the fetcher's high
      * watermark is below ours (isHighWatermarkUpdated): it learns the new
      * one a round trip sooner than by waiting for data or the wait's end. */
-    bool hw_news = req->high_watermark < r->high_watermark;
+    bool hw_news = req->high_watermark < raft_told_hw(r);
     if (req->fetch_offset >= raft_leader_serve_end(r) && req->max_wait_ms > 0 && !hw_news) {
         park(r, out, m);
         return;

@@ -317,6 +317,52 @@ static int64_t voter_timeout_after_reset(int32_t node, uint64_t seed, int64_t re
     return at;
 }
 
+/* A follower that knew HW 5 wins the next election: until its epoch
+ * commits, its Fetch answers say -1, as Kafka's (LeaderState.highWatermark()
+ * is empty until then): another follower may know a higher HW than ours,
+ * and Kafka's FollowerState.updateHighWatermark throws on one going back. */
+static void test_new_leader_tells_no_hw_until_its_epoch_commits(void **state)
+{
+    (void)state;
+    raft *r = follower(0, 0, NULL, 0); /* node 2 follows 1 in epoch 3 */
+    raft_output out;
+    rt_tick(r, 0, &out);
+    g_recs.len = 0;
+    rt_records_add(&g_recs, 0, 3, 5);
+    raft_msg resp = rt_fetch_resp(3, 5, &g_recs);
+    rt_recv(r, 10, &resp, &out);
+    rt_flushed(r, 20, 5, &out);
+    assert_int_equal(out.high_watermark, 5);
+    int64_t at = fetch_timeout_at(r, 30, 5000, &out);
+    raft_status s;
+    raft_get_status(r, &s);
+    assert_int_equal(s.role, RAFT_ROLE_PROSPECTIVE);
+    raft_msg yes = rt_vote_resp(3, 3, true);
+    yes.to = 2;
+    rt_recv(r, at, &yes, &out); /* candidate in epoch 4 */
+    yes = rt_vote_resp(3, 4, true);
+    yes.to = 2;
+    rt_recv(r, at + 1, &yes, &out);
+    raft_get_status(r, &s);
+    assert_int_equal(s.role, RAFT_ROLE_LEADER);
+    rt_flushed(r, at + 2, 6, &out); /* its LeaderChange batch at 5 */
+
+    raft_msg f = rt_fetch_req(3, 4, 5, 3, 0, 61); /* node 3 still at 5 */
+    rt_recv(r, at + 3, &f, &out);
+    const raft_msg *a = rt_sent(&out, RAFT_MSG_FETCH_RESPONSE, 3);
+    assert_non_null(a);
+    assert_int_equal(a->u.fetch_response.high_watermark, -1);
+    raft_get_status(r, &s);
+    assert_int_equal(s.high_watermark, -1);
+
+    f = rt_fetch_req(3, 4, 6, 4, 0, 62); /* node 3 has the LeaderChange: committed */
+    rt_recv(r, at + 4, &f, &out);
+    a = rt_sent(&out, RAFT_MSG_FETCH_RESPONSE, 3);
+    assert_non_null(a);
+    assert_int_equal(a->u.fetch_response.high_watermark, 6);
+    raft_destroy(r);
+}
+
 static void test_fetch_timeout_makes_prospective(void **state)
 {
     (void)state;
@@ -489,6 +535,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_follower_appends_flushes_then_fetches),
+        cmocka_unit_test(test_new_leader_tells_no_hw_until_its_epoch_commits),
         cmocka_unit_test(test_follower_drops_records_at_wrong_offset),
         cmocka_unit_test(test_follower_truncates_on_divergence),
         cmocka_unit_test(test_follower_never_truncates_below_hw),
