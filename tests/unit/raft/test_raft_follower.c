@@ -12,6 +12,21 @@ static raft *follower(uint32_t mutants, int64_t end, const raft_epoch_entry *ep,
     return rt_create(&c, 3, -1, 1, end, ep, n);
 }
 
+/* Node 2 following 1 in epoch 3 that fetched n records of epoch 3 (t=1),
+ * flushed them (t=2) and knows HW n. */
+static raft *follower_with_hw(int n, raft_output *out)
+{
+    raft *r = follower(0, 0, NULL, 0);
+    rt_tick(r, 0, out);
+    g_recs.len = 0;
+    rt_records_add(&g_recs, 0, 3, n);
+    raft_msg resp = rt_fetch_resp(3, n, &g_recs);
+    rt_recv(r, 1, &resp, out);
+    rt_flushed(r, 2, n, out);
+    assert_int_equal(out->high_watermark, n);
+    return r;
+}
+
 static void test_follower_appends_flushes_then_fetches(void **state)
 {
     (void)state;
@@ -122,17 +137,10 @@ static void test_follower_truncates_on_divergence(void **state)
 static void test_follower_never_truncates_below_hw(void **state)
 {
     (void)state;
-    raft *r = follower(0, 0, NULL, 0);
     raft_output out;
-    rt_tick(r, 0, &out);
+    raft *r = follower_with_hw(4, &out);
     g_recs.len = 0;
-    rt_records_add(&g_recs, 0, 3, 4);
     raft_msg resp = rt_fetch_resp(3, 4, &g_recs);
-    rt_recv(r, 1, &resp, &out);
-    rt_flushed(r, 2, 4, &out);
-    assert_int_equal(out.high_watermark, 4);
-    g_recs.len = 0;
-    resp = rt_fetch_resp(3, 4, &g_recs);
     resp.u.fetch_response.diverging_epoch = 0;
     resp.u.fetch_response.diverging_end_offset = 2;
     rt_recv(r, 3, &resp, &out);
@@ -324,15 +332,8 @@ static int64_t voter_timeout_after_reset(int32_t node, uint64_t seed, int64_t re
 static void test_new_leader_tells_no_hw_until_its_epoch_commits(void **state)
 {
     (void)state;
-    raft *r = follower(0, 0, NULL, 0); /* node 2 follows 1 in epoch 3 */
     raft_output out;
-    rt_tick(r, 0, &out);
-    g_recs.len = 0;
-    rt_records_add(&g_recs, 0, 3, 5);
-    raft_msg resp = rt_fetch_resp(3, 5, &g_recs);
-    rt_recv(r, 10, &resp, &out);
-    rt_flushed(r, 20, 5, &out);
-    assert_int_equal(out.high_watermark, 5);
+    raft *r = follower_with_hw(5, &out); /* node 2 follows 1 in epoch 3 */
     int64_t at = fetch_timeout_at(r, 30, 5000, &out);
     raft_status s;
     raft_get_status(r, &s);
