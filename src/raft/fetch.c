@@ -35,6 +35,8 @@ raft_peer *raft_observer(raft *r, int32_t id, bool create)
  * on a high watermark that goes back. */
 int64_t raft_told_hw(const raft *r)
 {
+    if (r->cfg.mutants & RAFT_MUTANT_TELL_HW_BEFORE_EPOCH_COMMIT)
+        return r->high_watermark;
     return r->role == RAFT_ROLE_LEADER && !r->leader_hw_known ? -1 : r->high_watermark;
 }
 
