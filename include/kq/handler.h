@@ -111,6 +111,12 @@ typedef struct handler_services {
     /* produce.raft.record.check: refuse client records Kafka's Raft reader
      * would refuse (produce_shape.c). */
     bool raft_record_check;
+    /* The name of our controller listener (controller.listener.names):
+     * BeginQuorumEpoch and EndQuorumEpoch v1 name our endpoint by it in
+     * LeaderEndpoints, and a Kafka follower looks the leader up by its own
+     * controller listener's name (FollowerState.leaderNode). NULL or "":
+     * "PLAINTEXT". */
+    const char *controller_listener;
     handler_endpoint nodes[HANDLER_NODES_MAX]; /* every voter, with its listener */
     int node_count;
     /* This node's advertised client listener, what Metadata names it by

@@ -131,6 +131,7 @@ static handler *exec_make_handler(kq_exec *x)
         .topic_name = x->cfg.topic_name,
         .topic_id = x->cfg.topic_id,
         .raft_record_check = x->cfg.raft_record_check,
+        .controller_listener = x->cfg.controller_listener,
         .frame_bytes_max = x->cfg.frame_bytes_max,
         .mutants = x->cfg.mutants,
         .now_ms = h_now,
