@@ -779,8 +779,8 @@ static bool node_open_network(node *n, char *err, size_t errlen)
 
 /* Issue 20 item 6: a formatted directory's id is meta.properties'
  * directory.id (format_check read it already); an unformatted one takes a
- * random id the first time and keeps it in its quorum state (the executor
- * decides which applies). */
+ * random id the first time, or --replica-directory-id's (issue 22), and
+ * keeps it in its quorum state (the executor decides which applies). */
 static void node_directory_ids(const kq_config *c, exec_config *ec)
 {
     kq_meta_properties m;
@@ -788,7 +788,9 @@ static void node_directory_ids(const kq_config *c, exec_config *ec)
     if (kq_meta_properties_load(kq_fs_posix(), c->log_dir, &m, why, sizeof why) == 1 &&
         m.has_directory_id)
         ec->directory_id = m.directory_id;
-    if (kq_uuid_random(&ec->new_directory_id) != 0)
+    if (!kq_uuid_is_zero(&c->cli_directory_id))
+        ec->new_directory_id = c->cli_directory_id; /* directory_arg_check: it agrees */
+    else if (kq_uuid_random(&ec->new_directory_id) != 0)
         memset(&ec->new_directory_id, 0, sizeof ec->new_directory_id); /* no checks */
 }
 
