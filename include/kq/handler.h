@@ -104,6 +104,11 @@ typedef struct handler_services {
     kq_log *log;        /* reads only */
     int32_t node_id;
     const char *cluster_id;
+    /* This node's quorum listener's name (NULL or empty: PLAINTEXT): the
+     * name BeginQuorumEpoch and EndQuorumEpoch give the leader's endpoint.
+     * Kafka's voters look the leader up by their own controller listener's
+     * name and stop when it is missing (issue 22). */
+    const char *controller_listener;
     handler_endpoint nodes[HANDLER_NODES_MAX]; /* every voter, with its listener */
     int node_count;
     /* This node's advertised client listener, what Metadata names it by

@@ -476,6 +476,19 @@ void node_request_shutdown(node *n)
     exec_request_shutdown(n->exec);
 }
 
+/* Whether a listener takes clients: with controller.listener.names, one
+ * not named there. A node with controller listeners alone (as Kafka's
+ * TestRaftServer runs, issue 22) asks its peers for no client endpoints:
+ * it has no Metadata to fill in, and a TestRaftServer peer logs an ERROR
+ * for every DescribeCluster it is asked. */
+static bool node_serves_clients(const kq_config *c)
+{
+    for (int i = 0; i < c->listener_count; i++)
+        if (!c->controller_listener_named || !c->listeners[i].controller)
+            return true;
+    return false;
+}
+
 /* What Metadata names this node by: the client listener (the first one not
  * a controller listener) at its advertised address. With one listener and
  * nothing advertised, the voter endpoint as before (port 0). */
@@ -830,6 +843,8 @@ node *node_start(uv_loop_t *loop, const kq_config *config, const struct kq_cred_
     }
     if (ec.client_listener_count > 0 && (n->config.voter_count > 1 || n->config.voters_from_log))
         ec.discover_client_endpoints = true;
+    if (!node_serves_clients(&n->config))
+        ec.discover_client_endpoints = false; /* no Metadata to fill in */
     ec.acl = &n->acl;
     ec.sasl_credentials = creds;
     ec.failed_auth_delay_ms = n->config.failed_auth_delay_ms;

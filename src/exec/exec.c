@@ -128,6 +128,7 @@ static handler *exec_make_handler(kq_exec *x)
         .log = x->log,
         .node_id = x->cfg.node_id,
         .cluster_id = x->cluster_id,
+        .controller_listener = x->cfg.controller_listener,
         .frame_bytes_max = x->cfg.frame_bytes_max,
         .mutants = x->cfg.mutants,
         .now_ms = h_now,

@@ -97,6 +97,12 @@ const handler_endpoint *handler_endpoint_of(const handler *h, int32_t node_id)
     return NULL;
 }
 
+const char *handler_controller_listener(const handler *h)
+{
+    const char *n = h->svc.controller_listener;
+    return n && n[0] ? n : "PLAINTEXT";
+}
+
 bool handler_is_metadata_topic(kq_slice name)
 {
     return kq_slice_eq_cstr(name, WIRE_METADATA_TOPIC_NAME);

@@ -286,6 +286,9 @@ bool fetch_snapshot_decode_response(kq_reader *r, int16_t version, kq_arena *are
 
 /* Endpoint of node id (NULL if unknown). */
 const handler_endpoint *handler_endpoint_of(const handler *h, int32_t node_id);
+/* This node's quorum listener's name (services' controller_listener),
+ * PLAINTEXT when none was given. */
+const char *handler_controller_listener(const handler *h);
 bool handler_is_metadata_topic(kq_slice name);
 
 /* produce_check.c: the attribute rules over every batch of one partition's

@@ -31,6 +31,9 @@ usage:
                                                  dir holding __cluster_metadata-0)
                                                  covering offsets [0, HW)
 
+--topic NAME (before the command) asks DescribeQuorum about NAME instead of
+__cluster_metadata (a quorum with quorum.topic.name set).
+
 Only the Python standard library is used. DescribeQuorum is flexible from v0:
 request header v2 (client id is a classic nullable string followed by tagged
 fields), compact strings/arrays, and the response header v1 carries tagged
@@ -47,7 +50,7 @@ import sys
 import time
 
 API_DESCRIBE_QUORUM = 55
-TOPIC = b"__cluster_metadata"
+TOPIC = b"__cluster_metadata"  # --topic NAME asks about another (issue 22)
 
 
 # --- encoding ---------------------------------------------------------------
@@ -427,6 +430,11 @@ def main(argv):
     i = 0
     while i < len(argv):
         a = argv[i]
+        if a == "--topic" and i + 1 < len(argv):
+            global TOPIC
+            TOPIC = argv[i + 1].encode()
+            i += 2
+            continue
         if a in ("--poll", "--out", "--check-monotonic", "--dump-log", "--upto",
                  "--wait-synced", "--wait-leader-change", "--since", "--timeout",
                  "--control-batches"):
