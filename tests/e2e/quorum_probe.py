@@ -32,7 +32,10 @@ usage:
                                                  covering offsets [0, HW)
 
 --topic NAME (before the command) asks DescribeQuorum about NAME instead of
-__cluster_metadata (a quorum with quorum.topic.name set).
+__cluster_metadata (a quorum with quorum.topic.name set). --local asks with
+our relay's client id, so that a follower answers itself instead of relaying
+the request to its leader (a Kafka TestRaftServer leader answers no
+DescribeQuorum), and --leader takes a follower's answer too.
 
 Only the Python standard library is used. DescribeQuorum is flexible from v0:
 request header v2 (client id is a classic nullable string followed by tagged
@@ -51,6 +54,8 @@ import time
 
 API_DESCRIBE_QUORUM = 55
 TOPIC = b"__cluster_metadata"  # --topic NAME asks about another (issue 22)
+LOCAL = False
+CLIENT_ID = b"quorum-probe"  # --local: b"kq-forwarded" (see the usage)
 
 
 # --- encoding ---------------------------------------------------------------
@@ -73,7 +78,7 @@ def compact_string(s):
 
 def describe_quorum_request(corr):
     header = struct.pack(">hhi", API_DESCRIBE_QUORUM, 0, corr)
-    header += struct.pack(">h", len(b"quorum-probe")) + b"quorum-probe"
+    header += struct.pack(">h", len(CLIENT_ID)) + CLIENT_ID
     header += uvarint(0)  # header tagged fields
     body = uvarint(1 + 1)  # one topic
     body += compact_string(TOPIC)
@@ -222,7 +227,11 @@ class Node:
 
 
 def is_leader_view(res):
-    return "down" not in res and res.get("error") == 0 and res.get("perror") == 0
+    if "down" in res or res.get("error") != 0:
+        return False
+    # --local: a follower's own answer (NOT_LEADER_OR_FOLLOWER) names the
+    # leader it follows, its epoch and its high watermark.
+    return res.get("perror") == 0 or (LOCAL and res.get("perror") == 6 and res.get("leader", -1) >= 0)
 
 
 # --- commands ---------------------------------------------------------------
@@ -430,6 +439,11 @@ def main(argv):
     i = 0
     while i < len(argv):
         a = argv[i]
+        if a == "--local":
+            global LOCAL, CLIENT_ID
+            LOCAL, CLIENT_ID = True, b"kq-forwarded"
+            i += 1
+            continue
         if a == "--topic" and i + 1 < len(argv):
             global TOPIC
             TOPIC = argv[i + 1].encode()
