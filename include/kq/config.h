@@ -197,6 +197,15 @@ typedef struct kq_config {
     int64_t offsets_retention_ms;
     int64_t offsets_retention_check_interval_ms;
     char cluster_id[KQ_CLUSTER_ID_BYTES_MAX + 1]; /* cluster.id, "kq-raft-test-cluster" */
+    /* The replicated partition (issue 22): quorum.topic.name (partition 0,
+     * "__cluster_metadata") and quorum.topic.id (its Kafka topic id; the
+     * default follows the two names Kafka's nodes use). */
+    char topic_name[KQ_TOPIC_NAME_BYTES_MAX];
+    kq_uuid topic_id;
+    /* produce.raft.record.check: client records must have the shape Kafka's
+     * Raft reader accepts (on by default unless the topic is
+     * __cluster_metadata). */
+    bool raft_record_check;
     /* metrics.port (our key): the Prometheus endpoint http://host:port/metrics
      * (docs/metrics.md); 0: off. metrics.host: where it binds; empty: the
      * first listener's host. */

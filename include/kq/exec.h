@@ -68,6 +68,11 @@ typedef struct exec_config {
     } client_listeners[KQ_CONFIG_LISTENERS_MAX];
     int client_listener_count;
     const char *cluster_id;
+    /* The replicated partition and the Produce record check (issue 22;
+     * handler_services): NULL: __cluster_metadata. */
+    const char *topic_name;
+    kq_uuid topic_id;
+    bool raft_record_check;
     const char *log_dir;
     uint64_t segment_bytes;
     int32_t frame_bytes_max;             /* socket.request.max.bytes */

@@ -109,6 +109,13 @@ typedef struct handler_services {
      * Kafka's voters look the leader up by their own controller listener's
      * name and stop when it is missing (issue 22). */
     const char *controller_listener;
+    /* The replicated partition (quorum.topic.name, partition 0, and
+     * quorum.topic.id; issue 22). NULL: __cluster_metadata and its id. */
+    const char *topic_name;
+    kq_uuid topic_id;
+    /* produce.raft.record.check: refuse client records Kafka's Raft reader
+     * would refuse (produce_shape.c). */
+    bool raft_record_check;
     handler_endpoint nodes[HANDLER_NODES_MAX]; /* every voter, with its listener */
     int node_count;
     /* This node's advertised client listener, what Metadata names it by

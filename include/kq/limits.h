@@ -101,6 +101,9 @@ _Static_assert(KQ_NET_READ_CHUNK_BYTES <= KQ_REQUEST_FRAME_BYTES_DEFAULT,
 #define EXEC_CLUSTER_ID_BYTES_MAX 256
 #define EXEC_PATH_BYTES_MAX 4096
 #define EXEC_PEER_ERROR_LOG_MS 10000        /* a peer's error logged once per 10 s */
+/* Error codes remembered per peer for those lines (issue 22 item 5: once per
+ * peer and code); a new code beyond them takes the oldest one's place. */
+#define EXEC_PEER_ERROR_CODES_MAX 8
 /* Asking a peer for its client listener (DescribeCluster): again after a
  * failure, and to refresh what it said (it may have restarted elsewhere). */
 #define EXEC_ENDPOINT_RETRY_MS 1000

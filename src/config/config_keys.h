@@ -97,6 +97,7 @@ typedef struct cfg_key_desc {
  * the connection limits' (config_conn.c) and TLS's (config_ssl.c). */
 int cfg_parse_node_id(const cfg_set *s, char *why, size_t whylen);
 int cfg_parse_keep(const cfg_set *s, char *why, size_t whylen);
+int cfg_parse_topic_id(const cfg_set *s, char *why, size_t whylen);
 int cfg_parse_queued_max(const cfg_set *s, char *why, size_t whylen);
 int cfg_parse_idle_max(const cfg_set *s, char *why, size_t whylen);
 int cfg_parse_mechanisms(const cfg_set *s, char *why, size_t whylen);

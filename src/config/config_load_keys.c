@@ -7,6 +7,7 @@
 
 #include "config_internal.h"
 #include "config_load.h"
+#include "kq/uuid.h"
 
 /* broker.id and node.id: both kept, they must agree (resolve_node_id). */
 int cfg_parse_node_id(const cfg_set *s, char *why, size_t whylen)
@@ -28,6 +29,21 @@ int cfg_parse_keep(const cfg_set *s, char *why, size_t whylen)
         return kq_config_why(why, whylen, "out of memory");
     free(s->load->raw[s->key_id]);
     s->load->raw[s->key_id] = copy;
+    return 0;
+}
+
+/* quorum.topic.id: Kafka's Uuid text, never the zero id (Kafka's
+ * Uuid.ZERO_UUID means "no id" on the wire). */
+int cfg_parse_topic_id(const cfg_set *s, char *why, size_t whylen)
+{
+    kq_uuid id;
+    if (kq_uuid_from_string(s->value, strlen(s->value), &id) != 0)
+        return kq_config_why(why, whylen,
+                             "\"%s\" is not a topic id (22 characters of base64url, as "
+                             "Kafka writes a Uuid)", s->value);
+    if (kq_uuid_is_zero(&id))
+        return kq_config_why(why, whylen, "the zero Uuid is not a topic id");
+    s->cfg->topic_id = id;
     return 0;
 }
 

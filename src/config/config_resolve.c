@@ -297,10 +297,52 @@ static int check_group_sessions(cfg_load *c)
     return -1;
 }
 
+/* Kafka's topic ids for the two partitions its Raft nodes replicate:
+ * KRaft's metadata log (Topic.CLUSTER_METADATA_TOPIC_ID) and TestRaftServer's
+ * (Uuid.ONE_UUID and Uuid.fromString("AAAAAAAAAAAAAAAAAAAAAg")). */
+static const struct {
+    const char *name;
+    uint8_t id_last_byte;
+} known_topics[] = {{"__cluster_metadata", 1}, {"__raft_performance_test", 2}};
+
+/* quorum.topic.name is a legal Kafka topic name (Topic.validate); the id
+ * defaults from it; produce.raft.record.check defaults on when the
+ * partition is one Kafka's Raft nodes may replicate beside ours. */
+static int resolve_topic(cfg_load *c)
+{
+    kq_config *cfg = c->cfg;
+    const char *n = cfg->topic_name;
+    size_t len = strlen(n);
+    bool legal = len > 0 && len < KQ_TOPIC_NAME_BYTES_MAX && strcmp(n, ".") != 0 &&
+                 strcmp(n, "..") != 0 && strspn(n, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLM"
+                                                   "NOPQRSTUVWXYZ0123456789._-") == len;
+    if (!legal) {
+        cfg_fail(c, c->line[CFG_TOPIC_NAME], "quorum.topic.name",
+                 "\"%s\" is not a Kafka topic name (1-249 of a-z A-Z 0-9 . _ -)", n);
+        return -1;
+    }
+    if (c->line[CFG_TOPIC_ID] == 0) {
+        size_t i = 0;
+        while (i < sizeof known_topics / sizeof known_topics[0] &&
+               strcmp(known_topics[i].name, n) != 0)
+            i++;
+        if (i == sizeof known_topics / sizeof known_topics[0]) {
+            cfg_fail(c, c->line[CFG_TOPIC_NAME], "quorum.topic.id",
+                     "required: quorum.topic.name is %s, whose topic id has no default", n);
+            return -1;
+        }
+        cfg->topic_id = (kq_uuid){{0}};
+        cfg->topic_id.bytes[15] = known_topics[i].id_last_byte;
+    }
+    if (c->line[CFG_RAFT_RECORD_CHECK] == 0)
+        cfg->raft_record_check = strcmp(n, "__cluster_metadata") != 0;
+    return 0;
+}
+
 int cfg_resolve(cfg_load *c)
 {
     c->cfg->cluster_id_given = c->line[CFG_CLUSTER_ID] > 0;
-    if (resolve_node_id(c) != 0 || resolve_log_dir(c) != 0 || resolve_listeners(c) != 0 ||
+    if (resolve_node_id(c) != 0 || resolve_log_dir(c) != 0 || resolve_topic(c) != 0 || resolve_listeners(c) != 0 ||
         resolve_sasl(c) != 0 || resolve_voters(c) != 0 || check_sasl_quorum(c) != 0 ||
         check_request_memory(c) != 0 || check_group_sessions(c) != 0 ||
         kq_config_ssl_resolve(c->cfg, c->err, c->errlen) != 0 ||

@@ -601,6 +601,9 @@ static void node_exec_config(const kq_config *c, int64_t wall_ms, exec_config *e
     *ec = (exec_config){
         .node_id = c->node_id,
         .cluster_id = c->cluster_id,
+        .topic_name = c->topic_name,
+        .topic_id = c->topic_id,
+        .raft_record_check = c->raft_record_check,
         .log_dir = c->log_dir,
         .segment_bytes = c->segment_bytes,
         .frame_bytes_max = c->socket_request_max_bytes,

@@ -75,36 +75,79 @@ void exec_send(kq_exec *x, const raft_msg *msg)
         exec_send_failed(x, msg);
 }
 
-/* A peer's top-level error (INVALID_REQUEST, CLUSTER_AUTHORIZATION_FAILED,
- * an unsupported version, an inconsistent cluster id) says its configuration
- * differs from ours: logged once per peer per EXEC_PEER_ERROR_LOG_MS rather
- * than retried silently. */
+/* Whether a line about peer slot i and code may go out now: once per peer
+ * and code per EXEC_PEER_ERROR_LOG_MS (issue 22 item 5), so a peer that
+ * answers every request with the same error is named, not repeated. */
+static bool peer_error_due(kq_exec *x, int i, int16_t code)
+{
+    exec_peer_slot *s = &x->peers->slots[i];
+    int64_t now = exec_now(x);
+    int k, oldest = 0;
+    for (k = 0; k < EXEC_PEER_ERROR_CODES_MAX; k++) {
+        if (!s->error_logged[k].used || s->error_logged[k].code == code)
+            break;
+        if (s->error_logged[k].logged_ms < s->error_logged[oldest].logged_ms)
+            oldest = k;
+    }
+    if (k == EXEC_PEER_ERROR_CODES_MAX)
+        k = oldest; /* a new code: it takes the oldest one's place */
+    else if (s->error_logged[k].used && now - s->error_logged[k].logged_ms < EXEC_PEER_ERROR_LOG_MS)
+        return false;
+    s->error_logged[k].used = true;
+    s->error_logged[k].code = code;
+    s->error_logged[k].logged_ms = now;
+    return true;
+}
+
+static const char *msg_name(enum raft_msg_type t)
+{
+    switch (t) {
+    case RAFT_MSG_VOTE_REQUEST: case RAFT_MSG_VOTE_RESPONSE: return "Vote";
+    case RAFT_MSG_BEGIN_EPOCH_REQUEST: case RAFT_MSG_BEGIN_EPOCH_RESPONSE: return "BeginQuorumEpoch";
+    case RAFT_MSG_END_EPOCH_REQUEST: case RAFT_MSG_END_EPOCH_RESPONSE: return "EndQuorumEpoch";
+    case RAFT_MSG_FETCH_REQUEST: case RAFT_MSG_FETCH_RESPONSE: return "Fetch";
+    case RAFT_MSG_FETCH_SNAPSHOT_REQUEST: case RAFT_MSG_FETCH_SNAPSHOT_RESPONSE: return "FetchSnapshot";
+    default: return "request";
+    }
+}
+
+/* A peer's error, top-level (INVALID_REQUEST, CLUSTER_AUTHORIZATION_FAILED,
+ * UNSUPPORTED_VERSION, INCONSISTENT_CLUSTER_ID: its configuration differs
+ * from ours) or for the partition (an election's FENCED_LEADER_EPOCH, a
+ * voter set's INVALID_VOTER_KEY), named with the peer and the request. */
 static void exec_note_peer_error(kq_exec *x, int32_t node_id, const raft_msg *m)
 {
-    int16_t err = 0;
+    int16_t err = 0, part = 0;
     switch (m->type) {
-    case RAFT_MSG_VOTE_RESPONSE: err = m->u.vote_response.error; break;
-    case RAFT_MSG_BEGIN_EPOCH_RESPONSE: err = m->u.begin_epoch_response.error; break;
-    case RAFT_MSG_END_EPOCH_RESPONSE: err = m->u.end_epoch_response.error; break;
-    case RAFT_MSG_FETCH_RESPONSE: err = m->u.fetch_response.error; break;
-    case RAFT_MSG_FETCH_SNAPSHOT_RESPONSE: err = m->u.fetch_snapshot_response.error; break;
+    case RAFT_MSG_VOTE_RESPONSE:
+        err = m->u.vote_response.error, part = m->u.vote_response.partition_error;
+        break;
+    case RAFT_MSG_BEGIN_EPOCH_RESPONSE:
+        err = m->u.begin_epoch_response.error, part = m->u.begin_epoch_response.partition_error;
+        break;
+    case RAFT_MSG_END_EPOCH_RESPONSE:
+        err = m->u.end_epoch_response.error, part = m->u.end_epoch_response.partition_error;
+        break;
+    case RAFT_MSG_FETCH_RESPONSE:
+        err = m->u.fetch_response.error, part = m->u.fetch_response.partition_error;
+        break;
+    case RAFT_MSG_FETCH_SNAPSHOT_RESPONSE:
+        err = m->u.fetch_snapshot_response.error,
+        part = m->u.fetch_snapshot_response.partition_error;
+        break;
     default: break;
     }
     int i = exec_peer_index(x->peers, node_id);
-    if (err == KAFKA_NONE || i < 0)
+    if (i < 0)
         return;
-    int64_t now = exec_now(x);
-    int64_t *logged = &x->peers->slots[i].peer_error_logged_ms;
-    if (*logged != 0 && now - *logged < EXEC_PEER_ERROR_LOG_MS)
-        return;
-    *logged = now;
-    static const char *const names[] = {"", "Vote", "Vote", "BeginQuorumEpoch",
-                                        "BeginQuorumEpoch", "EndQuorumEpoch",
-                                        "EndQuorumEpoch", "Fetch", "Fetch",
-                                        "FetchSnapshot", "FetchSnapshot"};
-    log_line("node %d: peer %d answers our %s with Kafka error %d; check its configuration "
-             "(cluster.id, voters, version)", x->cfg.node_id, node_id,
-             m->type < sizeof(names) / sizeof(names[0]) ? names[m->type] : "request", err);
+    if (err != KAFKA_NONE && peer_error_due(x, i, err))
+        log_line("node %d: peer %d answers our %s with %s (%d); check its configuration "
+                 "(cluster.id, quorum.topic.name, voters, version)", x->cfg.node_id, node_id,
+                 msg_name(m->type), kafka_error_name(err), err);
+    else if (err == KAFKA_NONE && part != KAFKA_NONE && peer_error_due(x, i, part))
+        log_line("node %d: peer %d answers our %s with %s (%d) for the partition "
+                 "(logged once per peer and code per %d s)", x->cfg.node_id, node_id,
+                 msg_name(m->type), kafka_error_name(part), part, EXEC_PEER_ERROR_LOG_MS / 1000);
 }
 
 void exec_raft_response(kq_exec *x, int32_t node_id, uint64_t tag, const uint8_t *frame,
@@ -116,8 +159,12 @@ void exec_raft_response(kq_exec *x, int32_t node_id, uint64_t tag, const uint8_t
     handler_endpoint leader;
     if (!frame || !handler_decode_raft_response(x->handler, type, version, frame, len, &ev->msg,
                                               &leader)) {
-        if (frame)
-            log_line("node %d: malformed response from peer %d", x->cfg.node_id, node_id);
+        int i = exec_peer_index(x->peers, node_id);
+        if (frame && i >= 0 && peer_error_due(x, i, KAFKA_NONE))
+            log_line("node %d: peer %d's answer to our %s v%d cannot be read (%zu bytes); "
+                     "treated as a failed request (logged once per peer per %d s)",
+                     x->cfg.node_id, node_id, msg_name(type), version, len,
+                     EXEC_PEER_ERROR_LOG_MS / 1000);
         memset(&ev->msg, 0, sizeof(ev->msg));
         ev->type = RAFT_EVENT_SEND_FAILED;
         ev->msg.type = type;

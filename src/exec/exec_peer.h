@@ -26,7 +26,13 @@ typedef struct exec_peer_slot {
     /* Events carrying out one output raised, stepped right after it: a set
      * (bit per message type), so it is bounded. */
     uint32_t send_failed;
-    int64_t peer_error_logged_ms;
+    /* The last line naming each error code this peer answered with, or
+     * naming an answer we could not use (code 0: malformed). */
+    struct {
+        bool used;
+        int16_t code;
+        int64_t logged_ms;
+    } error_logged[EXEC_PEER_ERROR_CODES_MAX];
     /* Asking the peer for its client listeners (exec_endpoints.c): [0] its
      * client endpoint; [1 + k] its endpoint on listener
      * cfg.client_listeners[k] (issue 19). */

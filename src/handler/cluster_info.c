@@ -116,18 +116,18 @@ void handle_metadata(handler *h, handler_request *req, kq_reader *r)
     for (int32_t i = 0; i < topic_count; i++) {
         wire_metadata_topic *t = &topics[i];
         t->topic_authorized_operations = INT32_MIN;
-        kq_slice name = all ? kq_slice_cstr(WIRE_METADATA_TOPIC_NAME) : body.topics[i].name;
+        kq_slice name = all ? handler_topic(h) : body.topics[i].name;
         bool by_id = !all && name.len < 0 &&
-                     memcmp(body.topics[i].topic_id.bytes, WIRE_METADATA_TOPIC_ID.bytes, 16) == 0;
-        if ((handler_is_metadata_topic(name) || by_id) && !may_describe) {
+                     handler_is_metadata_topic_id(h, &body.topics[i].topic_id);
+        if ((handler_is_metadata_topic(h, name) || by_id) && !may_describe) {
             t->error_code = KAFKA_TOPIC_AUTHORIZATION_FAILED;
             t->name = name;
             if (!all)
                 t->topic_id = body.topics[i].topic_id;
-        } else if (handler_is_metadata_topic(name) || by_id) {
+        } else if (handler_is_metadata_topic(h, name) || by_id) {
             t->error_code = KAFKA_NONE;
-            t->name = kq_slice_cstr(WIRE_METADATA_TOPIC_NAME);
-            t->topic_id = WIRE_METADATA_TOPIC_ID;
+            t->name = handler_topic(h);
+            t->topic_id = h->svc.topic_id;
             /* Not internal (issue 12): clients leave internal topics out of
              * what they produce to or subscribe by pattern, and Kafka's own
              * internal set is __consumer_offsets and __transaction_state. */

@@ -140,14 +140,23 @@ static void describe_quorum_respond(handler *h, void *slot, const wire_request_h
         pd.current_voter_count = 0;
         pd.observer_count = 0;
     }
+    /* Kafka's admin client always asks for __cluster_metadata-0 and wants
+     * that name back (KafkaAdminClient.describeMetadataQuorum): with another
+     * replicated topic (quorum.topic.name, issue 22) that name stands for
+     * ours too, so that kafka-metadata-quorum.sh describes any of our
+     * quorums (Kafka's TestRaftServer answers no DescribeQuorum). */
+    kq_slice name = body && body->topic_count == 1 ? body->topics[0].topic_name
+                                                   : handler_topic(h);
     bool asked = !body || (body->topic_count == 1 && body->topics[0].partition_count == 1 &&
-                           handler_is_metadata_topic(body->topics[0].topic_name) &&
+                           (handler_is_metadata_topic(h, name) ||
+                            kq_slice_eq_cstr(name, WIRE_METADATA_TOPIC_NAME)) &&
                            body->topics[0].partitions[0].partition_index == 0);
-    if (!asked)
+    if (!asked) {
         pd.error_code = KAFKA_UNKNOWN_TOPIC_OR_PARTITION;
-    wire_describe_quorum_topic_data td = {
-        .topic_name = kq_slice_cstr(WIRE_METADATA_TOPIC_NAME), .partitions = &pd,
-        .partition_count = 1};
+        name = handler_topic(h);
+    }
+    wire_describe_quorum_topic_data td = {.topic_name = name, .partitions = &pd,
+                                          .partition_count = 1};
 
     wire_describe_quorum_node nodes[HANDLER_NODES_MAX];
     wire_raft_listener listeners[HANDLER_NODES_MAX];

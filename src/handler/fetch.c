@@ -9,11 +9,11 @@
 #include "kq/log_line.h"
 #include "kq/wire_fetch.h"
 
-static bool topic_matches(int16_t version, kq_slice name, kq_uuid id)
+static bool topic_matches(const handler *h, int16_t version, kq_slice name, kq_uuid id)
 {
     if (version >= 13)
-        return memcmp(id.bytes, WIRE_METADATA_TOPIC_ID.bytes, 16) == 0;
-    return handler_is_metadata_topic(name);
+        return handler_is_metadata_topic_id(h, &id);
+    return handler_is_metadata_topic(h, name);
 }
 
 /* The errors of a consumer read at fetch_offset, reading nothing. */
@@ -224,7 +224,7 @@ void handle_fetch(handler *h, handler_request *req, kq_reader *r, uint8_t *frame
         tr->topic_id = ft->topic_id;
         tr->partitions = &parts[pi];
         tr->partition_count = ft->partition_count;
-        bool ours = topic_matches(v, ft->topic, ft->topic_id);
+        bool ours = topic_matches(h, v, ft->topic, ft->topic_id);
         for (int32_t p = 0; p < ft->partition_count; p++, pi++) {
             const wire_fetch_partition *fp = &ft->partitions[p];
             wire_fetch_partition_data *pd = &parts[pi];

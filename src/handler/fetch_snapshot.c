@@ -20,7 +20,7 @@ static void reply_unknown_partition(handler *h, handler_request *req, kq_slice t
 {
     LOG_LINE_LIMITED("request from %s: FetchSnapshot for %.*s-%d, not %s-0; refused",
              h->svc.slot_peer(h->svc.ctx, req->slot), topic.len > 0 ? (int)topic.len : 0,
-             topic.len > 0 ? (const char *)topic.ptr : "", partition, WIRE_METADATA_TOPIC_NAME);
+             topic.len > 0 ? (const char *)topic.ptr : "", partition, h->svc.topic_name);
     wire_fetch_snapshot_partition_data pd = {
         .index = partition,
         .error_code = KAFKA_UNKNOWN_TOPIC_OR_PARTITION,
@@ -56,7 +56,7 @@ void handle_fetch_snapshot(handler *h, handler_request *req, kq_reader *r)
     }
     const wire_fetch_snapshot_topic *t = &b.topics[0];
     const wire_fetch_snapshot_partition *p = &t->partitions[0];
-    if (!handler_is_metadata_topic(t->name) || p->partition != 0) {
+    if (!handler_is_metadata_topic(h, t->name) || p->partition != 0) {
         reply_unknown_partition(h, req, t->name, p->partition);
         return;
     }
@@ -96,7 +96,7 @@ void fetch_snapshot_encode_response(handler *h, const raft_pending *p, const raf
         .position = m->position,
         .unaligned_records = {len > 0 ? chunk : (const uint8_t *)"", (int32_t)len},
     };
-    wire_fetch_snapshot_topic_response tr = {kq_slice_cstr(WIRE_METADATA_TOPIC_NAME), &pd, 1};
+    wire_fetch_snapshot_topic_response tr = {handler_topic(h), &pd, 1};
     wire_fetch_snapshot_response resp = {.error_code = m->error, .topics = &tr,
                                          .topic_count = 1};
     wire_fetch_snapshot_response_encode(&h->out, p->api_version, &resp);
@@ -133,7 +133,7 @@ void fetch_snapshot_encode_request(handler *h, const raft_msg *msg, wire_request
         .position = m->position,
         .replica_directory_id = m->replica_directory_id,
     };
-    wire_fetch_snapshot_topic t = {kq_slice_cstr(WIRE_METADATA_TOPIC_NAME), &p, 1};
+    wire_fetch_snapshot_topic t = {handler_topic(h), &p, 1};
     wire_fetch_snapshot_request req = {
         .cluster_id = kq_slice_cstr(h->svc.cluster_id),
         .replica_id = m->replica_id,
@@ -144,12 +144,12 @@ void fetch_snapshot_encode_request(handler *h, const raft_msg *msg, wire_request
     wire_fetch_snapshot_request_encode(w, hdr->api_version, &req);
 }
 
-/* The answer's __cluster_metadata-0 entry, or NULL. */
+/* The answer's replicated partition's entry, or NULL. */
 static const wire_fetch_snapshot_partition_data *
-metadata_partition(const wire_fetch_snapshot_response *b)
+metadata_partition(const handler *h, const wire_fetch_snapshot_response *b)
 {
     for (int32_t t = 0; t < b->topic_count; t++) {
-        if (!handler_is_metadata_topic(b->topics[t].name))
+        if (!handler_is_metadata_topic(h, b->topics[t].name))
             continue;
         for (int32_t i = 0; i < b->topics[t].partition_count; i++)
             if (b->topics[t].partitions[i].index == 0)
@@ -158,7 +158,7 @@ metadata_partition(const wire_fetch_snapshot_response *b)
     return NULL;
 }
 
-bool fetch_snapshot_decode_response(kq_reader *r, int16_t version, kq_arena *arena,
+bool fetch_snapshot_decode_response(const handler *h, kq_reader *r, int16_t version, kq_arena *arena,
                                     raft_msg *out)
 {
     wire_fetch_snapshot_response b;
@@ -169,7 +169,7 @@ bool fetch_snapshot_decode_response(kq_reader *r, int16_t version, kq_arena *are
     *m = (raft_fetch_snapshot_response){
         .error = b.error_code, .leader_id = -1, .leader_epoch = -1,
         .snapshot_id = {-1, -1}, .size = -1, .position = -1};
-    const wire_fetch_snapshot_partition_data *p = metadata_partition(&b);
+    const wire_fetch_snapshot_partition_data *p = metadata_partition(h, &b);
     if (!p)
         return m->error != KAFKA_NONE; /* an answer without our partition */
     m->partition_error = p->error_code;

@@ -165,9 +165,9 @@ static int16_t commit_check_group(handler *h, handler_request *req,
 static int16_t commit_check_partition(handler *h, int16_t v, const wire_offset_commit_topic *t,
                                       const wire_offset_commit_partition *p, const char *group_id)
 {
-    if (v >= 10 && memcmp(t->topic_id.bytes, WIRE_METADATA_TOPIC_ID.bytes, 16) != 0)
+    if (v >= 10 && !handler_is_metadata_topic_id(h, &t->topic_id))
         return KAFKA_UNKNOWN_TOPIC_ID;
-    if ((v < 10 && !handler_is_metadata_topic(t->name)) || p->partition_index != 0)
+    if ((v < 10 && !handler_is_metadata_topic(h, t->name)) || p->partition_index != 0)
         return KAFKA_UNKNOWN_TOPIC_OR_PARTITION;
     if (p->committed_metadata.len > (int32_t)KQ_GROUP_OFFSET_METADATA_BYTES_MAX)
         return KAFKA_OFFSET_METADATA_TOO_LARGE;
@@ -179,7 +179,7 @@ static int16_t commit_check_partition(handler *h, int16_t v, const wire_offset_c
     const group_offsets *o = h->svc.offsets;
     group_offset cur;
     if (o && group_offsets_count(o) >= KQ_GROUP_OFFSETS_MAX &&
-        !group_offsets_get(o, group_id, WIRE_METADATA_TOPIC_NAME, 0, &cur))
+        !group_offsets_get(o, group_id, h->svc.topic_name, 0, &cur))
         return KAFKA_INVALID_COMMIT_OFFSET_SIZE;
     return KAFKA_NONE;
 }
@@ -206,7 +206,7 @@ static bool commit_entry(handler *h, const wire_offset_commit_partition *p, cons
     const char *metadata = NULL;
     if (!groups_cstr(h, p->committed_metadata, &metadata))
         return false;
-    *e = (group_offset){.group_id = group_id, .topic = WIRE_METADATA_TOPIC_NAME,
+    *e = (group_offset){.group_id = group_id, .topic = h->svc.topic_name,
                         .partition = p->partition_index, .offset = p->committed_offset,
                         .leader_epoch = p->committed_leader_epoch, .metadata = metadata,
                         /* Kafka's commitTimestamp: the coordinator's clock,

@@ -20,8 +20,8 @@ static void fill_partition(handler *h, const char *group_id, bool ours, int32_t 
         return;
     group_offset e;
     bool found = (h->svc.mutants & KQ_MUTANT_OFFSETS_VISIBLE_AT_END)
-        ? group_offsets_get_at_end(o, group_id, WIRE_METADATA_TOPIC_NAME, 0, &e)
-        : group_offsets_get(o, group_id, WIRE_METADATA_TOPIC_NAME, 0, &e);
+        ? group_offsets_get_at_end(o, group_id, h->svc.topic_name, 0, &e)
+        : group_offsets_get(o, group_id, h->svc.topic_name, 0, &e);
     if (!found)
         return;
     out->committed_offset = e.offset;
@@ -38,13 +38,14 @@ static void fill_partition(handler *h, const char *group_id, bool ours, int32_t 
 
 /* Topics null: every committed offset of the group (here at most one). */
 typedef struct all_ctx {
+    const char *topic;
     int found;
 } all_ctx;
 
 static int count_cb(void *ctx, const group_offset *e)
 {
     all_ctx *c = ctx;
-    if (strcmp(e->topic, WIRE_METADATA_TOPIC_NAME) == 0 && e->partition == 0)
+    if (strcmp(e->topic, c->topic) == 0 && e->partition == 0)
         c->found = 1;
     return 0;
 }
@@ -52,7 +53,7 @@ static int count_cb(void *ctx, const group_offset *e)
 static bool fill_all(handler *h, int16_t v, const char *group_id, wire_offset_fetch_topic **topics,
                      int32_t *count)
 {
-    all_ctx c = {0};
+    all_ctx c = {.topic = h->svc.topic_name};
     *topics = NULL;
     *count = 0;
     if (h->svc.offsets && groups_id_storable(group_id))
@@ -63,8 +64,8 @@ static bool fill_all(handler *h, int16_t v, const char *group_id, wire_offset_fe
     wire_offset_fetch_partition *p = kq_arena_alloc(&h->arena, sizeof(*p));
     if (!t || !p)
         return false;
-    *t = (wire_offset_fetch_topic){.name = kq_slice_cstr(WIRE_METADATA_TOPIC_NAME),
-                                   .topic_id = WIRE_METADATA_TOPIC_ID, .partitions = p,
+    *t = (wire_offset_fetch_topic){.name = handler_topic(h),
+                                   .topic_id = h->svc.topic_id, .partitions = p,
                                    .partition_count = 1};
     if (v < 10)
         t->topic_id = (kq_uuid){{0}};
@@ -85,8 +86,8 @@ static bool fill_topics(handler *h, int16_t v, const char *group_id,
         return false;
     for (int32_t i = 0; i < n; i++) {
         const wire_offset_fetch_request_topic *q = &req[i];
-        bool ours = v >= 10 ? memcmp(q->topic_id.bytes, WIRE_METADATA_TOPIC_ID.bytes, 16) == 0
-                            : handler_is_metadata_topic(q->name);
+        bool ours = v >= 10 ? handler_is_metadata_topic_id(h, &q->topic_id)
+                            : handler_is_metadata_topic(h, q->name);
         int32_t pc = q->partition_index_count > 0 ? q->partition_index_count : 0;
         wire_offset_fetch_partition *p =
             kq_arena_alloc(&h->arena, sizeof(*p) * (size_t)(pc ? pc : 1));

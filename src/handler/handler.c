@@ -8,6 +8,7 @@
 #include "kq/assert.h"
 #include "kq/log_line.h"
 #include "kq/wire_apis.h"
+#include "kq/uuid.h"
 #include "kq/wire_fetch.h"
 
 handler *handler_create(const handler_services *services)
@@ -16,6 +17,11 @@ handler *handler_create(const handler_services *services)
     if (!h)
         return NULL;
     h->svc = *services;
+    if (!h->svc.topic_name || h->svc.topic_name[0] == '\0') {
+        h->svc.topic_name = WIRE_METADATA_TOPIC_NAME;
+        h->svc.topic_id = WIRE_METADATA_TOPIC_ID;
+    }
+    KQ_ASSERT(!kq_uuid_is_zero(&h->svc.topic_id)); /* the config refuses it */
     kq_arena_init(&h->arena, HANDLER_ARENA_BYTES_MAX);
     kq_writer_init(&h->out, HANDLER_RESPONSE_BYTES_MAX);
     kq_writer_init(&h->records, HANDLER_RESPONSE_BYTES_MAX);
@@ -103,9 +109,19 @@ const char *handler_controller_listener(const handler *h)
     return n && n[0] ? n : "PLAINTEXT";
 }
 
-bool handler_is_metadata_topic(kq_slice name)
+bool handler_is_metadata_topic(const handler *h, kq_slice name)
 {
-    return kq_slice_eq_cstr(name, WIRE_METADATA_TOPIC_NAME);
+    return kq_slice_eq_cstr(name, h->svc.topic_name);
+}
+
+bool handler_is_metadata_topic_id(const handler *h, const kq_uuid *id)
+{
+    return memcmp(id->bytes, h->svc.topic_id.bytes, sizeof id->bytes) == 0;
+}
+
+kq_slice handler_topic(const handler *h)
+{
+    return kq_slice_cstr(h->svc.topic_name);
 }
 
 static void dispatch_frame(handler *h, void *slot, uint8_t *frame, size_t len);

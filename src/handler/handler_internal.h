@@ -281,7 +281,7 @@ void fetch_snapshot_encode_response(handler *h, const raft_pending *p, const raf
 void fetch_snapshot_encode_request(handler *h, const raft_msg *msg, wire_request_header *hdr,
                                    kq_writer *w);
 /* The body of a peer's answer (after its header) into a RECEIVE msg. */
-bool fetch_snapshot_decode_response(kq_reader *r, int16_t version, kq_arena *arena,
+bool fetch_snapshot_decode_response(const handler *h, kq_reader *r, int16_t version, kq_arena *arena,
                                     raft_msg *out);
 
 /* Endpoint of node id (NULL if unknown). */
@@ -289,12 +289,20 @@ const handler_endpoint *handler_endpoint_of(const handler *h, int32_t node_id);
 /* This node's quorum listener's name (services' controller_listener),
  * PLAINTEXT when none was given. */
 const char *handler_controller_listener(const handler *h);
-bool handler_is_metadata_topic(kq_slice name);
+/* The replicated partition's topic (handler_services.topic_name): by name,
+ * by id, and its name and id to answer with. */
+bool handler_is_metadata_topic(const handler *h, kq_slice name);
+bool handler_is_metadata_topic_id(const handler *h, const kq_uuid *id);
+kq_slice handler_topic(const handler *h);
 
 /* produce_check.c: the attribute rules over every batch of one partition's
  * records (issue 19); KAFKA_NONE, or INVALID_RECORD with its message. */
 struct record_set_summary;
 struct record_batch_header;
+/* produce_shape.c: with produce.raft.record.check, records that Kafka's Raft
+ * reader would refuse are INVALID_RECORD (*message says why). */
+int16_t produce_check_raft_shape(const handler *h, const uint8_t *records, size_t len,
+                                 const char **message);
 int16_t produce_check_batches(const handler *h, const struct record_set_summary *sum,
                               const struct record_batch_header *first, const char **message);
 

@@ -143,7 +143,7 @@ static void answer_partition(handler *h, const wire_list_offsets_topic *rt,
     *pr = (wire_list_offsets_partition_response){
         .partition_index = rp->partition_index, .timestamp = -1, .offset = -1,
         .leader_epoch = -1};
-    if (!handler_is_metadata_topic(rt->name) || rp->partition_index != 0) {
+    if (!handler_is_metadata_topic(h, rt->name) || rp->partition_index != 0) {
         pr->error_code = KAFKA_UNKNOWN_TOPIC_OR_PARTITION;
         return;
     }

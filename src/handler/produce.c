@@ -207,6 +207,8 @@ static int16_t produce_partition(handler *h, kq_slice records, const char **mess
         return KAFKA_CORRUPT_MESSAGE;
     /* Every batch, not only the first: control, transactional, reserved bits. */
     int16_t refused = produce_check_batches(h, &sum, &bh, message);
+    if (refused == KAFKA_NONE)
+        refused = produce_check_raft_shape(h, records.ptr, (size_t)records.len, message);
     if (refused != KAFKA_NONE)
         return refused;
     *ap = (kq_request_append){.records = (uint8_t *)(uintptr_t)records.ptr,
@@ -330,7 +332,7 @@ void handle_produce(handler *h, handler_request *req, kq_reader *r)
                 res->error = KAFKA_TOPIC_AUTHORIZATION_FAILED;
             else if (transactional)
                 res->error = KAFKA_INVALID_REQUEST; /* transactions are not supported */
-            else if (!handler_is_metadata_topic(topic->name) || res->index != 0)
+            else if (!handler_is_metadata_topic(h, topic->name) || res->index != 0)
                 res->error = KAFKA_UNKNOWN_TOPIC_OR_PARTITION;
             else if (append_index >= 0)
                 res->error = KAFKA_INVALID_REQUEST; /* the partition named twice */

@@ -198,12 +198,12 @@ void handle_raft_request(handler *h, handler_request *req, kq_reader *r)
     }
     if (!quorum_request_allowed(h, req, msg.from) || !cluster_id_checked(h, req, cluster_id))
         return;
-    if (!handler_is_metadata_topic(topic) || partition != 0) {
+    if (!handler_is_metadata_topic(h, topic) || partition != 0) {
         /* Another Raft partition sharing our cluster id: never voted for or
          * followed (issue 8); Kafka answers INVALID_REQUEST. */
         LOG_LINE_LIMITED("request from %s: %s for %.*s-%d, not %s-0; refused", h->svc.slot_peer(h->svc.ctx, req->slot),
                  wire_api_name(req->header.api_key), topic.len > 0 ? (int)topic.len : 0,
-                 topic.len > 0 ? (const char *)topic.ptr : "", partition, WIRE_METADATA_TOPIC_NAME);
+                 topic.len > 0 ? (const char *)topic.ptr : "", partition, h->svc.topic_name);
         reply_raft_error(h, req, KAFKA_INVALID_REQUEST);
         return;
     }
@@ -219,15 +219,15 @@ void handle_replica_fetch(handler *h, handler_request *req, const wire_fetch_req
     const wire_fetch_partition *part = NULL;
     for (int32_t t = 0; t < f->topic_count && !part; t++) {
         const wire_fetch_topic *ft = &f->topics[t];
-        bool ours = v >= 13 ? memcmp(ft->topic_id.bytes, WIRE_METADATA_TOPIC_ID.bytes, 16) == 0
-                            : handler_is_metadata_topic(ft->topic);
+        bool ours = v >= 13 ? handler_is_metadata_topic_id(h, &ft->topic_id)
+                            : handler_is_metadata_topic(h, ft->topic);
         for (int32_t p = 0; ours && p < ft->partition_count; p++)
             if (ft->partitions[p].partition == 0)
                 part = &ft->partitions[p];
     }
     if (!part) {
         LOG_LINE_LIMITED("request from %s: replica Fetch from %d names no %s-0; refused",
-                 h->svc.slot_peer(h->svc.ctx, req->slot), f->replica_id, WIRE_METADATA_TOPIC_NAME);
+                 h->svc.slot_peer(h->svc.ctx, req->slot), f->replica_id, h->svc.topic_name);
         reply_raft_error(h, req, KAFKA_INVALID_REQUEST);
         return;
     }
@@ -295,9 +295,9 @@ static void encode_fetch_response(handler *h, const raft_pending *p, const raft_
     };
     wire_fetch_topic_response tr = {.partitions = &pd, .partition_count = 1};
     if (p->fetch_topic_by_id)
-        tr.topic_id = WIRE_METADATA_TOPIC_ID;
+        tr.topic_id = h->svc.topic_id;
     else
-        tr.topic = kq_slice_cstr(WIRE_METADATA_TOPIC_NAME);
+        tr.topic = handler_topic(h);
     wire_fetch_response resp = {.error_code = fr->error, .responses = &tr, .response_count = 1};
     /* v16+ (KIP-951, KIP-853): where the leader named is, so that a node
      * outside the voter set it knows can reach it. */
@@ -322,7 +322,7 @@ void handler_send_raft_response(handler *h, const raft_msg *msg)
     wire_request_header hdr = {.api_key = p->api_key, .api_version = p->api_version,
                                .correlation_id = p->correlation_id};
     handler_begin_response(h, &hdr);
-    kq_slice topic = kq_slice_cstr(WIRE_METADATA_TOPIC_NAME);
+    kq_slice topic = handler_topic(h);
     switch (msg->type) {
     case RAFT_MSG_VOTE_RESPONSE: {
         const raft_vote_response *m = &msg->u.vote_response;
@@ -381,7 +381,7 @@ bool handler_encode_raft_request(handler *h, const raft_msg *msg, int32_t correl
     snprintf(client_id, sizeof(client_id), "raft-server-%d", h->svc.node_id);
     wire_request_header hdr = {.correlation_id = correlation_id,
                                .client_id = kq_slice_cstr(client_id)};
-    kq_slice topic = kq_slice_cstr(WIRE_METADATA_TOPIC_NAME);
+    kq_slice topic = handler_topic(h);
     kq_slice cluster = kq_slice_cstr(h->svc.cluster_id);
     const handler_endpoint *self = handler_endpoint_of(h, h->svc.node_id);
     wire_raft_listener listener = {
@@ -455,7 +455,7 @@ bool handler_encode_raft_request(handler *h, const raft_msg *msg, int32_t correl
                                   .log_start_offset = -1,
                                   .partition_max_bytes = m->max_bytes,
                                   .replica_directory_id = m->replica_directory_id};
-        wire_fetch_topic t = {.topic = {NULL, -1}, .topic_id = WIRE_METADATA_TOPIC_ID,
+        wire_fetch_topic t = {.topic = {NULL, -1}, .topic_id = h->svc.topic_id,
                               .partitions = &p, .partition_count = 1};
         wire_fetch_request req = {.cluster_id = cluster,
                                   .replica_id = m->replica_id,
@@ -632,7 +632,7 @@ bool handler_decode_raft_response(handler *h, enum raft_msg_type request_type,
         return true;
     }
     case RAFT_MSG_FETCH_SNAPSHOT_REQUEST:
-        return fetch_snapshot_decode_response(&r, api_version, &h->arena, out);
+        return fetch_snapshot_decode_response(h, &r, api_version, &h->arena, out);
     case RAFT_MSG_ADD_VOTER_REQUEST:
     case RAFT_MSG_REMOVE_VOTER_REQUEST:
     case RAFT_MSG_UPDATE_VOTER_REQUEST:

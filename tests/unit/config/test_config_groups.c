@@ -130,11 +130,47 @@ static void test_offsets_retention(void **state)
                  ":2: offsets.retention.check.interval.ms: not a number: \"x\"");
 }
 
+/* quorum.topic.name, quorum.topic.id and produce.raft.record.check (issue
+ * 22): defaults, the two ids Kafka's nodes use, and the refusals. */
+static void test_partition_identity(void **state)
+{
+    (void)state;
+    kq_config cfg;
+    static const uint8_t one[16] = {[15] = 1}, two[16] = {[15] = 2};
+    load_ok("node.id=1\n", &cfg);
+    assert_string_equal(cfg.topic_name, "__cluster_metadata");
+    assert_memory_equal(cfg.topic_id.bytes, one, 16);
+    assert_false(cfg.raft_record_check);
+    load_ok("node.id=1\nquorum.topic.name=__raft_performance_test\n", &cfg);
+    assert_memory_equal(cfg.topic_id.bytes, two, 16);
+    assert_true(cfg.raft_record_check);
+    load_ok("node.id=1\nquorum.topic.name=__raft_performance_test\n"
+            "produce.raft.record.check=false\n", &cfg);
+    assert_false(cfg.raft_record_check);
+    load_ok("node.id=1\nquorum.topic.name=mine\nquorum.topic.id=AAAAAAAAAAAAAAAAAAAAAg\n"
+            "produce.raft.record.check=true\n", &cfg);
+    assert_string_equal(cfg.topic_name, "mine");
+    assert_memory_equal(cfg.topic_id.bytes, two, 16);
+    assert_true(cfg.raft_record_check);
+    expect_error("node.id=1\nquorum.topic.name=mine\n",
+                 ":2: quorum.topic.id: required: quorum.topic.name is mine, whose topic id has "
+                 "no default");
+    expect_error("node.id=1\nquorum.topic.name=a b\n",
+                 ":2: quorum.topic.name: \"a b\" is not a Kafka topic name (1-249 of a-z A-Z "
+                 "0-9 . _ -)");
+    expect_error("node.id=1\nquorum.topic.id=AAAAAAAAAAAAAAAAAAAAAA\n",
+                 ":2: quorum.topic.id: the zero Uuid is not a topic id");
+    expect_error("node.id=1\nquorum.topic.id=short\n",
+                 ":2: quorum.topic.id: \"short\" is not a topic id (22 characters of base64url, "
+                 "as Kafka writes a Uuid)");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_offsets_retention),
         cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_partition_identity),
         cmocka_unit_test(test_values),
         cmocka_unit_test(test_errors),
     };

@@ -76,6 +76,8 @@ static void (*tn_reply_stream)(void *ctx, void *slot, uint8_t *frame, size_t len
                                exec_stream_piece *pieces, uint32_t count);
 /* Called by tn_open on the executor's configuration before it starts. */
 static void (*tn_config_hook)(exec_config *c);
+/* Set: told of every request the node sends a peer (never answered). */
+static void (*tn_peer_send_hook)(int32_t node_id, int32_t corr, uint64_t tag);
 typedef struct tn_slot {
     int id;
 } tn_slot;
@@ -229,11 +231,10 @@ static inline int64_t tn_now_cb(void *ctx)
 static inline bool tn_peer_send_cb(void *ctx, int32_t node_id, int32_t corr, const uint8_t *frame,
                                    size_t len, uint64_t tag)
 {
-    (void)node_id;
-    (void)corr;
-    (void)tag;
     assert_true(frame != NULL && len >= 8);
     ((tn_node *)ctx)->peer_requests++;
+    if (tn_peer_send_hook)
+        tn_peer_send_hook(node_id, corr, tag);
     return true; /* dropped: never answered */
 }
 static inline void tn_flush_start_cb(void *ctx, kq_log_flush_job *job)
