@@ -135,12 +135,18 @@ check_logs() {
         ((SECONDS < deadline)) || fail "logs differ up to hw $h (leader $l epoch $e): ${sums:-$out}"
         sleep 0.5
     done
-    # Our nodes agree on the leader and the epoch.
+    # Our nodes agree on the leader and the epoch, and their high watermark
+    # reached the one compared (a follower learns it a fetch later).
     for id in "${!NODE_KIND[@]}"; do
         [[ ${NODE_KIND[$id]} == o ]] || continue
-        out="$(mixed_probe "localhost:${SERVER_PORT[o$id]}")"
-        [[ "$out" =~ \ leader=$l\ epoch=$e\ hw=([0-9]+) ]] && ((BASH_REMATCH[1] >= h)) ||
-            fail "o$id's DescribeQuorum disagrees with leader $l epoch $e hw >= $h: $out"
+        deadline=$((SECONDS + 10))
+        while :; do
+            out="$(mixed_probe "localhost:${SERVER_PORT[o$id]}")"
+            [[ "$out" =~ \ leader=$l\ epoch=$e\ hw=([0-9]+) ]] && ((BASH_REMATCH[1] >= h)) && break
+            ((SECONDS < deadline)) ||
+                fail "o$id's DescribeQuorum disagrees with leader $l epoch $e hw >= $h: $out"
+            sleep 0.2
+        done
         log "DescribeQuorum of o$id: $out"
     done
 }
