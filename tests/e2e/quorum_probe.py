@@ -25,6 +25,8 @@ usage:
   quorum_probe.py --control-batches DIR           "base_offset leader_epoch" of every
                                                  control batch (LeaderChange at
                                                  the start of each epoch)
+  quorum_probe.py --log-end DIR                   the offset after the last whole
+                                                 batch of DIR/*.log
   quorum_probe.py --dump-log DIR --upto HW [--out FILE]
                                                  batches of DIR/*.log (the
                                                  partition directory, or a log
@@ -401,6 +403,14 @@ def cmd_control_batches(d):
     return 0
 
 
+def cmd_log_end(d):
+    end = 0
+    for _, last, _ in log_batches(partition_dir(d)):
+        end = last + 1
+    print(end)
+    return 0
+
+
 def cmd_dump_log(d, upto, out):
     part = partition_dir(d)
     h = hashlib.sha256()
@@ -449,7 +459,7 @@ def main(argv):
             TOPIC = argv[i + 1].encode()
             i += 2
             continue
-        if a in ("--poll", "--out", "--check-monotonic", "--dump-log", "--upto",
+        if a in ("--poll", "--out", "--check-monotonic", "--dump-log", "--upto", "--log-end",
                  "--wait-synced", "--wait-leader-change", "--since", "--timeout",
                  "--control-batches"):
             if i + 1 >= len(argv):
@@ -467,6 +477,8 @@ def main(argv):
         return cmd_check_monotonic(opts["--check-monotonic"])
     if "--control-batches" in opts:
         return cmd_control_batches(opts["--control-batches"])
+    if "--log-end" in opts:
+        return cmd_log_end(opts["--log-end"])
     if "--dump-log" in opts:
         if "--upto" not in opts:
             print("--dump-log needs --upto HW", file=sys.stderr)

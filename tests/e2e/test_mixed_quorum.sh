@@ -31,6 +31,19 @@ STOP_SECS=$(((MIXED_FETCH_TIMEOUT_MS + 999) / 1000 + 1)) # longer than the fetch
 
 kind_name() { [[ $1 == o ]] && echo ours || echo Kafka; }
 
+# wait_caught_up <x> <y>: node x's log is within 100 records of node y's (a
+# node restarted a moment ago may still be catching up); gives up after 30s.
+wait_caught_up() {
+    local deadline=$((SECONDS + 30)) ex ey
+    while ((SECONDS < deadline)); do
+        ex="$($PY "$E2E_ROOT/tests/e2e/quorum_probe.py" --log-end "$(mixed_part_dir "$1")")"
+        ey="$($PY "$E2E_ROOT/tests/e2e/quorum_probe.py" --log-end "$(mixed_part_dir "$2")")"
+        ((ex + 100 >= ey)) && return 0
+        sleep 0.3
+    done
+    log "${NODE_KIND[$1]}$1 (log end $ex) did not catch up with ${NODE_KIND[$2]}$2 ($ey) within 30s"
+}
+
 # kill_leader <leader> <epoch> <kind wanted next>: kills the leader and
 # restarts it once another node leads; sets NEW_LEADER and NEW_EPOCH. When
 # a follower of the wanted kind and one of the other kind are left, the
@@ -44,6 +57,7 @@ kill_leader() {
         if [[ ${NODE_KIND[$id]} == "$want" ]]; then x=$id; else y=$id; fi
     done
     if [[ -n "$x" && -n "$y" ]]; then
+        wait_caught_up "$x" "$y"
         kill -STOP "${SERVER_PID[${NODE_KIND[$y]}$y]}"
         sleep 1
     fi
