@@ -6,6 +6,7 @@
 
 #include "kq/record.h"
 #include "kq/wire_fetch.h"
+#include "kq/wire_begin_quorum_epoch.h"
 #include "kq/wire_vote.h"
 
 #define META "__cluster_metadata"
@@ -217,6 +218,51 @@ static void test_pre_vote_v2_mapped_both_ways(void **state)
     tn_close(&n);
 }
 
+static void controller_listener_hook(exec_config *c)
+{
+    snprintf(c->controller_listener, sizeof c->controller_listener, "CONTROLLER");
+}
+
+/* BeginQuorumEpoch and EndQuorumEpoch name the leader's endpoint by our
+ * controller listener's name: a Kafka voter looks the leader up by its own
+ * controller listener's name and stops when it is missing (issue 22). */
+static void test_leader_endpoint_named_by_controller_listener(void **state)
+{
+    (void)state;
+    for (int named = 0; named <= 1; named++) {
+        tn_config_hook = named ? controller_listener_hook : NULL;
+        tn_node n;
+        tn_open(&n, 1, 3);
+        tn_config_hook = NULL;
+        raft_msg m;
+        memset(&m, 0, sizeof(m));
+        m.type = RAFT_MSG_BEGIN_EPOCH_REQUEST;
+        m.from = 1;
+        m.to = 2;
+        m.u.begin_epoch_request = (raft_begin_epoch_request){.leader_id = 1, .leader_epoch = 3};
+        uint8_t *data = NULL;
+        size_t len = 0;
+        int16_t version = -1;
+        assert_true(handler_encode_raft_request(n.h, &m, 5, &data, &len, &version));
+        kq_reader r;
+        kq_reader_init(&r, data, len);
+        wire_request_header hdr;
+        assert_int_equal(wire_request_header_decode(&r, &hdr), 0);
+        assert_int_equal(hdr.api_key, WIRE_API_BEGIN_QUORUM_EPOCH);
+        kq_arena arena;
+        kq_arena_init(&arena, 1 << 16);
+        wire_begin_quorum_epoch_request req;
+        assert_int_equal(wire_begin_quorum_epoch_request_decode(&r, hdr.api_version, &arena,
+                                                                &req), 0);
+        assert_int_equal(req.leader_endpoint_count, 1);
+        assert_true(kq_slice_eq_cstr(req.leader_endpoints[0].name,
+                                     named ? "CONTROLLER" : "PLAINTEXT"));
+        kq_arena_free(&arena);
+        free(data);
+        tn_close(&n);
+    }
+}
+
 static void test_replica_fetch_served_up_to_flushed(void **state)
 {
     (void)state;
@@ -307,6 +353,7 @@ int main(void)
         cmocka_unit_test(test_quorum_requests_only_on_controller_listener),
         cmocka_unit_test(test_voter_certificate_must_match),
         cmocka_unit_test(test_pre_vote_v2_mapped_both_ways),
+        cmocka_unit_test(test_leader_endpoint_named_by_controller_listener),
         cmocka_unit_test(test_replica_fetch_served_up_to_flushed),
         cmocka_unit_test(test_replica_fetch_on_follower_names_leader),
     };
