@@ -104,11 +104,6 @@ typedef struct handler_services {
     kq_log *log;        /* reads only */
     int32_t node_id;
     const char *cluster_id;
-    /* This node's quorum listener's name (NULL or empty: PLAINTEXT): the
-     * name BeginQuorumEpoch and EndQuorumEpoch give the leader's endpoint.
-     * Kafka's voters look the leader up by their own controller listener's
-     * name and stop when it is missing (issue 22). */
-    const char *controller_listener;
     /* The replicated partition (quorum.topic.name, partition 0, and
      * quorum.topic.id; issue 22). NULL: __cluster_metadata and its id. */
     const char *topic_name;
@@ -116,6 +111,12 @@ typedef struct handler_services {
     /* produce.raft.record.check: refuse client records Kafka's Raft reader
      * would refuse (produce_shape.c). */
     bool raft_record_check;
+    /* The name of our controller listener (controller.listener.names):
+     * BeginQuorumEpoch and EndQuorumEpoch v1 name our endpoint by it in
+     * LeaderEndpoints, and a Kafka follower looks the leader up by its own
+     * controller listener's name (FollowerState.leaderNode). NULL or "":
+     * "PLAINTEXT". */
+    const char *controller_listener;
     handler_endpoint nodes[HANDLER_NODES_MAX]; /* every voter, with its listener */
     int node_count;
     /* This node's advertised client listener, what Metadata names it by

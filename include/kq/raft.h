@@ -64,6 +64,10 @@ enum raft_mutant {
     RAFT_MUTANT_HW_COUNTS_REMOVED_VOTER = 1u << 9,
     /* a new voter is added without having caught up as an observer */
     RAFT_MUTANT_ADD_BEFORE_CAUGHT_UP = 1u << 10,
+    /* a new leader's Fetch answers tell the HW it knew as a follower before
+     * its epoch commits (Kafka's tell -1: a Kafka follower that knew more
+     * throws on a high watermark going back) */
+    RAFT_MUTANT_TELL_HW_BEFORE_EPOCH_COMMIT = 1u << 11,
 };
 
 /* KIP-853: one step of the voter history. From offset on (-1: from the
@@ -255,6 +259,9 @@ typedef struct raft_fetch_request {
     int32_t max_wait_ms;
     int32_t max_bytes;
     kq_uuid replica_directory_id; /* the fetcher's own (zero: none) */
+    /* KIP-1166 (Fetch v18): the fetcher's high watermark, -1 when it knows
+     * none; INT64_MAX when it does not say (older versions, consumers). */
+    int64_t high_watermark;
 } raft_fetch_request;
 
 typedef struct raft_fetch_response {

@@ -1,4 +1,4 @@
-/* Fetch (api key 1), versions 4-17; flexible from v12. Decoders borrow
+/* Fetch (api key 1), versions 4-18; flexible from v12. Decoders borrow
  * strings, bytes and records from the input and take arrays from the arena. */
 #ifndef KQ_WIRE_FETCH_H
 #define KQ_WIRE_FETCH_H
@@ -10,7 +10,7 @@
 #include "kq/wire_desc.h"
 
 #define WIRE_FETCH_MIN_VERSION 4
-#define WIRE_FETCH_MAX_VERSION 17
+#define WIRE_FETCH_MAX_VERSION 18
 #define WIRE_FETCH_FLEX_VERSION 12
 
 #define WIRE_METADATA_TOPIC_NAME "__cluster_metadata"
@@ -24,7 +24,14 @@ extern const kq_uuid WIRE_METADATA_TOPIC_ID;
     WF(S, I32, last_fetched_epoch, 12, WL, WIRE_DEFAULT(-1))                        \
     WF(S, I64, log_start_offset, 5, WL, WIRE_DEFAULT(-1))                           \
     WF(S, I32, partition_max_bytes, 0, WL)                                          \
-    WF(S, UUID, replica_directory_id, 17, WL, WIRE_TAG(0, 17)) /* zero = unset */
+    WF(S, UUID, replica_directory_id, 17, WL, WIRE_TAG(0, 17)) /* zero = unset */ \
+    WFP(S, I64, high_watermark, has_high_watermark, 18, WL, WIRE_TAG(1, 18),        \
+        WIRE_DEFAULT(INT64_MAX))
+
+/* high_watermark (KIP-1166, v18+): the fetching replica's high watermark, -1
+ * when it knows none; INT64_MAX (the default, also when absent or below v18)
+ * when it does not take part. Written only when has_high_watermark is set, so
+ * a zeroed partition (a consumer's) leaves it off. */
 
 /* Topics are named up to v12 and identified by topic id from v13. */
 #define WIRE_FETCH_TOPIC(S)          \

@@ -99,6 +99,9 @@ void fetch_snapshot_encode_response(handler *h, const raft_pending *p, const raf
     wire_fetch_snapshot_topic_response tr = {handler_topic(h), &pd, 1};
     wire_fetch_snapshot_response resp = {.error_code = m->error, .topics = &tr,
                                          .topic_count = 1};
+    wire_raft_node_endpoint ne;
+    resp.node_endpoint_count = handler_leader_node_endpoint(h, m->leader_id, p->api_version, &ne);
+    resp.node_endpoints = &ne;
     wire_fetch_snapshot_response_encode(&h->out, p->api_version, &resp);
 }
 

@@ -109,6 +109,18 @@ const char *handler_controller_listener(const handler *h)
     return n && n[0] ? n : "PLAINTEXT";
 }
 
+int32_t handler_leader_node_endpoint(const handler *h, int32_t leader_id, int16_t version,
+                                     wire_raft_node_endpoint *ne)
+{
+    const handler_endpoint *e = leader_id >= 0 && version >= 1 ? handler_endpoint_of(h, leader_id)
+                                                               : NULL;
+    if (!e || e->port == 0 || e->host[0] == '\0')
+        return 0;
+    *ne = (wire_raft_node_endpoint){.node_id = leader_id, .host = kq_slice_cstr(e->host),
+                                    .port = e->port};
+    return 1;
+}
+
 bool handler_is_metadata_topic(const handler *h, kq_slice name)
 {
     return kq_slice_eq_cstr(name, h->svc.topic_name);

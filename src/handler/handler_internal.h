@@ -6,7 +6,7 @@
 #include "kq/handler.h"
 #include "kq/kafka_errors.h"
 #include "kq/wire.h"
-
+#include "kq/wire_raft_common.h"
 
 typedef struct handler_request {
     void *slot;
@@ -294,6 +294,14 @@ const char *handler_controller_listener(const handler *h);
 bool handler_is_metadata_topic(const handler *h, kq_slice name);
 bool handler_is_metadata_topic_id(const handler *h, const kq_uuid *id);
 kq_slice handler_topic(const handler *h);
+/* The NodeEndpoints entry (tagged, v1+) of a Vote, BeginQuorumEpoch,
+ * EndQuorumEpoch or FetchSnapshot answer naming leader_id: 1 with *ne
+ * filled, or 0 (no leader, v0, or its endpoint unknown). As
+ * KafkaRaftClient's answers: a Kafka node told of a leader outside its
+ * voter set cannot follow it without (QuorumState.transitionToFollower
+ * refuses empty endpoints). */
+int32_t handler_leader_node_endpoint(const handler *h, int32_t leader_id, int16_t version,
+                                     wire_raft_node_endpoint *ne);
 
 /* produce_check.c: the attribute rules over every batch of one partition's
  * records (issue 19); KAFKA_NONE, or INVALID_RECORD with its message. */

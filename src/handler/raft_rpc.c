@@ -18,7 +18,7 @@
 #define RAFT_VOTE_VERSION 2 /* v2 carries PreVote (KIP-996) */
 #define RAFT_BEGIN_EPOCH_VERSION 1
 #define RAFT_END_EPOCH_VERSION 1
-#define RAFT_FETCH_VERSION 17
+#define RAFT_FETCH_VERSION 18 /* v18 carries the follower's HighWatermark (KIP-1166) */
 
 uint64_t raft_pending_add(handler *h, handler_request *req, bool fetch_topic_by_id)
 {
@@ -238,8 +238,13 @@ void handle_replica_fetch(handler *h, handler_request *req, const wire_fetch_req
         .fetch_offset = part->fetch_offset,
         .last_fetched_epoch = part->last_fetched_epoch,
         .max_wait_ms = f->max_wait_ms,
-        .max_bytes = part->partition_max_bytes,
+        /* The request's MaxBytes, as KafkaRaftClient.handleFetchRequest
+         * reads: Kafka's followers leave PartitionMaxBytes at 0 (RaftUtil.
+         * singletonFetchRequest), which would cut every answer to its
+         * first batch. */
+        .max_bytes = f->max_bytes,
         .replica_directory_id = part->replica_directory_id, /* v17+ */
+        .high_watermark = part->high_watermark, /* v18+; else INT64_MAX */
     };
     step_request(h, req, &msg, v >= 13);
 }
@@ -330,6 +335,9 @@ void handler_send_raft_response(handler *h, const raft_msg *msg)
                                          m->vote_granted};
         wire_vote_topic_result tr = {topic, &pr, 1};
         wire_vote_response resp = {.error_code = m->error, .topics = &tr, .topic_count = 1};
+        wire_raft_node_endpoint ne;
+        resp.node_endpoint_count = handler_leader_node_endpoint(h, m->leader_id, p->api_version, &ne);
+        resp.node_endpoints = &ne;
         wire_vote_response_encode(&h->out, p->api_version, &resp);
         break;
     }
@@ -340,6 +348,9 @@ void handler_send_raft_response(handler *h, const raft_msg *msg)
         wire_begin_quorum_epoch_topic_result tr = {topic, &pr, 1};
         wire_begin_quorum_epoch_response resp = {.error_code = m->error, .topics = &tr,
                                                  .topic_count = 1};
+        wire_raft_node_endpoint ne;
+        resp.node_endpoint_count = handler_leader_node_endpoint(h, m->leader_id, p->api_version, &ne);
+        resp.node_endpoints = &ne;
         wire_begin_quorum_epoch_response_encode(&h->out, p->api_version, &resp);
         break;
     }
@@ -350,6 +361,9 @@ void handler_send_raft_response(handler *h, const raft_msg *msg)
         wire_end_quorum_epoch_topic_result tr = {topic, &pr, 1};
         wire_end_quorum_epoch_response resp = {.error_code = m->error, .topics = &tr,
                                                .topic_count = 1};
+        wire_raft_node_endpoint ne;
+        resp.node_endpoint_count = handler_leader_node_endpoint(h, m->leader_id, p->api_version, &ne);
+        resp.node_endpoints = &ne;
         wire_end_quorum_epoch_response_encode(&h->out, p->api_version, &resp);
         break;
     }
@@ -454,7 +468,9 @@ bool handler_encode_raft_request(handler *h, const raft_msg *msg, int32_t correl
                                   .last_fetched_epoch = m->last_fetched_epoch,
                                   .log_start_offset = -1,
                                   .partition_max_bytes = m->max_bytes,
-                                  .replica_directory_id = m->replica_directory_id};
+                                  .replica_directory_id = m->replica_directory_id,
+                                  .has_high_watermark = true,
+                                  .high_watermark = m->high_watermark};
         wire_fetch_topic t = {.topic = {NULL, -1}, .topic_id = h->svc.topic_id,
                               .partitions = &p, .partition_count = 1};
         wire_fetch_request req = {.cluster_id = cluster,

@@ -29,8 +29,18 @@ static bool log_up_to_date(const raft *r, const raft_vote_request *req)
     return req->last_epoch_end_offset >= my_end;
 }
 
-/* A pre-vote asks about a future epoch: our own vote in this one does not
- * matter, only the log and whether a leader is still around. */
+/* A pre-vote (KIP-996) asks, in the asker's own epoch, whether we would vote
+ * for it in the next one: only the log and whether a leader is still around
+ * matter, never our vote (QuorumState.unattachedOrProspectiveCanGrantVote,
+ * CandidateState and ResignedState: granted iff the log is up to date;
+ * LeaderState: never). A follower refuses while its leader is alive: Kafka's
+ * FollowerState refuses once it has fetched from the leader in this epoch
+ * (hasFetchedFromLeader) and leaves for Prospective on its fetch timeout; we
+ * refuse while any leader contact (fetch answer, BeginQuorumEpoch, snapshot
+ * chunk) is younger than the fetch timeout, which is as strict while Kafka's
+ * follower would still be one and stricter before its first fetch. The one
+ * exception: after the leader's EndQuorumEpoch (end_epoch_shortened) the
+ * leader is gone by its own word, so we grant as the resigned leader does. */
 static bool may_grant_pre_vote(const raft *r, const raft_vote_request *req)
 {
     if (r->role == RAFT_ROLE_LEADER)
@@ -41,6 +51,18 @@ static bool may_grant_pre_vote(const raft *r, const raft_vote_request *req)
         r->now_ms - r->leader_contact_ms < (int64_t)r->cfg.fetch_timeout_ms)
         return false; /* happily following a leader */
     return log_up_to_date(r, req);
+}
+
+/* KafkaRaftClient.handleVoteRequest answers INVALID_REQUEST (before any
+ * state change) for a negative last offset or epoch, and for a last epoch the
+ * asker cannot have: a candidate raised its epoch past its log's last one,
+ * a prospective node asks in its current epoch, which its log may reach. */
+static bool illegal_vote_request(const raft_vote_request *req)
+{
+    if (req->last_epoch < 0 || req->last_epoch_end_offset < 0)
+        return true;
+    return req->pre_vote ? req->last_epoch > req->candidate_epoch
+                         : req->last_epoch >= req->candidate_epoch;
 }
 
 static bool may_grant(const raft *r, const raft_vote_request *req)
@@ -84,30 +106,31 @@ static bool inconsistent_voters(raft *r, const raft_vote_request *req)
     return !r->is_voter || !raft_voter(r, req->candidate_id);
 }
 
-void raft_on_vote_request(raft *r, const raft_msg *m, raft_output *out)
+/* A voter's Vote request also tells us its directory id (KIP-853). */
+static void learn_candidate(raft *r, const raft_vote_request *req, raft_output *out)
 {
-    const raft_vote_request *req = &m->u.vote_request;
-    raft_msg resp = {.type = RAFT_MSG_VOTE_RESPONSE, .from = r->cfg.node_id,
-                     .to = m->from, .token = m->token};
-    raft_vote_response *v = &resp.u.vote_response;
-    v->error = KAFKA_NONE;
-    v->partition_error = KAFKA_NONE;
-    if (raft_voter(r, req->candidate_id)) {
-        raft_dir_learn(r, out, req->candidate_id, &req->candidate_directory_id);
-        /* A voter with an empty log asks: the cluster had nothing committed
-         * when this new directory joined it, so it stands in for no one
-         * (a fresh cluster's first election; kq/raft.h new_directory). */
-        if (req->last_epoch == 0 && req->last_epoch_end_offset == 0 &&
-            req->candidate_id != r->cfg.node_id && !names_other_directory(r, req))
-            raft_dir_caught_up(r, out);
-    }
+    if (!raft_voter(r, req->candidate_id))
+        return;
+    raft_dir_learn(r, out, req->candidate_id, &req->candidate_directory_id);
+    /* A voter with an empty log asks: the cluster had nothing committed
+     * when this new directory joined it, so it stands in for no one
+     * (a fresh cluster's first election; kq/raft.h new_directory). */
+    if (req->last_epoch == 0 && req->last_epoch_end_offset == 0 &&
+        req->candidate_id != r->cfg.node_id && !names_other_directory(r, req))
+        raft_dir_caught_up(r, out);
+}
 
+static void decide_vote(raft *r, const raft_vote_request *req, raft_vote_response *v,
+                        raft_output *out)
+{
     if (raft_dir_other_key(r, &req->voter_directory_id)) {
         /* Meant for the directory this one replaced: the voter set names
          * that one, not us (KafkaRaftClient.isValidVoterKey). */
         v->partition_error = KAFKA_INVALID_VOTER_KEY;
     } else if (req->candidate_epoch < r->q.epoch) {
-        v->partition_error = KAFKA_FENCED_LEADER_EPOCH;
+        v->partition_error = KAFKA_FENCED_LEADER_EPOCH; /* validateVoterOnlyRequest */
+    } else if (req->candidate_id < 0) {
+        v->partition_error = KAFKA_INVALID_REQUEST; /* validateVoterOnlyRequest */
     } else if (inconsistent_voters(r, req)) {
         v->partition_error = KAFKA_INCONSISTENT_VOTER_SET;
     } else if ((r->q.new_directory || raft_voters_dynamic(r)) &&
@@ -120,22 +143,40 @@ void raft_on_vote_request(raft *r, const raft_msg *m, raft_output *out)
          * id is only stale, nothing tells the other voters our new id, and
          * refusing them could leave no majority (docs/deviations.md). */
         v->vote_granted = false;
-    } else if (req->pre_vote) {
-        /* Nothing changes. Only an epoch newer than ours is granted: a grant
-         * then carries an epoch below the one the prospective node moves to,
-         * so a late one cannot pass for a real vote once it is a candidate
-         * (responses carry no request id). An equal epoch is refused and the
-         * answer brings the asker up to our epoch. */
-        v->vote_granted = req->candidate_epoch > r->q.epoch && may_grant_pre_vote(r, req);
     } else {
+        /* Any Vote in a newer epoch, a pre-vote too, moves us there first
+         * (handleVoteRequest's transitionToUnattached). A prospective node
+         * asks in its current epoch (buildVoteRequest), so a healthy
+         * leader's epoch is never passed by a pre-vote. A pre-vote grant
+         * carries the asker's old epoch: once it stands as a candidate in
+         * the next one, a late grant is stale (raft_on_vote_response). */
         if (req->candidate_epoch > r->q.epoch)
             raft_become_unattached(r, out, req->candidate_epoch,
-                                   "vote request in a newer epoch");
-        if (may_grant(r, req)) {
+                                   req->pre_vote ? "pre-vote request in a newer epoch"
+                                                 : "vote request in a newer epoch");
+        if (req->pre_vote) {
+            v->vote_granted = may_grant_pre_vote(r, req); /* no vote is recorded */
+        } else if (may_grant(r, req)) {
             v->vote_granted = true;
             if (r->role != RAFT_ROLE_VOTED)
                 raft_become_voted(r, out, r->q.epoch, req->candidate_id);
         }
+    }
+}
+
+void raft_on_vote_request(raft *r, const raft_msg *m, raft_output *out)
+{
+    const raft_vote_request *req = &m->u.vote_request;
+    raft_msg resp = {.type = RAFT_MSG_VOTE_RESPONSE, .from = r->cfg.node_id,
+                     .to = m->from, .token = m->token};
+    raft_vote_response *v = &resp.u.vote_response;
+    v->error = KAFKA_NONE;
+    v->partition_error = KAFKA_NONE;
+    if (illegal_vote_request(req)) {
+        v->partition_error = KAFKA_INVALID_REQUEST; /* nothing learned, nothing moves */
+    } else {
+        learn_candidate(r, req, out);
+        decide_vote(r, req, v, out);
     }
     v->leader_id = r->q.leader_id;
     v->leader_epoch = r->q.epoch;
@@ -265,8 +306,10 @@ void raft_on_vote_response(raft *r, const raft_msg *m, raft_output *out)
         start_backoff(r);
 }
 
-/* Vote requests (pre-votes for epoch+1 when prospective) to every voter that
- * has not answered yet. */
+/* Vote requests to every voter that has not answered yet: a candidate asks
+ * in its new epoch, a prospective node in its current one (KIP-996,
+ * KafkaRaftClient.buildVoteRequest: the epoch only rises once a majority
+ * granted the pre-vote). */
 static void send_votes(raft *r, raft_output *out, bool pre_vote)
 {
     for (int i = 0; i < r->voter_count; i++) {
@@ -275,7 +318,7 @@ static void send_votes(raft *r, raft_output *out, bool pre_vote)
             continue;
         raft_msg m = {.type = RAFT_MSG_VOTE_REQUEST};
         m.u.vote_request = (raft_vote_request){
-            .candidate_epoch = pre_vote ? r->q.epoch + 1 : r->q.epoch,
+            .candidate_epoch = r->q.epoch,
             .candidate_id = r->cfg.node_id,
             .last_epoch = raft_ec_last_epoch(&r->ec),
             .last_epoch_end_offset = r->end_offset,

@@ -1,6 +1,7 @@
 /* Serving Fetch as the leader: epoch validation, divergence detection with
  * the epoch cache, replica progress, and long polls parked until data is
- * flushed, the high watermark moves, or max_wait_ms passes. */
+ * flushed, the high watermark moves, or max_wait_ms passes; not parked at
+ * all when the fetcher's high watermark is behind ours (KIP-1166). */
 #include "kq/kafka_errors.h"
 #include "raft_internal.h"
 
@@ -27,12 +28,24 @@ raft_peer *raft_observer(raft *r, int32_t id, bool create)
     return p;
 }
 
+/* The high watermark our answers tell: -1 from a leader until its epoch has
+ * committed something, as Kafka's LeaderState (highWatermark() empty; the
+ * Fetch answer says -1). The HW it knew as a follower may be below one a
+ * follower already has, and Kafka's FollowerState.updateHighWatermark throws
+ * on a high watermark that goes back. */
+int64_t raft_told_hw(const raft *r)
+{
+    if (r->cfg.mutants & RAFT_MUTANT_TELL_HW_BEFORE_EPOCH_COMMIT)
+        return r->high_watermark;
+    return r->role == RAFT_ROLE_LEADER && !r->leader_hw_known ? -1 : r->high_watermark;
+}
+
 static raft_msg response_to(const raft *r, int32_t to, uint64_t token)
 {
     raft_msg m = {.type = RAFT_MSG_FETCH_RESPONSE, .from = r->cfg.node_id, .to = to,
                   .token = token};
     raft_fetch_response *f = &m.u.fetch_response;
-    f->high_watermark = r->high_watermark;
+    f->high_watermark = raft_told_hw(r);
     f->leader_id = r->q.leader_id;
     f->leader_epoch = r->q.epoch;
     f->diverging_epoch = -1;
@@ -109,17 +122,21 @@ void raft_parked_service(raft *r, raft_output *out)
     r->parked_count = kept;
 }
 
+/* In KafkaRaftClient's order: handleFetchRequest's INVALID_REQUEST checks
+ * (a negative wait, offset or last fetched epoch, a last fetched epoch above
+ * the epoch the fetcher says it is in; ours also a negative max_bytes), then
+ * validateLeaderOnlyRequest's epoch and role checks. */
 static int16_t validate(const raft *r, const raft_fetch_request *req)
 {
+    if (req->fetch_offset < 0 || req->last_fetched_epoch < 0 || req->max_bytes < 0 ||
+        req->max_wait_ms < 0 || req->last_fetched_epoch > req->current_leader_epoch)
+        return KAFKA_INVALID_REQUEST;
     if (req->current_leader_epoch < r->q.epoch)
         return KAFKA_FENCED_LEADER_EPOCH;
     if (req->current_leader_epoch > r->q.epoch)
         return KAFKA_UNKNOWN_LEADER_EPOCH;
     if (r->role != RAFT_ROLE_LEADER)
         return KAFKA_NOT_LEADER_OR_FOLLOWER;
-    if (req->fetch_offset < 0 || req->last_fetched_epoch < 0 || req->max_bytes < 0 ||
-        req->max_wait_ms < 0)
-        return KAFKA_INVALID_REQUEST;
     return KAFKA_NONE;
 }
 
@@ -190,9 +207,13 @@ void raft_on_fetch_request(raft *r, const raft_msg *m, raft_output *out)
         p->last_fetch_ms = r->now_ms;
     }
     raft_leader_update_hw(r, out);
-    f->high_watermark = r->high_watermark;
+    f->high_watermark = raft_told_hw(r);
 
-    if (req->fetch_offset >= raft_leader_serve_end(r) && req->max_wait_ms > 0) {
+    /* Kafka's handleFetchRequest answers at once when the fetcher's high
+     * watermark is below ours (isHighWatermarkUpdated): it learns the new
+     * one a round trip sooner than by waiting for data or the wait's end. */
+    bool hw_news = req->high_watermark < raft_told_hw(r);
+    if (req->fetch_offset >= raft_leader_serve_end(r) && req->max_wait_ms > 0 && !hw_news) {
         park(r, out, m);
         return;
     }

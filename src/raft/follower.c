@@ -91,6 +91,10 @@ void raft_maybe_fetch(raft *r, raft_output *out)
         .max_wait_ms = keepalive ? 0 : (int32_t)r->cfg.fetch_max_wait_ms,
         .max_bytes = keepalive ? 0 : (int32_t)r->cfg.fetch_max_bytes,
         .replica_directory_id = r->cfg.directory_id,
+        /* Our high watermark, -1 when unknown (KafkaRaftClient's
+         * buildFetchRequest): a leader with a higher one answers at once
+         * instead of holding the long poll (KIP-1166). */
+        .high_watermark = r->high_watermark >= 0 ? r->high_watermark : -1,
     };
     r->fetch_target = p->id;
     if (!raft_request(r, out, p, &m))
@@ -108,10 +112,12 @@ void raft_poll_follower(raft *r, raft_output *out)
             snprintf(why, sizeof(why), "%s after EndQuorumEpoch from leader %d",
                      r->end_epoch_preferred ? "preferred successor" : "not a preferred successor",
                      r->q.leader_id);
-            /* Still a pre-vote (Kafka goes straight to candidate here): a
+            /* Still a pre-vote, as Kafka's pollFollowerAsVoter on the fetch
+             * timeout EndQuorumEpoch shortened (transitionToProspective): a
              * leader cut off from the majority resigns too and tells only its
              * own side, which must not raise its epoch. The resigned leader
-             * and the voters it told grant pre-votes at once. */
+             * and the voters it told grant pre-votes at once (Kafka's
+             * followers only once their own shortened timeout has passed). */
             raft_start_election(r, out, why);
         } else if (r->is_voter)
             raft_start_election(r, out, "fetch timeout");

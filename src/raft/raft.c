@@ -399,9 +399,7 @@ void raft_get_status(const raft *r, raft_status *s)
     s->epoch = r->q.epoch;
     s->leader_id = r->q.leader_id;
     s->voted_id = r->q.voted_id;
-    s->high_watermark = r->high_watermark;
-    if (r->role == RAFT_ROLE_LEADER && !r->leader_hw_known)
-        s->high_watermark = -1; /* as in Kafka: unknown until this epoch commits */
+    s->high_watermark = raft_told_hw(r); /* as in Kafka: unknown until this epoch commits */
     s->log_end_offset = r->end_offset;
     s->flushed_offset = r->flushed_offset;
     s->repair_end_offset = raft_repairing(r) ? r->repair_end : 0;

@@ -344,6 +344,9 @@ void raft_parked_service(raft *r, raft_output *out);
 raft_peer *raft_observer(raft *r, int32_t id, bool create);
 /* A follower's fetch target (its leader), among the voters or the observers. */
 raft_peer *raft_fetch_peer(raft *r, int32_t id, bool create);
+/* The high watermark answers and the status tell: -1 from a leader whose
+ * epoch has not committed yet (Kafka's LeaderState). */
+int64_t raft_told_hw(const raft *r);
 
 /* follower.c */
 /* How long a flush may be out before a follower sends a keepalive fetch at

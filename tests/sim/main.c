@@ -30,6 +30,7 @@ static const mutant_name mutants[] = {
     {"two-changes-in-flight", RAFT_MUTANT_TWO_CHANGES_IN_FLIGHT, 0},
     {"hw-counts-removed-voter", RAFT_MUTANT_HW_COUNTS_REMOVED_VOTER, 0},
     {"add-before-caught-up", RAFT_MUTANT_ADD_BEFORE_CAUGHT_UP, 0},
+    {"tell-hw-before-epoch-commit", RAFT_MUTANT_TELL_HW_BEFORE_EPOCH_COMMIT, 0},
     {"vote-send-before-store", 0, KQ_MUTANT_VOTE_SEND_BEFORE_STORE},
     {"storage-ignore-trunc-floor", 0, KQ_MUTANT_STORAGE_IGNORE_TRUNC_FLOOR},
     {"acks-all-on-flushed", 0, KQ_MUTANT_ACKS_ALL_ON_FLUSHED},

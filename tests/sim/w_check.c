@@ -24,7 +24,7 @@ const char *const w_check_names[W_CHECK_COUNT] = {
     "offsets-not-invented", "offsets-monotonic", "no-client-control",
     "snapshot-failure-not-fatal", "response-budget", "voter-fetch-timely",
     "quorum-connections", "client-admitted", "change-after-epoch-commit",
-    "one-uncommitted-change", "liveness", "scenario", "final",
+    "one-uncommitted-change", "told-hw-monotonic", "liveness", "scenario", "final",
 };
 
 int w_check_find(const char *name)
@@ -67,6 +67,8 @@ struct w_check *w_check_create(void)
     for (int i = 0; i < SIM_NODES_MAX; i++) {
         c->leader_hw_epoch[i] = -1;
         c->leader_hw[i] = -1;
+        c->told_epoch[i] = -1;
+        c->told_hw[i] = -1;
     }
     return c;
 }

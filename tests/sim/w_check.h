@@ -50,6 +50,7 @@ enum w_check_id {
     /* KIP-853 reconfiguration (issue 20, w_check_voters.c) */
     W_INV_CHANGE_AFTER_EPOCH_COMMIT, /* a leader appends a Voters record only with its HW known */
     W_INV_ONE_UNCOMMITTED_CHANGE, /* a leader holds at most one Voters record above its HW */
+    W_INV_TOLD_HW_MONOTONIC,   /* the HWs Fetch answers tell a node never go back (Kafka's follower throws) */
     W_INV_PER_EVENT_COUNT,
     /* end of run */
     W_CHECK_LIVENESS = W_INV_PER_EVENT_COUNT, /* leader, commit, catch-up within 60 s */

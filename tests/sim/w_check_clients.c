@@ -22,6 +22,7 @@ void w_check_on_peer_answer(w_world *w, int node, const w_req *req, const uint8_
 {
     (void)node;
     w_check_quorum_on_answer(w, req, frame, len);
+    w_check_told_hw_on_answer(w, req, frame, len);
     if (!req->vote || req->vote_pre || !w_check_on(w, W_INV_ONE_VOTE))
         return;
     kq_reader r;

@@ -59,6 +59,10 @@ struct w_check {
     w_consumed *consumed;
     size_t consumed_n, consumed_cap;
     int64_t log_start[SIM_NODES_MAX]; /* each node's log start, last seen */
+    /* told-hw-monotonic: per fetching node, the newest leader epoch and the
+     * highest HW a Fetch answer told it */
+    int32_t told_epoch[SIM_NODES_MAX];
+    int64_t told_hw[SIM_NODES_MAX];
     int64_t *pids;              /* producer ids handed out */
     size_t pid_n, pid_cap;
     w_group_offsets groups[SIM_CLIENTS_MAX]; /* by client index */
@@ -79,6 +83,14 @@ struct w_check {
 /* w_check_quorum.c: voter-fetch-timely */
 void w_check_quorum_on_fetch(w_world *w, int from, const w_req *req, int64_t offset);
 void w_check_quorum_on_answer(w_world *w, const w_req *req, const uint8_t *frame, size_t len);
+/* w_check_told_hw.c: a Fetch answer leaving for node req->from. */
+/* The one partition of a Fetch answer frame (header included) without a
+ * top-level error, decoded into arena; NULL otherwise. */
+struct wire_fetch_partition_data;
+const struct wire_fetch_partition_data *w_fetch_answer_partition(int16_t version,
+                                                                 const uint8_t *frame, size_t len,
+                                                                 kq_arena *arena);
+void w_check_told_hw_on_answer(w_world *w, const w_req *req, const uint8_t *frame, size_t len);
 void w_check_quorum_after_event(w_world *w);
 void w_check_quorum_free(struct w_check *c);
 

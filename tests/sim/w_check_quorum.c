@@ -129,17 +129,11 @@ static bool unserved(w_world *w, const w_voter_fetch *f, int16_t version, const 
     if (!w_node_status(w, f->leader, &st) || st.role != RAFT_ROLE_LEADER ||
         st.flushed_offset <= f->offset || f->offset < st.log_start_offset)
         return false;
-    kq_reader r;
-    kq_reader_init(&r, frame, len);
-    int32_t corr;
     kq_arena arena;
     kq_arena_init(&arena, 1 << 20);
-    wire_fetch_response resp;
     bool empty = false;
-    if (wire_response_header_decode(&r, WIRE_API_FETCH, version, &corr) == 0 &&
-        wire_fetch_response_decode(&r, version, &arena, &resp) == 0 && resp.error_code == 0 &&
-        resp.response_count == 1 && resp.responses[0].partition_count == 1) {
-        const wire_fetch_partition_data *pd = &resp.responses[0].partitions[0];
+    const wire_fetch_partition_data *pd = w_fetch_answer_partition(version, frame, len, &arena);
+    if (pd) {
         empty = pd->error_code == 0 && pd->records.len <= 0 &&
                 !(pd->has_diverging_epoch && pd->diverging_epoch.epoch >= 0) &&
                 !(pd->has_snapshot_id && pd->snapshot_id.end_offset >= 0);

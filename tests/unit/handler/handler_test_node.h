@@ -460,6 +460,26 @@ static inline void tn_close(tn_node *n)
 
 /* ---- requests and replies */
 
+/* The core's request m as the handler sends it to a peer, checked to go as
+ * api key `key` at `version` with correlation id corr; *r reads its body
+ * (after the header). Returns the frame, which the caller frees. */
+static inline uint8_t *tn_encode_outbound(tn_node *n, const raft_msg *m, int32_t corr, int16_t key,
+                                          int16_t version, kq_reader *r)
+{
+    uint8_t *data = NULL;
+    size_t len = 0;
+    int16_t v = -1;
+    assert_true(handler_encode_raft_request(n->h, m, corr, &data, &len, &v));
+    assert_int_equal(v, version);
+    kq_reader_init(r, data, len);
+    wire_request_header hdr;
+    assert_int_equal(wire_request_header_decode(r, &hdr), 0);
+    assert_int_equal(hdr.api_key, key);
+    assert_int_equal(hdr.api_version, version);
+    assert_int_equal(hdr.correlation_id, corr);
+    return data;
+}
+
 static inline void tn_begin_request(kq_writer *w, int16_t key, int16_t version, int32_t corr)
 {
     kq_writer_init(w, 0);

@@ -27,13 +27,16 @@ typedef struct fetch_args {
     int64_t offset;
     int32_t max_wait_ms;
     int32_t min_bytes;
+    bool send_hw; /* v18: a HighWatermark tag (KIP-1166), for replicas only */
+    int64_t hw;
 } fetch_args;
 
 static void fetch(tn_node *n, tn_slot *slot, int32_t corr, const fetch_args *a)
 {
     wire_fetch_partition p = {.partition = a->partition, .current_leader_epoch = -1,
                               .fetch_offset = a->offset, .last_fetched_epoch = -1,
-                              .log_start_offset = -1, .partition_max_bytes = 1 << 20};
+                              .log_start_offset = -1, .partition_max_bytes = 1 << 20,
+                              .has_high_watermark = a->send_hw, .high_watermark = a->hw};
     wire_fetch_topic t = {.topic = a->version < 13 ? kq_slice_cstr(a->topic) : (kq_slice){NULL, -1},
                           .topic_id = a->topic_id, .partitions = &p, .partition_count = 1};
     wire_fetch_request req = {.cluster_id = {NULL, -1}, .replica_id = -1, .replica_epoch = -1,
@@ -118,18 +121,26 @@ static void test_only_committed_batches_returned(void **state)
     tn_close(&n);
 }
 
+/* A single-voter leader whose log holds its LeaderChange batch and two
+ * produced batches of two records, all flushed (HW 5). */
+static void open_leader_with_two_batches(tn_node *n)
+{
+    tn_slot p = {2};
+    tn_open_leader(n);
+    produce(n, &p, 1, 2, "a");
+    produce(n, &p, 1, 2, "b");
+    tn_flush(n);
+}
+
 /* The response budget (kq/budget.h) grants less: the answer holds fewer
  * batches, or none, never an error (issue 19 item 3). */
 static void test_fetch_holds_what_the_budget_grants(void **state)
 {
     (void)state;
     tn_node n;
-    tn_open_leader(&n);
-    tn_slot s = {1}, p = {2};
+    tn_slot s = {1};
     int64_t bases[8];
-    produce(&n, &p, 1, 2, "a");
-    produce(&n, &p, 1, 2, "b");
-    tn_flush(&n);
+    open_leader_with_two_batches(&n);
     fetch_args a = by_name;
     fetch(&n, &s, 1, &a);
     wire_fetch_partition_data pd = fetch_result(&n, &s, 11, 1, NULL);
@@ -277,6 +288,54 @@ static void test_fetch_by_topic_id(void **state)
     tn_close(&n);
 }
 
+/* A replica's Fetch is bounded by the request's MaxBytes, as
+ * KafkaRaftClient.handleFetchRequest reads it: Kafka's followers send
+ * PartitionMaxBytes 0 (RaftUtil.singletonFetchRequest), and still get every
+ * flushed batch, not one per round trip. */
+static void test_replica_fetch_bounded_by_request_max_bytes(void **state)
+{
+    (void)state;
+    tn_node n;
+    tn_slot s = {1};
+    int64_t bases[8];
+    open_leader_with_two_batches(&n);
+    wire_fetch_partition fp = {.partition = 0, .current_leader_epoch = 1, .fetch_offset = 0,
+                               .last_fetched_epoch = 0, .log_start_offset = -1,
+                               .partition_max_bytes = 0};
+    wire_fetch_topic t = {.topic_id = WIRE_METADATA_TOPIC_ID, .partitions = &fp,
+                          .partition_count = 1};
+    wire_fetch_request req = {.cluster_id = kq_slice_cstr(TN_CLUSTER_ID), .replica_id = 5,
+                              .replica_epoch = -1, .max_wait_ms = 0, .max_bytes = 1 << 20,
+                              .session_epoch = -1, .topics = &t, .topic_count = 1,
+                              .rack_id = kq_slice_cstr("")};
+    TN_SEND(&n, &s, WIRE_API_FETCH, 17, 60, wire_fetch_request_encode, &req);
+    wire_fetch_partition_data pd = fetch_result(&n, &s, 17, 60, NULL);
+    assert_int_equal(pd.error_code, KAFKA_NONE);
+    assert_int_equal(batch_bases(pd.records, bases, 8), 3); /* LeaderChange, a, b */
+    tn_close(&n);
+}
+
+/* Fetch v18 (KIP-1166) from a consumer: answered as v17; the replica-only
+ * HighWatermark, sent or not, changes nothing for it. */
+static void test_consumer_fetch_v18(void **state)
+{
+    (void)state;
+    tn_node n;
+    tn_open_leader(&n);
+    tn_slot s = {1};
+    int64_t bases[4];
+    for (int sent = 0; sent < 2; sent++) {
+        fetch_args a = {.version = 18, .topic_id = WIRE_METADATA_TOPIC_ID, .min_bytes = 1,
+                        .max_wait_ms = 500, .send_hw = sent, .hw = -1};
+        fetch(&n, &s, 50 + sent, &a);
+        wire_fetch_partition_data pd = fetch_result(&n, &s, 18, 50 + sent, NULL);
+        assert_int_equal(pd.error_code, KAFKA_NONE);
+        assert_int_equal(batch_bases(pd.records, bases, 4), 1);
+        assert_int_equal(bases[0], 0);
+    }
+    tn_close(&n);
+}
+
 static wire_list_offsets_partition_response list_offsets(tn_node *n, tn_slot *s, int16_t v,
                                                          int32_t corr, int64_t timestamp)
 {
@@ -336,6 +395,8 @@ int main(void)
         cmocka_unit_test(test_long_poll_expires_empty),
         cmocka_unit_test(test_offset_out_of_range_and_unknown_topic),
         cmocka_unit_test(test_fetch_by_topic_id),
+        cmocka_unit_test(test_consumer_fetch_v18),
+        cmocka_unit_test(test_replica_fetch_bounded_by_request_max_bytes),
         cmocka_unit_test(test_list_offsets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

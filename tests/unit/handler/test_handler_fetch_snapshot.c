@@ -100,17 +100,8 @@ static void test_request_to_peer_encoded(void **state)
     m.u.fetch_snapshot_request = (raft_fetch_snapshot_request){
         .replica_id = 1, .current_leader_epoch = 4, .snapshot_id = {500, 3},
         .position = 8192, .max_bytes = 4096};
-    uint8_t *data = NULL;
-    size_t len = 0;
-    int16_t version = -1;
-    assert_true(handler_encode_raft_request(n.h, &m, 77, &data, &len, &version));
-    assert_int_equal(version, 1);
     kq_reader r;
-    kq_reader_init(&r, data, len);
-    wire_request_header hdr;
-    assert_int_equal(wire_request_header_decode(&r, &hdr), 0);
-    assert_int_equal(hdr.api_key, WIRE_API_FETCH_SNAPSHOT);
-    assert_int_equal(hdr.correlation_id, 77);
+    uint8_t *data = tn_encode_outbound(&n, &m, 77, WIRE_API_FETCH_SNAPSHOT, 1, &r);
     wire_fetch_snapshot_request req;
     assert_int_equal(wire_fetch_snapshot_request_decode(&r, 1, &n.arena, &req), 0);
     assert_int_equal(kq_reader_remaining(&r), 0);

@@ -5,8 +5,9 @@
 #include "handler_test_node.h"
 
 #include "kq/record.h"
-#include "kq/wire_fetch.h"
 #include "kq/wire_begin_quorum_epoch.h"
+#include "kq/wire_end_quorum_epoch.h"
+#include "kq/wire_fetch.h"
 #include "kq/wire_vote.h"
 
 #define META "__cluster_metadata"
@@ -29,21 +30,30 @@ static void send_vote(tn_node *n, tn_slot *s, int32_t corr, const char *cluster,
     send_vote_v(n, s, 1, corr, cluster, candidate, epoch, false);
 }
 
-static void send_replica_fetch(tn_node *n, tn_slot *s, int16_t v, int32_t corr,
-                               const char *cluster, int32_t replica, int32_t leader_epoch,
-                               int64_t offset)
+static void send_replica_fetch_hw(tn_node *n, tn_slot *s, int16_t v, int32_t corr,
+                                  const char *cluster, int32_t replica, int32_t leader_epoch,
+                                  int64_t offset, int32_t max_wait_ms, int64_t hw)
 {
     wire_fetch_partition p = {.partition = 0, .current_leader_epoch = leader_epoch,
-                              .fetch_offset = offset, .last_fetched_epoch = 0,
-                              .log_start_offset = -1, .partition_max_bytes = 1 << 20};
+                              .fetch_offset = offset,
+                              .last_fetched_epoch = offset > 0 ? leader_epoch : 0,
+                              .log_start_offset = -1, .partition_max_bytes = 1 << 20,
+                              .has_high_watermark = hw != INT64_MAX, .high_watermark = hw};
     /* The encoder writes the name up to v12 and the id from v13. */
     wire_fetch_topic t = {.topic = kq_slice_cstr(META), .topic_id = WIRE_METADATA_TOPIC_ID,
                           .partitions = &p, .partition_count = 1};
     wire_fetch_request req = {.cluster_id = kq_slice_cstr(cluster), .replica_id = replica,
-                              .replica_epoch = -1, .max_wait_ms = 0, .min_bytes = 0,
+                              .replica_epoch = -1, .max_wait_ms = max_wait_ms, .min_bytes = 0,
                               .max_bytes = 1 << 20, .session_epoch = -1, .topics = &t,
                               .topic_count = 1, .rack_id = kq_slice_cstr("")};
     TN_SEND(n, s, WIRE_API_FETCH, v, corr, wire_fetch_request_encode, &req);
+}
+
+static void send_replica_fetch(tn_node *n, tn_slot *s, int16_t v, int32_t corr,
+                               const char *cluster, int32_t replica, int32_t leader_epoch,
+                               int64_t offset)
+{
+    send_replica_fetch_hw(n, s, v, corr, cluster, replica, leader_epoch, offset, 0, INT64_MAX);
 }
 
 /* A Vote for another Raft partition sharing our cluster id (issue 8) is
@@ -173,14 +183,16 @@ static void test_pre_vote_v2_mapped_both_ways(void **state)
     tn_node n;
     tn_open(&n, 1, 3);
     tn_slot s = {1};
-    send_vote_v(&n, &s, 2, 20, TN_CLUSTER_ID, 2, 1, true);
+    /* A pre-vote comes in the asker's current epoch (KIP-996,
+     * KafkaRaftClient.buildVoteRequest): ours, so nothing moves. */
+    send_vote_v(&n, &s, 2, 20, TN_CLUSTER_ID, 2, 0, true);
     wire_vote_response resp;
     TN_DECODE(&n, &s, WIRE_API_VOTE, 2, 20, wire_vote_response_decode, &resp);
     assert_int_equal(resp.topics[0].partitions[0].error_code, KAFKA_NONE);
     assert_true(resp.topics[0].partitions[0].vote_granted);
     assert_int_equal(resp.topics[0].partitions[0].leader_epoch, 0);
     raft_status st = tn_status(&n);
-    assert_int_equal(st.epoch, 0); /* a pre-vote moves nothing */
+    assert_int_equal(st.epoch, 0); /* a pre-vote in our epoch moves nothing */
     assert_int_equal(st.voted_id, -1);
 
     /* outbound: sent at v2 with the flag */
@@ -194,21 +206,12 @@ static void test_pre_vote_v2_mapped_both_ways(void **state)
                                            .pre_vote = true};
     for (int pre = 1; pre >= 0; pre--) {
         m.u.vote_request.pre_vote = pre;
-        uint8_t *data = NULL;
-        size_t len = 0;
-        int16_t version = -1;
-        assert_true(handler_encode_raft_request(n.h, &m, 77, &data, &len, &version));
-        assert_int_equal(version, 2);
         kq_reader r;
-        kq_reader_init(&r, data, len);
-        wire_request_header hdr;
-        assert_int_equal(wire_request_header_decode(&r, &hdr), 0);
-        assert_int_equal(hdr.api_key, WIRE_API_VOTE);
-        assert_int_equal(hdr.api_version, 2);
+        uint8_t *data = tn_encode_outbound(&n, &m, 77, WIRE_API_VOTE, 2, &r);
         kq_arena arena;
         kq_arena_init(&arena, 1 << 16);
         wire_vote_request req;
-        assert_int_equal(wire_vote_request_decode(&r, hdr.api_version, &arena, &req), 0);
+        assert_int_equal(wire_vote_request_decode(&r, 2, &arena, &req), 0);
         assert_int_equal(req.topics[0].partitions[0].candidate_epoch, 4);
         assert_int_equal(req.topics[0].partitions[0].pre_vote, pre);
         assert_int_equal(kq_reader_remaining(&r), 0);
@@ -216,51 +219,6 @@ static void test_pre_vote_v2_mapped_both_ways(void **state)
         free(data);
     }
     tn_close(&n);
-}
-
-static void controller_listener_hook(exec_config *c)
-{
-    snprintf(c->controller_listener, sizeof c->controller_listener, "CONTROLLER");
-}
-
-/* BeginQuorumEpoch and EndQuorumEpoch name the leader's endpoint by our
- * controller listener's name: a Kafka voter looks the leader up by its own
- * controller listener's name and stops when it is missing (issue 22). */
-static void test_leader_endpoint_named_by_controller_listener(void **state)
-{
-    (void)state;
-    for (int named = 0; named <= 1; named++) {
-        tn_config_hook = named ? controller_listener_hook : NULL;
-        tn_node n;
-        tn_open(&n, 1, 3);
-        tn_config_hook = NULL;
-        raft_msg m;
-        memset(&m, 0, sizeof(m));
-        m.type = RAFT_MSG_BEGIN_EPOCH_REQUEST;
-        m.from = 1;
-        m.to = 2;
-        m.u.begin_epoch_request = (raft_begin_epoch_request){.leader_id = 1, .leader_epoch = 3};
-        uint8_t *data = NULL;
-        size_t len = 0;
-        int16_t version = -1;
-        assert_true(handler_encode_raft_request(n.h, &m, 5, &data, &len, &version));
-        kq_reader r;
-        kq_reader_init(&r, data, len);
-        wire_request_header hdr;
-        assert_int_equal(wire_request_header_decode(&r, &hdr), 0);
-        assert_int_equal(hdr.api_key, WIRE_API_BEGIN_QUORUM_EPOCH);
-        kq_arena arena;
-        kq_arena_init(&arena, 1 << 16);
-        wire_begin_quorum_epoch_request req;
-        assert_int_equal(wire_begin_quorum_epoch_request_decode(&r, hdr.api_version, &arena,
-                                                                &req), 0);
-        assert_int_equal(req.leader_endpoint_count, 1);
-        assert_true(kq_slice_eq_cstr(req.leader_endpoints[0].name,
-                                     named ? "CONTROLLER" : "PLAINTEXT"));
-        kq_arena_free(&arena);
-        free(data);
-        tn_close(&n);
-    }
 }
 
 static void test_replica_fetch_served_up_to_flushed(void **state)
@@ -296,6 +254,133 @@ static void test_replica_fetch_served_up_to_flushed(void **state)
     assert_int_equal(h.base_offset, 0);
     assert_true(record_batch_is_control(&h));
     tn_close(&n);
+}
+
+/* Fetch v18 (KIP-1166) both ways. In: a replica's HighWatermark reaches the
+ * core: at our end with a long wait, one that knows less than our high
+ * watermark (-1) is answered at once (KafkaRaftClient's
+ * isHighWatermarkUpdated), one at ours is held, as is a v17 fetch. Out: our
+ * follower's fetch goes as v18 with its high watermark, -1 included. */
+static void test_replica_fetch_v18_high_watermark(void **state)
+{
+    (void)state;
+    tn_node n;
+    tn_open_leader(&n); /* epoch 1, end 1, HW 1 */
+    tn_slot s = {1};
+    int before = n.reply_count;
+    send_replica_fetch_hw(&n, &s, 17, 60, TN_CLUSTER_ID, 5, 1, 1, 500, INT64_MAX);
+    send_replica_fetch_hw(&n, &s, 18, 61, TN_CLUSTER_ID, 6, 1, 1, 500, 1);
+    assert_int_equal(n.reply_count, before); /* both held */
+    send_replica_fetch_hw(&n, &s, 18, 62, TN_CLUSTER_ID, 7, 1, 1, 500, -1);
+    assert_int_equal(n.reply_count, before + 1);
+    wire_fetch_response resp;
+    TN_DECODE(&n, &s, WIRE_API_FETCH, 18, 62, wire_fetch_response_decode, &resp);
+    assert_int_equal(resp.responses[0].partitions[0].error_code, KAFKA_NONE);
+    assert_int_equal(resp.responses[0].partitions[0].high_watermark, 1);
+
+    raft_msg m;
+    memset(&m, 0, sizeof(m));
+    m.type = RAFT_MSG_FETCH_REQUEST;
+    m.from = 1;
+    m.to = 3;
+    m.u.fetch_request = (raft_fetch_request){.replica_id = 1, .current_leader_epoch = 2,
+                                             .fetch_offset = 5, .last_fetched_epoch = 1,
+                                             .max_wait_ms = 500, .max_bytes = 1000,
+                                             .high_watermark = -1};
+    kq_reader r;
+    uint8_t *data = tn_encode_outbound(&n, &m, 78, WIRE_API_FETCH, 18, &r);
+    kq_arena arena;
+    kq_arena_init(&arena, 1 << 16);
+    wire_fetch_request req;
+    assert_int_equal(wire_fetch_request_decode(&r, 18, &arena, &req), 0);
+    assert_true(req.topics[0].partitions[0].has_high_watermark);
+    assert_int_equal(req.topics[0].partitions[0].high_watermark, -1);
+    kq_arena_free(&arena);
+    free(data);
+    tn_close(&n);
+}
+
+/* KafkaRaftClient's Vote (and BeginQuorumEpoch, EndQuorumEpoch,
+ * FetchSnapshot) answers carry the named leader's endpoint in NodeEndpoints
+ * from v1: a Kafka node that learns of a leader its voter set lacks needs it
+ * (QuorumState.transitionToFollower refuses empty endpoints). */
+static void test_vote_answer_names_leader_endpoint(void **state)
+{
+    (void)state;
+    tn_node n;
+    tn_open_leader(&n); /* node 1 leads epoch 1 */
+    tn_slot s = {1};
+    for (int16_t v = 0; v <= 2; v++) {
+        send_vote_v(&n, &s, v, 70 + v, TN_CLUSTER_ID, 2, 1, false);
+        wire_vote_response resp;
+        TN_DECODE(&n, &s, WIRE_API_VOTE, v, 70 + v, wire_vote_response_decode, &resp);
+        assert_int_equal(resp.topics[0].partitions[0].leader_id, 1);
+        assert_int_equal(resp.node_endpoint_count, v >= 1 ? 1 : 0);
+        if (v >= 1) {
+            assert_int_equal(resp.node_endpoints[0].node_id, 1);
+            assert_true(kq_slice_eq_cstr(resp.node_endpoints[0].host, "node1.test"));
+            assert_int_equal(resp.node_endpoints[0].port, TN_PORT_BASE + 1);
+        }
+    }
+    tn_close(&n);
+}
+
+static void controller_named(exec_config *c)
+{
+    snprintf(c->controller_listener, sizeof c->controller_listener, "CONTROLLER");
+}
+
+/* BeginQuorumEpoch and EndQuorumEpoch v1 name our endpoint in
+ * LeaderEndpoints by our controller listener's name: a Kafka follower finds
+ * its leader by its own controller listener's name
+ * (FollowerState.leaderNode), and throws for a name it lacks. */
+static void test_leader_endpoints_named_by_controller_listener(void **state)
+{
+    (void)state;
+    for (int named = 0; named < 2; named++) {
+        tn_config_hook = named ? controller_named : NULL;
+        tn_node n;
+        tn_open(&n, 1, 3);
+        tn_config_hook = NULL;
+        for (int end = 0; end < 2; end++) {
+            raft_msg m;
+            memset(&m, 0, sizeof(m));
+            m.type = end ? RAFT_MSG_END_EPOCH_REQUEST : RAFT_MSG_BEGIN_EPOCH_REQUEST;
+            m.from = 1;
+            m.to = 2;
+            if (end)
+                m.u.end_epoch_request = (raft_end_epoch_request){.leader_epoch = 3,
+                                                                 .leader_id = 1};
+            else
+                m.u.begin_epoch_request = (raft_begin_epoch_request){.leader_epoch = 3,
+                                                                     .leader_id = 1};
+            kq_reader r;
+            uint8_t *data = tn_encode_outbound(
+                &n, &m, 80, end ? WIRE_API_END_QUORUM_EPOCH : WIRE_API_BEGIN_QUORUM_EPOCH, 1, &r);
+            kq_arena arena;
+            kq_arena_init(&arena, 1 << 16);
+            const wire_raft_listener *l;
+            int32_t count;
+            if (end) {
+                wire_end_quorum_epoch_request req;
+                assert_int_equal(wire_end_quorum_epoch_request_decode(&r, 1, &arena, &req), 0);
+                l = req.leader_endpoints;
+                count = req.leader_endpoint_count;
+            } else {
+                wire_begin_quorum_epoch_request req;
+                assert_int_equal(wire_begin_quorum_epoch_request_decode(&r, 1, &arena, &req), 0);
+                l = req.leader_endpoints;
+                count = req.leader_endpoint_count;
+            }
+            assert_int_equal(count, 1);
+            assert_true(kq_slice_eq_cstr(l[0].name, named ? "CONTROLLER" : "PLAINTEXT"));
+            assert_true(kq_slice_eq_cstr(l[0].host, "node1.test"));
+            assert_int_equal(l[0].port, TN_PORT_BASE + 1);
+            kq_arena_free(&arena);
+            free(data);
+        }
+        tn_close(&n);
+    }
 }
 
 static uint64_t grant_nothing(void *ctx, void *slot, uint64_t want)
@@ -353,7 +438,9 @@ int main(void)
         cmocka_unit_test(test_quorum_requests_only_on_controller_listener),
         cmocka_unit_test(test_voter_certificate_must_match),
         cmocka_unit_test(test_pre_vote_v2_mapped_both_ways),
-        cmocka_unit_test(test_leader_endpoint_named_by_controller_listener),
+        cmocka_unit_test(test_replica_fetch_v18_high_watermark),
+        cmocka_unit_test(test_vote_answer_names_leader_endpoint),
+        cmocka_unit_test(test_leader_endpoints_named_by_controller_listener),
         cmocka_unit_test(test_replica_fetch_served_up_to_flushed),
         cmocka_unit_test(test_replica_fetch_on_follower_names_leader),
     };

@@ -200,6 +200,7 @@ static inline raft_msg rt_fetch_req(int32_t from, int32_t epoch, int64_t offset,
     m.u.fetch_request.last_fetched_epoch = last_epoch;
     m.u.fetch_request.max_wait_ms = max_wait;
     m.u.fetch_request.max_bytes = 1000;
+    m.u.fetch_request.high_watermark = INT64_MAX; /* a fetcher without KIP-1166 */
     return m;
 }
 
@@ -231,8 +232,9 @@ static inline raft_msg rt_vote_req(int32_t from, int32_t epoch, int32_t last_epo
     return m;
 }
 
-/* A prospective node 1 in `epoch` - 1 gets node 2's pre-vote for `epoch`
- * (the voter answers from its own epoch, which it keeps). */
+/* A prospective node 1 in `epoch` - 1 gets node `from`'s grant of its
+ * pre-vote, asked in `epoch` - 1 (KIP-996: the asker's current epoch), so
+ * the grant carries `epoch` - 1. */
 static inline void rt_pre_vote_granted(raft *r, int64_t now, int32_t from, int32_t epoch,
                                        raft_output *out)
 {

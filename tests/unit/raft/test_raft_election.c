@@ -12,7 +12,9 @@ static void test_three_voters_elect_leader(void **state)
     assert_int_equal(out.action_count, 0);
     assert_true(out.wake_at_ms >= 1000 && out.wake_at_ms < 2000);
 
-    /* election timeout: prospective, pre-votes for epoch 1, nothing stored */
+    /* election timeout: prospective, pre-votes in its epoch 0 (KIP-996:
+     * KafkaRaftClient.buildVoteRequest sends the current epoch), nothing
+     * stored */
     int64_t t = out.wake_at_ms;
     rt_tick(r, t, &out);
     assert_int_equal(rt_count(&out, RAFT_ACTION_STORE_QSTATE), 0);
@@ -20,7 +22,7 @@ static void test_three_voters_elect_leader(void **state)
     const raft_msg *v = rt_sent(&out, RAFT_MSG_VOTE_REQUEST, 3);
     assert_non_null(v);
     assert_true(v->u.vote_request.pre_vote);
-    assert_int_equal(v->u.vote_request.candidate_epoch, 1);
+    assert_int_equal(v->u.vote_request.candidate_epoch, 0);
     assert_int_equal(v->u.vote_request.candidate_id, 1);
     raft_status s;
     raft_get_status(r, &s);
@@ -210,7 +212,8 @@ static void test_rejected_by_majority_backs_off_then_retries(void **state)
     assert_int_equal(s.role, RAFT_ROLE_PROSPECTIVE);
     assert_int_equal(rt_count(&out, RAFT_ACTION_STORE_QSTATE), 0);
     assert_int_equal(rt_sent_count(&out, RAFT_MSG_VOTE_REQUEST), 2);
-    assert_int_equal(rt_sent(&out, RAFT_MSG_VOTE_REQUEST, 2)->u.vote_request.candidate_epoch, 2);
+    /* in its current epoch 1 (buildVoteRequest) */
+    assert_int_equal(rt_sent(&out, RAFT_MSG_VOTE_REQUEST, 2)->u.vote_request.candidate_epoch, 1);
     assert_true(rt_sent(&out, RAFT_MSG_VOTE_REQUEST, 2)->u.vote_request.pre_vote);
     rt_pre_vote_granted(r, wake, 3, 2, &out);
     raft_get_status(r, &s);

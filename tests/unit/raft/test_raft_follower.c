@@ -12,6 +12,21 @@ static raft *follower(uint32_t mutants, int64_t end, const raft_epoch_entry *ep,
     return rt_create(&c, 3, -1, 1, end, ep, n);
 }
 
+/* Node 2 following 1 in epoch 3 that fetched n records of epoch 3 (t=1),
+ * flushed them (t=2) and knows HW n. */
+static raft *follower_with_hw(int n, raft_output *out)
+{
+    raft *r = follower(0, 0, NULL, 0);
+    rt_tick(r, 0, out);
+    g_recs.len = 0;
+    rt_records_add(&g_recs, 0, 3, n);
+    raft_msg resp = rt_fetch_resp(3, n, &g_recs);
+    rt_recv(r, 1, &resp, out);
+    rt_flushed(r, 2, n, out);
+    assert_int_equal(out->high_watermark, n);
+    return r;
+}
+
 static void test_follower_appends_flushes_then_fetches(void **state)
 {
     (void)state;
@@ -25,6 +40,9 @@ static void test_follower_appends_flushes_then_fetches(void **state)
     assert_int_equal(f->u.fetch_request.last_fetched_epoch, 0);
     assert_int_equal(f->u.fetch_request.current_leader_epoch, 3);
     assert_int_equal(f->u.fetch_request.max_wait_ms, 400);
+    /* KIP-1166: its high watermark, -1 while unknown (KafkaRaftClient's
+     * buildFetchRequest sends quorum.highWatermark() or -1) */
+    assert_int_equal(f->u.fetch_request.high_watermark, -1);
     rt_tick(r, 10, &out);
     assert_null(rt_sent(&out, RAFT_MSG_FETCH_REQUEST, 1)); /* one in flight */
 
@@ -54,12 +72,15 @@ static void test_follower_appends_flushes_then_fetches(void **state)
     assert_non_null(f);
     assert_int_equal(f->u.fetch_request.fetch_offset, 5);
     assert_int_equal(f->u.fetch_request.last_fetched_epoch, 3);
+    assert_int_equal(f->u.fetch_request.high_watermark, 4); /* its own, not the leader's */
 
     g_recs.len = 0;
     resp = rt_fetch_resp(3, 9, &g_recs); /* empty, HW 9 -> ours is capped at 5 */
     rt_recv(r, 50, &resp, &out);
     assert_int_equal(out.high_watermark, 5);
-    assert_non_null(rt_sent(&out, RAFT_MSG_FETCH_REQUEST, 1));
+    f = rt_sent(&out, RAFT_MSG_FETCH_REQUEST, 1);
+    assert_non_null(f);
+    assert_int_equal(f->u.fetch_request.high_watermark, 5);
     raft_status s;
     raft_get_status(r, &s);
     assert_int_equal(s.log_end_offset, 5);
@@ -116,17 +137,10 @@ static void test_follower_truncates_on_divergence(void **state)
 static void test_follower_never_truncates_below_hw(void **state)
 {
     (void)state;
-    raft *r = follower(0, 0, NULL, 0);
     raft_output out;
-    rt_tick(r, 0, &out);
+    raft *r = follower_with_hw(4, &out);
     g_recs.len = 0;
-    rt_records_add(&g_recs, 0, 3, 4);
     raft_msg resp = rt_fetch_resp(3, 4, &g_recs);
-    rt_recv(r, 1, &resp, &out);
-    rt_flushed(r, 2, 4, &out);
-    assert_int_equal(out.high_watermark, 4);
-    g_recs.len = 0;
-    resp = rt_fetch_resp(3, 4, &g_recs);
     resp.u.fetch_response.diverging_epoch = 0;
     resp.u.fetch_response.diverging_end_offset = 2;
     rt_recv(r, 3, &resp, &out);
@@ -311,6 +325,45 @@ static int64_t voter_timeout_after_reset(int32_t node, uint64_t seed, int64_t re
     return at;
 }
 
+/* A follower that knew HW 5 wins the next election: until its epoch
+ * commits, its Fetch answers say -1, as Kafka's (LeaderState.highWatermark()
+ * is empty until then): another follower may know a higher HW than ours,
+ * and Kafka's FollowerState.updateHighWatermark throws on one going back. */
+static void test_new_leader_tells_no_hw_until_its_epoch_commits(void **state)
+{
+    (void)state;
+    raft_output out;
+    raft *r = follower_with_hw(5, &out); /* node 2 follows 1 in epoch 3 */
+    int64_t at = fetch_timeout_at(r, 30, 5000, &out);
+    raft_status s;
+    raft_get_status(r, &s);
+    assert_int_equal(s.role, RAFT_ROLE_PROSPECTIVE);
+    raft_msg yes = rt_vote_resp(3, 3, true);
+    yes.to = 2;
+    rt_recv(r, at, &yes, &out); /* candidate in epoch 4 */
+    yes = rt_vote_resp(3, 4, true);
+    yes.to = 2;
+    rt_recv(r, at + 1, &yes, &out);
+    raft_get_status(r, &s);
+    assert_int_equal(s.role, RAFT_ROLE_LEADER);
+    rt_flushed(r, at + 2, 6, &out); /* its LeaderChange batch at 5 */
+
+    raft_msg f = rt_fetch_req(3, 4, 5, 3, 0, 61); /* node 3 still at 5 */
+    rt_recv(r, at + 3, &f, &out);
+    const raft_msg *a = rt_sent(&out, RAFT_MSG_FETCH_RESPONSE, 3);
+    assert_non_null(a);
+    assert_int_equal(a->u.fetch_response.high_watermark, -1);
+    raft_get_status(r, &s);
+    assert_int_equal(s.high_watermark, -1);
+
+    f = rt_fetch_req(3, 4, 6, 4, 0, 62); /* node 3 has the LeaderChange: committed */
+    rt_recv(r, at + 4, &f, &out);
+    a = rt_sent(&out, RAFT_MSG_FETCH_RESPONSE, 3);
+    assert_non_null(a);
+    assert_int_equal(a->u.fetch_response.high_watermark, 6);
+    raft_destroy(r);
+}
+
 static void test_fetch_timeout_makes_prospective(void **state)
 {
     (void)state;
@@ -336,7 +389,7 @@ static void test_fetch_timeout_makes_prospective(void **state)
     const raft_msg *v = rt_sent(&out, RAFT_MSG_VOTE_REQUEST, 3);
     assert_non_null(v);
     assert_true(v->u.vote_request.pre_vote);
-    assert_int_equal(v->u.vote_request.candidate_epoch, 4);
+    assert_int_equal(v->u.vote_request.candidate_epoch, 3); /* its own (buildVoteRequest) */
     assert_int_equal(v->u.vote_request.candidate_id, 2);
     raft_destroy(r);
 }
@@ -483,6 +536,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_follower_appends_flushes_then_fetches),
+        cmocka_unit_test(test_new_leader_tells_no_hw_until_its_epoch_commits),
         cmocka_unit_test(test_follower_drops_records_at_wrong_offset),
         cmocka_unit_test(test_follower_truncates_on_divergence),
         cmocka_unit_test(test_follower_never_truncates_below_hw),

@@ -146,6 +146,61 @@ static void test_parked_answered_on_hw_move_and_on_leadership_loss(void **state)
     raft_destroy(r);
 }
 
+/* KIP-1166: a fetch whose high watermark is below the leader's is answered
+ * at once, not held for max_wait_ms (KafkaRaftClient.handleFetchRequest's
+ * isHighWatermarkUpdated: request HW < response HW); -1 (unknown) is below
+ * any; an equal one waits; INT64_MAX (pre-v18, consumers) never hurries. */
+static void test_fetch_with_older_hw_answered_at_once(void **state)
+{
+    (void)state;
+    raft *r = rt_leader(3, 0); /* end 1, HW unknown until a follower has 1 */
+    raft_output out;
+    raft_msg f = rt_fetch_req(3, 1, 1, 1, 400, 41);
+    f.u.fetch_request.high_watermark = -1;
+    rt_recv(r, 2100, &f, &out); /* HW -> 1 on this fetch: news for it */
+    assert_int_equal(out.high_watermark, 1);
+    const raft_fetch_response *fr = fetch_resp(&out, 3);
+    assert_int_equal(rt_sent(&out, RAFT_MSG_FETCH_RESPONSE, 3)->token, 41);
+    assert_int_equal(fr->high_watermark, 1);
+    assert_int_equal(fr->read_offset, fr->read_end_offset); /* no records */
+
+    f = rt_fetch_req(3, 1, 1, 1, 400, 42);
+    f.u.fetch_request.high_watermark = 1; /* up to date: the long poll waits */
+    rt_recv(r, 2101, &f, &out);
+    assert_null(rt_sent(&out, RAFT_MSG_FETCH_RESPONSE, 3));
+
+    f = rt_fetch_req(2, 1, 1, 1, 400, 43);
+    f.u.fetch_request.high_watermark = 0;
+    rt_recv(r, 2102, &f, &out);
+    assert_int_equal(fetch_resp(&out, 2)->high_watermark, 1);
+    assert_int_equal(rt_sent(&out, RAFT_MSG_FETCH_RESPONSE, 2)->token, 43);
+
+    f = rt_fetch_req(2, 1, 1, 1, 400, 44); /* INT64_MAX: as before v18 */
+    rt_recv(r, 2103, &f, &out);
+    assert_null(rt_sent(&out, RAFT_MSG_FETCH_RESPONSE, 2));
+    raft_destroy(r);
+}
+
+/* KafkaRaftClient.handleFetchRequest answers INVALID_REQUEST for a last
+ * fetched epoch above the fetcher's current leader epoch, before the epoch
+ * checks (validateLeaderOnlyRequest) that would fence it. */
+static void test_fetch_last_epoch_above_leader_epoch_invalid(void **state)
+{
+    (void)state;
+    raft *r = rt_leader(3, 0);
+    raft_output out;
+    raft_msg f = rt_fetch_req(2, 1, 1, 2, 0, 51);
+    rt_recv(r, 2100, &f, &out);
+    assert_int_equal(fetch_resp(&out, 2)->partition_error, KAFKA_INVALID_REQUEST);
+    f = rt_fetch_req(2, 0, 1, 1, 0, 52); /* older epoch too: still invalid, not fenced */
+    rt_recv(r, 2101, &f, &out);
+    assert_int_equal(fetch_resp(&out, 2)->partition_error, KAFKA_INVALID_REQUEST);
+    f = rt_fetch_req(2, 1, 1, 1, 0, 53);
+    rt_recv(r, 2102, &f, &out);
+    assert_int_equal(fetch_resp(&out, 2)->partition_error, KAFKA_NONE);
+    raft_destroy(r);
+}
+
 static void test_hw_majority_and_monotonic(void **state)
 {
     (void)state;
@@ -297,6 +352,8 @@ int main(void)
         cmocka_unit_test(test_fetch_diverging),
         cmocka_unit_test(test_fetch_capped_at_flushed_and_parked),
         cmocka_unit_test(test_parked_answered_on_hw_move_and_on_leadership_loss),
+        cmocka_unit_test(test_fetch_with_older_hw_answered_at_once),
+        cmocka_unit_test(test_fetch_last_epoch_above_leader_epoch_invalid),
         cmocka_unit_test(test_hw_majority_and_monotonic),
         cmocka_unit_test(test_hw_waits_for_current_epoch),
         cmocka_unit_test(test_observer_does_not_count),

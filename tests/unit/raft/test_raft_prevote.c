@@ -1,5 +1,7 @@
-/* Pre-vote (KIP-996): the prospective role, answering pre-votes without any
- * state change, and a cut-off voter that never raises its epoch. */
+/* Pre-vote (KIP-996) as Kafka's KafkaRaftClient: a prospective node asks in
+ * its current epoch, a pre-vote in our epoch changes no state, one in a newer
+ * epoch moves us there as any Vote does, the grant rules of each state, and a
+ * cut-off voter that never raises its epoch. */
 #include "raft_test_util.h"
 
 static raft_status status_of(const raft *r)
@@ -41,7 +43,10 @@ static void test_answering_pre_vote_changes_no_state(void **state)
     rt_tick(r, 0, &out);
     int64_t deadline = out.wake_at_ms;
 
-    raft_msg req = pre_vote_req(2, 6, 0, 0, 31); /* far ahead: still no move */
+    /* In our epoch (a Kafka prospective's, buildVoteRequest): granted by the
+     * log alone (QuorumState.unattachedOrProspectiveCanGrantVote) and no
+     * vote recorded (handleVoteRequest adds a voted state only if !preVote). */
+    raft_msg req = pre_vote_req(2, 2, 0, 0, 31);
     rt_recv(r, 10, &req, &out);
     const raft_msg *resp = rt_sent(&out, RAFT_MSG_VOTE_RESPONSE, 2);
     assert_non_null(resp);
@@ -64,9 +69,10 @@ static void test_answering_pre_vote_changes_no_state(void **state)
     assert_int_equal(s.role, RAFT_ROLE_VOTED);
     assert_int_equal(s.voted_id, 3);
 
-    /* A voted node still answers a pre-vote for a later epoch by the log
-     * alone, and keeps its vote. */
-    req = pre_vote_req(2, 4, 0, 0, 33);
+    /* A voted node still answers a pre-vote in its epoch by the log alone,
+     * and keeps its vote (unattachedOrProspectiveCanGrantVote checks the
+     * voted key only for a real vote). */
+    req = pre_vote_req(2, 3, 0, 0, 33);
     rt_recv(r, 30, &req, &out);
     assert_true(rt_sent(&out, RAFT_MSG_VOTE_RESPONSE, 2)->u.vote_response.vote_granted);
     assert_int_equal(rt_count(&out, RAFT_ACTION_STORE_QSTATE), 0);
@@ -74,7 +80,11 @@ static void test_answering_pre_vote_changes_no_state(void **state)
     raft_destroy(r);
 }
 
-static void test_pre_vote_needs_up_to_date_log_and_newer_epoch(void **state)
+/* KafkaRaftClient.handleVoteRequest: a pre-vote asks in the asker's epoch,
+ * which its log may have reached; granted iff the log is up to date
+ * (canGrantVote's isLogUpToDate); an older epoch is FENCED_LEADER_EPOCH
+ * (validateVoterOnlyRequest). */
+static void test_pre_vote_needs_up_to_date_log(void **state)
 {
     (void)state;
     raft_config c = rt_config(1, 3);
@@ -82,26 +92,168 @@ static void test_pre_vote_needs_up_to_date_log_and_newer_epoch(void **state)
     raft *r = rt_create(&c, 2, -1, -1, 10, ep, 1);
     raft_output out;
     rt_tick(r, 0, &out);
-    raft_msg req = pre_vote_req(2, 3, 2, 9, 1); /* one record behind */
+    raft_msg req = pre_vote_req(2, 2, 2, 9, 1); /* one record behind */
     rt_recv(r, 5, &req, &out);
     assert_false(rt_sent(&out, RAFT_MSG_VOTE_RESPONSE, 2)->u.vote_response.vote_granted);
-    req = pre_vote_req(2, 3, 2, 10, 2);
+    req = pre_vote_req(2, 2, 2, 10, 2);
     rt_recv(r, 6, &req, &out);
-    assert_true(rt_sent(&out, RAFT_MSG_VOTE_RESPONSE, 2)->u.vote_response.vote_granted);
-    /* For our own epoch: refused, the answer carries our epoch. A grant in
-     * epoch E could otherwise pass for a real vote once the asker stands in
-     * E (responses carry no request id). */
-    req = pre_vote_req(2, 2, 2, 10, 3);
-    rt_recv(r, 7, &req, &out);
     const raft_msg *resp = rt_sent(&out, RAFT_MSG_VOTE_RESPONSE, 2);
-    assert_false(resp->u.vote_response.vote_granted);
+    assert_true(resp->u.vote_response.vote_granted);
     assert_int_equal(resp->u.vote_response.partition_error, KAFKA_NONE);
-    assert_int_equal(resp->u.vote_response.leader_epoch, 2);
-    req = pre_vote_req(2, 1, 2, 10, 4); /* older: fenced as a real vote */
+    assert_int_equal(resp->u.vote_response.leader_epoch, 2); /* the asker's epoch */
+    req = pre_vote_req(2, 1, 1, 10, 4); /* older: fenced as a real vote */
     rt_recv(r, 8, &req, &out);
     assert_int_equal(rt_sent(&out, RAFT_MSG_VOTE_RESPONSE, 2)->u.vote_response.partition_error,
                      KAFKA_FENCED_LEADER_EPOCH);
     assert_int_equal(status_of(r).epoch, 2);
+    assert_int_equal(rt_count(&out, RAFT_ACTION_STORE_QSTATE), 0);
+    raft_destroy(r);
+}
+
+/* KafkaRaftClient.handleVoteRequest answers INVALID_REQUEST, before it
+ * fences or moves to a newer epoch, for a negative last offset or epoch and
+ * for a last epoch the asker cannot have: lastOffsetEpoch > replicaEpoch for
+ * a pre-vote, lastOffsetEpoch >= replicaEpoch for a vote. */
+static void test_illegal_vote_epochs_are_invalid_requests(void **state)
+{
+    (void)state;
+    raft_config c = rt_config(1, 3);
+    raft *r = rt_create(&c, 2, -1, -1, 0, NULL, 0);
+    raft_output out;
+    rt_tick(r, 0, &out);
+    struct {
+        int32_t epoch, last_epoch;
+        int64_t end;
+        bool pre;
+    } bad[] = {
+        {5, 6, 10, true},  /* pre-vote: last epoch above the asker's */
+        {5, 5, 10, false}, /* vote: a candidate raised its epoch past its log's */
+        {5, 6, 10, false},
+        {5, -1, 0, true},  /* negative last epoch */
+        {5, 1, -1, false}, /* negative last offset */
+        {1, 2, 10, true},  /* illegal and older: invalid, not fenced */
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        raft_msg req = rt_vote_req(2, bad[i].epoch, bad[i].last_epoch, bad[i].end, 40 + i);
+        req.u.vote_request.pre_vote = bad[i].pre;
+        rt_recv(r, 10 + (int64_t)i, &req, &out);
+        const raft_msg *resp = rt_sent(&out, RAFT_MSG_VOTE_RESPONSE, 2);
+        assert_non_null(resp);
+        assert_int_equal(resp->u.vote_response.partition_error, KAFKA_INVALID_REQUEST);
+        assert_false(resp->u.vote_response.vote_granted);
+        assert_int_equal(resp->u.vote_response.leader_epoch, 2);
+        assert_int_equal(rt_count(&out, RAFT_ACTION_STORE_QSTATE), 0);
+        assert_int_equal(status_of(r).epoch, 2);
+    }
+    /* The same epochs are legal the other way round: a pre-vote may ask in
+     * its log's last epoch. */
+    raft_msg ok = pre_vote_req(2, 5, 5, 10, 50);
+    rt_recv(r, 30, &ok, &out);
+    assert_true(rt_sent(&out, RAFT_MSG_VOTE_RESPONSE, 2)->u.vote_response.vote_granted);
+    raft_destroy(r);
+}
+
+/* Any Vote with replicaEpoch above ours, a pre-vote too, moves the receiver
+ * to Unattached in that epoch first (handleVoteRequest's
+ * transitionToUnattached); the pre-vote is then answered as Unattached
+ * answers one (log only) and records no vote. This is what lets a Kafka
+ * voter's pre-vote reach us, and why ours ask in our current epoch: one
+ * asked in epoch + 1 would take a Kafka voter away from a healthy leader. */
+static void test_pre_vote_in_newer_epoch_moves_to_unattached(void **state)
+{
+    (void)state;
+    raft_output out;
+    raft *r = fresh_follower(&out); /* following 1 in epoch 3 */
+    raft_msg req = pre_vote_req(3, 4, 0, 0, 7);
+    rt_recv(r, 600, &req, &out);
+    const raft_msg *resp = rt_sent(&out, RAFT_MSG_VOTE_RESPONSE, 3);
+    assert_true(resp->u.vote_response.vote_granted);
+    assert_int_equal(resp->u.vote_response.leader_epoch, 4);
+    assert_int_equal(resp->u.vote_response.leader_id, -1);
+    assert_int_equal(rt_count(&out, RAFT_ACTION_STORE_QSTATE), 1);
+    raft_status s = status_of(r);
+    assert_int_equal(s.role, RAFT_ROLE_UNATTACHED);
+    assert_int_equal(s.epoch, 4);
+    assert_int_equal(s.voted_id, -1);
+    assert_int_equal(s.leader_id, -1);
+
+    /* Behind our log: refused, but the epoch still moved. */
+    raft_destroy(r);
+    raft_config c = rt_config(1, 3);
+    raft_epoch_entry ep[] = {{2, 0}};
+    r = rt_create(&c, 2, -1, -1, 10, ep, 1);
+    rt_tick(r, 0, &out);
+    req = pre_vote_req(2, 3, 2, 9, 8);
+    rt_recv(r, 5, &req, &out);
+    resp = rt_sent(&out, RAFT_MSG_VOTE_RESPONSE, 2);
+    assert_false(resp->u.vote_response.vote_granted);
+    assert_int_equal(resp->u.vote_response.leader_epoch, 3);
+    assert_int_equal(status_of(r).epoch, 3);
+    assert_int_equal(status_of(r).role, RAFT_ROLE_UNATTACHED);
+    raft_destroy(r);
+}
+
+/* CandidateState.canGrantVote and ResignedState.canGrantVote: a pre-vote is
+ * granted iff the log is up to date; a real vote never (the candidate voted
+ * for itself, the resigned leader led the epoch). Neither changes state. */
+static void test_candidate_and_resigned_grant_pre_votes_by_log(void **state)
+{
+    (void)state;
+    raft_config c = rt_config(1, 3);
+    raft *r = rt_create(&c, 0, -1, -1, 0, NULL, 0);
+    raft_output out;
+    rt_tick(r, 0, &out);
+    rt_tick(r, 2000, &out);
+    rt_pre_vote_granted(r, 2000, 2, 1, &out);
+    assert_int_equal(status_of(r).role, RAFT_ROLE_CANDIDATE);
+    raft_msg req = pre_vote_req(3, 1, 0, 0, 9); /* 3 asks in epoch 1, log as ours */
+    rt_recv(r, 2001, &req, &out);
+    assert_true(rt_sent(&out, RAFT_MSG_VOTE_RESPONSE, 3)->u.vote_response.vote_granted);
+    raft_msg real = rt_vote_req(3, 1, 0, 0, 10);
+    rt_recv(r, 2002, &real, &out);
+    assert_false(rt_sent(&out, RAFT_MSG_VOTE_RESPONSE, 3)->u.vote_response.vote_granted);
+    assert_int_equal(status_of(r).role, RAFT_ROLE_CANDIDATE);
+    assert_int_equal(status_of(r).epoch, 1);
+    raft_destroy(r);
+
+    raft_epoch_entry ep[] = {{4, 0}};
+    r = rt_create(&c, 4, 1, 1, 5, ep, 1); /* led epoch 4: restarts resigned */
+    assert_int_equal(status_of(r).role, RAFT_ROLE_RESIGNED);
+    rt_tick(r, 1, &out);
+    req = pre_vote_req(2, 4, 4, 4, 11); /* a record behind */
+    rt_recv(r, 2, &req, &out);
+    assert_false(rt_sent(&out, RAFT_MSG_VOTE_RESPONSE, 2)->u.vote_response.vote_granted);
+    req = pre_vote_req(2, 4, 4, 5, 12);
+    rt_recv(r, 3, &req, &out);
+    assert_true(rt_sent(&out, RAFT_MSG_VOTE_RESPONSE, 2)->u.vote_response.vote_granted);
+    assert_int_equal(status_of(r).role, RAFT_ROLE_RESIGNED);
+    assert_int_equal(rt_count(&out, RAFT_ACTION_STORE_QSTATE), 0);
+    raft_destroy(r);
+}
+
+/* A late pre-vote grant never counts as a vote: it carries the epoch the
+ * pre-vote asked in, below the candidate's (KafkaRaftClient's
+ * maybeHandleCommonResponse ignores a response from an older epoch). With
+ * three voters a counted grant from 3 would make 1 leader. */
+static void test_late_pre_vote_grant_is_not_a_vote(void **state)
+{
+    (void)state;
+    raft_config c = rt_config(1, 3);
+    raft *r = rt_create(&c, 0, -1, -1, 0, NULL, 0);
+    raft_output out;
+    rt_tick(r, 0, &out);
+    rt_tick(r, 2000, &out);
+    assert_int_equal(rt_sent(&out, RAFT_MSG_VOTE_REQUEST, 3)->u.vote_request.candidate_epoch, 0);
+    rt_pre_vote_granted(r, 2000, 2, 1, &out);
+    assert_int_equal(status_of(r).role, RAFT_ROLE_CANDIDATE);
+    assert_int_equal(status_of(r).epoch, 1);
+    raft_msg late = rt_vote_resp(3, 0, true); /* 3's grant of the pre-vote */
+    rt_recv(r, 2001, &late, &out);
+    assert_int_equal(status_of(r).role, RAFT_ROLE_CANDIDATE);
+    assert_false(out.role_changed);
+    raft_msg vote = rt_vote_resp(3, 1, true); /* its real vote */
+    rt_recv(r, 2002, &vote, &out);
+    assert_int_equal(status_of(r).role, RAFT_ROLE_LEADER);
     raft_destroy(r);
 }
 
@@ -125,7 +277,11 @@ static void test_follower_with_live_leader_rejects_pre_vote(void **state)
     (void)state;
     raft_output out;
     raft *r = fresh_follower(&out);
-    raft_msg req = pre_vote_req(3, 4, 0, 0, 7); /* log as good as ours */
+    /* In its epoch, log as good as ours: refused while the leader is alive.
+     * Kafka's FollowerState.canGrantVote refuses once hasFetchedFromLeader;
+     * ours refuses while the last leader contact is within the fetch
+     * timeout, as strict while Kafka's follower would still follow. */
+    raft_msg req = pre_vote_req(3, 3, 0, 0, 7);
     rt_recv(r, 600, &req, &out);
     const raft_msg *resp = rt_sent(&out, RAFT_MSG_VOTE_RESPONSE, 3);
     assert_false(resp->u.vote_response.vote_granted);
@@ -151,7 +307,7 @@ static void test_leader_rejects_pre_vote(void **state)
     (void)state;
     raft *r = rt_leader(3, 0);
     raft_output out;
-    raft_msg req = pre_vote_req(2, 2, 1, 1, 5);
+    raft_msg req = pre_vote_req(2, 1, 1, 1, 5); /* LeaderState.canGrantVote: never */
     rt_recv(r, 2100, &req, &out);
     assert_false(rt_sent(&out, RAFT_MSG_VOTE_RESPONSE, 2)->u.vote_response.vote_granted);
     raft_status s = status_of(r);
@@ -160,8 +316,9 @@ static void test_leader_rejects_pre_vote(void **state)
     raft_destroy(r);
 }
 
-/* A follower that has not heard from its leader for the fetch timeout (it
- * was sent back to it by an answer naming it, say) grants. */
+/* A follower that has not heard from its leader (restarted: Kafka's
+ * FollowerState with hasFetchedFromLeader false grants too), or not for the
+ * fetch timeout (Kafka's would be Prospective by then, and grant), grants. */
 static void test_follower_without_recent_leader_grants_pre_vote(void **state)
 {
     (void)state;
@@ -169,14 +326,14 @@ static void test_follower_without_recent_leader_grants_pre_vote(void **state)
     raft *r = rt_create(&c, 3, -1, 1, 0, NULL, 0); /* restarted: no contact yet */
     raft_output out;
     rt_tick(r, 0, &out);
-    raft_msg req = pre_vote_req(3, 4, 0, 0, 7);
+    raft_msg req = pre_vote_req(3, 3, 0, 0, 7);
     rt_recv(r, 10, &req, &out);
     assert_true(rt_sent(&out, RAFT_MSG_VOTE_RESPONSE, 3)->u.vote_response.vote_granted);
     assert_int_equal(status_of(r).role, RAFT_ROLE_FOLLOWER);
 
     raft_destroy(r);
     r = fresh_follower(&out);
-    raft_msg stale = pre_vote_req(3, 4, 0, 0, 9);
+    raft_msg stale = pre_vote_req(3, 3, 0, 0, 9);
     rt_recv(r, 100 + 2000, &stale, &out); /* a full fetch timeout after the contact */
     assert_true(rt_sent(&out, RAFT_MSG_VOTE_RESPONSE, 3)->u.vote_response.vote_granted);
     raft_destroy(r);
@@ -312,7 +469,7 @@ static void test_partitioned_voter_keeps_its_epoch(void **state)
             const raft_action *a = &out.actions[i];
             if (a->type == RAFT_ACTION_SEND && a->msg.type == RAFT_MSG_VOTE_REQUEST) {
                 assert_true(a->msg.u.vote_request.pre_vote);
-                assert_int_equal(a->msg.u.vote_request.candidate_epoch, 4);
+                assert_int_equal(a->msg.u.vote_request.candidate_epoch, 3);
                 rounds++;
             }
         }
@@ -372,7 +529,11 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_answering_pre_vote_changes_no_state),
-        cmocka_unit_test(test_pre_vote_needs_up_to_date_log_and_newer_epoch),
+        cmocka_unit_test(test_pre_vote_needs_up_to_date_log),
+        cmocka_unit_test(test_illegal_vote_epochs_are_invalid_requests),
+        cmocka_unit_test(test_pre_vote_in_newer_epoch_moves_to_unattached),
+        cmocka_unit_test(test_candidate_and_resigned_grant_pre_votes_by_log),
+        cmocka_unit_test(test_late_pre_vote_grant_is_not_a_vote),
         cmocka_unit_test(test_vote_no_log_check_mutant_covers_pre_votes),
         cmocka_unit_test(test_follower_with_live_leader_rejects_pre_vote),
         cmocka_unit_test(test_leader_rejects_pre_vote),

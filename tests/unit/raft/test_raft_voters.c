@@ -384,7 +384,10 @@ static void test_vote_for_another_directory_refused(void **state)
         v.type = RAFT_MSG_VOTE_REQUEST;
         v.from = 1;
         v.to = 2;
-        v.u.vote_request = (raft_vote_request){.candidate_epoch = 1, .candidate_id = 1,
+        /* A pre-vote may ask in its log's last epoch, a vote must ask in a
+         * later one (KafkaRaftClient.handleVoteRequest, INVALID_REQUEST). */
+        v.u.vote_request = (raft_vote_request){.candidate_epoch = pre ? 1 : 2,
+                                               .candidate_id = 1,
                                                .last_epoch = 1, .last_epoch_end_offset = 5,
                                                .pre_vote = pre,
                                                .candidate_directory_id = dir(1),

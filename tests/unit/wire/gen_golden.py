@@ -41,7 +41,7 @@ APIS = [
     ("InitProducerId", "init_producer_id", range(0, 6)),
     ("ListOffsets", "list_offsets", range(0, 11)),
     ("FindCoordinator", "find_coordinator", range(0, 1)),
-    ("Fetch", "fetch", range(4, 18)),
+    ("Fetch", "fetch", range(4, 19)),
     ("Vote", "vote", range(0, 2)),
     ("BeginQuorumEpoch", "begin_quorum_epoch", range(0, 2)),
     ("EndQuorumEpoch", "end_quorum_epoch", range(0, 2)),
@@ -134,7 +134,7 @@ SAMPLES = {
         "Topics": [{"Topic": TOPIC, "TopicId": META_ID, "Partitions": [{
             "Partition": 0, "CurrentLeaderEpoch": 7, "FetchOffset": 1234,
             "LastFetchedEpoch": 6, "LogStartOffset": 0, "PartitionMaxBytes": 65536,
-            "ReplicaDirectoryId": U1}]}],
+            "ReplicaDirectoryId": U1, "HighWatermark": 1200}]}],
         "ForgottenTopicsData": [{"Topic": "t2", "TopicId": U2, "Partitions": [1]}],
         "RackId": "r1",
     },

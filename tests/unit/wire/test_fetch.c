@@ -1,4 +1,4 @@
-/* Fetch v4-17 codec: round trips, golden bytes, truncation and garbage. */
+/* Fetch v4-18 codec: round trips, golden bytes, truncation and garbage. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -33,7 +33,8 @@ static void build_sample_request(void)
 {
     sample_req_parts[0] = (wire_fetch_partition){
         .partition = 0, .current_leader_epoch = 5, .fetch_offset = 100, .last_fetched_epoch = 4,
-        .log_start_offset = 7, .partition_max_bytes = 65536, .replica_directory_id = dir_id};
+        .log_start_offset = 7, .partition_max_bytes = 65536, .replica_directory_id = dir_id,
+        .has_high_watermark = true, .high_watermark = 90};
     sample_req_parts[1] = (wire_fetch_partition){
         .partition = 1, .current_leader_epoch = 6, .fetch_offset = 200, .last_fetched_epoch = 3,
         .log_start_offset = 10, .partition_max_bytes = 1024};
@@ -134,6 +135,10 @@ static void check_request(const wire_fetch_request *a, const wire_fetch_request 
                 harness_assert_uuid_eq(ap->replica_directory_id, dp->replica_directory_id);
             else
                 harness_assert_uuid_zero(dp->replica_directory_id);
+            /* KIP-1166: absent (below v18, or not set) reads as INT64_MAX */
+            bool hw_sent = v >= 18 && ap->has_high_watermark;
+            assert_int_equal(dp->has_high_watermark, hw_sent);
+            assert_int_equal(dp->high_watermark, hw_sent ? ap->high_watermark : INT64_MAX);
         }
     }
     if (v >= 7) {
@@ -385,6 +390,74 @@ static void test_request_golden_v17(void **state)
     harness_check_golden(api.request, 17, &in, golden, sizeof golden, check_request_any);
 }
 
+/* v18 (KIP-1166): FetchPartition's HighWatermark, tag 1, after the
+ * directory id's tag 0; -1 (a follower that knows none) is written, and a
+ * partition that does not set it (a consumer's) leaves it off. */
+static void test_request_golden_v18_high_watermark(void **state)
+{
+    (void)state;
+    wire_fetch_partition part = {.partition = 0, .current_leader_epoch = 3, .fetch_offset = 42,
+                                 .last_fetched_epoch = 2, .log_start_offset = -1,
+                                 .partition_max_bytes = 0x10000,
+                                 .replica_directory_id = dir_id,
+                                 .has_high_watermark = true, .high_watermark = 40};
+    wire_fetch_topic topic = {.topic_id = WIRE_METADATA_TOPIC_ID, .partitions = &part,
+                              .partition_count = 1};
+    wire_fetch_request in = {.replica_id = -1, .replica_epoch = -1, .max_wait_ms = 500,
+                             .min_bytes = 0, .max_bytes = 0x100000, .session_epoch = -1,
+                             .topics = &topic, .topic_count = 1, .rack_id = harness_str("")};
+    static const uint8_t golden[] = {
+        0x00, 0x00, 0x01, 0xf4,             /* max_wait_ms 500 */
+        0x00, 0x00, 0x00, 0x00,             /* min_bytes 0 */
+        0x00, 0x10, 0x00, 0x00,             /* max_bytes */
+        0x00,                               /* isolation_level */
+        0x00, 0x00, 0x00, 0x00,             /* session_id 0 */
+        0xff, 0xff, 0xff, 0xff,             /* session_epoch -1 */
+        0x02,                               /* topics: compact count 1 */
+        META_ID_BYTES,                      /* topic_id */
+        0x02,                               /* partitions: compact count 1 */
+        0x00, 0x00, 0x00, 0x00,             /* partition 0 */
+        0x00, 0x00, 0x00, 0x03,             /* current_leader_epoch 3 */
+        0, 0, 0, 0, 0, 0, 0, 0x2a,          /* fetch_offset 42 */
+        0x00, 0x00, 0x00, 0x02,             /* last_fetched_epoch 2 */
+        0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, /* log_start_offset -1 */
+        0x00, 0x01, 0x00, 0x00,             /* partition_max_bytes */
+        0x02,                               /* 2 tags */
+        0x00, 0x10,                         /* tag 0 ReplicaDirectoryId, size 16 */
+        0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11,
+        0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11,
+        0x01, 0x08,                         /* tag 1 HighWatermark, size 8 */
+        0, 0, 0, 0, 0, 0, 0, 0x28,          /*   40 */
+        0x00,                               /* topic tagged fields: none */
+        0x01,                               /* forgotten_topics_data: empty */
+        0x01,                               /* rack_id "" */
+        0x00,                               /* no top-level tags */
+    };
+    harness_check_golden(api.request, 18, &in, golden, sizeof golden, check_request_any);
+
+    /* -1 is not the default: written. Not set: nothing, and it reads as
+     * INT64_MAX (Kafka's default: "the feature is not supported"). */
+    kq_arena arena;
+    kq_arena_init(&arena, 1 << 20);
+    wire_fetch_request out;
+    kq_writer w;
+    part.high_watermark = -1;
+    harness_encode(&wire_fetch_request_codec, 18, &in, &w);
+    harness_decode_ok(&wire_fetch_request_codec, 18, w.data, w.len, &arena, &out);
+    assert_true(out.topics[0].partitions[0].has_high_watermark);
+    assert_int_equal(out.topics[0].partitions[0].high_watermark, -1);
+    size_t with_hw = w.len;
+    kq_writer_free(&w);
+    part.has_high_watermark = false;
+    harness_encode(&wire_fetch_request_codec, 18, &in, &w);
+    assert_int_equal(w.len, with_hw - 10); /* tag, size, 8 bytes */
+    harness_decode_ok(&wire_fetch_request_codec, 18, w.data, w.len, &arena, &out);
+    assert_false(out.topics[0].partitions[0].has_high_watermark);
+    assert_int_equal(out.topics[0].partitions[0].high_watermark, INT64_MAX);
+    kq_writer_free(&w);
+    kq_arena_free(&arena);
+}
+
 static void test_response_golden_v4(void **state)
 {
     (void)state;
@@ -538,6 +611,7 @@ int main(void)
         cmocka_unit_test(test_response_records_external),
         cmocka_unit_test(test_request_golden_v4),
         cmocka_unit_test(test_request_golden_v17),
+        cmocka_unit_test(test_request_golden_v18_high_watermark),
         cmocka_unit_test(test_response_golden_v4),
         cmocka_unit_test(test_response_golden_v17),
         cmocka_unit_test(test_unknown_tags_skipped),

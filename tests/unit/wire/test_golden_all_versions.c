@@ -422,6 +422,8 @@ static void check_fetch_request(const void *p, int16_t v)
     assert_int_equal(fp->log_start_offset, v >= 5 ? 0 : -1);
     assert_int_equal(fp->partition_max_bytes, 65536);
     harness_assert_uuid_eq(fp->replica_directory_id, v >= 17 ? u1 : zero_uuid);
+    assert_int_equal(fp->has_high_watermark, v >= 18); /* KIP-1166 */
+    assert_int_equal(fp->high_watermark, v >= 18 ? 1200 : INT64_MAX);
     assert_int_equal(q->forgotten_topic_count, v >= 7 ? 1 : 0);
     if (v >= 7) {
         assert_int_equal(q->forgotten_topics[0].partition_count, 1);
@@ -473,7 +475,7 @@ static void test_fetch(void **state)
     (void)state;
     /* replica_id is both the plain ReplicaId (v4-14) and ReplicaState's
      * (tag 1, v15+): the Python sample sets both to 2. */
-    wire_fetch_partition fp = {0, 7, 1234, 6, 0, 65536, u1};
+    wire_fetch_partition fp = {0, 7, 1234, 6, 0, 65536, u1, true, 1200};
     wire_fetch_topic ft = {S(TOPIC), meta_id, &fp, 1};
     int32_t forgotten_parts[] = {1};
     wire_fetch_forgotten_topic fg = {S("t2"), u2, forgotten_parts, 1};
@@ -495,8 +497,8 @@ static void test_fetch(void **state)
     wire_fetch_topic_response rt = {S(TOPIC), meta_id, &d, 1};
     wire_fetch_node_endpoint ne = {1, S("h1"), 9092, S("r1")};
     wire_fetch_response r = {7, 0, 3, &rt, 1, &ne, 1};
-    RUN(fetch, request, 4, 17, &q, check_fetch_request);
-    RUN(fetch, response, 4, 17, &r, check_fetch_response);
+    RUN(fetch, request, 4, 18, &q, check_fetch_request);
+    RUN(fetch, response, 4, 18, &r, check_fetch_response);
 }
 
 /* ---- Vote 0-1 ---- */
