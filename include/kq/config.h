@@ -220,6 +220,9 @@ typedef struct kq_config {
      * built-in workload, as Kafka's TestRaftServer); 0: off. */
     uint32_t workload_records_per_s;
     uint32_t workload_record_bytes;
+    /* Not from the file: raft-server's --replica-directory-id (TestRaftServer's
+     * flag), this node's log directory id; zero: not given. */
+    kq_uuid cli_directory_id;
     bool authorizer_enabled;
     /* sasl.credentials.file (our key; Kafka keeps SCRAM credentials in its
      * metadata log): required when a listener is SASL; its line, for the

@@ -13,17 +13,21 @@
 #include "kq/log_line.h"
 #include "node.h"
 #include "node_metrics.h"
+#include "directory_arg.h"
 #include "format_check.h"
 #include "voter_check.h"
 
 static void usage(FILE *out)
 {
     fprintf(out,
-            "Usage: raft-server [--help] [--version] [--throughput RECORDS_PER_S]\n"
-            "                   [--record-size BYTES] [--config] <server.properties>\n"
+            "Usage: raft-server [--help] [--version] <server.properties>\n"
+            "       raft-server --config <server.properties> [--replica-directory-id ID]\n"
+            "                   [--throughput RECORDS_PER_S] [--record-size BYTES]\n"
             "\n"
             "Runs one node of a Raft quorum that speaks the Kafka wire protocol and\n"
-            "replicates the topic __cluster_metadata (partition 0).\n"
+            "replicates the topic __cluster_metadata (partition 0; quorum.topic.name\n"
+            "and quorum.topic.id pick another, as __raft_performance_test to run in\n"
+            "one quorum with Kafka's kafka.tools.TestRaftServer).\n"
             "\n"
             "The properties file takes Kafka's keys (broker.id or node.id, listeners,\n"
             "controller.quorum.voters or quorum.voters, log.dirs, the quorum.* timeouts,\n"
@@ -34,6 +38,12 @@ static void usage(FILE *out)
             "--throughput and --record-size (default 256) run the built-in workload of\n"
             "Kafka's TestRaftServer: the leader appends that many records per second\n"
             "itself and logs throughput and append-to-commit latency every 5 s.\n"
+            "\n"
+            "--replica-directory-id (TestRaftServer's flag) is this node's log directory\n"
+            "id (KIP-853), a Uuid as kafka-storage.sh random-uuid prints it. It must be\n"
+            "the directory's own (meta.properties' directory.id, or the one an\n"
+            "unformatted directory kept); a directory without one takes it and keeps\n"
+            "it. Without the flag such a directory draws a random id.\n"
             "\n"
             "Exit status: 0 after a clean shutdown (SIGTERM/SIGINT), 1 on a runtime\n"
             "failure (corrupt log, fsync error, port in use), 2 on a bad command line\n"
@@ -48,6 +58,7 @@ static void on_signal(uv_signal_t *s, int signum)
 
 typedef struct cli {
     const char *path;
+    kq_uuid directory_id; /* --replica-directory-id; zero: not given */
     long throughput; /* records/s; 0: no workload */
     long record_bytes;
 } cli;
@@ -86,6 +97,18 @@ static int cli_parse(int argc, char **argv, cli *c)
                 return 2;
             *(t ? &c->throughput : &c->record_bytes) = n;
             i++;
+            continue;
+        }
+        if (strcmp(a, "--replica-directory-id") == 0) {
+            char err[256];
+            if (i + 1 >= argc) {
+                fprintf(stderr, "raft-server: --replica-directory-id needs a Uuid\n");
+                return 2;
+            }
+            if (!directory_arg_parse(argv[++i], &c->directory_id, err, sizeof err)) {
+                fprintf(stderr, "raft-server: %s\n", err);
+                return 2;
+            }
             continue;
         }
         if (strcmp(a, "--config") == 0 && i + 1 < argc)
@@ -151,7 +174,9 @@ int main(int argc, char **argv)
     }
     config.workload_records_per_s = (uint32_t)args.throughput;
     config.workload_record_bytes = (uint32_t)args.record_bytes;
-    if (!format_check(&config, err, sizeof(err)) || !voter_check(&config, err, sizeof(err))) {
+    config.cli_directory_id = args.directory_id;
+    if (!format_check(&config, err, sizeof(err)) || !voter_check(&config, err, sizeof(err)) ||
+        !directory_arg_check(&config, err, sizeof(err))) {
         fprintf(stderr, "raft-server: %s\n", err);
         return 2;
     }

@@ -476,6 +476,19 @@ void node_request_shutdown(node *n)
     exec_request_shutdown(n->exec);
 }
 
+/* Whether a listener takes clients: with controller.listener.names, one
+ * not named there. A node with controller listeners alone (as Kafka's
+ * TestRaftServer runs, issue 22) asks its peers for no client endpoints:
+ * it has no Metadata to fill in, and a TestRaftServer peer logs an ERROR
+ * for every DescribeCluster it is asked. */
+static bool node_serves_clients(const kq_config *c)
+{
+    for (int i = 0; i < c->listener_count; i++)
+        if (!c->controller_listener_named || !c->listeners[i].controller)
+            return true;
+    return false;
+}
+
 /* What Metadata names this node by: the client listener (the first one not
  * a controller listener) at its advertised address. With one listener and
  * nothing advertised, the voter endpoint as before (port 0). */
@@ -782,8 +795,8 @@ static bool node_open_network(node *n, char *err, size_t errlen)
 
 /* Issue 20 item 6: a formatted directory's id is meta.properties'
  * directory.id (format_check read it already); an unformatted one takes a
- * random id the first time and keeps it in its quorum state (the executor
- * decides which applies). */
+ * random id the first time, or --replica-directory-id's (issue 22), and
+ * keeps it in its quorum state (the executor decides which applies). */
 static void node_directory_ids(const kq_config *c, exec_config *ec)
 {
     kq_meta_properties m;
@@ -791,7 +804,9 @@ static void node_directory_ids(const kq_config *c, exec_config *ec)
     if (kq_meta_properties_load(kq_fs_posix(), c->log_dir, &m, why, sizeof why) == 1 &&
         m.has_directory_id)
         ec->directory_id = m.directory_id;
-    if (kq_uuid_random(&ec->new_directory_id) != 0)
+    if (!kq_uuid_is_zero(&c->cli_directory_id))
+        ec->new_directory_id = c->cli_directory_id; /* directory_arg_check: it agrees */
+    else if (kq_uuid_random(&ec->new_directory_id) != 0)
         memset(&ec->new_directory_id, 0, sizeof ec->new_directory_id); /* no checks */
 }
 
@@ -831,6 +846,8 @@ node *node_start(uv_loop_t *loop, const kq_config *config, const struct kq_cred_
     }
     if (ec.client_listener_count > 0 && (n->config.voter_count > 1 || n->config.voters_from_log))
         ec.discover_client_endpoints = true;
+    if (!node_serves_clients(&n->config))
+        ec.discover_client_endpoints = false; /* no Metadata to fill in */
     ec.acl = &n->acl;
     ec.sasl_credentials = creds;
     ec.failed_auth_delay_ms = n->config.failed_auth_delay_ms;

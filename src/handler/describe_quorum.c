@@ -29,7 +29,7 @@ static int describe_quorum_nodes(handler *h, wire_describe_quorum_node *nodes,
     if (n > 0)
         return n;
     for (int i = 0; i < h->svc.node_count; i++) {
-        listeners[i] = (wire_raft_listener){.name = kq_slice_cstr("PLAINTEXT"),
+        listeners[i] = (wire_raft_listener){.name = kq_slice_cstr(handler_controller_listener(h)),
                                             .host = kq_slice_cstr(h->svc.nodes[i].host),
                                             .port = h->svc.nodes[i].port};
         nodes[i] = (wire_describe_quorum_node){.node_id = h->svc.nodes[i].node_id,

@@ -103,6 +103,12 @@ const handler_endpoint *handler_endpoint_of(const handler *h, int32_t node_id)
     return NULL;
 }
 
+const char *handler_controller_listener(const handler *h)
+{
+    const char *n = h->svc.controller_listener;
+    return n && n[0] ? n : "PLAINTEXT";
+}
+
 int32_t handler_leader_node_endpoint(const handler *h, int32_t leader_id, int16_t version,
                                      wire_raft_node_endpoint *ne)
 {

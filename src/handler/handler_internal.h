@@ -286,6 +286,9 @@ bool fetch_snapshot_decode_response(const handler *h, kq_reader *r, int16_t vers
 
 /* Endpoint of node id (NULL if unknown). */
 const handler_endpoint *handler_endpoint_of(const handler *h, int32_t node_id);
+/* This node's quorum listener's name (services' controller_listener),
+ * PLAINTEXT when none was given. */
+const char *handler_controller_listener(const handler *h);
 /* The replicated partition's topic (handler_services.topic_name): by name,
  * by id, and its name and id to answer with. */
 bool handler_is_metadata_topic(const handler *h, kq_slice name);

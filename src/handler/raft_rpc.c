@@ -398,9 +398,8 @@ bool handler_encode_raft_request(handler *h, const raft_msg *msg, int32_t correl
     kq_slice topic = handler_topic(h);
     kq_slice cluster = kq_slice_cstr(h->svc.cluster_id);
     const handler_endpoint *self = handler_endpoint_of(h, h->svc.node_id);
-    const char *lname = h->svc.controller_listener;
     wire_raft_listener listener = {
-        .name = kq_slice_cstr(lname && lname[0] ? lname : "PLAINTEXT"),
+        .name = kq_slice_cstr(handler_controller_listener(h)),
         .host = kq_slice_cstr(self ? self->host : "localhost"),
         .port = self ? self->port : 0,
     };

@@ -25,11 +25,19 @@ usage:
   quorum_probe.py --control-batches DIR           "base_offset leader_epoch" of every
                                                  control batch (LeaderChange at
                                                  the start of each epoch)
+  quorum_probe.py --log-end DIR                   the offset after the last whole
+                                                 batch of DIR/*.log
   quorum_probe.py --dump-log DIR --upto HW [--out FILE]
                                                  batches of DIR/*.log (the
                                                  partition directory, or a log
                                                  dir holding __cluster_metadata-0)
                                                  covering offsets [0, HW)
+
+--topic NAME (before the command) asks DescribeQuorum about NAME instead of
+__cluster_metadata (a quorum with quorum.topic.name set). --local asks with
+our relay's client id, so that a follower answers itself instead of relaying
+the request to its leader (a Kafka TestRaftServer leader answers no
+DescribeQuorum), and --leader takes a follower's answer too.
 
 Only the Python standard library is used. DescribeQuorum is flexible from v0:
 request header v2 (client id is a classic nullable string followed by tagged
@@ -47,7 +55,9 @@ import sys
 import time
 
 API_DESCRIBE_QUORUM = 55
-TOPIC = b"__cluster_metadata"
+TOPIC = b"__cluster_metadata"  # --topic NAME asks about another (issue 22)
+LOCAL = False
+CLIENT_ID = b"quorum-probe"  # --local: b"kq-forwarded" (see the usage)
 
 
 # --- encoding ---------------------------------------------------------------
@@ -70,7 +80,7 @@ def compact_string(s):
 
 def describe_quorum_request(corr):
     header = struct.pack(">hhi", API_DESCRIBE_QUORUM, 0, corr)
-    header += struct.pack(">h", len(b"quorum-probe")) + b"quorum-probe"
+    header += struct.pack(">h", len(CLIENT_ID)) + CLIENT_ID
     header += uvarint(0)  # header tagged fields
     body = uvarint(1 + 1)  # one topic
     body += compact_string(TOPIC)
@@ -219,7 +229,11 @@ class Node:
 
 
 def is_leader_view(res):
-    return "down" not in res and res.get("error") == 0 and res.get("perror") == 0
+    if "down" in res or res.get("error") != 0:
+        return False
+    # --local: a follower's own answer (NOT_LEADER_OR_FOLLOWER) names the
+    # leader it follows, its epoch and its high watermark.
+    return res.get("perror") == 0 or (LOCAL and res.get("perror") == 6 and res.get("leader", -1) >= 0)
 
 
 # --- commands ---------------------------------------------------------------
@@ -389,6 +403,14 @@ def cmd_control_batches(d):
     return 0
 
 
+def cmd_log_end(d):
+    end = 0
+    for _, last, _ in log_batches(partition_dir(d)):
+        end = last + 1
+    print(end)
+    return 0
+
+
 def cmd_dump_log(d, upto, out):
     part = partition_dir(d)
     h = hashlib.sha256()
@@ -427,7 +449,17 @@ def main(argv):
     i = 0
     while i < len(argv):
         a = argv[i]
-        if a in ("--poll", "--out", "--check-monotonic", "--dump-log", "--upto",
+        if a == "--local":
+            global LOCAL, CLIENT_ID
+            LOCAL, CLIENT_ID = True, b"kq-forwarded"
+            i += 1
+            continue
+        if a == "--topic" and i + 1 < len(argv):
+            global TOPIC
+            TOPIC = argv[i + 1].encode()
+            i += 2
+            continue
+        if a in ("--poll", "--out", "--check-monotonic", "--dump-log", "--upto", "--log-end",
                  "--wait-synced", "--wait-leader-change", "--since", "--timeout",
                  "--control-batches"):
             if i + 1 >= len(argv):
@@ -445,6 +477,8 @@ def main(argv):
         return cmd_check_monotonic(opts["--check-monotonic"])
     if "--control-batches" in opts:
         return cmd_control_batches(opts["--control-batches"])
+    if "--log-end" in opts:
+        return cmd_log_end(opts["--log-end"])
     if "--dump-log" in opts:
         if "--upto" not in opts:
             print("--dump-log needs --upto HW", file=sys.stderr)
