@@ -22,8 +22,13 @@ void raft_on_auto_join_answer(raft *r, const raft_msg *m)
         return; /* a late or stray answer */
     r->join_inflight = false;
     int16_t e = m->u.voter_change_response.error;
-    if (r->join_is_update && (e == KAFKA_NONE || e == KAFKA_UNSUPPORTED_VERSION))
-        r->updated_epoch = r->q.epoch; /* this leader knows us (Kafka: hasUpdatedLeader) */
+    /* This leader knows us (Kafka: hasUpdatedLeader), or cannot take the
+     * request at all: Kafka's TestRaftServer advertises UpdateRaftVoter but
+     * answers UNKNOWN_SERVER_ERROR and logs an ERROR for each (issue 22).
+     * Kafka's own follower asks again every period; ours once per epoch. */
+    if (r->join_is_update &&
+        (e == KAFKA_NONE || e == KAFKA_UNSUPPORTED_VERSION || e == KAFKA_UNKNOWN_SERVER_ERROR))
+        r->updated_epoch = r->q.epoch;
     r->join_next_ms = r->now_ms + 2 * (int64_t)r->cfg.fetch_timeout_ms;
 }
 

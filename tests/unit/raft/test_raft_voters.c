@@ -709,9 +709,51 @@ static void test_upgrade_static_quorum(void **state)
     raft_destroy(r);
 }
 
+/* A kraft.version 0 follower tells each new leader its key and endpoint
+ * (KafkaRaftClient.shouldSendUpdateVoteRequest, !hasUpdatedLeader). A
+ * leader that cannot take UpdateRaftVoter (Kafka's TestRaftServer answers
+ * UNKNOWN_SERVER_ERROR and logs an ERROR each time) is not asked again in
+ * that epoch (issue 22); another error is retried, and a new epoch asks. */
+static void test_update_voter_once_per_epoch_when_unknown(void **state)
+{
+    (void)state;
+    int16_t answers[] = {KAFKA_UNKNOWN_SERVER_ERROR, KAFKA_REQUEST_TIMED_OUT};
+    bool asked_again[] = {false, true};
+    for (int k = 0; k < 2; k++) {
+        raft_config c = rt_config(2, 3);
+        c.directory_id = dir(2);
+        c.local = voter(2);
+        raft *r = rt_create(&c, 1, -1, 1, 0, NULL, 0);
+        raft_output out;
+        rt_tick(r, 0, &out);
+        int64_t now = 0, asked = 0;
+        for (int i = 0; i < 40; i++) {
+            now += 500; /* keep the leader in contact: an empty fetch answer */
+            rt_records none = {.len = 0};
+            raft_msg f = rt_fetch_resp(1, 0, &none);
+            rt_recv(r, now, &f, &out);
+            bool sent = rt_sent(&out, RAFT_MSG_UPDATE_VOTER_REQUEST, 1) != NULL;
+            rt_tick(r, now, &out);
+            if (sent || rt_sent(&out, RAFT_MSG_UPDATE_VOTER_REQUEST, 1)) {
+                asked++;
+                raft_msg a = {.type = RAFT_MSG_VOTER_CHANGE_RESPONSE, .from = 1, .to = 2};
+                a.u.voter_change_response.error = answers[k];
+                rt_recv(r, now + 1, &a, &out);
+            }
+        }
+        assert_true(asked >= 1);
+        assert_int_equal(asked > 1, asked_again[k]);
+        raft_status s;
+        raft_get_status(r, &s);
+        assert_int_equal(s.role, RAFT_ROLE_FOLLOWER);
+        raft_destroy(r);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_update_voter_once_per_epoch_when_unknown),
         cmocka_unit_test(test_bootstrap_set_in_force),
         cmocka_unit_test(test_hw_needs_the_voters_directory),
         cmocka_unit_test(test_add_after_catch_up_answered_once_committed),
