@@ -108,6 +108,12 @@ _Static_assert(KQ_NET_READ_CHUNK_BYTES <= KQ_REQUEST_FRAME_BYTES_DEFAULT,
  * failure, and to refresh what it said (it may have restarted elsewhere). */
 #define EXEC_ENDPOINT_RETRY_MS 1000
 #define EXEC_ENDPOINT_REFRESH_MS 30000
+/* ... and after an answer it could not use (Kafka's TestRaftServer answers
+ * DescribeCluster UNKNOWN_SERVER_ERROR and logs an ERROR each time: issue 22). */
+#define EXEC_ENDPOINT_UNUSABLE_MS 600000
+_Static_assert(EXEC_ENDPOINT_RETRY_MS < EXEC_ENDPOINT_REFRESH_MS &&
+                   EXEC_ENDPOINT_REFRESH_MS < EXEC_ENDPOINT_UNUSABLE_MS,
+               "a failure is retried sooner than a refresh, an unusable answer later");
 #define EXEC_ENDPOINT_TAG_SLOT 0x7f          /* the relay slot field of its tag */
 /* The built-in workload (--throughput, --record-size; exec_workload.c). */
 #define EXEC_WORKLOAD_RECORD_BYTES_MAX (1u << 20) /* one record's value */

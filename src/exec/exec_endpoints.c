@@ -1,8 +1,10 @@
 /* Asking each peer for its client listener (issue 9), so that Metadata
  * sends clients to the client listeners and not to the controller ones
  * (kq/handler.h, handler_encode_endpoint_request). One request per peer in
- * flight; again after EXEC_ENDPOINT_RETRY_MS on a failure and every
- * EXEC_ENDPOINT_REFRESH_MS after an answer. The tag is even (the relay
+ * flight; again after EXEC_ENDPOINT_RETRY_MS without an answer, every
+ * EXEC_ENDPOINT_REFRESH_MS after an answer, and after
+ * EXEC_ENDPOINT_UNUSABLE_MS after an answer without the endpoint (an
+ * error: a peer that does not serve DescribeCluster). The tag is even (the relay
  * class) with the relay slot field set to EXEC_ENDPOINT_TAG_SLOT, which no
  * relay uses, and the peer's slot and its generation above it (a late
  * answer to a slot's former occupant is dropped). */
@@ -76,7 +78,10 @@ void exec_endpoint_response(kq_exec *x, int32_t node_id, uint64_t tag, const uin
         return; /* asked of the slot's former occupant, or before its endpoint changed */
     s->endpoint_inflight[kind] = false;
     bool ok = frame && handler_note_peer_endpoint(x->handler, node_id, kind - 1, frame, len);
-    s->endpoint_due_ms[kind] = exec_now(x) + (ok ? EXEC_ENDPOINT_REFRESH_MS : EXEC_ENDPOINT_RETRY_MS);
+    int64_t wait = ok ? EXEC_ENDPOINT_REFRESH_MS
+                      : frame ? EXEC_ENDPOINT_UNUSABLE_MS /* it answers, but not this */
+                              : EXEC_ENDPOINT_RETRY_MS;   /* no answer: asked again soon */
+    s->endpoint_due_ms[kind] = exec_now(x) + wait;
 }
 
 int64_t exec_endpoint_due(const kq_exec *x)

@@ -7,6 +7,7 @@
 
 #include "kq/log_line.h"
 #include "kq/wire.h"
+#include "kq/wire_describe_cluster.h"
 #include "kq/wire_vote.h"
 
 static char lines[16][512];
@@ -83,10 +84,71 @@ static void test_peer_errors_logged_once_per_code(void **state)
     tn_peer_send_hook = NULL;
 }
 
+static uint64_t endpoint_tag;
+static int32_t endpoint_corr;
+static int endpoint_asks;
+
+static void on_endpoint_send(int32_t node_id, int32_t corr, uint64_t tag)
+{
+    if (node_id == 2 && (tag & 1u) == 0) { /* the endpoint requests' class */
+        endpoint_tag = tag;
+        endpoint_corr = corr;
+        endpoint_asks++;
+    }
+}
+
+static void discover(exec_config *c)
+{
+    c->client_endpoint.node_id = c->node_id;
+    snprintf(c->client_endpoint.host, sizeof c->client_endpoint.host, "client%d.test",
+             (int)c->node_id);
+    c->client_endpoint.port = 19000;
+    c->discover_client_endpoints = true;
+}
+
+/* A peer that answers DescribeCluster with an error (Kafka's TestRaftServer:
+ * UNKNOWN_SERVER_ERROR, and an ERROR line in its log each time) is asked
+ * again only after EXEC_ENDPOINT_UNUSABLE_MS, not every second (issue 22);
+ * a peer that does not answer at all is asked again after
+ * EXEC_ENDPOINT_RETRY_MS. */
+static void test_unusable_endpoint_answer_not_asked_every_second(void **state)
+{
+    (void)state;
+    tn_config_hook = discover;
+    tn_peer_send_hook = on_endpoint_send;
+    tn_node n;
+    tn_open(&n, 1, 3);
+    int64_t t = 1000000;
+    for (; endpoint_asks == 0 && t < 1010000; t += 100)
+        tn_tick(&n, t);
+    assert_int_equal(endpoint_asks, 1);
+    kq_writer w;
+    kq_writer_init(&w, 0);
+    wire_response_header_encode(&w, WIRE_API_DESCRIBE_CLUSTER, 1, endpoint_corr);
+    wire_describe_cluster_response r = {.error_code = KAFKA_UNKNOWN_SERVER_ERROR,
+                                        .error_message = {NULL, -1},
+                                        .cluster_id = kq_slice_cstr("x")};
+    wire_describe_cluster_response_encode(&w, 1, &r);
+    exec_on_peer_response(n.x, 2, endpoint_tag, w.data, w.len);
+    kq_writer_free(&w);
+    for (int64_t end = t + EXEC_ENDPOINT_UNUSABLE_MS - 1000; t < end; t += 5000)
+        tn_tick(&n, t);
+    assert_int_equal(endpoint_asks, 1); /* not asked again within the wait */
+    tn_tick(&n, t + 2000);
+    assert_int_equal(endpoint_asks, 2);
+    exec_on_peer_response(n.x, 2, endpoint_tag, NULL, 0); /* no answer: soon again */
+    tn_tick(&n, t + 2000 + EXEC_ENDPOINT_RETRY_MS + 100);
+    assert_int_equal(endpoint_asks, 3);
+    tn_close(&n);
+    tn_config_hook = NULL;
+    tn_peer_send_hook = NULL;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_peer_errors_logged_once_per_code),
+        cmocka_unit_test(test_unusable_endpoint_answer_not_asked_every_second),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
