@@ -171,7 +171,7 @@ if want sim && ((asan_ok)); then
         sim_mutant storage-ignore-trunc-floor flushed-is-durable
         sim_mutant follower-hw-unverified committed-data
         # issue 20 item 6: a replaced log directory counted as its old self
-        sim_mutant ignore-directory-id monotonic-hw
+        sim_mutant ignore-directory-id told-hw-monotonic
         sim_mutant quorum-any-listener majority-durable --seeds 500
         sim_mutant snapshot-above-hw snapshot-below-hw --seeds 500
         sim_mutant delete-before-snapshot-durable snapshot-at-log-start
