@@ -828,4 +828,42 @@ _Static_assert(KQ_NET_CLIENT_FRAMES_PER_TURN_MAX % NET_FRAMES_PER_TURN_MAX == 0,
 _Static_assert(KQ_NET_CLIENT_FRAMES_PER_TURN_MAX <= 4096,
                "one turn of client requests stays short beside a voter's Fetch");
 
+
+/* ---- transactions (issue 23; include/kq/txn.h, src/txn) */
+/* Transactional ids the coordinator keeps (Kafka: unbounded): an
+ * InitProducerId for a new one past it is answered COORDINATOR_NOT_AVAILABLE
+ * (retriable: ids expire after transactional.id.expiration.ms). */
+#define KQ_TXN_IDS_MAX 1024
+/* A transactional id is shorter than this (Kafka: no bound): INVALID_REQUEST. */
+#define KQ_TXN_ID_BYTES_MAX 256
+/* Groups one transaction commits offsets for (AddOffsetsToTxn; Kafka: no
+ * bound): one more is answered INVALID_REQUEST. */
+#define KQ_TXN_GROUPS_MAX 8
+/* Transactions open at once (Ongoing): one more is answered
+ * CONCURRENT_TRANSACTIONS (retriable). */
+#define KQ_TXN_OPEN_MAX 1024
+/* Aborted transactions the index keeps for read_committed fetches (Kafka
+ * keeps a .txnindex per segment): when full, a transaction that would start
+ * is answered CONCURRENT_TRANSACTIONS until retention drops old ones. Room
+ * for every open transaction to abort is kept. */
+#define KQ_TXN_ABORTED_MAX 65536
+/* Aborted entries per "kq.txn-aborted" snapshot record (24 bytes each). */
+#define KQ_TXN_SNAPSHOT_ABORTED_PER_RECORD 256
+/* Kafka's defaults: transaction.max.timeout.ms, transactional.id.expiration.ms,
+ * transaction.abort.timed.out.transaction.cleanup.interval.ms. */
+#define KQ_TXN_MAX_TIMEOUT_MS_DEFAULT 900000
+#define KQ_TXN_ID_EXPIRATION_MS_DEFAULT 604800000
+#define KQ_TXN_ABORT_CLEANUP_INTERVAL_MS_DEFAULT 10000
+/* Transactional requests waiting for their records to commit. */
+#define HANDLER_TXN_PENDING_MAX 4096
+/* Aborted transactions one Fetch answer names at most (more: the answer
+ * stops before the first transaction that does not fit). */
+#define HANDLER_FETCH_ABORTED_MAX 4096
+_Static_assert(KQ_TXN_OPEN_MAX < KQ_TXN_ABORTED_MAX, "room for every open transaction to abort");
+_Static_assert(KQ_TXN_SNAPSHOT_ABORTED_PER_RECORD * 24 + 64 <= KQ_SNAPSHOT_RECORD_BYTES_MAX,
+               "a kq.txn-aborted record fits one snapshot record");
+_Static_assert(16 + 6 + 48 + KQ_TXN_ID_BYTES_MAX + KQ_TXN_GROUPS_MAX * (2 + KQ_GROUP_NAME_BYTES_MAX) <=
+                   KQ_SNAPSHOT_RECORD_BYTES_MAX,
+               "a kq.txn record fits one snapshot record");
+
 #endif
