@@ -196,6 +196,12 @@ typedef struct kq_config {
      * group without members expire (issue 19, KIP-211). */
     int64_t offsets_retention_ms;
     int64_t offsets_retention_check_interval_ms;
+    /* Transactions (issue 23): transaction.max.timeout.ms (900000),
+     * transactional.id.expiration.ms (604800000) and
+     * transaction.abort.timed.out.transaction.cleanup.interval.ms (10000). */
+    int32_t txn_max_timeout_ms;
+    int64_t txn_id_expiration_ms;
+    int64_t txn_abort_interval_ms;
     char cluster_id[KQ_CLUSTER_ID_BYTES_MAX + 1]; /* cluster.id, "kq-raft-test-cluster" */
     /* The replicated partition (issue 22): quorum.topic.name (partition 0,
      * "__cluster_metadata") and quorum.topic.id (its Kafka topic id; the

@@ -111,6 +111,12 @@ typedef struct exec_config {
     /* group.max.size, group.{min,max}.session.timeout.ms,
      * group.initial.rebalance.delay.ms (max_size 0: Kafka's defaults). */
     group_config group;
+    /* transaction.max.timeout.ms, transactional.id.expiration.ms,
+     * transaction.abort.timed.out.transaction.cleanup.interval.ms (issue
+     * 23; 0: the defaults). */
+    int32_t txn_max_timeout_ms;
+    int64_t txn_id_expiration_ms;
+    int64_t txn_abort_interval_ms;
     /* Consumer Fetch answers are read and sent whole, never streamed
      * (tests comparing both; false in the daemon). */
     bool fetch_inline;

@@ -179,7 +179,16 @@ typedef struct handler_services {
      * batches), and the coordinator's settings (max_size 0: Kafka's
      * defaults, group_config_default). */
     const group_offsets *offsets;
+    /* The transaction table the executor keeps (kq/txn.h; read only). */
+    const struct txn_table *txns;
     group_config group;
+    /* Transactions (issue 23): Kafka's transaction.max.timeout.ms,
+     * transactional.id.expiration.ms and
+     * transaction.abort.timed.out.transaction.cleanup.interval.ms (0: the
+     * defaults in include/kq/limits.h). The table itself is txns. */
+    int32_t txn_max_timeout_ms;
+    int64_t txn_id_expiration_ms;
+    int64_t txn_abort_interval_ms;
 } handler_services;
 
 typedef struct handler handler;

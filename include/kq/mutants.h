@@ -58,6 +58,17 @@ enum kq_mutant {
      * in the client pool, where a flood from many addresses can evict or
      * refuse the quorum's peers */
     KQ_MUTANT_CONN_PEERS_IN_CLIENT_POOL = 1u << 21,
+    /* transactions (issue 23): read_committed reads and ListOffsets stop at
+     * the high watermark, not the last stable offset (open transactions
+     * shown) */
+    KQ_MUTANT_LSO_IGNORES_OPEN_TXN = 1u << 16,
+    /* EndTxn answered once its marker is appended, before it commits */
+    KQ_MUTANT_MARKER_BEFORE_COMMIT = 1u << 17,
+    /* InitProducerId with a known transactional id keeps the epoch: the
+     * old producer (a zombie) is not fenced */
+    KQ_MUTANT_NO_FENCING_ON_INIT = 1u << 18,
+    /* an ABORT marker makes its transaction's offset commits visible */
+    KQ_MUTANT_ABORT_KEEPS_OFFSETS = 1u << 19,
 };
 
 #endif

@@ -646,6 +646,9 @@ static void node_exec_config(const kq_config *c, int64_t wall_ms, exec_config *e
         .offsets_retention_ms = c->offsets_retention_ms,
         .offsets_retention_check_interval_ms = c->offsets_retention_check_interval_ms,
     };
+    ec->txn_max_timeout_ms = c->txn_max_timeout_ms;
+    ec->txn_id_expiration_ms = c->txn_id_expiration_ms;
+    ec->txn_abort_interval_ms = c->txn_abort_interval_ms;
     ec->workload_records_per_s = c->workload_records_per_s;
     ec->workload_record_bytes = c->workload_record_bytes;
 }

@@ -152,6 +152,9 @@ static handler *exec_make_handler(kq_exec *x)
         .failed_auth_delay_ms = x->cfg.failed_auth_delay_ms,
         .offsets = exec_offsets_table(x->offsets),
         .group = x->cfg.group,
+        .txn_max_timeout_ms = x->cfg.txn_max_timeout_ms,
+        .txn_id_expiration_ms = x->cfg.txn_id_expiration_ms,
+        .txn_abort_interval_ms = x->cfg.txn_abort_interval_ms,
     };
     _Static_assert(EXEC_PEERS_MAX <= HANDLER_NODES_MAX, "every peer has an endpoint");
     hs.client_endpoint.node_id = x->cfg.node_id;

@@ -7,6 +7,8 @@
 
 #include "handler_internal.h"
 #include "kq/log_line.h"
+#include "kq/mutants.h"
+#include "kq/txn.h"
 #include "kq/wire_fetch.h"
 
 static bool topic_matches(const handler *h, int16_t version, kq_slice name, kq_uuid id)
@@ -28,19 +30,58 @@ static int16_t consumer_check(handler *h, const raft_status *st, int64_t fetch_o
     return KAFKA_NONE;
 }
 
-/* Plans the committed batches of one partition (read later: inline into
- * h->records, or streamed from the log by the transport). */
+/* The last stable offset at high watermark hw (issue 23): below the first
+ * transaction not yet decided and committed. */
+int64_t handler_lso(const handler *h, int64_t hw)
+{
+    if (!h->svc.txns || (h->svc.mutants & KQ_MUTANT_LSO_IGNORES_OPEN_TXN))
+        return hw; /* the mutant: open transactions shown to read_committed */
+    return txn_table_lso(h->svc.txns, hw);
+}
+
+/* read_committed (isolation level 1): the aborted transactions of the
+ * records below limit from fetch_offset on, into pd. More than the answer
+ * may name lowers *limit to the first one left out, so that no record of an
+ * aborted transaction is sent without it. */
+static void consumer_aborted(handler *h, int64_t fetch_offset, int64_t *limit,
+                             wire_fetch_partition_data *pd)
+{
+    pd->aborted_transaction_count = 0;
+    if (!h->svc.txns || fetch_offset >= *limit)
+        return;
+    txn_aborted *found = kq_arena_alloc(&h->arena, sizeof(*found) * (HANDLER_FETCH_ABORTED_MAX + 1));
+    wire_fetch_aborted_transaction *out =
+        kq_arena_alloc(&h->arena, sizeof(*out) * HANDLER_FETCH_ABORTED_MAX);
+    if (!found || !out) {
+        *limit = fetch_offset; /* no room to name them: no records */
+        return;
+    }
+    int n = txn_table_aborted(h->svc.txns, fetch_offset, *limit, found,
+                              HANDLER_FETCH_ABORTED_MAX + 1);
+    if (n > HANDLER_FETCH_ABORTED_MAX) {
+        *limit = found[HANDLER_FETCH_ABORTED_MAX].first_offset;
+        n = HANDLER_FETCH_ABORTED_MAX;
+    }
+    for (int i = 0; i < n; i++)
+        out[i] = (wire_fetch_aborted_transaction){.producer_id = found[i].producer_id,
+                                                  .first_offset = found[i].first_offset};
+    pd->aborted_transactions = out;
+    pd->aborted_transaction_count = n;
+}
+
+/* Plans the committed batches of one partition below limit (the high
+ * watermark, or for read_committed the last stable offset) (read later:
+ * inline into h->records, or streamed from the log by the transport). */
 static int16_t consumer_plan(handler *h, const raft_status *st, int64_t fetch_offset,
-                             size_t max_bytes, kq_log_range *range)
+                             int64_t limit, size_t max_bytes, kq_log_range *range)
 {
     memset(range, 0, sizeof(*range));
     int16_t err = consumer_check(h, st, fetch_offset);
     if (err != KAFKA_NONE)
         return err;
-    int64_t hw = st->high_watermark < 0 ? 0 : st->high_watermark;
-    if (fetch_offset >= hw)
+    if (fetch_offset >= limit)
         return KAFKA_NONE;
-    int rc = kq_log_plan_read(h->svc.log, fetch_offset, hw, max_bytes, range);
+    int rc = kq_log_plan_read(h->svc.log, fetch_offset, limit, max_bytes, range);
     if (rc < 0) {
         handler_note_read_failure(h, fetch_offset, rc); /* fail-stop: see raft_rpc.c */
         memset(range, 0, sizeof(*range));
@@ -189,6 +230,8 @@ void handle_fetch(handler *h, handler_request *req, kq_reader *r, uint8_t *frame
     raft_status st;
     raft_get_status(h->svc.raft, &st);
     int64_t hw = st.high_watermark < 0 ? 0 : st.high_watermark;
+    int64_t lso = handler_lso(h, hw);
+    bool read_committed = v >= 4 && body.isolation_level == 1;
 
     int32_t total = 0;
     for (int32_t t = 0; t < body.topic_count; t++)
@@ -232,7 +275,7 @@ void handle_fetch(handler *h, handler_request *req, kq_reader *r, uint8_t *frame
             *pd = (wire_fetch_partition_data){
                 .partition_index = fp->partition,
                 .high_watermark = hw,
-                .last_stable_offset = hw,
+                .last_stable_offset = lso,
                 .log_start_offset = kq_log_start_offset(h->svc.log),
                 .aborted_transaction_count = -1,
                 .preferred_read_replica = -1,
@@ -262,8 +305,11 @@ void handle_fetch(handler *h, handler_request *req, kq_reader *r, uint8_t *frame
                 max = HANDLER_FETCH_BYTES_MAX;
             if (budget < max && (any_data || granted < wanted))
                 max = budget;
+            int64_t limit = read_committed ? lso : hw;
+            if (read_committed && granted > 0)
+                consumer_aborted(h, fp->fetch_offset, &limit, pd);
             pd->error_code = granted == 0 ? consumer_check(h, &st, fp->fetch_offset)
-                                          : consumer_plan(h, &st, fp->fetch_offset,
+                                          : consumer_plan(h, &st, fp->fetch_offset, limit,
                                                           max > 0 ? max : 1, &ranges[pi]);
             if (pd->error_code != KAFKA_NONE) {
                 any_error = true;

@@ -1,6 +1,6 @@
-/* FindCoordinator: the leader coordinates every group (it is named by the
- * listener asked, as Metadata names it); there is no transaction
- * coordinator. v4+ batch the keys. */
+/* FindCoordinator: the leader coordinates every group and every
+ * transactional id (issue 23; it is named by the listener asked, as
+ * Metadata names it). v4+ batch the keys. */
 #include "group_handlers.h"
 #include "kq/wire_find_coordinator.h"
 
@@ -10,17 +10,13 @@ static void find_one(handler *h, void *slot, int8_t key_type, wire_find_coordina
     *c = (wire_find_coordinator_coordinator){.node_id = -1, .host = kq_slice_cstr(""),
                                              .port = -1, .error_message = {NULL, -1}};
     bool may = handler_authorized(h, slot, HANDLER_OP_DESCRIBE, "FindCoordinator");
-    if (key_type == 1) {
-        c->error_code = may ? KAFKA_COORDINATOR_NOT_AVAILABLE
-                            : KAFKA_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
-        return;
-    }
-    if (key_type != 0) {
+    if (key_type != 0 && key_type != 1) {
         c->error_code = KAFKA_INVALID_REQUEST;
         return;
     }
     if (!may) {
-        c->error_code = KAFKA_GROUP_AUTHORIZATION_FAILED;
+        c->error_code = key_type == 1 ? KAFKA_TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+                                      : KAFKA_GROUP_AUTHORIZATION_FAILED;
         return;
     }
     raft_status st;

@@ -5,6 +5,7 @@
 
 #include "handler_internal.h"
 #include "sasl_internal.h"
+#include "txn_handlers.h"
 #include "kq/assert.h"
 #include "kq/log_line.h"
 #include "kq/wire_apis.h"
@@ -25,7 +26,7 @@ handler *handler_create(const handler_services *services)
     kq_arena_init(&h->arena, HANDLER_ARENA_BYTES_MAX);
     kq_writer_init(&h->out, HANDLER_RESPONSE_BYTES_MAX);
     kq_writer_init(&h->records, HANDLER_RESPONSE_BYTES_MAX);
-    if (!groups_create(h)) {
+    if (!groups_create(h) || !txns_create(h)) {
         handler_destroy(h);
         return NULL;
     }
@@ -40,6 +41,7 @@ void handler_destroy(handler *h)
     kq_writer_free(&h->out);
     kq_writer_free(&h->records);
     groups_destroy(h);
+    txns_destroy(h);
     sasl_limits_destroy(h);
     /* Requests still waiting are dropped unanswered. */
     produce_queue *qs[2] = {&h->produce_acks_all, &h->produce_acks_one};
@@ -179,6 +181,9 @@ void handler_request_done(handler *h, kq_request *req)
     case KQ_REQUEST_FROM_INIT_PRODUCER_ID:
         init_producer_id_executed(h, req);
         return;
+    case KQ_REQUEST_FROM_TXN:
+        txns_executed(h, req);
+        return;
     }
     KQ_ASSERT(!"a request of no known origin");
 }
@@ -246,6 +251,7 @@ void handler_on_progress(handler *h)
     produce_on_progress(h, &st);
     fetch_parked_on_progress(h, false);
     groups_on_progress(h, &st);
+    txns_on_progress(h, &st);
 }
 
 int64_t handler_next_deadline(const handler *h)
@@ -254,15 +260,19 @@ int64_t handler_next_deadline(const handler *h)
     int64_t b = fetch_parked_next_deadline(h);
     int64_t c = groups_next_deadline(h);
     int64_t d = sasl_limits_next_deadline(h);
+    int64_t e = txns_next_deadline(h);
     int64_t due = a < b ? a : b;
     due = c < due ? c : due;
+    due = e < due ? e : due;
     return d < due ? d : due;
 }
 
 kq_request *handler_take_request(handler *h)
 {
     KQ_ASSERT(h->requests_out == 0);
-    kq_request *req = groups_expiry_take(h);
+    kq_request *req = txns_take(h);
+    if (!req)
+        req = groups_expiry_take(h);
     if (req) {
         kq_request_hand_over(req);
         h->requests_out++;
@@ -275,6 +285,7 @@ void handler_on_tick(handler *h, int64_t now_ms)
     produce_on_tick(h, now_ms);
     fetch_parked_on_tick(h, now_ms);
     groups_on_tick(h, now_ms);
+    txns_on_tick(h, now_ms);
     sasl_limits_on_tick(h, now_ms);
 }
 

@@ -141,6 +141,7 @@ struct handler {
     int64_t denials_logged_ms[HANDLER_OP_COUNT];
     uint64_t denials_unlogged[HANDLER_OP_COUNT];
     handler_groups *groups; /* group_coordinator.c */
+    struct handler_txns *txns; /* txn_coordinator.c */
     /* list_offsets.c: requests parked for a search, and the results being
      * answered (NULL on a first pass). */
     time_search_parked searches[HANDLER_TIME_SEARCHES_PARKED_MAX];
@@ -243,6 +244,9 @@ void handle_update_raft_voter(handler *h, handler_request *req, kq_reader *r);
 /* Replica fetch (replica id >= 0) decoded by handle_fetch. */
 struct wire_fetch_request;
 void handle_replica_fetch(handler *h, handler_request *req, const struct wire_fetch_request *f);
+
+/* The last stable offset at high watermark hw (fetch.c; issue 23). */
+int64_t handler_lso(const handler *h, int64_t hw);
 
 void produce_on_progress(handler *h, const raft_status *st);
 void produce_on_tick(handler *h, int64_t now_ms);

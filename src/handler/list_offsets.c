@@ -87,8 +87,8 @@ static int16_t searched(handler *h, int64_t timestamp, handler_time_search *plan
 }
 
 static int16_t lookup_offset(handler *h, const raft_status *st, int64_t timestamp,
-                             handler_time_search *plan, bool can_park, bool *wait,
-                             int64_t *offset, int64_t *found_ts)
+                             bool read_committed, handler_time_search *plan, bool can_park,
+                             bool *wait, int64_t *offset, int64_t *found_ts)
 {
     *found_ts = -1;
     if (st->role != RAFT_ROLE_LEADER)
@@ -102,7 +102,9 @@ static int16_t lookup_offset(handler *h, const raft_status *st, int64_t timestam
         return KAFKA_NONE;
     }
     if (timestamp == LIST_OFFSETS_LATEST || !is_search(timestamp)) {
-        *offset = st->high_watermark;
+        /* read_committed (isolation level 1): the last stable offset, as
+         * Kafka answers it (issue 23). */
+        *offset = read_committed ? handler_lso(h, st->high_watermark) : st->high_watermark;
         return KAFKA_NONE;
     }
     return searched(h, timestamp, plan, can_park, wait, offset, found_ts);
@@ -138,7 +140,8 @@ static void answer_partition(handler *h, const wire_list_offsets_topic *rt,
                              const wire_list_offsets_partition *rp,
                              wire_list_offsets_partition_response *pr, int64_t *old,
                              const raft_status *st, bool may_describe, int16_t v,
-                             handler_time_search *plan, bool can_park, bool *wait)
+                             bool read_committed, handler_time_search *plan, bool can_park,
+                             bool *wait)
 {
     *pr = (wire_list_offsets_partition_response){
         .partition_index = rp->partition_index, .timestamp = -1, .offset = -1,
@@ -158,7 +161,7 @@ static void answer_partition(handler *h, const wire_list_offsets_topic *rt,
     }
     int64_t offset = -1, ts = -1;
     pr->error_code =
-        lookup_offset(h, st, rp->timestamp, plan, can_park, wait, &offset, &ts);
+        lookup_offset(h, st, rp->timestamp, read_committed, plan, can_park, wait, &offset, &ts);
     if (pr->error_code == KAFKA_NONE) {
         pr->offset = offset;
         pr->timestamp = ts;
@@ -205,7 +208,7 @@ void handle_list_offsets(handler *h, handler_request *req, kq_reader *r)
             .name = rt->name, .partitions = parts, .partition_count = rt->partition_count};
         for (int32_t p = 0; p < rt->partition_count; p++)
             answer_partition(h, rt, &rt->partitions[p], &parts[p], &old[p], &st, may_describe,
-                             v, &plan, can_park, &wait);
+                             v, v >= 2 && body.isolation_level == 1, &plan, can_park, &wait);
     }
     if (wait) {
         park(h, req, &plan, &st);

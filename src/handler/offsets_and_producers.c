@@ -1,9 +1,11 @@
-/* InitProducerId (idempotent producers; ids unique across the quorum).
+/* InitProducerId (idempotent producers; ids unique across the quorum; a
+ * transactional id goes to the coordinator, txn_apis.c).
  * ListOffsets is in list_offsets.c. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "handler_internal.h"
+#include "txn_handlers.h"
 #include "kq/assert.h"
 #include "kq/record.h"
 #include "kq/wire_init_producer_id.h"
@@ -16,12 +18,13 @@ void handle_init_producer_id(handler *h, handler_request *req, kq_reader *r)
         h->svc.reply_close(h->svc.ctx, req->slot, "malformed InitProducerId request");
         return;
     }
+    if (body.transactional_id.len >= 0) {
+        txns_init_producer_id(h, req, &body); /* the transaction coordinator */
+        return;
+    }
     wire_init_producer_id_response resp = {.producer_id = -1, .producer_epoch = -1};
     if (!handler_authorized(h, req->slot, HANDLER_OP_PRODUCE, "InitProducerId")) {
         resp.error_code = KAFKA_CLUSTER_AUTHORIZATION_FAILED; /* Kafka: IDEMPOTENT_WRITE */
-    } else if (body.transactional_id.len >= 0) {
-        /* No transaction coordinator here: transactions are not supported. */
-        resp.error_code = KAFKA_INVALID_REQUEST;
     } else if (body.producer_id >= 0 && body.producer_epoch >= 0 &&
                body.producer_epoch < INT16_MAX - 1) {
         /* KIP-360: an idempotent producer bumping its epoch keeps its id. */

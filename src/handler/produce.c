@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "handler_internal.h"
+#include "txn_handlers.h"
 #include "kq/assert.h"
 #include "kq/log_line.h"
 #include "kq/mutants.h"
@@ -191,10 +192,25 @@ static int16_t status_to_error(enum record_status s)
     }
 }
 
+/* A transactional Produce (issue 23): the request names its transactional
+ * id exactly when its batch is transactional, and the coordinator's table
+ * holds the partition in the producer's ongoing transaction at its epoch
+ * (KIP-890's check, made here since the coordinator is this leader). */
+static int16_t produce_check_txn(handler *h, const record_batch_header *bh, bool transactional)
+{
+    if (!transactional || (bh->attributes & RECORD_ATTR_TRANSACTIONAL) == 0)
+        return KAFKA_INVALID_REQUEST; /* Kafka: a transactional id without such a batch */
+    raft_status st;
+    raft_get_status(h->svc.raft, &st);
+    if (st.role != RAFT_ROLE_LEADER)
+        return KAFKA_NOT_LEADER_OR_FOLLOWER;
+    return txns_check_produce(h, bh->producer_id, bh->producer_epoch);
+}
+
 /* Validates one partition's batches and, if they may be appended, fills
  * *ap, the append to decide. Returns the Kafka error (KAFKA_NONE: decided). */
-static int16_t produce_partition(handler *h, kq_slice records, const char **message,
-                                 kq_request_append *ap)
+static int16_t produce_partition(handler *h, kq_slice records, bool transactional,
+                                 const char **message, kq_request_append *ap)
 {
     if (records.len <= 0)
         return KAFKA_CORRUPT_MESSAGE;
@@ -225,6 +241,8 @@ static int16_t produce_partition(handler *h, kq_slice records, const char **mess
         ap->base_sequence = bh.base_sequence;
         ap->last_sequence = last_seq;
     }
+    if ((bh.attributes & RECORD_ATTR_TRANSACTIONAL) != 0 || transactional)
+        return produce_check_txn(h, &bh, transactional);
     return KAFKA_NONE;
 }
 
@@ -330,14 +348,13 @@ void handle_produce(handler *h, handler_request *req, kq_reader *r)
                 res->error = KAFKA_INVALID_REQUIRED_ACKS;
             else if (!may_produce)
                 res->error = KAFKA_TOPIC_AUTHORIZATION_FAILED;
-            else if (transactional)
-                res->error = KAFKA_INVALID_REQUEST; /* transactions are not supported */
             else if (!handler_is_metadata_topic(h, topic->name) || res->index != 0)
                 res->error = KAFKA_UNKNOWN_TOPIC_OR_PARTITION;
             else if (append_index >= 0)
                 res->error = KAFKA_INVALID_REQUEST; /* the partition named twice */
             else if ((res->error = produce_partition(h, topic->partitions[p].records,
-                                                     &res->message, &append)) == KAFKA_NONE)
+                                                     transactional, &res->message,
+                                                     &append)) == KAFKA_NONE)
                 append_index = i;
         }
     }

@@ -2,14 +2,16 @@
  * (issue 19). Only the server writes control records (offset commits,
  * leader changes, snapshot markers): a control batch in any position of a
  * partition's records refuses them all with INVALID_RECORD, as Kafka's
- * LogValidator.validateBatch does for every batch of a client append. */
+ * LogValidator.validateBatch does for every batch of a client append. A
+ * transactional batch (issue 23) must carry a producer id; whether its
+ * transaction holds the partition is the coordinator's check (produce.c). */
 #include "handler_internal.h"
 #include "kq/mutants.h"
 #include "kq/record.h"
 
 /* Kafka's text (LogValidator), sent as error_message from Produce v8 on. */
 #define PRODUCE_CONTROL_MESSAGE "Clients are not allowed to write control records"
-#define PRODUCE_TXN_MESSAGE "Transactional records are not supported"
+#define PRODUCE_TXN_MESSAGE "A transactional batch needs a producer id"
 #define PRODUCE_RESERVED_MESSAGE "Record batch attributes set reserved bits"
 #define PRODUCE_PID_MESSAGE "An idempotent produce must hold exactly one batch"
 
@@ -26,8 +28,9 @@ int16_t produce_check_batches(const handler *h, const record_set_summary *sum,
     *message = NULL;
     if (attributes & RECORD_ATTR_CONTROL)
         *message = PRODUCE_CONTROL_MESSAGE;
-    else if (attributes & RECORD_ATTR_TRANSACTIONAL)
-        *message = PRODUCE_TXN_MESSAGE;
+    else if ((attributes & RECORD_ATTR_TRANSACTIONAL) &&
+             sum->producer_id_batches != sum->batch_count)
+        *message = PRODUCE_TXN_MESSAGE; /* issue 23: only a transactional producer's */
     else if (attributes & PRODUCE_RESERVED_ATTRIBUTES)
         *message = PRODUCE_RESERVED_MESSAGE;
     else if (sum->producer_id_batches > 0 && sum->batch_count != 1)
