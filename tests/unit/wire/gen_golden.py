@@ -525,9 +525,7 @@ TXN_SAMPLES = {
     "TxnOffsetCommitRequest": {
         "TransactionalId": "tx1", "GroupId": "g1", "ProducerId": 1234, "ProducerEpoch": 7,
         "GenerationIdOrMemberEpoch": 3, "MemberId": "m1", "GroupInstanceId": "i1",
-        "Topics": [{"Name": TOPIC, "TopicId": META_ID, "Partitions": [{
-            "PartitionIndex": 0, "CommittedOffset": 1234, "CommittedLeaderEpoch": 7,
-            "CommittedMetadata": "md"}]}],
+        "Topics": GROUP_SAMPLES["OffsetCommitRequest"]["Topics"],
     },
     "TxnOffsetCommitResponse": {
         "ThrottleTimeMs": 7,

@@ -15,31 +15,13 @@
 #include "golden_all_versions.h"
 #include "golden_run.h"
 #include "golden_txn.h"
-#include "kq/wire_add_offsets_to_txn.h"
-#include "kq/wire_add_partitions_to_txn.h"
-#include "kq/wire_describe_transactions.h"
-#include "kq/wire_end_txn.h"
-#include "kq/wire_list_transactions.h"
-#include "kq/wire_txn_offset_commit.h"
+#include "txn_codecs.h"
 
 #define TOPIC "__cluster_metadata"
 #define S(x) harness_str(x)
 
 static const kq_uuid meta_id = {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}};
 static const int32_t two_partitions[] = {0, 1};
-
-HARNESS_CODEC(wire_add_partitions_to_txn_request, wire_add_partitions_to_txn_request);
-HARNESS_CODEC(wire_add_partitions_to_txn_response, wire_add_partitions_to_txn_response);
-HARNESS_CODEC(wire_add_offsets_to_txn_request, wire_add_offsets_to_txn_request);
-HARNESS_CODEC(wire_add_offsets_to_txn_response, wire_add_offsets_to_txn_response);
-HARNESS_CODEC(wire_end_txn_request, wire_end_txn_request);
-HARNESS_CODEC(wire_end_txn_response, wire_end_txn_response);
-HARNESS_CODEC(wire_txn_offset_commit_request, wire_txn_offset_commit_request);
-HARNESS_CODEC(wire_txn_offset_commit_response, wire_txn_offset_commit_response);
-HARNESS_CODEC(wire_describe_transactions_request, wire_describe_transactions_request);
-HARNESS_CODEC(wire_describe_transactions_response, wire_describe_transactions_response);
-HARNESS_CODEC(wire_list_transactions_request, wire_list_transactions_request);
-HARNESS_CODEC(wire_list_transactions_response, wire_list_transactions_response);
 
 /* ---- AddPartitionsToTxn 0-5 ---- */
 

@@ -13,25 +13,7 @@
 #include "codec_harness.h"
 #include "golden_all_versions.h"
 #include "golden_txn.h"
-#include "kq/wire_add_offsets_to_txn.h"
-#include "kq/wire_add_partitions_to_txn.h"
-#include "kq/wire_describe_transactions.h"
-#include "kq/wire_end_txn.h"
-#include "kq/wire_list_transactions.h"
-#include "kq/wire_txn_offset_commit.h"
-
-HARNESS_CODEC(wire_add_partitions_to_txn_request, wire_add_partitions_to_txn_request);
-HARNESS_CODEC(wire_add_partitions_to_txn_response, wire_add_partitions_to_txn_response);
-HARNESS_CODEC(wire_add_offsets_to_txn_request, wire_add_offsets_to_txn_request);
-HARNESS_CODEC(wire_add_offsets_to_txn_response, wire_add_offsets_to_txn_response);
-HARNESS_CODEC(wire_end_txn_request, wire_end_txn_request);
-HARNESS_CODEC(wire_end_txn_response, wire_end_txn_response);
-HARNESS_CODEC(wire_txn_offset_commit_request, wire_txn_offset_commit_request);
-HARNESS_CODEC(wire_txn_offset_commit_response, wire_txn_offset_commit_response);
-HARNESS_CODEC(wire_describe_transactions_request, wire_describe_transactions_request);
-HARNESS_CODEC(wire_describe_transactions_response, wire_describe_transactions_response);
-HARNESS_CODEC(wire_list_transactions_request, wire_list_transactions_request);
-HARNESS_CODEC(wire_list_transactions_response, wire_list_transactions_response);
+#include "txn_codecs.h"
 
 static void check_hostile(const harness_codec *c, const golden_case *cases, int count,
                           int16_t min_version, int16_t max_version)
