@@ -46,7 +46,18 @@
       handle_remove_raft_voter)                                                             \
     X(UPDATE_RAFT_VOTER, 82, "UpdateRaftVoter", wire_update_raft_voter, 0,                  \
       handle_update_raft_voter)                                                             \
-    X(UPDATE_FEATURES, 57, "UpdateFeatures", wire_update_features, 0, handle_update_features)
+    X(UPDATE_FEATURES, 57, "UpdateFeatures", wire_update_features, 0, handle_update_features) \
+    X(ADD_PARTITIONS_TO_TXN, 24, "AddPartitionsToTxn", wire_add_partitions_to_txn, 0,       \
+      handle_add_partitions_to_txn)                                                         \
+    X(ADD_OFFSETS_TO_TXN, 25, "AddOffsetsToTxn", wire_add_offsets_to_txn, 0,                \
+      handle_add_offsets_to_txn)                                                            \
+    X(END_TXN, 26, "EndTxn", wire_end_txn, 0, handle_end_txn)                               \
+    X(TXN_OFFSET_COMMIT, 28, "TxnOffsetCommit", wire_txn_offset_commit, 0,                  \
+      handle_txn_offset_commit)                                                             \
+    X(DESCRIBE_TRANSACTIONS, 65, "DescribeTransactions", wire_describe_transactions, 0,     \
+      handle_describe_transactions)                                                         \
+    X(LIST_TRANSACTIONS, 66, "ListTransactions", wire_list_transactions, 0,                 \
+      handle_list_transactions)
 
 /* Encoders that also write versions their decoder refuses, X(N, response,
  * min, max): the tests' clients send Produce v0-2 and v13 and Metadata v13 to

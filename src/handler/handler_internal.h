@@ -241,6 +241,14 @@ bool raft_voters_decode_response(handler *h, kq_reader *r, enum raft_msg_type re
                                  int16_t api_version, raft_msg *out);
 void handle_remove_raft_voter(handler *h, handler_request *req, kq_reader *r);
 void handle_update_raft_voter(handler *h, handler_request *req, kq_reader *r);
+/* The transaction APIs (txn_stubs.c until the transaction coordinator's
+ * handlers replace it): COORDINATOR_NOT_AVAILABLE for every entry. */
+void handle_add_partitions_to_txn(handler *h, handler_request *req, kq_reader *r);
+void handle_add_offsets_to_txn(handler *h, handler_request *req, kq_reader *r);
+void handle_end_txn(handler *h, handler_request *req, kq_reader *r);
+void handle_txn_offset_commit(handler *h, handler_request *req, kq_reader *r);
+void handle_describe_transactions(handler *h, handler_request *req, kq_reader *r);
+void handle_list_transactions(handler *h, handler_request *req, kq_reader *r);
 /* Replica fetch (replica id >= 0) decoded by handle_fetch. */
 struct wire_fetch_request;
 void handle_replica_fetch(handler *h, handler_request *req, const struct wire_fetch_request *f);

@@ -2,13 +2,17 @@
 #ifndef KQ_WIRE_APIS_ALL_H
 #define KQ_WIRE_APIS_ALL_H
 
+#include "kq/wire_add_offsets_to_txn.h"
+#include "kq/wire_add_partitions_to_txn.h"
 #include "kq/wire_add_raft_voter.h"
 #include "kq/wire_api_versions.h"
 #include "kq/wire_begin_quorum_epoch.h"
 #include "kq/wire_describe_cluster.h"
 #include "kq/wire_describe_groups.h"
 #include "kq/wire_describe_quorum.h"
+#include "kq/wire_describe_transactions.h"
 #include "kq/wire_end_quorum_epoch.h"
+#include "kq/wire_end_txn.h"
 #include "kq/wire_fetch.h"
 #include "kq/wire_fetch_snapshot.h"
 #include "kq/wire_find_coordinator.h"
@@ -18,6 +22,7 @@
 #include "kq/wire_leave_group.h"
 #include "kq/wire_list_groups.h"
 #include "kq/wire_list_offsets.h"
+#include "kq/wire_list_transactions.h"
 #include "kq/wire_metadata.h"
 #include "kq/wire_offset_commit.h"
 #include "kq/wire_offset_fetch.h"
@@ -26,6 +31,7 @@
 #include "kq/wire_raft_common.h"
 #include "kq/wire_sasl.h"
 #include "kq/wire_sync_group.h"
+#include "kq/wire_txn_offset_commit.h"
 #include "kq/wire_update_features.h"
 #include "kq/wire_update_raft_voter.h"
 #include "kq/wire_vote.h"

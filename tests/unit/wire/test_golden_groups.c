@@ -15,6 +15,7 @@
 #include "codec_harness.h"
 #include "golden_all_versions.h"
 #include "golden_groups.h"
+#include "golden_run.h"
 #include "kq/wire_describe_groups.h"
 #include "kq/wire_find_coordinator.h"
 #include "kq/wire_list_groups.h"
@@ -41,60 +42,6 @@ HARNESS_CODEC(wire_list_groups_response, wire_list_groups_response);
 /* FindCoordinator's goldens here are named find_coordinator_all. */
 #define wire_find_coordinator_all_request_codec wire_find_coordinator_request_codec
 #define wire_find_coordinator_all_response_codec wire_find_coordinator_response_codec
-
-typedef void (*golden_check_fn)(const void *got, int16_t v);
-
-/* The golden cases must be exactly versions min..max; each one is checked in
- * both directions as described at the top of the file. */
-static void run_golden(const harness_codec *c, const golden_case *cases, int count,
-                       int16_t min_version, int16_t max_version, const void *sample,
-                       golden_check_fn check)
-{
-    assert_int_equal(count, max_version - min_version + 1);
-    for (int i = 0; i < count; i++) {
-        int16_t v = cases[i].version;
-        assert_int_equal(v, min_version + i);
-        void *out = malloc(c->size);
-        assert_non_null(out);
-        kq_arena arena;
-        kq_arena_init(&arena, 1 << 20);
-        uint8_t *golden = harness_heap_copy(cases[i].bytes, cases[i].len);
-        kq_writer w;
-        if (cases[i].len == 0) {
-            /* An empty body (ApiVersions v0-2 request): harness_golden would
-             * memcmp a null writer buffer. */
-            harness_encode(c, v, sample, &w);
-            assert_int_equal(w.len, 0);
-            kq_writer_free(&w);
-            harness_decode_ok(c, v, golden, 0, &arena, out);
-        } else {
-            harness_golden(c, v, sample, golden, cases[i].len, &arena, out);
-        }
-        harness_encode(c, v, out, &w);
-        assert_int_equal(w.len, cases[i].len);
-        if (w.len) {
-            if (memcmp(w.data, golden, w.len) != 0)
-                harness_dump_diff(w.data, w.len, golden, cases[i].len);
-            assert_memory_equal(w.data, golden, w.len);
-        }
-        kq_writer_free(&w);
-        check(out, v);
-        free(golden);
-        kq_arena_free(&arena);
-        free(out);
-    }
-}
-
-#define RUN(api, dir, lo, hi, sample, check)                                        \
-    do {                                                                               \
-        run_golden(&wire_##api##_##dir##_codec, golden_##api##_##dir,                   \
-                   GOLDEN_COUNT(golden_##api##_##dir), lo, hi, (sample), (check));      \
-    } while (0)
-
-static void assert_str(kq_slice got, const char *want)
-{
-    harness_assert_slice_eq(got, S(want));
-}
 
 /* ---- OffsetCommit 2-10 ---- */
 
