@@ -241,8 +241,8 @@ bool raft_voters_decode_response(handler *h, kq_reader *r, enum raft_msg_type re
                                  int16_t api_version, raft_msg *out);
 void handle_remove_raft_voter(handler *h, handler_request *req, kq_reader *r);
 void handle_update_raft_voter(handler *h, handler_request *req, kq_reader *r);
-/* The transaction APIs (txn_stubs.c until the transaction coordinator's
- * handlers replace it): COORDINATOR_NOT_AVAILABLE for every entry. */
+/* The transaction APIs (issue 23): txn_apis.c, txn_offset_commit.c,
+ * txn_describe.c. */
 void handle_add_partitions_to_txn(handler *h, handler_request *req, kq_reader *r);
 void handle_add_offsets_to_txn(handler *h, handler_request *req, kq_reader *r);
 void handle_end_txn(handler *h, handler_request *req, kq_reader *r);
