@@ -166,7 +166,9 @@ bool group_offsets_admits(const group_offsets *o, const group_offset *e, uint64_
  * drops stashed commits at or above X and stashes again the commits of
  * markers at or above X whose own records lie below X. Stashed commits
  * count in group_offsets_bytes(), each KQ_TXN_OFFSET_EXTRA_BYTES more than
- * group_offsets_entry_bytes() (include/kq/limits.h). */
+ * group_offsets_entry_bytes() (include/kq/limits.h), and so do they once
+ * their marker made them pending (an upper bound: a truncation may stash
+ * them again), until applied or, aborted, dropped. */
 /* group_offsets_build_batch's transactional form: attributes 0x30, the
  * producer id (>= 0) and epoch (>= 0), base sequence -1. false also for a
  * negative producer id or epoch. */
