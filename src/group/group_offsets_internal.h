@@ -126,9 +126,10 @@ int64_t go_last_noted(const group_offsets *o);
 /* Stashes a copy of e (its log_offset the record's) for producer pid;
  * false when memory runs out or the offset is not above go_last_noted. */
 bool go_txn_stash(group_offsets *o, int64_t pid, const group_offset *e);
-/* The producer's marker at log offset: its stash moves to pending at that
- * offset (aborted: held, dropped at commit). false when memory runs out or
- * the offset is not above go_last_noted (nothing done then). */
+/* The producer's marker at log offset: its stash (if any: else nothing is
+ * done) moves to pending at that offset (aborted: held, dropped at
+ * commit). false when memory runs out or the offset is not above
+ * go_last_noted (nothing done then). */
 bool go_txn_marker(group_offsets *o, int64_t pid, int64_t offset, bool commit);
 /* Undoes everything noted at or above offset (group_offsets_truncate's
  * body, without its check against committed_to). */

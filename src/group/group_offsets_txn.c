@@ -153,13 +153,11 @@ bool go_txn_stash(group_offsets *o, int64_t pid, const group_offset *e)
 
 bool go_txn_marker(group_offsets *o, int64_t pid, int64_t offset, bool commit)
 {
-    if (offset <= go_last_noted(o))
-        return false;
     size_t at;
     go_txn *t = txn_find(o, pid, &at);
     if (!t)
         return true; /* nothing stashed: the marker does nothing here */
-    if (!go_pending_reserve(o, t->len))
+    if (offset <= go_last_noted(o) || !go_pending_reserve(o, t->len))
         return false;
     /* Stash order kept: the entries are appended oldest first. */
     for (size_t i = 0; i < t->len; i++) {

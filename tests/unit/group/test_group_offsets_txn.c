@@ -285,10 +285,15 @@ static void test_failed_call_undone(void **state)
     assert_int_equal(end_of(o).n, 0);
     assert_int_equal(group_offsets_bytes(o),
                      group_offsets_entry_bytes(&a) + KQ_TXN_OFFSET_EXTRA_BYTES);
-    /* Nor may a record lie at or below what was noted. */
+    /* Nor may a marker that moves commits lie at or below what was noted
+     * (one of a producer with nothing stashed changes nothing). */
     kq_writer_reset(&w);
     append_marker(&w, 10, 7, true);
     assert_int_equal(group_offsets_note_batches(o, w.data, w.len), -1);
+    kq_writer_reset(&w);
+    append_marker(&w, 3, 99, true);
+    assert_int_equal(group_offsets_note_batches(o, w.data, w.len), 0);
+    assert_int_equal(group_offsets_txn_count(o), 1);
     kq_writer_reset(&w);
     append_marker(&w, 11, 7, true);
     assert_int_equal(group_offsets_note_batches(o, w.data, w.len), 0);
