@@ -184,7 +184,8 @@ void group_offsets_commit(group_offsets *o, int64_t hw)
             go_entry_free(x);
             continue;
         }
-        x->cost = group_offsets_entry_bytes(&x->e); /* a transactional one's extra goes */
+        if (x->txn_pid >= 0) /* applied: its KQ_TXN_OFFSET_EXTRA_BYTES go */
+            x->cost = group_offsets_entry_bytes(&x->e);
         /* No way to report it: a commit the majority holds cannot be lost. */
         bool applied = apply(o, x);
         KQ_ASSERT(applied);
