@@ -32,4 +32,11 @@ void group_offset_write_value(kq_writer *w, const group_offset *e);
  * no NUL byte inside a string); NULL on success, else the reason. */
 const char *group_offset_read_value(kq_slice v, group_offset_value *out);
 
+/* The snapshot's "kq.txn-offset" (a stashed transactional commit, issue 23;
+ * src/storage/FORMAT.md "Snapshot content"): int16 version 0, int64
+ * producer id (>= 0), then the fields above after their version. */
+void group_offset_write_txn_value(kq_writer *w, int64_t producer_id, const group_offset *e);
+const char *group_offset_read_txn_value(kq_slice v, int64_t *producer_id,
+                                        group_offset_value *out);
+
 #endif

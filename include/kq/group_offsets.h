@@ -142,8 +142,8 @@ bool group_offsets_restore(group_offsets *o, const group_offset *entry);
 /* What e costs in a snapshot, at most: KQ_GROUP_OFFSET_ENTRY_FIXED_BYTES plus
  * the lengths of its group id, topic and metadata. */
 uint64_t group_offsets_entry_bytes(const group_offset *e);
-/* The committed entries' costs plus the pending commits' costs: an upper
- * bound of what the state at the log end costs in a snapshot. */
+/* The committed entries' costs plus the pending and stashed commits' costs:
+ * an upper bound of what the state at the log end costs in a snapshot. */
 uint64_t group_offsets_bytes(const group_offsets *o);
 /* Whether a commit of e appended now (after extra bytes of commits admitted
  * with it, not yet appended) keeps group_offsets_bytes within
@@ -151,5 +151,49 @@ uint64_t group_offsets_bytes(const group_offsets *o);
  * freed. A leader that admits only such commits keeps every state at the
  * end of its log, and so every snapshot's offsets, within that budget. */
 bool group_offsets_admits(const group_offsets *o, const group_offset *e, uint64_t extra);
+
+/* ---- transactional offset commits (issue 23, KIP-98 TxnOffsetCommit;
+ * src/storage/FORMAT.md "Transactions")
+ * The OffsetCommit control batch with attributes control|transactional
+ * (0x30) and the producer's id and epoch: its commits are stashed per
+ * producer id, neither pending nor visible, until that producer's marker
+ * (Kafka's control batch, attributes 0x30, same producer id, one record of
+ * control type 1 COMMIT or 0 ABORT). A COMMIT at log offset M makes them
+ * pending at M in stash order (committed once the high watermark passes
+ * M); an ABORT drops them (held, invisible, until the high watermark
+ * passes M, so that a truncation below M can stash them again). A marker
+ * for a producer with nothing stashed does nothing. A truncation at X
+ * drops stashed commits at or above X and stashes again the commits of
+ * markers at or above X whose own records lie below X. Stashed commits
+ * count in group_offsets_bytes(), each KQ_TXN_OFFSET_EXTRA_BYTES more than
+ * group_offsets_entry_bytes() (include/kq/limits.h), and so do they once
+ * their marker made them pending (an upper bound: a truncation may stash
+ * them again), until applied or, aborted, dropped. */
+/* group_offsets_build_batch's transactional form: attributes 0x30, the
+ * producer id (>= 0) and epoch (>= 0), base sequence -1. false also for a
+ * negative producer id or epoch. */
+bool group_offsets_build_txn_batch(kq_writer *out, const group_offset *entries, int count,
+                                   int64_t timestamp_ms, int64_t producer_id,
+                                   int16_t producer_epoch);
+/* Every stashed commit (the open transactions' commits: a snapshot taken at
+ * the log end carries them), in producer id order, then stash order; cb
+ * returning non-zero stops the walk and is returned. */
+typedef int (*group_offsets_txn_cb)(void *ctx, int64_t producer_id, const group_offset *e);
+int group_offsets_foreach_txn(const group_offsets *o, group_offsets_txn_cb cb, void *ctx);
+/* Loads one stashed commit of a snapshot (after the producer's others;
+ * log_offset ignored). false if producer_id < 0, e breaks a rule of
+ * group_offset, the producer already has a commit noted from the log, or
+ * memory runs out. */
+bool group_offsets_restore_txn(group_offsets *o, int64_t producer_id, const group_offset *e);
+/* Whether a stashed commit holds that key (OffsetFetch with RequireStable
+ * answers UNSTABLE_OFFSET_COMMIT then, as Kafka). */
+bool group_offsets_txn_pending(const group_offsets *o, const char *group_id, const char *topic,
+                               int32_t partition);
+/* Stashed commits. */
+int group_offsets_txn_count(const group_offsets *o);
+/* group_offsets_admits for a transactional commit of e: it costs
+ * KQ_TXN_OFFSET_EXTRA_BYTES more and frees nothing (while stashed, the
+ * committed entry of its key is in a snapshot too). */
+bool group_offsets_admits_txn(const group_offsets *o, const group_offset *e, uint64_t extra);
 
 #endif

@@ -514,6 +514,8 @@ _Static_assert((uint64_t)KQ_GROUP_MAX_SIZE_DEFAULT * KQ_GROUP_MEMBER_BYTES_MAX *
                "one full group holds at most 8 GiB of metadata and assignments");
 _Static_assert(KQ_SNAPSHOT_RECORD_BYTES_MAX >= 32 + 16 + KQ_GROUP_OFFSET_VALUE_BYTES_MAX,
                "a kq.group-offset snapshot record fits the record bound");
+_Static_assert(KQ_SNAPSHOT_RECORD_BYTES_MAX >= 32 + 16 + 8 + KQ_GROUP_OFFSET_VALUE_BYTES_MAX,
+               "a kq.txn-offset snapshot record (producer id added) fits the record bound");
 _Static_assert(KQ_GROUP_OFFSET_METADATA_BYTES_MAX <= INT16_MAX,
                "metadata fits an int16-length string");
 _Static_assert((uint64_t)KQ_GROUP_OFFSETS_MAX *
@@ -538,6 +540,11 @@ _Static_assert((uint64_t)KQ_GROUP_COMMIT_PARTITIONS_MAX *
  * INVALID_COMMIT_OFFSET_SIZE (no Kafka key; Kafka is unbounded). It is what
  * keeps every admitted table inside one snapshot. */
 #define KQ_GROUP_OFFSETS_BYTES_MAX (48u << 20)
+/* Bytes a stashed transactional offset commit (issue 23, "kq.txn-offset")
+ * costs in a snapshot over a committed one: its producer id (8); its key
+ * (13 bytes) is shorter than "kq.group-offset". Stashed commits count in
+ * KQ_GROUP_OFFSETS_BYTES_MAX like pending ones. */
+#define KQ_TXN_OFFSET_EXTRA_BYTES 8u
 /* One "kq.producer" record at most: framing 16, key "kq.producer" (11),
  * value: version, pid, epoch, count and KQ_SNAPSHOT_PRODUCER_BATCHES cached
  * batches of 24 bytes (asserted equal to PRODUCER_STATE_BATCHES). */
@@ -559,6 +566,8 @@ _Static_assert((uint64_t)KQ_GROUP_COMMIT_PARTITIONS_MAX *
 
 _Static_assert(KQ_GROUP_OFFSET_ENTRY_FIXED_BYTES >= 16 + 15 + 32,
                "an entry's fixed cost covers its framing, key and fixed value fields");
+_Static_assert(KQ_GROUP_OFFSET_ENTRY_FIXED_BYTES + KQ_TXN_OFFSET_EXTRA_BYTES >= 16 + 13 + 8 + 32,
+               "a stashed commit's cost covers its framing, key, producer id and fixed fields");
 _Static_assert(2 * KQ_SNAPSHOT_RECORD_BYTES_MAX <= KQ_SNAPSHOT_BATCH_BYTES_MAX,
                "a flushed batch is more than half full");
 _Static_assert((uint64_t)KQ_GROUP_OFFSETS_BYTES_MAX +

@@ -23,9 +23,9 @@ const char *group_offset_invalid(const group_offset *e)
     return NULL;
 }
 
-void group_offset_write_value(kq_writer *w, const group_offset *e)
+/* The fields after the version. */
+static void write_fields(kq_writer *w, const group_offset *e)
 {
-    kq_write_i16(w, GROUP_OFFSET_VALUE_VERSION);
     kq_write_cstring(w, e->group_id);
     kq_write_cstring(w, e->topic);
     kq_write_i32(w, e->partition);
@@ -33,6 +33,19 @@ void group_offset_write_value(kq_writer *w, const group_offset *e)
     kq_write_i32(w, e->leader_epoch);
     kq_write_cstring(w, e->metadata);
     kq_write_i64(w, e->commit_timestamp_ms);
+}
+
+void group_offset_write_value(kq_writer *w, const group_offset *e)
+{
+    kq_write_i16(w, GROUP_OFFSET_VALUE_VERSION);
+    write_fields(w, e);
+}
+
+void group_offset_write_txn_value(kq_writer *w, int64_t producer_id, const group_offset *e)
+{
+    kq_write_i16(w, GROUP_OFFSET_VALUE_VERSION);
+    kq_write_i64(w, producer_id);
+    write_fields(w, e);
 }
 
 /* Copies a string of at most max_bytes bytes without a NUL into dst. */
@@ -48,13 +61,13 @@ static bool copy_string(kq_slice s, char *dst, size_t max_bytes)
     return true;
 }
 
-const char *group_offset_read_value(kq_slice v, group_offset_value *out)
+/* Parses the fields after the version to the value's end; head_error (the
+ * version's or producer id's, NULL: none) is reported once the length is
+ * known to be right, as before the producer id existed. */
+static const char *read_fields(const kq_reader *rd, const char *head_error,
+                               group_offset_value *out)
 {
-    if (v.len < 0 || !v.ptr)
-        return "null value";
-    kq_reader r;
-    kq_reader_init(&r, v.ptr, (size_t)v.len);
-    int16_t version = kq_read_i16(&r);
+    kq_reader r = *rd;
     kq_slice group = kq_read_string(&r);
     kq_slice topic = kq_read_string(&r);
     int32_t partition = kq_read_i32(&r);
@@ -66,8 +79,8 @@ const char *group_offset_read_value(kq_slice v, group_offset_value *out)
         return "value truncated";
     if (kq_reader_remaining(&r) != 0)
         return "bytes after the value";
-    if (version != GROUP_OFFSET_VALUE_VERSION)
-        return "unknown value version";
+    if (head_error)
+        return head_error;
     if (!copy_string(group, out->group_id, KQ_GROUP_NAME_BYTES_MAX - 1) ||
         !copy_string(topic, out->topic, KQ_TOPIC_NAME_BYTES_MAX - 1))
         return "group id or topic null, too long or holding a NUL";
@@ -86,4 +99,31 @@ const char *group_offset_read_value(kq_slice v, group_offset_value *out)
         .log_offset = -1,
     };
     return group_offset_invalid(&out->entry);
+}
+
+/* The version (and, for a transactional value, the producer id) first. */
+static const char *read_value(kq_slice v, int64_t *producer_id, group_offset_value *out)
+{
+    if (v.len < 0 || !v.ptr)
+        return "null value";
+    kq_reader r;
+    kq_reader_init(&r, v.ptr, (size_t)v.len);
+    int16_t version = kq_read_i16(&r);
+    if (producer_id)
+        *producer_id = kq_read_i64(&r);
+    const char *head_error = version != GROUP_OFFSET_VALUE_VERSION ? "unknown value version"
+                             : producer_id && *producer_id < 0 ? "negative producer id"
+                                                               : NULL;
+    return read_fields(&r, head_error, out);
+}
+
+const char *group_offset_read_value(kq_slice v, group_offset_value *out)
+{
+    return read_value(v, NULL, out);
+}
+
+const char *group_offset_read_txn_value(kq_slice v, int64_t *producer_id,
+                                        group_offset_value *out)
+{
+    return read_value(v, producer_id, out);
 }

@@ -1,5 +1,6 @@
 /* The committed-offsets table (include/kq/group_offsets.h): lifetime, the
  * pending FIFO, commit and truncation, lookups and restore. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,17 +12,30 @@
 
 group_offsets *group_offsets_create(void)
 {
-    return calloc(1, sizeof(group_offsets));
+    group_offsets *o = calloc(1, sizeof(group_offsets));
+    if (o)
+        o->txn_noted_end = -1;
+    return o;
 }
 
 void group_offsets_clear(group_offsets *o, int64_t from)
 {
     go_pending_drop_from(o, o->pending_head);
     free(o->pending);
+    go_txn_free_all(o);
     go_map_free(&o->committed, true);
     go_group_map_free(&o->groups);
     memset(o, 0, sizeof(*o));
     o->committed_to = from;
+    o->txn_noted_end = -1;
+}
+
+int64_t go_last_noted(const group_offsets *o)
+{
+    int64_t last = o->committed_to - 1;
+    if (o->pending_len > o->pending_head && o->pending[o->pending_len - 1]->e.log_offset > last)
+        last = o->pending[o->pending_len - 1]->e.log_offset;
+    return o->txn_noted_end > last ? o->txn_noted_end : last;
 }
 
 void group_offsets_destroy(group_offsets *o)
@@ -34,28 +48,49 @@ void group_offsets_destroy(group_offsets *o)
 
 bool go_pending_push(group_offsets *o, const group_offset *e, bool tombstone)
 {
-    if (e->log_offset < o->committed_to ||
-        (o->pending_len > o->pending_head &&
-         e->log_offset <= o->pending[o->pending_len - 1]->e.log_offset))
+    if (e->log_offset <= go_last_noted(o))
         return false;
-    if (o->pending_head > 0 && o->pending_len == o->pending_cap) {
-        size_t n = o->pending_len - o->pending_head;
-        memmove(o->pending, o->pending + o->pending_head, n * sizeof(*o->pending));
-        o->pending_head = 0;
-        o->pending_len = n;
-    }
-    if (o->pending_len == o->pending_cap) {
-        size_t cap = o->pending_cap ? 2 * o->pending_cap : GO_PENDING_CAP_MIN;
-        go_entry **p = realloc(o->pending, cap * sizeof(*p));
-        if (!p)
-            return false;
-        o->pending = p;
-        o->pending_cap = cap;
-    }
     go_entry *x = go_entry_new(e);
     if (!x)
         return false;
     x->tombstone = tombstone;
+    if (!go_pending_append(o, x)) {
+        go_entry_free(x);
+        return false;
+    }
+    return true;
+}
+
+bool go_pending_reserve(group_offsets *o, size_t n)
+{
+    if (o->pending_head > 0 && o->pending_cap - o->pending_len < n) {
+        size_t used = o->pending_len - o->pending_head;
+        memmove(o->pending, o->pending + o->pending_head, used * sizeof(*o->pending));
+        o->pending_head = 0;
+        o->pending_len = used;
+    }
+    if (o->pending_cap - o->pending_len >= n)
+        return true;
+    size_t cap = o->pending_cap ? o->pending_cap : GO_PENDING_CAP_MIN;
+    while (cap - o->pending_len < n) {
+        if (cap > SIZE_MAX / 2 / sizeof(*o->pending))
+            return false;
+        cap *= 2;
+    }
+    go_entry **p = realloc(o->pending, cap * sizeof(*p));
+    if (!p)
+        return false;
+    o->pending = p;
+    o->pending_cap = cap;
+    return true;
+}
+
+bool go_pending_append(group_offsets *o, go_entry *x)
+{
+    KQ_ASSERT(o->pending_len == o->pending_head ||
+              x->e.log_offset >= o->pending[o->pending_len - 1]->e.log_offset);
+    if (!go_pending_reserve(o, 1))
+        return false;
     o->pending[o->pending_len++] = x;
     o->pending_bytes += x->cost;
     return true;
@@ -145,6 +180,12 @@ void group_offsets_commit(group_offsets *o, int64_t hw)
         go_entry *x = o->pending[o->pending_head++];
         KQ_ASSERT(o->pending_bytes >= x->cost);
         o->pending_bytes -= x->cost;
+        if (x->aborted) { /* its ABORT marker is committed: never applied */
+            go_entry_free(x);
+            continue;
+        }
+        if (x->txn_pid >= 0) /* applied: its KQ_TXN_OFFSET_EXTRA_BYTES go */
+            x->cost = group_offsets_entry_bytes(&x->e);
         /* No way to report it: a commit the majority holds cannot be lost. */
         bool applied = apply(o, x);
         KQ_ASSERT(applied);
@@ -158,10 +199,7 @@ void group_offsets_commit(group_offsets *o, int64_t hw)
 void group_offsets_truncate(group_offsets *o, int64_t offset)
 {
     KQ_ASSERT(offset >= o->committed_to);
-    size_t keep = o->pending_len;
-    while (keep > o->pending_head && o->pending[keep - 1]->e.log_offset >= offset)
-        keep--;
-    go_pending_drop_from(o, keep);
+    go_txn_cut(o, offset);
 }
 
 int64_t group_offsets_committed_to(const group_offsets *o)

@@ -1,6 +1,8 @@
-/* The OffsetCommit control batch (src/storage/FORMAT.md, "Group offsets"):
- * built for the leader to append, and read back from every batch appended
- * at the log end into the pending FIFO. */
+/* The OffsetCommit control batch (src/storage/FORMAT.md, "Group offsets"),
+ * plain or transactional ("Transactions"): built for the leader to append,
+ * and read back from every batch appended at the log end into the pending
+ * FIFO, or the producer's stash until its marker. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,8 +33,17 @@ static bool write_values(kq_writer *values, size_t *ends, const group_offset *en
     return !values->error;
 }
 
+/* What a batch is: its record key and, for a transactional one, the
+ * producer (producer_id -1: none). */
+typedef struct batch_kind {
+    const uint8_t *key;
+    bool tombstones;
+    int64_t producer_id;
+    int16_t producer_epoch;
+} batch_kind;
+
 static bool build_records(kq_writer *out, const kq_writer *values, const size_t *ends,
-                          int count, int64_t timestamp_ms, const uint8_t *key)
+                          int count, int64_t timestamp_ms, const batch_kind *kind)
 {
     record *recs = calloc((size_t)count, sizeof(*recs));
     if (!recs)
@@ -40,16 +51,17 @@ static bool build_records(kq_writer *out, const kq_writer *values, const size_t 
     for (int i = 0; i < count; i++) {
         size_t start = i ? ends[i - 1] : 0;
         recs[i].timestamp = timestamp_ms;
-        recs[i].key = (kq_slice){ key, 4 };
+        recs[i].key = (kq_slice){ kind->key, 4 };
         recs[i].value = (kq_slice){ values->data + start, (int32_t)(ends[i] - start) };
     }
     record_batch_builder_args args = {
         .base_offset = 0,
         .partition_leader_epoch = 0,
-        .attributes = RECORD_ATTR_CONTROL,
+        .attributes = (int16_t)(RECORD_ATTR_CONTROL |
+                                (kind->producer_id >= 0 ? RECORD_ATTR_TRANSACTIONAL : 0)),
         .base_timestamp = timestamp_ms,
-        .producer_id = -1,
-        .producer_epoch = -1,
+        .producer_id = kind->producer_id,
+        .producer_epoch = kind->producer_epoch,
         .base_sequence = -1,
         .records = recs,
         .record_count = count,
@@ -60,7 +72,7 @@ static bool build_records(kq_writer *out, const kq_writer *values, const size_t 
 }
 
 static bool build_batch(kq_writer *out, const group_offset *entries, int count,
-                        int64_t timestamp_ms, bool tombstones)
+                        int64_t timestamp_ms, const batch_kind *kind)
 {
     if (!out || !entries || count < 1 || count > KQ_GROUP_COMMIT_PARTITIONS_MAX)
         return false;
@@ -69,9 +81,8 @@ static bool build_batch(kq_writer *out, const group_offset *entries, int count,
         return false;
     kq_writer values;
     kq_writer_init(&values, RECORD_BATCH_BYTES_MAX);
-    bool ok = write_values(&values, ends, entries, count, tombstones) &&
-              build_records(out, &values, ends, count, timestamp_ms,
-                            tombstones ? expire_key : commit_key);
+    bool ok = write_values(&values, ends, entries, count, kind->tombstones) &&
+              build_records(out, &values, ends, count, timestamp_ms, kind);
     kq_writer_free(&values);
     free(ends);
     return ok;
@@ -80,13 +91,25 @@ static bool build_batch(kq_writer *out, const group_offset *entries, int count,
 bool group_offsets_build_batch(kq_writer *out, const group_offset *entries, int count,
                                int64_t timestamp_ms)
 {
-    return build_batch(out, entries, count, timestamp_ms, false);
+    batch_kind kind = { commit_key, false, -1, -1 };
+    return build_batch(out, entries, count, timestamp_ms, &kind);
+}
+
+bool group_offsets_build_txn_batch(kq_writer *out, const group_offset *entries, int count,
+                                   int64_t timestamp_ms, int64_t producer_id,
+                                   int16_t producer_epoch)
+{
+    if (producer_id < 0 || producer_epoch < 0)
+        return false;
+    batch_kind kind = { commit_key, false, producer_id, producer_epoch };
+    return build_batch(out, entries, count, timestamp_ms, &kind);
 }
 
 bool group_offsets_build_expire_batch(kq_writer *out, const group_offset *entries, int count,
                                       int64_t timestamp_ms)
 {
-    return build_batch(out, entries, count, timestamp_ms, true);
+    batch_kind kind = { expire_key, true, -1, -1 };
+    return build_batch(out, entries, count, timestamp_ms, &kind);
 }
 
 static void note_skip(group_offsets_skipped *skipped, int64_t offset, const char *reason)
@@ -98,35 +121,68 @@ static void note_skip(group_offsets_skipped *skipped, int64_t offset, const char
     skipped->last_offset = offset;
 }
 
+/* Where a cut undoes everything noted from now on (all of it lies above
+ * go_last_noted). */
+static int64_t undo_point(const group_offsets *o)
+{
+    int64_t last = go_last_noted(o);
+    return last < INT64_MAX ? last + 1 : last;
+}
+
+/* One record of a control batch: 1 a commit noted (pending, or stashed when
+ * the batch is transactional), 0 nothing for us or skipped, -1 it cannot
+ * be kept (offsets not ascending, no memory). A transactional batch with a
+ * producer id holding a COMMIT or ABORT record is that producer's marker. */
+static int note_record(group_offsets *o, const record_batch_header *h, const record *rec,
+                       group_offsets_skipped *skipped)
+{
+    int type = record_control_type(rec->key);
+    bool txn = (h->attributes & RECORD_ATTR_TRANSACTIONAL) != 0;
+    if (type == RECORD_CONTROL_COMMIT || type == RECORD_CONTROL_ABORT) {
+        if (!txn || h->producer_id < 0 || rec->offset < h->base_offset)
+            return 0;
+        return go_txn_marker(o, h->producer_id, rec->offset, type == RECORD_CONTROL_COMMIT)
+                   ? 0
+                   : -1;
+    }
+    if (type != KQ_CONTROL_OFFSET_COMMIT && type != KQ_CONTROL_OFFSET_EXPIRE)
+        return 0;
+    group_offset_value v;
+    const char *why = rec->offset < h->base_offset ? "offset delta below zero"
+                      : txn && type == KQ_CONTROL_OFFSET_EXPIRE
+                          ? "an offset expiry in a transactional batch"
+                      : txn && h->producer_id < 0
+                          ? "a transactional offset commit without a producer id"
+                          : group_offset_read_value(rec->value, &v);
+    if (why) {
+        note_skip(skipped, rec->offset, why);
+        return 0;
+    }
+    v.entry.log_offset = rec->offset;
+    bool kept = txn ? go_txn_stash(o, h->producer_id, &v.entry)
+                    : go_pending_push(o, &v.entry, type == KQ_CONTROL_OFFSET_EXPIRE);
+    return kept ? 1 : -1;
+}
+
 /* Notes the commits of one control batch: the number noted, or -1 if one
  * cannot be kept (offsets not ascending, no memory). A value of ours that
  * does not parse is skipped; records that do not parse skip the whole
- * batch (a commit is applied whole or not at all). */
+ * batch (a commit, or a marker, is applied whole or not at all). */
 static int note_control(group_offsets *o, const uint8_t *batch, size_t len,
                         const record_batch_header *h, group_offsets_skipped *skipped)
 {
-    size_t kept = o->pending_len - o->pending_head; /* pushes may move the head */
+    int64_t undo_at = undo_point(o);
     int skips_before = skipped->count;
     record_iter it;
     record rec;
     int noted = 0;
     enum record_status st = record_iter_open(&it, batch, len);
     while (st == RECORD_OK && noted >= 0 && record_iter_next(&it, &rec)) {
-        int type = record_control_type(rec.key);
-        if (type != KQ_CONTROL_OFFSET_COMMIT && type != KQ_CONTROL_OFFSET_EXPIRE)
-            continue;
-        group_offset_value v;
-        const char *why = rec.offset < h->base_offset ? "offset delta below zero"
-                                                      : group_offset_read_value(rec.value, &v);
-        if (why) {
-            note_skip(skipped, rec.offset, why);
-            continue;
-        }
-        v.entry.log_offset = rec.offset;
-        noted = go_pending_push(o, &v.entry, type == KQ_CONTROL_OFFSET_EXPIRE) ? noted + 1 : -1;
+        int n = note_record(o, h, &rec, skipped);
+        noted = n < 0 ? -1 : noted + n;
     }
     if (noted >= 0 && (st != RECORD_OK || it.status != RECORD_OK)) {
-        go_pending_drop_from(o, o->pending_head + kept);
+        go_txn_cut(o, undo_at);
         skipped->count = skips_before;
         note_skip(skipped, h->base_offset, "the batch's records do not parse");
         noted = 0;
@@ -141,7 +197,7 @@ int group_offsets_note_batches_skipping(group_offsets *o, const uint8_t *batches
     group_offsets_skipped local;
     group_offsets_skipped *sk = skipped ? skipped : &local;
     *sk = (group_offsets_skipped){ .count = 0, .first_offset = -1, .last_offset = -1 };
-    size_t kept = o->pending_len - o->pending_head; /* pushes may move the head */
+    int64_t undo_at = undo_point(o);
     size_t pos = 0;
     int total = 0;
     while (pos < len && total >= 0) {
@@ -158,7 +214,7 @@ int group_offsets_note_batches_skipping(group_offsets *o, const uint8_t *batches
         pos += size;
     }
     if (total < 0)
-        go_pending_drop_from(o, o->pending_head + kept);
+        go_txn_cut(o, undo_at);
     return total;
 }
 

@@ -1,6 +1,7 @@
 /* The offsets table's size in bytes (include/kq/group_offsets.h): the cost
- * of an entry and the admission check that keeps the state at the log end
- * within KQ_GROUP_OFFSETS_BYTES_MAX, hence within one snapshot. */
+ * of an entry and the admission checks (ordinary and transactional commits)
+ * that keep the state at the log end within KQ_GROUP_OFFSETS_BYTES_MAX,
+ * hence within one snapshot. */
 #include <string.h>
 
 #include "group_offsets_internal.h"
@@ -16,7 +17,7 @@ uint64_t group_offsets_entry_bytes(const group_offset *e)
 
 uint64_t group_offsets_bytes(const group_offsets *o)
 {
-    return o->committed_bytes + o->pending_bytes;
+    return o->committed_bytes + o->pending_bytes + o->txn_bytes;
 }
 
 bool group_offsets_admits(const group_offsets *o, const group_offset *e, uint64_t extra)
@@ -32,4 +33,12 @@ bool group_offsets_admits(const group_offsets *o, const group_offset *e, uint64_
      * an upper bound until it is applied). */
     uint64_t freed = old ? old->cost : 0;
     return now - freed + cost <= KQ_GROUP_OFFSETS_BYTES_MAX;
+}
+
+bool group_offsets_admits_txn(const group_offsets *o, const group_offset *e, uint64_t extra)
+{
+    /* Nothing freed: while stashed, the key's committed entry stays in a
+     * snapshot beside the "kq.txn-offset" record. */
+    uint64_t cost = group_offsets_entry_bytes(e) + KQ_TXN_OFFSET_EXTRA_BYTES;
+    return group_offsets_bytes(o) + extra + cost <= KQ_GROUP_OFFSETS_BYTES_MAX;
 }

@@ -12,6 +12,7 @@
 #include "kq/group_offsets.h"
 
 typedef struct go_group go_group;
+typedef struct go_txn go_txn;
 
 /* One owned entry: e's strings are heap copies it owns. */
 typedef struct go_entry {
@@ -19,6 +20,14 @@ typedef struct go_entry {
     uint64_t hash;
     uint64_t cost; /* group_offsets_entry_bytes(&e) */
     bool tombstone; /* pending only: KQ_CONTROL_OFFSET_EXPIRE */
+    /* Transactional (issue 23): the producer id (-1: not) and the offset of
+     * the commit's own record (e.log_offset is the marker's once a marker
+     * moved it to pending); aborted: pending until the high watermark
+     * passes its ABORT marker, then dropped, never applied or visible.
+     * cost includes KQ_TXN_OFFSET_EXTRA_BYTES until applied. */
+    int64_t txn_pid;
+    int64_t record_offset;
+    bool aborted;
     struct go_entry *next_in_group; /* committed entries of the same group */
 } go_entry;
 
@@ -27,6 +36,14 @@ typedef struct go_map {
     size_t cap;
     size_t count;
 } go_map;
+
+/* One producer's stashed commits, in stash order (owned). */
+struct go_txn {
+    int64_t pid;
+    struct go_entry **items;
+    size_t len;
+    size_t cap;
+};
 
 struct go_group {
     char *id;
@@ -51,6 +68,15 @@ struct group_offsets {
     int64_t committed_to;
     uint64_t committed_bytes; /* sum of the committed entries' costs */
     uint64_t pending_bytes;   /* sum of the pending entries' costs */
+    /* Stashed transactional commits (group_offsets_txn.c): per producer id,
+     * ascending ids, each in stash order. */
+    go_txn *txns;
+    size_t txn_count;
+    size_t txn_cap;
+    int txn_entries;
+    uint64_t txn_bytes;  /* sum of the stashed entries' costs */
+    go_map txn_keys;     /* owned: one entry per stashed key, e.offset its count */
+    int64_t txn_noted_end; /* the last stash or marker offset noted, -1: none */
 };
 
 uint64_t go_key_hash(const char *group_id, const char *topic, int32_t partition);
@@ -86,5 +112,29 @@ bool go_tombstone_matches(const go_entry *t, const go_entry *x);
 bool go_pending_push(group_offsets *o, const group_offset *e, bool tombstone);
 /* Frees pending entries from index keep on. */
 void go_pending_drop_from(group_offsets *o, size_t keep);
+/* Appends the owned x to the pending FIFO (x->e.log_offset not below the
+ * last one's: a marker's commits share its offset); false when memory runs
+ * out (x is not freed then). */
+bool go_pending_append(group_offsets *o, go_entry *x);
+/* Room for n more pending entries; false when memory runs out. */
+bool go_pending_reserve(group_offsets *o, size_t n);
+/* The last log offset noted (pending, stash or marker), committed_to - 1
+ * when none: what a new record must lie above. */
+int64_t go_last_noted(const group_offsets *o);
+
+/* ---- transactional commits (group_offsets_txn.c) */
+/* Stashes a copy of e (its log_offset the record's) for producer pid;
+ * false when memory runs out or the offset is not above go_last_noted. */
+bool go_txn_stash(group_offsets *o, int64_t pid, const group_offset *e);
+/* The producer's marker at log offset: its stash (if any: else nothing is
+ * done) moves to pending at that offset (aborted: held, dropped at
+ * commit). false when memory runs out or the offset is not above
+ * go_last_noted (nothing done then). */
+bool go_txn_marker(group_offsets *o, int64_t pid, int64_t offset, bool commit);
+/* Undoes everything noted at or above offset (group_offsets_truncate's
+ * body, without its check against committed_to). */
+void go_txn_cut(group_offsets *o, int64_t offset);
+/* Frees every stashed commit. */
+void go_txn_free_all(group_offsets *o);
 
 #endif

@@ -53,6 +53,8 @@ go_entry *go_entry_new(const group_offset *e)
     x->e.topic = dup_or_null(e->topic, &ok);
     x->e.metadata = dup_or_null(e->metadata, &ok);
     x->hash = go_key_hash(e->group_id, e->topic, e->partition);
+    x->txn_pid = -1;
+    x->record_offset = -1;
     if (ok)
         x->cost = group_offsets_entry_bytes(&x->e);
     if (!ok) {

@@ -1,7 +1,7 @@
 /* Walks of the offsets table (include/kq/group_offsets.h): one group in
  * topic then partition order, every group, and the view at the log end
  * (committed entries overridden by the newest pending commit per key, in
- * key order). */
+ * key order; aborted transactional commits held as pending are skipped). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,7 +80,7 @@ bool group_offsets_get_at_end(const group_offsets *o, const char *group_id, cons
                                       go_key_hash(group_id, topic, partition));
     for (size_t i = o->pending_head; i < o->pending_len; i++) {
         const go_entry *x = o->pending[i];
-        if (!same_key(x, group_id, topic, partition))
+        if (x->aborted || !same_key(x, group_id, topic, partition))
             continue;
         if (!x->tombstone)
             cur = x;
@@ -101,6 +101,8 @@ static go_map end_of_pending(const group_offsets *o)
     memset(&m, 0, sizeof(m));
     for (size_t i = o->pending_head; i < o->pending_len; i++) {
         go_entry *x = o->pending[i];
+        if (x->aborted)
+            continue;
         go_entry **slot = go_map_slot(&m, x->e.group_id, x->e.topic, x->e.partition, x->hash);
         if (x->tombstone) {
             const go_entry *cur = slot ? *slot

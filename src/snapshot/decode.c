@@ -88,6 +88,20 @@ static int load_group_offset(decoder *d, size_t pos, kq_slice value)
     return group_offsets_restore(d->offsets, e) ? 0 : -ENOMEM;
 }
 
+/* A stashed transactional commit (issue 23): restored in file order (no
+ * rule across records: validating alone needs no table). */
+static int load_txn_offset(decoder *d, size_t pos, kq_slice value)
+{
+    group_offset_value v;
+    int64_t producer_id = -1;
+    const char *why = group_offset_read_txn_value(value, &producer_id, &v);
+    if (why)
+        return fail(d, pos, "%s record: %s", SNAP_KEY_TXN_OFFSET, why);
+    if (!d->offsets)
+        return 0;
+    return group_offsets_restore_txn(d->offsets, producer_id, &v.entry) ? 0 : -ENOMEM;
+}
+
 static int load_record(decoder *d, size_t pos, const record *rec)
 {
     enum snap_key key = snap_key_of(rec->key);
@@ -107,6 +121,8 @@ static int load_record(decoder *d, size_t pos, const record *rec)
         return load_producer(d, pos, rec->value);
     case SNAP_GROUP_OFFSET:
         return load_group_offset(d, pos, rec->value);
+    case SNAP_TXN_OFFSET:
+        return load_txn_offset(d, pos, rec->value);
     case SNAP_UNKNOWN:
         return fail(d, pos, "data record with an unknown key");
     }

@@ -1,7 +1,8 @@
 /* kq_snapshot_encode: the header batch (with the KRaftVersion and Voters
  * records when given), data batches packed up to
  * KQ_SNAPSHOT_BATCH_BYTES_MAX (voters, producer-id maxima, producers least
- * recent first, group offsets at the log end), the footer batch. */
+ * recent first, group offsets at the log end, stashed transactional
+ * offset commits), the footer batch. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,10 @@ _Static_assert(KQ_SNAPSHOT_PRODUCER_BATCHES == PRODUCER_STATE_BATCHES,
 _Static_assert(PACK_RECORD_OVERHEAD_BYTES + sizeof(SNAP_KEY_GROUP_OFFSET) - 1 + 32 <=
                    KQ_GROUP_OFFSET_ENTRY_FIXED_BYTES,
                "an entry's fixed cost covers its record's framing, key and fixed fields");
+_Static_assert(PACK_RECORD_OVERHEAD_BYTES + sizeof(SNAP_KEY_TXN_OFFSET) - 1 + 8 + 32 <=
+                   KQ_GROUP_OFFSET_ENTRY_FIXED_BYTES + KQ_TXN_OFFSET_EXTRA_BYTES,
+               "a stashed commit's cost covers its record's framing, key, producer id and "
+               "fixed fields");
 
 typedef struct pending {
     enum snap_key key;
@@ -143,6 +148,17 @@ static int add_group_offset(void *ctx, const group_offset *entry)
     return add(p, SNAP_GROUP_OFFSET, off);
 }
 
+/* A stashed transactional commit (issue 23): "kq.txn-offset". */
+static int add_txn_offset(void *ctx, int64_t producer_id, const group_offset *entry)
+{
+    packer *p = ctx;
+    if (producer_id < 0 || group_offset_invalid(entry))
+        return p->rc = -EINVAL;
+    size_t off = p->values.len;
+    group_offset_write_txn_value(&p->values, producer_id, entry);
+    return add(p, SNAP_TXN_OFFSET, off);
+}
+
 static int meta_valid(const kq_snapshot_meta *m)
 {
     if (m->id.end_offset < 0 || m->id.epoch < 0 ||
@@ -169,6 +185,8 @@ static int encode_body(packer *p, const producer_state *ps, const group_offsets 
     if (ps && producer_state_foreach(ps, add_producer, p))
         return p->rc ? p->rc : -EINVAL;
     if (offsets && group_offsets_foreach_at_end(offsets, add_group_offset, p))
+        return p->rc ? p->rc : -EINVAL;
+    if (offsets && group_offsets_foreach_txn(offsets, add_txn_offset, p))
         return p->rc ? p->rc : -EINVAL;
     if (flush(p))
         return p->rc;

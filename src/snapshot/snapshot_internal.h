@@ -12,10 +12,18 @@
 #define SNAP_KEY_PID_MAX "kq.producer-id-max"
 #define SNAP_KEY_PRODUCER "kq.producer"
 #define SNAP_KEY_GROUP_OFFSET "kq.group-offset"
+#define SNAP_KEY_TXN_OFFSET "kq.txn-offset"
 #define SNAP_VALUE_VERSION 0  /* the leading int16 of every value */
 #define SNAP_CONTROL_VERSION 0 /* SnapshotHeaderRecord / FooterRecord Version */
 
-enum snap_key { SNAP_VOTERS, SNAP_PID_MAX, SNAP_PRODUCER, SNAP_GROUP_OFFSET, SNAP_UNKNOWN };
+enum snap_key {
+    SNAP_VOTERS,
+    SNAP_PID_MAX,
+    SNAP_PRODUCER,
+    SNAP_GROUP_OFFSET,
+    SNAP_TXN_OFFSET,
+    SNAP_UNKNOWN
+};
 enum snap_key snap_key_of(kq_slice key);
 const char *snap_key_name(enum snap_key k);
 
