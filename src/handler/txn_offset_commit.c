@@ -98,11 +98,11 @@ static int fill(handler *h, int16_t v, const wire_txn_offset_commit_request *b, 
                                 .leader_epoch = p->committed_leader_epoch, .metadata = metadata,
                                 .commit_timestamp_ms = now, .log_offset = -1};
             if (error == KAFKA_NONE && h->svc.offsets &&
-                !group_offsets_admits(h->svc.offsets, e, admitted))
+                !group_offsets_admits_txn(h->svc.offsets, e, admitted))
                 error = KAFKA_INVALID_COMMIT_OFFSET_SIZE;
             errors[i] = error;
             if (error == KAFKA_NONE) {
-                admitted += group_offsets_entry_bytes(e);
+                admitted += group_offsets_entry_bytes(e) + KQ_TXN_OFFSET_EXTRA_BYTES;
                 valid++;
             }
         }
