@@ -12,10 +12,22 @@
 #define SNAP_KEY_PID_MAX "kq.producer-id-max"
 #define SNAP_KEY_PRODUCER "kq.producer"
 #define SNAP_KEY_GROUP_OFFSET "kq.group-offset"
+#define SNAP_KEY_TXN "kq.txn"
+#define SNAP_KEY_TXN_OPEN "kq.txn-open"
+#define SNAP_KEY_TXN_ABORTED "kq.txn-aborted"
 #define SNAP_VALUE_VERSION 0  /* the leading int16 of every value */
 #define SNAP_CONTROL_VERSION 0 /* SnapshotHeaderRecord / FooterRecord Version */
 
-enum snap_key { SNAP_VOTERS, SNAP_PID_MAX, SNAP_PRODUCER, SNAP_GROUP_OFFSET, SNAP_UNKNOWN };
+enum snap_key {
+    SNAP_VOTERS,
+    SNAP_PID_MAX,
+    SNAP_PRODUCER,
+    SNAP_GROUP_OFFSET,
+    SNAP_TXN,
+    SNAP_TXN_OPEN,
+    SNAP_TXN_ABORTED,
+    SNAP_UNKNOWN
+};
 enum snap_key snap_key_of(kq_slice key);
 const char *snap_key_name(enum snap_key k);
 
