@@ -50,6 +50,7 @@ LAYERS = [
         'producer_ids': ['exec_producer_ids.c', 'exec_producer_ids.h'],
         'produce': ['exec_produce.c', 'exec_produce.h'],
         'offsets': ['exec_offsets.c', 'exec_offsets.h'],
+        'txn': ['exec_txn.c', 'exec_txn.h'],
         'snapshot': ['exec_snapshot.c', 'exec_snapshot_open.c', 'exec_snapshot_fail.c',
                      'exec_snapshot_transfer.c', 'exec_retention.c', 'exec_snapshot.h',
                      'exec_voters.c'],
@@ -73,6 +74,7 @@ OWNERS = {
     'producer_ids': ['pids'],
     'produce': ['produce'],
     'offsets': ['offsets'],
+    'txn': ['txn'],
     'snapshot': ['snap'],
     'metrics': ['metrics'],
 }

@@ -12,6 +12,7 @@
 
 #include "kq/group.h"
 #include "kq/group_offsets.h"
+#include "kq/txn.h"
 #include "kq/limits.h"
 #include "kq/log.h"
 #include "kq/producer_state.h"
@@ -179,8 +180,9 @@ typedef struct handler_services {
      * batches), and the coordinator's settings (max_size 0: Kafka's
      * defaults, group_config_default). */
     const group_offsets *offsets;
-    /* The transaction table the executor keeps (kq/txn.h; read only). */
-    const struct txn_table *txns;
+    /* Transactions (issue 23): the transaction table the executor keeps
+     * (read only here: changes go through HANDLER_APPEND as batches). */
+    const txn_table *txns;
     group_config group;
     /* Transactions (issue 23): Kafka's transaction.max.timeout.ms,
      * transactional.id.expiration.ms and

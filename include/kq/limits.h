@@ -570,12 +570,8 @@ _Static_assert(KQ_GROUP_OFFSET_ENTRY_FIXED_BYTES + KQ_TXN_OFFSET_EXTRA_BYTES >= 
                "a stashed commit's cost covers its framing, key, producer id and fixed fields");
 _Static_assert(2 * KQ_SNAPSHOT_RECORD_BYTES_MAX <= KQ_SNAPSHOT_BATCH_BYTES_MAX,
                "a flushed batch is more than half full");
-_Static_assert((uint64_t)KQ_GROUP_OFFSETS_BYTES_MAX +
-                       (uint64_t)EXEC_PRODUCERS_MAX * KQ_SNAPSHOT_PRODUCER_RECORD_BYTES_MAX +
-                       KQ_SNAPSHOT_FIXED_BYTES_MAX + 61ull * KQ_SNAPSHOT_BATCHES_MAX <=
-                   KQ_SNAPSHOT_BYTES_MAX,
-               "a snapshot of a full offsets table (by bytes) and a full producer table "
-               "fits the snapshot bound");
+/* The whole admitted state fits KQ_SNAPSHOT_BYTES_MAX: asserted after the
+ * transaction limits (issue 23), below. */
 _Static_assert((uint64_t)KQ_GROUP_OFFSETS_MAX * KQ_GROUP_OFFSET_ENTRY_FIXED_BYTES <=
                    KQ_GROUP_OFFSETS_BYTES_MAX,
                "the entry count limit is reachable with short names");
@@ -874,5 +870,39 @@ _Static_assert(KQ_TXN_SNAPSHOT_ABORTED_PER_RECORD * 24 + 64 <= KQ_SNAPSHOT_RECOR
 _Static_assert(16 + 6 + 48 + KQ_TXN_ID_BYTES_MAX + KQ_TXN_GROUPS_MAX * (2 + KQ_GROUP_NAME_BYTES_MAX) <=
                    KQ_SNAPSHOT_RECORD_BYTES_MAX,
                "a kq.txn record fits one snapshot record");
+/* What the transaction table costs in a snapshot (txn_table_bytes): a
+ * "kq.txn" record is its framing (16), key (6) and fixed value fields
+ * (version, id length, producer id, epoch, timeout, state, partition added,
+ * two timestamps, group count: 38) plus the id and 2 + each group's
+ * length; a "kq.txn-open" record framing 16, key 11, value 20; a
+ * "kq.txn-aborted" record framing 16, key 14, version and count 4, then
+ * 24 bytes per aborted transaction. */
+#define KQ_TXN_ENTRY_FIXED_BYTES 64u
+#define KQ_TXN_OPEN_RECORD_BYTES 48u
+#define KQ_TXN_ABORTED_RECORD_FIXED_BYTES 40u
+#define KQ_TXN_ABORTED_ENTRY_BYTES 24u
+/* The table's cost when every limit is reached: KQ_TXN_IDS_MAX entries of
+ * the longest id with KQ_TXN_GROUPS_MAX longest groups, KQ_TXN_OPEN_MAX
+ * open and KQ_TXN_ABORTED_MAX aborted transactions (4.1 MB). */
+#define KQ_TXN_SNAPSHOT_BYTES_MAX                                                                  \
+    ((uint64_t)KQ_TXN_IDS_MAX *                                                                    \
+         (KQ_TXN_ENTRY_FIXED_BYTES + KQ_TXN_ID_BYTES_MAX +                                         \
+          KQ_TXN_GROUPS_MAX * (2u + KQ_GROUP_NAME_BYTES_MAX)) +                                    \
+     (uint64_t)KQ_TXN_OPEN_MAX * KQ_TXN_OPEN_RECORD_BYTES +                                        \
+     (uint64_t)KQ_TXN_ABORTED_MAX * KQ_TXN_ABORTED_ENTRY_BYTES +                                   \
+     ((uint64_t)KQ_TXN_ABORTED_MAX / KQ_TXN_SNAPSHOT_ABORTED_PER_RECORD + 1u) *                    \
+         KQ_TXN_ABORTED_RECORD_FIXED_BYTES)
+_Static_assert(KQ_TXN_ENTRY_FIXED_BYTES >= 16 + 6 + 38 && KQ_TXN_OPEN_RECORD_BYTES >= 16 + 11 + 20 &&
+                   KQ_TXN_ABORTED_RECORD_FIXED_BYTES >= 16 + 14 + 4,
+               "the transaction records' fixed costs cover their framing, keys and fixed fields");
+/* ---- snapshots of any admitted state (issue 19 item 9; issue 23 adds the
+ * transaction table) */
+_Static_assert((uint64_t)KQ_GROUP_OFFSETS_BYTES_MAX +
+                       (uint64_t)EXEC_PRODUCERS_MAX * KQ_SNAPSHOT_PRODUCER_RECORD_BYTES_MAX +
+                       KQ_TXN_SNAPSHOT_BYTES_MAX + KQ_SNAPSHOT_FIXED_BYTES_MAX +
+                       61ull * KQ_SNAPSHOT_BATCHES_MAX <=
+                   KQ_SNAPSHOT_BYTES_MAX,
+               "a snapshot of a full offsets table (by bytes), a full producer table and a "
+               "full transaction table fits the snapshot bound");
 
 #endif

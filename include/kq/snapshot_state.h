@@ -4,9 +4,10 @@
  * one SnapshotHeaderRecord (control type 3), last a control batch holding
  * one SnapshotFooterRecord (type 4), uncompressed data batches of our own
  * records between them (keys "kq.voters", "kq.producer-id-max",
- * "kq.producer", "kq.group-offset"; layouts in src/storage/FORMAT.md,
- * "Snapshot content"; files older than the group offsets have no
- * "kq.group-offset" and stay valid).
+ * "kq.producer", "kq.group-offset", and for transactions (issue 23)
+ * "kq.txn", "kq.txn-open", "kq.txn-aborted"; layouts in
+ * src/storage/FORMAT.md, "Snapshot content"; files older than the group
+ * offsets or the transactions have none of their records and stay valid).
  * Pure functions of their arguments (no globals): callable from any thread,
  * on distinct objects. */
 #ifndef KQ_SNAPSHOT_STATE_H
@@ -21,6 +22,7 @@
 #include "kq/limits.h"
 #include "kq/producer_state.h"
 #include "kq/raft.h"
+#include "kq/txn.h"
 
 enum {
     KQ_SNAPSHOT_CONTROL_HEADER = 3, /* SnapshotHeaderRecord */
@@ -68,6 +70,17 @@ int kq_snapshot_encode_voters(const producer_state *ps, const group_offsets *off
                               const kq_snapshot_meta *meta, const raft_voter_entry *voters,
                               kq_writer *out);
 
+/* The same, and after the group offsets the transaction table txns (NULL:
+ * none): one "kq.txn" per entry (txn_table_foreach), one "kq.txn-open" per
+ * open transaction, then "kq.txn-aborted" records of up to
+ * KQ_TXN_SNAPSHOT_ABORTED_PER_RECORD aborted transactions each, in marker
+ * order. -EINVAL also if an entry breaks a rule of txn_entry or an open or
+ * aborted transaction has an offset at or above meta->id.end_offset.
+ * kq_snapshot_encode(_voters) are this with txns NULL. */
+int kq_snapshot_encode_all(const producer_state *ps, const group_offsets *offsets,
+                           const txn_table *txns, const kq_snapshot_meta *meta,
+                           const raft_voter_entry *voters, kq_writer *out);
+
 /* Validates a whole file (data, len) and loads it. Refused (-EBADMSG, err
  * names the byte position of the batch or record and the reason): a batch
  * that is not whole, magic not 2, a bad CRC, a base offset other than the
@@ -103,6 +116,18 @@ int kq_snapshot_decode_voters(const uint8_t *data, size_t len, raft_snapshot_id 
                               producer_state *ps, group_offsets *offsets,
                               kq_snapshot_meta *meta, raft_voter_entry *voters, char *err,
                               size_t errlen);
+/* The same, and the transaction records are loaded into txns (NULL:
+ * validate only; a file without them gives an empty table): cleared
+ * first, then txn_table_restore_entry/_open/_aborted for each (refused:
+ * a value that does not parse exactly, an entry in state Dead, an id or
+ * an open producer twice, an offset at or above expect.end_offset, aborted
+ * transactions not in marker order), then txn_table_restored(txns,
+ * expect.end_offset). On failure txns is cleared.
+ * kq_snapshot_decode(_voters) are this with txns NULL. */
+int kq_snapshot_decode_all(const uint8_t *data, size_t len, raft_snapshot_id expect,
+                           producer_state *ps, group_offsets *offsets, txn_table *txns,
+                           kq_snapshot_meta *meta, raft_voter_entry *voters, char *err,
+                           size_t errlen);
 /* Reads only the first batch of a snapshot file (data may be a prefix of
  * it: its first KQ_SNAPSHOT_BATCH_BYTES_MAX bytes are enough), checked as
  * above: *has tells whether it holds a KRaftVersion record, and voters the

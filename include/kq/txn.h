@@ -117,7 +117,9 @@ typedef struct txn_skipped {
  * log offsets). Returns the number of batches that moved the table, or -1 if
  * a batch is not whole or offsets do not ascend past what was noted (nothing
  * of the call is noted). A record of ours that passed its CRC but does not
- * parse is skipped, never fatal (issue 19); skipped may be NULL. */
+ * parse is skipped, never fatal (issue 19); skipped may be NULL. -1 also
+ * when memory runs out (the caller stops: the table is then partly
+ * noted). */
 int txn_table_note_batches(txn_table *t, const uint8_t *batches, size_t len,
                            txn_skipped *skipped);
 /* The log end after the last batch noted (-1: nothing noted since clear). */
@@ -192,9 +194,19 @@ void txn_table_restored(txn_table *t, int64_t end_offset);
 /* The value layouts of the snapshot records (shared with the log's
  * KQ_CONTROL_TXN record, whose value is the "kq.txn" one). */
 void txn_write_entry_value(kq_writer *w, const txn_entry *e);
-/* Parses a value into out, its strings pointing into value (copy them
- * before value goes away); NULL or why it is refused. */
+/* Checks a whole value (exact length, version 0, the rules of txn_entry,
+ * no NUL inside a string) and parses it into out; NULL or why it is
+ * refused. The value's strings are not NUL-terminated, so out's strings
+ * are NULL here: txn_read_entry_value_copy gives them. */
 const char *txn_read_entry_value(kq_slice value, txn_entry *out);
+/* A parsed value whose strings live in it, NUL-terminated. */
+typedef struct txn_entry_value {
+    char transactional_id[KQ_TXN_ID_BYTES_MAX];
+    char groups[KQ_TXN_GROUPS_MAX][KQ_GROUP_NAME_BYTES_MAX];
+    txn_entry entry; /* strings point into this struct */
+} txn_entry_value;
+/* The same checks as txn_read_entry_value, the strings copied into out. */
+const char *txn_read_entry_value_copy(kq_slice value, txn_entry_value *out);
 void txn_write_open_value(kq_writer *w, const txn_open *o);
 const char *txn_read_open_value(kq_slice value, txn_open *out);
 /* Up to KQ_TXN_SNAPSHOT_ABORTED_PER_RECORD entries per record. */

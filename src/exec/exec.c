@@ -151,6 +151,7 @@ static handler *exec_make_handler(kq_exec *x)
         .sasl_credentials = x->cfg.sasl_credentials,
         .failed_auth_delay_ms = x->cfg.failed_auth_delay_ms,
         .offsets = exec_offsets_table(x->offsets),
+        .txns = exec_txn_table(x->txn),
         .group = x->cfg.group,
         .txn_max_timeout_ms = x->cfg.txn_max_timeout_ms,
         .txn_id_expiration_ms = x->cfg.txn_id_expiration_ms,
@@ -392,10 +393,11 @@ kq_exec *exec_create(const exec_config *config, const exec_env *env, char *err, 
     x->snap = exec_snapshots_create();
     x->produce = exec_produce_create();
     x->offsets = exec_offsets_create();
+    x->txn = exec_txn_create();
     x->pids = exec_producer_ids_create();
     x->peers = exec_peers_create(&x->cfg);
     x->search = exec_searches_create();
-    if (!x->metrics || !x->snap || !x->produce || !x->offsets || !x->pids || !x->peers ||
+    if (!x->metrics || !x->snap || !x->produce || !x->offsets || !x->txn || !x->pids || !x->peers ||
         !x->search) {
         snprintf(err, errlen, "out of memory");
         goto fail;
@@ -459,6 +461,7 @@ void exec_destroy(kq_exec *x, bool abandon_flush)
         raft_destroy(x->raft);
     exec_produce_destroy(x->produce);
     exec_offsets_destroy(x->offsets);
+    exec_txn_destroy(x->txn);
     exec_producer_ids_destroy(x->pids);
     exec_peers_destroy(x->peers);
     exec_snapshots_destroy(x->snap);

@@ -19,6 +19,7 @@
 #include "exec_snapshot.h"
 #include "exec_state.h"
 #include "exec_stream.h"
+#include "exec_txn.h"
 #include "exec_workload.h"
 
 /* The tables the snapshot part reads and restores (exec_state.h). */
@@ -26,6 +27,7 @@ static inline exec_tables exec_tables_of(kq_exec *x)
 {
     return (exec_tables){.producers = exec_produce_table(x->produce),
                          .offsets = exec_offsets_table(x->offsets),
+                         .txns = exec_txn_table(x->txn),
                          .pid_log_max = exec_producer_ids_log_max(x->pids)};
 }
 

@@ -6,6 +6,7 @@
 
 #include "exec_internal.h"
 #include "kq/group_offsets.h"
+#include "kq/txn.h"
 #include "kq/wire.h"
 
 #define RAFT_PREFIX "kafka_server_raft_metrics_"
@@ -151,10 +152,19 @@ static void write_storage(kq_exec *x, kq_mtext *t)
     kq_gauge(t, "kq_group_offsets_applied_offset",
              "Log offset below which every committed group offset is applied",
              (double)group_offsets_committed_to(offsets));
+    const txn_table *txns = exec_txn_table(x->txn);
+    kq_gauge(t, "kq_txn_ids", "Transactional ids the transaction coordinator knows",
+             txn_table_count(txns));
+    kq_gauge(t, "kq_txn_ongoing", "Transactional ids in state Ongoing", txn_table_ongoing_count(txns));
+    kq_gauge(t, "kq_txn_open", "Transactions open on the partition (first data batch written, no "
+             "marker yet)", txn_table_open_count(txns));
+    kq_gauge(t, "kq_txn_aborted_index", "Aborted transactions in the index read_committed fetches "
+             "answer from (at most KQ_TXN_ABORTED_MAX admitted)", txn_table_aborted_count(txns));
     const char *skipped = "kq_records_unparsable_skipped_total";
     kq_mtext_family(t, skipped, "counter",
-                    "Offset-commit control records that passed their CRC but did not parse, "
-                    "skipped by the group-offsets applier (each offset once per start)");
+                    "Offset-commit and transaction control records that passed their CRC but did "
+                    "not parse, skipped by the group-offsets and transaction appliers (each "
+                    "offset once per start)");
     kq_mtext_sample(t, skipped, NULL, 0, (double)m->records_unparsable_skipped);
     const char *streamed = "kq_fetch_streamed_total";
     kq_mtext_family(t, streamed, "counter",

@@ -25,6 +25,7 @@ void exec_retention(kq_exec *x)
 {
     if (exec_retention_advance(x))
         exec_tell_core(x);
+    exec_txn_prune(x); /* aborted transactions below the log start leave */
     exec_retention_forget(x);
 }
 

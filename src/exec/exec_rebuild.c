@@ -1,7 +1,8 @@
 /* The log and the parts that follow it, in the coordinator: the core's
- * APPEND action (the log, then producer state, group offsets, the snapshot
- * part's byte count and the metrics, each called down into), and the
- * rebuild of producer state and group offsets from the latest snapshot and
+ * APPEND action (the log, then producer state, group offsets, transactions,
+ * the snapshot part's byte count and the metrics, each called down into),
+ * and the rebuild of producer state, group offsets and the transaction
+ * table from the latest snapshot and
  * the log after it (on start and after a truncation). */
 #include <errno.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "exec_internal.h"
 #include "kq/group_offsets.h"
 #include "kq/record.h"
+#include "kq/txn.h"
 
 void exec_log_append(kq_exec *x, const raft_action *a)
 {
@@ -23,6 +25,7 @@ void exec_log_append(kq_exec *x, const raft_action *a)
     }
     exec_produce_record(x->produce, data, a->append.len); /* recorded here only */
     exec_offsets_note(x, data, a->append.len);
+    exec_txn_note(x, data, a->append.len);
     exec_snapshot_appended(x, a->append.len);
     int64_t fetched = a->append.base_offset < 0 ? kq_log_end_offset(x->log) - end_before : 0;
     exec_metrics_log_appended(x, a->append.len, fetched);
@@ -41,6 +44,11 @@ static int exec_rebuild_batch(void *ctx, const uint8_t *batch, size_t len)
     if (whole && h.base_offset >= group_offsets_committed_to(exec_offsets_table(x->offsets)) &&
         exec_offsets_note_batches(x, batch, len) < 0)
         return -EBADMSG;
+    /* The same for the transaction table (it starts at the snapshot's end
+     * too, or anywhere when it was cleared without one). */
+    if (whole && h.base_offset >= txn_table_noted_to(exec_txn_table(x->txn)) &&
+        exec_txn_note_batches(x, batch, len) < 0)
+        return -EBADMSG;
     exec_produce_record(x->produce, batch, len);
     if (whole) {
         if (exec_producer_id_is_ours(x, h.producer_id))
@@ -55,10 +63,12 @@ static int exec_rebuild_batch(void *ctx, const uint8_t *batch, size_t len)
 void exec_rebuild_producers(kq_exec *x)
 {
     exec_produce_clear(x->produce);
+    txn_table_clear(exec_txn_table(x->txn));
     exec_tables t = exec_tables_of(x);
     int64_t from = exec_snapshot_load_producers(x, &t); /* group offsets too */
     if (x->failed)
         return;
+    exec_txn_prune(x);
     if (from < 0) {
         from = kq_log_tail_start(x->log, EXEC_PRODUCER_REBUILD_BYTES);
         group_offsets_clear(exec_offsets_table(x->offsets), from);

@@ -13,6 +13,7 @@
 #include "exec_snapshot.h"
 #include "kq/assert.h"
 #include "kq/group_offsets.h"
+#include "kq/txn.h"
 #include "kq/kafka_errors.h"
 #include "kq/log_line.h"
 #include "kq/snapshot_file.h"
@@ -28,7 +29,7 @@ static void report(kq_exec *x, raft_snapshot_id id, bool ok)
 /* The .part decoded into a fresh table; NULL (and the .part dropped) when
  * it fails validation. */
 static producer_state *decode_part(kq_exec *x, raft_snapshot_id id, kq_snapshot_meta *meta,
-                                   group_offsets *offsets)
+                                   group_offsets *offsets, txn_table *txns)
 {
     uint8_t *data = NULL;
     size_t len = 0;
@@ -45,8 +46,8 @@ static producer_state *decode_part(kq_exec *x, raft_snapshot_id id, kq_snapshot_
         return NULL;
     }
     char err[256] = "too large";
-    if (rc < 0 || kq_snapshot_decode_voters(data, len, id, ps, offsets, meta,
-                                            &x->snap->install_voters, err, sizeof(err)) != 0) {
+    if (rc < 0 || kq_snapshot_decode_all(data, len, id, ps, offsets, txns, meta,
+                                         &x->snap->install_voters, err, sizeof(err)) != 0) {
         log_line("node %d: fetched snapshot %" PRId64 "-%d is invalid (%s); dropped, fetching "
                  "again", x->cfg.node_id, id.end_offset, id.epoch, err);
         producer_state_destroy(ps);
@@ -64,10 +65,12 @@ static bool install(kq_exec *x, const exec_tables *t, raft_snapshot_id id,
 {
     kq_snapshot_meta meta;
     group_offsets *offsets = group_offsets_create();
-    producer_state *ps = offsets ? decode_part(x, id, &meta, offsets) : NULL;
+    txn_table *txns = txn_table_create();
+    producer_state *ps = offsets && txns ? decode_part(x, id, &meta, offsets, txns) : NULL;
     if (!ps) {
         group_offsets_destroy(offsets);
-        if (!offsets)
+        txn_table_destroy(txns);
+        if (!offsets || !txns)
             exec_fatal(x, "cannot install a snapshot", "out of memory");
         else if (!x->failed)
             report(x, id, false);
@@ -79,6 +82,7 @@ static bool install(kq_exec *x, const exec_tables *t, raft_snapshot_id id,
         kq_log_reset(x->log, id.end_offset, err, sizeof(err)) != 0) {
         producer_state_destroy(ps);
         group_offsets_destroy(offsets);
+        txn_table_destroy(txns);
         exec_fatal(x, "cannot install a snapshot", err);
         return false;
     }
@@ -86,6 +90,8 @@ static bool install(kq_exec *x, const exec_tables *t, raft_snapshot_id id,
     *t->producers = ps;
     group_offsets_swap(t->offsets, offsets); /* the handlers hold t->offsets */
     group_offsets_destroy(offsets);
+    txn_table_swap(t->txns, txns); /* the handlers hold t->txns */
+    txn_table_destroy(txns);
     exec_snapshot_take_meta(x, t, &meta);
     x->snap->install_has_voters = meta.has_kraft_version;
     x->snap->cand = false; /* the state of the log it replaced */

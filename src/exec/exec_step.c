@@ -267,6 +267,7 @@ void exec_settle(kq_exec *x)
     if (!exec_reads_ok(x))
         return;
     exec_offsets_settle(x); /* before the handlers answer waiting commits */
+    exec_txn_settle(x);     /* the last stable offset, before they answer */
     handler_on_progress(x->handler);
     if (!exec_reads_ok(x))
         return;

@@ -12,6 +12,9 @@ static const char *const key_names[] = {
     [SNAP_PRODUCER] = SNAP_KEY_PRODUCER,
     [SNAP_GROUP_OFFSET] = SNAP_KEY_GROUP_OFFSET,
     [SNAP_TXN_OFFSET] = SNAP_KEY_TXN_OFFSET,
+    [SNAP_TXN] = SNAP_KEY_TXN,
+    [SNAP_TXN_OPEN] = SNAP_KEY_TXN_OPEN,
+    [SNAP_TXN_ABORTED] = SNAP_KEY_TXN_ABORTED,
 };
 
 enum snap_key snap_key_of(kq_slice key)

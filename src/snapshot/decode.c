@@ -24,6 +24,10 @@ typedef struct decoder {
     int64_t *pids; /* ps NULL: every producer id, checked for repeats at the end */
     group_offsets *offsets; /* the caller's, or a temporary one to find repeats */
     bool own_offsets;
+    txn_table *txns;       /* the caller's, or a temporary one to find repeats */
+    bool own_txns;
+    int64_t aborted_last;  /* the last aborted transaction's marker, -1 */
+    bool out_of_memory;    /* set by a callback that cannot say so */
     raft_voter_entry *voters; /* the caller's, or NULL: parsed into a temporary */
     bool first_only;          /* kq_snapshot_read_voters: the header batch alone */
     char *err;
@@ -102,6 +106,72 @@ static int load_txn_offset(decoder *d, size_t pos, kq_slice value)
     return group_offsets_restore_txn(d->offsets, producer_id, &v.entry) ? 0 : -ENOMEM;
 }
 
+static int txn_table_of(decoder *d)
+{
+    if (!d->txns) {
+        d->txns = txn_table_create();
+        if (!d->txns)
+            return -ENOMEM;
+        d->own_txns = true;
+    }
+    return 0;
+}
+
+static int load_txn(decoder *d, size_t pos, kq_slice value)
+{
+    txn_entry_value v;
+    const char *why = txn_read_entry_value_copy(value, &v);
+    if (!why && v.entry.state == TXN_DEAD)
+        why = "state Dead";
+    if (why)
+        return fail(d, pos, "%s record: %s", SNAP_KEY_TXN, why);
+    if (txn_table_of(d))
+        return -ENOMEM;
+    if (txn_table_get(d->txns, v.entry.transactional_id, NULL))
+        return fail(d, pos, "%s record: transactional id listed twice", SNAP_KEY_TXN);
+    return txn_table_restore_entry(d->txns, &v.entry) ? 0 : -ENOMEM;
+}
+
+static int load_txn_open(decoder *d, size_t pos, kq_slice value)
+{
+    txn_open o;
+    const char *why = txn_read_open_value(value, &o);
+    if (!why && o.first_offset >= d->expect.end_offset)
+        why = "first offset at or above the snapshot's end offset";
+    if (why)
+        return fail(d, pos, "%s record: %s", SNAP_KEY_TXN_OPEN, why);
+    if (txn_table_of(d))
+        return -ENOMEM;
+    if (txn_table_open_of(d->txns, o.producer_id, NULL, NULL))
+        return fail(d, pos, "%s record: producer id listed twice", SNAP_KEY_TXN_OPEN);
+    return txn_table_restore_open(d->txns, &o, d->expect.end_offset) ? 0 : -ENOMEM;
+}
+
+/* One aborted transaction of a "kq.txn-aborted" record: non-zero refuses. */
+static int load_one_aborted(void *ctx, const txn_aborted *a)
+{
+    decoder *d = ctx;
+    if (a->last_offset >= d->expect.end_offset || a->last_offset <= d->aborted_last)
+        return 1;
+    d->aborted_last = a->last_offset;
+    d->out_of_memory = !txn_table_restore_aborted(d->txns, a, d->expect.end_offset);
+    return d->out_of_memory;
+}
+
+static int load_txn_aborted(decoder *d, size_t pos, kq_slice value)
+{
+    if (txn_table_of(d))
+        return -ENOMEM;
+    int64_t before = d->aborted_last;
+    const char *why = txn_read_aborted_value(value, load_one_aborted, d);
+    if (why && d->out_of_memory)
+        return -ENOMEM;
+    if (why)
+        return fail(d, pos, "%s record: %s (a marker at or above the end offset, out of "
+                    "order, or after %" PRId64 ")", SNAP_KEY_TXN_ABORTED, why, before);
+    return 0;
+}
+
 static int load_record(decoder *d, size_t pos, const record *rec)
 {
     enum snap_key key = snap_key_of(rec->key);
@@ -123,6 +193,12 @@ static int load_record(decoder *d, size_t pos, const record *rec)
         return load_group_offset(d, pos, rec->value);
     case SNAP_TXN_OFFSET:
         return load_txn_offset(d, pos, rec->value);
+    case SNAP_TXN:
+        return load_txn(d, pos, rec->value);
+    case SNAP_TXN_OPEN:
+        return load_txn_open(d, pos, rec->value);
+    case SNAP_TXN_ABORTED:
+        return load_txn_aborted(d, pos, rec->value);
     case SNAP_UNKNOWN:
         return fail(d, pos, "data record with an unknown key");
     }
@@ -288,7 +364,16 @@ int kq_snapshot_decode(const uint8_t *data, size_t len, raft_snapshot_id expect,
                        producer_state *ps, group_offsets *offsets, kq_snapshot_meta *meta,
                        char *err, size_t errlen)
 {
-    return kq_snapshot_decode_voters(data, len, expect, ps, offsets, meta, NULL, err, errlen);
+    return kq_snapshot_decode_all(data, len, expect, ps, offsets, NULL, meta, NULL, err, errlen);
+}
+
+int kq_snapshot_decode_voters(const uint8_t *data, size_t len, raft_snapshot_id expect,
+                              producer_state *ps, group_offsets *offsets,
+                              kq_snapshot_meta *meta, raft_voter_entry *voters, char *err,
+                              size_t errlen)
+{
+    return kq_snapshot_decode_all(data, len, expect, ps, offsets, NULL, meta, voters, err,
+                                  errlen);
 }
 
 int kq_snapshot_read_voters(const uint8_t *data, size_t len, raft_snapshot_id expect,
@@ -317,10 +402,10 @@ int kq_snapshot_read_voters(const uint8_t *data, size_t len, raft_snapshot_id ex
     return rc;
 }
 
-int kq_snapshot_decode_voters(const uint8_t *data, size_t len, raft_snapshot_id expect,
-                              producer_state *ps, group_offsets *offsets,
-                              kq_snapshot_meta *meta, raft_voter_entry *voters, char *err,
-                              size_t errlen)
+int kq_snapshot_decode_all(const uint8_t *data, size_t len, raft_snapshot_id expect,
+                           producer_state *ps, group_offsets *offsets, txn_table *txns,
+                           kq_snapshot_meta *meta, raft_voter_entry *voters, char *err,
+                           size_t errlen)
 {
     kq_snapshot_meta local;
     decoder d;
@@ -342,6 +427,10 @@ int kq_snapshot_decode_voters(const uint8_t *data, size_t len, raft_snapshot_id 
     d.offsets = offsets;
     if (offsets)
         group_offsets_clear(offsets, expect.end_offset);
+    d.txns = txns;
+    d.aborted_last = -1;
+    if (txns)
+        txn_table_clear(txns);
     if (expect.end_offset < 0 || expect.epoch < 0) {
         (void)fail(&d, 0, "expected snapshot id %" PRId64 "-%" PRId32 " is negative",
                    expect.end_offset, expect.epoch);
@@ -351,6 +440,12 @@ int kq_snapshot_decode_voters(const uint8_t *data, size_t len, raft_snapshot_id 
     free(d.pids);
     if (d.own_offsets)
         group_offsets_destroy(d.offsets);
+    if (d.own_txns)
+        txn_table_destroy(d.txns);
+    if (rc && txns)
+        txn_table_clear(txns);
+    if (rc == 0 && txns)
+        txn_table_restored(txns, expect.end_offset);
     if (rc && ps)
         producer_state_clear(ps);
     if (rc && offsets)

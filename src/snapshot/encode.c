@@ -2,7 +2,7 @@
  * records when given), data batches packed up to
  * KQ_SNAPSHOT_BATCH_BYTES_MAX (voters, producer-id maxima, producers least
  * recent first, group offsets at the log end, stashed transactional
- * offset commits), the footer batch. */
+ * offset commits, the transaction table), the footer batch. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +14,13 @@
  * length, attributes, deltas, key and value lengths and header count. */
 #define PACK_RECORD_OVERHEAD_BYTES 16
 
+_Static_assert(PACK_RECORD_OVERHEAD_BYTES + sizeof(SNAP_KEY_TXN) - 1 + 38 <=
+                       KQ_TXN_ENTRY_FIXED_BYTES &&
+                   PACK_RECORD_OVERHEAD_BYTES + sizeof(SNAP_KEY_TXN_OPEN) - 1 + 20 <=
+                       KQ_TXN_OPEN_RECORD_BYTES &&
+                   PACK_RECORD_OVERHEAD_BYTES + sizeof(SNAP_KEY_TXN_ABORTED) - 1 + 4 <=
+                       KQ_TXN_ABORTED_RECORD_FIXED_BYTES,
+               "the transaction records' costs cover their framing, keys and fixed fields");
 _Static_assert(KQ_SNAPSHOT_PRODUCER_BATCHES == PRODUCER_STATE_BATCHES,
                "limits.h bounds a producer record with the real batch count");
 _Static_assert(PACK_RECORD_OVERHEAD_BYTES + sizeof(SNAP_KEY_GROUP_OFFSET) - 1 + 32 <=
@@ -159,6 +166,72 @@ static int add_txn_offset(void *ctx, int64_t producer_id, const group_offset *en
     return add(p, SNAP_TXN_OFFSET, off);
 }
 
+static int add_txn(void *ctx, const txn_entry *e)
+{
+    packer *p = ctx;
+    if (txn_entry_invalid(e) || e->state == TXN_DEAD)
+        return p->rc = -EINVAL;
+    size_t off = p->values.len;
+    txn_write_entry_value(&p->values, e);
+    return add(p, SNAP_TXN, off);
+}
+
+static int add_txn_open(void *ctx, const txn_open *o)
+{
+    packer *p = ctx;
+    if (o->producer_id < 0 || o->producer_epoch < 0 || o->first_offset < 0 ||
+        o->first_offset >= p->end_offset)
+        return p->rc = -EINVAL;
+    size_t off = p->values.len;
+    txn_write_open_value(&p->values, o);
+    return add(p, SNAP_TXN_OPEN, off);
+}
+
+/* Aborted transactions gathered into records of
+ * KQ_TXN_SNAPSHOT_ABORTED_PER_RECORD. */
+typedef struct aborted_packer {
+    packer *p;
+    txn_aborted chunk[KQ_TXN_SNAPSHOT_ABORTED_PER_RECORD];
+    int count;
+} aborted_packer;
+
+static int flush_aborted(aborted_packer *a)
+{
+    if (a->count == 0)
+        return 0;
+    size_t off = a->p->values.len;
+    txn_write_aborted_value(&a->p->values, a->chunk, a->count);
+    a->count = 0;
+    return add(a->p, SNAP_TXN_ABORTED, off);
+}
+
+static int add_txn_aborted(void *ctx, const txn_aborted *x)
+{
+    aborted_packer *a = ctx;
+    int64_t prev = a->count ? a->chunk[a->count - 1].last_offset : -1;
+    if (x->producer_id < 0 || x->first_offset < 0 || x->first_offset >= x->last_offset ||
+        x->last_offset >= a->p->end_offset || x->last_offset <= prev)
+        return a->p->rc = -EINVAL;
+    a->chunk[a->count++] = *x;
+    return a->count == KQ_TXN_SNAPSHOT_ABORTED_PER_RECORD ? flush_aborted(a) : 0;
+}
+
+static int encode_txns(packer *p, const txn_table *txns)
+{
+    if (txn_table_foreach(txns, add_txn, p) || txn_table_foreach_open(txns, add_txn_open, p))
+        return p->rc ? p->rc : -EINVAL;
+    aborted_packer *a = malloc(sizeof(*a));
+    if (!a)
+        return p->rc = -ENOMEM;
+    a->p = p;
+    a->count = 0;
+    int rc = txn_table_foreach_aborted(txns, add_txn_aborted, a);
+    if (!rc)
+        rc = flush_aborted(a);
+    free(a);
+    return rc ? (p->rc ? p->rc : -EINVAL) : 0;
+}
+
 static int meta_valid(const kq_snapshot_meta *m)
 {
     if (m->id.end_offset < 0 || m->id.epoch < 0 ||
@@ -169,7 +242,8 @@ static int meta_valid(const kq_snapshot_meta *m)
 }
 
 static int encode_body(packer *p, const producer_state *ps, const group_offsets *offsets,
-                       const kq_snapshot_meta *meta, const raft_voter_entry *voters)
+                       const txn_table *txns, const kq_snapshot_meta *meta,
+                       const raft_voter_entry *voters)
 {
     if (!snap_build_header_voters(p->out, p->epoch, p->ts, voters))
         return p->out->error ? -ENOMEM : -EINVAL;
@@ -188,6 +262,8 @@ static int encode_body(packer *p, const producer_state *ps, const group_offsets 
         return p->rc ? p->rc : -EINVAL;
     if (offsets && group_offsets_foreach_txn(offsets, add_txn_offset, p))
         return p->rc ? p->rc : -EINVAL;
+    if (txns && encode_txns(p, txns))
+        return p->rc ? p->rc : -EINVAL;
     if (flush(p))
         return p->rc;
     if (!snap_build_footer(p->out, p->next_offset, p->epoch, p->ts))
@@ -198,12 +274,19 @@ static int encode_body(packer *p, const producer_state *ps, const group_offsets 
 int kq_snapshot_encode(const producer_state *ps, const group_offsets *offsets,
                        const kq_snapshot_meta *meta, kq_writer *out)
 {
-    return kq_snapshot_encode_voters(ps, offsets, meta, NULL, out);
+    return kq_snapshot_encode_all(ps, offsets, NULL, meta, NULL, out);
 }
 
 int kq_snapshot_encode_voters(const producer_state *ps, const group_offsets *offsets,
                               const kq_snapshot_meta *meta, const raft_voter_entry *voters,
                               kq_writer *out)
+{
+    return kq_snapshot_encode_all(ps, offsets, NULL, meta, voters, out);
+}
+
+int kq_snapshot_encode_all(const producer_state *ps, const group_offsets *offsets,
+                           const txn_table *txns, const kq_snapshot_meta *meta,
+                           const raft_voter_entry *voters, kq_writer *out)
 {
     if (!meta || !out || out->error || meta_valid(meta) ||
         (voters && !snap_voters_entry_ok(voters)))
@@ -216,7 +299,7 @@ int kq_snapshot_encode_voters(const producer_state *ps, const group_offsets *off
     p.end_offset = meta->id.end_offset;
     kq_writer_init(&p.values, 0);
     size_t start = out->len;
-    int rc = encode_body(&p, ps, offsets, meta, voters);
+    int rc = encode_body(&p, ps, offsets, txns, meta, voters);
     kq_writer_free(&p.values);
     free(p.recs);
     free(p.built);

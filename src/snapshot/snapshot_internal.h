@@ -13,6 +13,9 @@
 #define SNAP_KEY_PRODUCER "kq.producer"
 #define SNAP_KEY_GROUP_OFFSET "kq.group-offset"
 #define SNAP_KEY_TXN_OFFSET "kq.txn-offset"
+#define SNAP_KEY_TXN "kq.txn"
+#define SNAP_KEY_TXN_OPEN "kq.txn-open"
+#define SNAP_KEY_TXN_ABORTED "kq.txn-aborted"
 #define SNAP_VALUE_VERSION 0  /* the leading int16 of every value */
 #define SNAP_CONTROL_VERSION 0 /* SnapshotHeaderRecord / FooterRecord Version */
 
@@ -22,6 +25,9 @@ enum snap_key {
     SNAP_PRODUCER,
     SNAP_GROUP_OFFSET,
     SNAP_TXN_OFFSET,
+    SNAP_TXN,
+    SNAP_TXN_OPEN,
+    SNAP_TXN_ABORTED,
     SNAP_UNKNOWN
 };
 enum snap_key snap_key_of(kq_slice key);
