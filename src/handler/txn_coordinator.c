@@ -283,9 +283,11 @@ void txns_on_tick(handler *h, int64_t now_ms)
 int64_t txns_next_deadline(const handler *h)
 {
     const handler_txns *x = h->txns;
-    if (x->ready)
-        return 0; /* a second step waits for handler_take_request */
-    int64_t due = x->check_due_ms > 0 ? x->check_due_ms : INT64_MAX;
+    if (x->ready || x->own_open)
+        return 0; /* a request waits for handler_take_request */
+    /* The timeout check runs while there are ids to look at. */
+    bool ids = h->svc.txns && txn_table_count(h->svc.txns) > 0;
+    int64_t due = ids && x->check_due_ms > 0 ? x->check_due_ms : INT64_MAX;
     if (x->head && x->head->deadline_ms < due)
         due = x->head->deadline_ms;
     return due;

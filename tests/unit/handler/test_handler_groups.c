@@ -137,7 +137,9 @@ static void test_find_coordinator_names_leader(void **state)
     TN_SEND(&n, &s, WIRE_API_FIND_COORDINATOR, 4, 7, wire_find_coordinator_request_encode, &b);
     TN_DECODE(&n, &s, WIRE_API_FIND_COORDINATOR, 4, 7, wire_find_coordinator_response_decode,
               &resp);
-    assert_int_equal(resp.coordinators[0].error_code, KAFKA_COORDINATOR_NOT_AVAILABLE);
+    /* The leader coordinates transactions too (issue 23). */
+    assert_int_equal(resp.coordinators[0].error_code, KAFKA_NONE);
+    assert_int_equal(resp.coordinators[0].node_id, 1);
     b.key_type = 2;
     TN_SEND(&n, &s, WIRE_API_FIND_COORDINATOR, 6, 8, wire_find_coordinator_request_encode, &b);
     TN_DECODE(&n, &s, WIRE_API_FIND_COORDINATOR, 6, 8, wire_find_coordinator_response_decode,
