@@ -43,8 +43,11 @@ command -v javac > /dev/null || fail "javac missing (apt-get install default-jdk
 CK_PY="$(g_confluent_python)" || fail "cannot install confluent-kafka from PyPI into $G_CACHE/venv-confluent"
 FRANZ="$(txn_franz_client "$E2E_ROOT")" || fail "cannot build tests/e2e/go/txnclient (franz-go)"
 JCP="$(txn_java_classpath "$E2E_ROOT")" || fail "cannot compile tests/e2e/java/TxnClient.java against kafka-clients 4.4.0"
+# jtxn [timeout s] <mode> <args>: TxnClient.java (default timeout 180 s).
 jtxn() {
-    java -Xms64m -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
+    local t=180
+    [[ "$1" =~ ^[0-9]+$ ]] && { t=$1; shift; }
+    timeout "$t" java -Xms64m -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
         -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -Dorg.slf4j.simpleLogger.logFile=System.err \
         -cp "$JCP" TxnClient "$@"
 }
@@ -121,7 +124,7 @@ grep ^error "$D/java.out" | head -n 5 >&2
 ((NODES == 1 || kills == 2)) && [[ "${M[java/failover]:-}" != FAIL ]] && M[java/failover]=ok
 
 # --- Java: the zombie -------------------------------------------------------
-timeout 90 jtxn zombie "$G_BOOTSTRAP" "$TOPIC" txjz-id txjz > "$D/jzombie.out" 2> "$D/jzombie.err" ||
+jtxn 90 zombie "$G_BOOTSTRAP" "$TOPIC" txjz-id txjz > "$D/jzombie.out" 2> "$D/jzombie.err" ||
     bad java fencing "zombie run failed: $(errtail "$D/jzombie.err")"
 grep -q ^fenced "$D/jzombie.out" || bad java fencing "the first producer was not fenced: $(grep ^notfenced "$D/jzombie.out") $(errtail "$D/jzombie.err")"
 log "java zombie: $(grep -E '^(fenced|notfenced)' "$D/jzombie.out")"
@@ -153,9 +156,9 @@ log "franz zombie: $(grep -E '^(fenced|notfenced)' "$D/fzombie.out")"
 MARKER="txmark-$RANDOM$RANDOM"
 echo "$MARKER" | timeout 60 kcat -P -b "$G_BOOTSTRAP" -t "$TOPIC" -p 0 -X acks=all 2> "$D/marker.err" ||
     fail "cannot produce the marker: $(errtail "$D/marker.err")"
-timeout 90 jtxn consume "$G_BOOTSTRAP" "$TOPIC" read_committed tx "$MARKER" 60 > "$D/j.rc" 2> "$D/j.rc.err" ||
+jtxn 90 consume "$G_BOOTSTRAP" "$TOPIC" read_committed tx "$MARKER" 60 > "$D/j.rc" 2> "$D/j.rc.err" ||
     bad java read_committed "consumer failed: $(errtail "$D/j.rc.err")"
-timeout 90 jtxn consume "$G_BOOTSTRAP" "$TOPIC" read_uncommitted tx "$MARKER" 60 > "$D/j.ru" 2> "$D/j.ru.err" ||
+jtxn 90 consume "$G_BOOTSTRAP" "$TOPIC" read_uncommitted tx "$MARKER" 60 > "$D/j.ru" 2> "$D/j.ru.err" ||
     bad java produce "read_uncommitted consumer failed: $(errtail "$D/j.ru.err")"
 timeout 90 "$CK_PY" "$E2E/txn_client.py" consume "$G_BOOTSTRAP" "$TOPIC" read_committed tx "$MARKER" 60 \
     > "$D/ck.rc" 2> "$D/ck.rc.err" || bad confluent read_committed "consumer failed: $(errtail "$D/ck.rc.err")"

@@ -199,19 +199,31 @@ func etl(seeds []string, topic, group, txid, inPrefix, outPrefix string, n int, 
 			s = newSession(seeds, topic, group, txid)
 		}
 	}
-	resp, err := kadm.NewClient(s.Client()).FetchOffsets(ctx, group)
-	if err != nil {
-		die("fetch offsets: %v", err)
-	}
-	off := int64(-1)
-	if o, ok := resp.Lookup(topic, 0); ok {
-		if o.Err != nil {
-			die("fetch offsets: %v", o.Err)
-		}
-		off = o.At
-	}
-	fmt.Printf("committed\t%d\n", off)
+	fmt.Printf("committed\t%d\n", committedOffset(ctx, s.Client(), topic, group))
 	s.Close()
+}
+
+// committedOffset reads the group's offset of partition 0 back with kadm. A
+// transaction's offsets count once its markers are written, which the broker
+// does after EndTxn answered: it asks again for up to 15 s while there is none.
+func committedOffset(ctx context.Context, cl *kgo.Client, topic, group string) int64 {
+	off := int64(-1)
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		resp, err := kadm.NewClient(cl).FetchOffsets(ctx, group)
+		if err != nil {
+			die("fetch offsets: %v", err)
+		}
+		if o, ok := resp.Lookup(topic, 0); ok {
+			if o.Err != nil {
+				die("fetch offsets: %v", o.Err)
+			}
+			off = o.At
+		}
+		if off >= 0 {
+			break
+		}
+	}
+	return off
 }
 
 func consume(seeds []string, topic, iso, prefix, marker string, timeout time.Duration) {
