@@ -98,7 +98,11 @@ committed_at_least() {
     done
     return 1
 }
-committed_at_least 3 || bad java init "no 3 committed transactions within 60s: $(errtail "$D/java.err") $(grep -m2 ^error "$D/java.out" | tr '\n' ' ')"
+if ! committed_at_least 3; then
+    # Nothing else can work either: stop here, with the client's errors.
+    kill_tree "$jpid"
+    fail "java: no 3 committed transactions within 60 s ($(grep -c ^init "$D/java.out") initTransactions done): $(grep -m3 ^error "$D/java.out" | tr '\n' ' ') $(errtail "$D/java.err")"
+fi
 kills=0
 if ((NODES == 3)) && [[ "${M[java/init]:-}" != FAIL ]]; then
     for k in 1 2; do
@@ -263,5 +267,5 @@ grep -q CompleteCommit "$D/desc2" || tools+=("describe txj-id: not CompleteCommi
     done
     printf '%-12s list+describe %s\n' tool "$( ((${#tools[@]} == 0)) && echo ok || echo FAIL)"
 } >&2
-((${#failures[@]} == 0)) || g_fail "${#failures[@]} failures: ${failures[*]}"
+((${#failures[@]} == 0)) || fail "${#failures[@]} failures: ${failures[*]}"
 pass "transactions with java, confluent-kafka and franz-go on $NODES node(s) ($kills leader kills): commit, abort, fencing, read_committed; kafka-transactions.sh list/describe"

@@ -77,7 +77,7 @@ def retrying(call, what, tries=5):
 
 
 def produce(boot, topic, txid, prefix, ntxns, k):
-    deadline = time.time() + 120
+    deadline = time.time() + 60
     p = init(boot, txid, deadline)
     out("init\tok")
     i = attempt = 0
