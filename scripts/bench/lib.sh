@@ -205,6 +205,8 @@ share.coordinator.state.topic.min.isr=$min_isr
 group.initial.rebalance.delay.ms=0
 log.retention.check.interval.ms=5000
 EOF
+        # More broker settings of the calling benchmark (lines).
+        [[ -z "${KQ_BENCH_KAFKA_EXTRA:-}" ]] || printf '%s\n' "$KQ_BENCH_KAFKA_EXTRA" >> "$dir/n$i.properties"
         java -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "$lib/*" \
             kafka.tools.StorageTool format --cluster-id "$cid" \
             --config "$dir/n$i.properties" --ignore-formatted > "$dir/format$i.log" 2>&1 ||

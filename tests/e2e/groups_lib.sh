@@ -5,6 +5,8 @@
 # checked against the reference implementation. Nodes are named n1..nN,
 # their client ports are base..base+N-1 (Kafka's controllers base+50..).
 #
+# G_KAFKA_EXTRA_PROPS: more broker properties (lines), for Kafka only;
+# KQ_KAFKA_BROKER_VERSION picks the release (scripts/fetch-kafka-broker.sh).
 # After groups_start: G_BOOTSTRAP (every node), G_PORTS (client ports),
 # TOPIC (__cluster_metadata for our server, "grp" for Kafka).
 
@@ -69,6 +71,8 @@ share.coordinator.state.topic.replication.factor=$n
 share.coordinator.state.topic.min.isr=$min_isr
 group.initial.rebalance.delay.ms=0
 EOF
+        # Extra broker settings of the calling test (one per line).
+        [[ -z "${G_KAFKA_EXTRA_PROPS:-}" ]] || printf '%s\n' "$G_KAFKA_EXTRA_PROPS" >> "$E2E_TMP/n$i.properties"
         java -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "$lib/*" \
             kafka.tools.StorageTool format --cluster-id "$cid" \
             --config "$E2E_TMP/n$i.properties" --ignore-formatted > "$E2E_TMP/format$i.log" 2>&1 ||
