@@ -10,7 +10,7 @@
 #include "kq/wire_offset_fetch.h"
 
 static void fill_partition(handler *h, const char *group_id, bool ours, int32_t index,
-                           wire_offset_fetch_partition *out)
+                           bool require_stable, wire_offset_fetch_partition *out)
 {
     *out = (wire_offset_fetch_partition){.partition_index = index, .committed_offset = -1,
                                          .committed_leader_epoch = -1,
@@ -18,6 +18,12 @@ static void fill_partition(handler *h, const char *group_id, bool ours, int32_t 
     const group_offsets *o = h->svc.offsets;
     if (!ours || index != 0 || !o || !groups_id_storable(group_id))
         return;
+    /* KIP-447: a read_committed consumer asks for stable offsets; one that
+     * an open transaction may still change is retriable (issue 23). */
+    if (require_stable && group_offsets_txn_pending(o, group_id, h->svc.topic_name, 0)) {
+        out->error_code = KAFKA_UNSTABLE_OFFSET_COMMIT;
+        return;
+    }
     group_offset e;
     bool found = (h->svc.mutants & KQ_MUTANT_OFFSETS_VISIBLE_AT_END)
         ? group_offsets_get_at_end(o, group_id, h->svc.topic_name, 0, &e)
@@ -50,8 +56,8 @@ static int count_cb(void *ctx, const group_offset *e)
     return 0;
 }
 
-static bool fill_all(handler *h, int16_t v, const char *group_id, wire_offset_fetch_topic **topics,
-                     int32_t *count)
+static bool fill_all(handler *h, int16_t v, const char *group_id, bool stable,
+                     wire_offset_fetch_topic **topics, int32_t *count)
 {
     all_ctx c = {.topic = h->svc.topic_name};
     *topics = NULL;
@@ -71,13 +77,13 @@ static bool fill_all(handler *h, int16_t v, const char *group_id, wire_offset_fe
         t->topic_id = (kq_uuid){{0}};
     else
         t->name = (kq_slice){NULL, -1};
-    fill_partition(h, group_id, true, 0, p);
+    fill_partition(h, group_id, true, 0, stable, p);
     *topics = t;
     *count = 1;
     return true;
 }
 
-static bool fill_topics(handler *h, int16_t v, const char *group_id,
+static bool fill_topics(handler *h, int16_t v, const char *group_id, bool stable,
                         const wire_offset_fetch_request_topic *req, int32_t n,
                         wire_offset_fetch_topic **topics)
 {
@@ -96,7 +102,7 @@ static bool fill_topics(handler *h, int16_t v, const char *group_id,
         t[i] = (wire_offset_fetch_topic){.name = q->name, .topic_id = q->topic_id,
                                          .partitions = p, .partition_count = pc};
         for (int32_t k = 0; k < pc; k++) {
-            fill_partition(h, group_id, ours, q->partition_indexes[k], &p[k]);
+            fill_partition(h, group_id, ours, q->partition_indexes[k], stable, &p[k]);
             if (v >= 10 && !ours)
                 p[k].error_code = KAFKA_UNKNOWN_TOPIC_ID;
         }
@@ -106,7 +112,7 @@ static bool fill_topics(handler *h, int16_t v, const char *group_id,
 }
 
 /* One group's answer; false when memory runs out. */
-static bool fetch_group(handler *h, handler_request *req, kq_slice id,
+static bool fetch_group(handler *h, handler_request *req, kq_slice id, bool stable,
                         const wire_offset_fetch_request_topic *topics, int32_t topic_count,
                         wire_offset_fetch_group *out)
 {
@@ -123,7 +129,7 @@ static bool fetch_group(handler *h, handler_request *req, kq_slice id,
         return true;
     if (out->error_code != KAFKA_NONE) {
         /* v1 has no group error: each partition asked for carries it. */
-        if (!fill_topics(h, v, NULL, topics, topic_count > 0 ? topic_count : 0, &out->topics))
+        if (!fill_topics(h, v, NULL, false, topics, topic_count > 0 ? topic_count : 0, &out->topics))
             return false;
         out->topic_count = topic_count > 0 ? topic_count : 0;
         for (int32_t t = 0; t < out->topic_count; t++)
@@ -132,9 +138,9 @@ static bool fetch_group(handler *h, handler_request *req, kq_slice id,
         return true;
     }
     if (topic_count < 0)
-        return fill_all(h, v, group_id, &out->topics, &out->topic_count);
+        return fill_all(h, v, group_id, stable, &out->topics, &out->topic_count);
     out->topic_count = topic_count;
-    return fill_topics(h, v, group_id, topics, topic_count, &out->topics);
+    return fill_topics(h, v, group_id, stable, topics, topic_count, &out->topics);
 }
 
 void handle_offset_fetch(handler *h, handler_request *req, kq_reader *r)
@@ -150,7 +156,8 @@ void handle_offset_fetch(handler *h, handler_request *req, kq_reader *r)
     if (v < 8) {
         wire_offset_fetch_group g;
         /* v1 has no null topics: an empty list there means none. */
-        ok = fetch_group(h, req, body.group_id, body.topics, body.topic_count, &g);
+        ok = fetch_group(h, req, body.group_id, v >= 7 && body.require_stable, body.topics,
+                         body.topic_count, &g);
         resp.topics = g.topics;
         resp.topic_count = g.topic_count;
         resp.error_code = g.error_code;
@@ -160,7 +167,8 @@ void handle_offset_fetch(handler *h, handler_request *req, kq_reader *r)
         ok = resp.groups != NULL;
         for (int32_t i = 0; ok && i < n; i++) {
             const wire_offset_fetch_request_group *q = &body.groups[i];
-            ok = fetch_group(h, req, q->group_id, q->topics, q->topic_count, &resp.groups[i]);
+            ok = fetch_group(h, req, q->group_id, body.require_stable, q->topics, q->topic_count,
+                             &resp.groups[i]);
         }
         resp.group_count = n;
     }
