@@ -21,11 +21,25 @@ typedef struct answer_ctx {
     int16_t appended;
 } answer_ctx;
 
+/* Versions before PRODUCER_FENCED existed get INVALID_PRODUCER_EPOCH, as
+ * Kafka's KafkaApis answers them. */
+static int16_t for_version(const wire_request_header *hdr, int16_t e)
+{
+    if (e != KAFKA_PRODUCER_FENCED)
+        return e;
+    int16_t v = hdr->api_version;
+    bool old = (hdr->api_key == WIRE_API_INIT_PRODUCER_ID && v < 4) ||
+               (hdr->api_key == WIRE_API_END_TXN && v < 2) ||
+               (hdr->api_key == WIRE_API_ADD_PARTITIONS_TO_TXN && v < 2) ||
+               (hdr->api_key == WIRE_API_ADD_OFFSETS_TO_TXN && v < 2);
+    return old ? KAFKA_INVALID_PRODUCER_EPOCH : e;
+}
+
 static int16_t next_error(answer_ctx *a)
 {
     int16_t e = a->next < a->count ? a->errors[a->next] : KAFKA_UNKNOWN_SERVER_ERROR;
     a->next++;
-    return e == KAFKA_NONE ? a->appended : e;
+    return for_version(&a->hdr, e == KAFKA_NONE ? a->appended : e);
 }
 
 static void finish(answer_ctx *a)
