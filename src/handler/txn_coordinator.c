@@ -287,7 +287,7 @@ int64_t txns_next_deadline(const handler *h)
         return 0; /* a request waits for handler_take_request */
     /* The timeout check runs while there are ids to look at. */
     bool ids = h->svc.txns && txn_table_count(h->svc.txns) > 0;
-    int64_t due = ids && x->check_due_ms > 0 ? x->check_due_ms : INT64_MAX;
+    int64_t due = ids ? x->check_due_ms : INT64_MAX; /* 0: never checked, due now */
     if (x->head && x->head->deadline_ms < due)
         due = x->head->deadline_ms;
     return due;
