@@ -372,6 +372,11 @@ static void test_init_producer_id(void **state)
     assert_int_equal(e.error, KAFKA_INVALID_TRANSACTION_TIMEOUT);
     e = init_pid(&n, &s, 6, kq_slice_cstr(""), TIMEOUT_MS, -1, -1);
     assert_int_equal(e.error, KAFKA_INVALID_REQUEST);
+    char longer[KQ_TXN_ID_BYTES_MAX + 1];
+    memset(longer, 'x', sizeof(longer) - 1);
+    longer[sizeof(longer) - 1] = 0;
+    e = init_pid(&n, &s, 60, kq_slice_cstr(longer), TIMEOUT_MS, -1, -1);
+    assert_int_equal(e.error, KAFKA_INVALID_REQUEST);
     /* KIP-360: a producer naming an epoch that is not the current one is a zombie */
     e = init_pid(&n, &s, 7, kq_slice_cstr("t1"), TIMEOUT_MS, a.pid, 0);
     assert_int_equal(e.error, KAFKA_PRODUCER_FENCED);
@@ -419,6 +424,12 @@ static void test_committed_transaction(void **state)
     assert_int_equal(pd.last_stable_offset, first);
     assert_int_equal(pd.records.len, 0);
     assert_int_equal(pd.aborted_transaction_count, 0);
+    /* from inside the open transaction, or at the high watermark: nothing, no error */
+    pd = fetch(&n, &c, 30, first + 3, 1);
+    assert_int_equal(pd.records.len, 0);
+    assert_int_equal(pd.last_stable_offset, first);
+    pd = fetch(&n, &c, 31, hw, 1);
+    assert_int_equal(pd.records.len, 0);
     pd = fetch(&n, &c, 11, 0, 1); /* what lies below is readable */
     fetched f = read_records(pd.records);
     assert_int_equal(f.data_batches, 0);
@@ -522,6 +533,27 @@ static void test_refusals(void **state)
     assert_int_equal(produce(&n, &s, 3, "tr", p, 0, 1, "a", false, NULL), KAFKA_INVALID_REQUEST);
     /* a transactional batch without the request's transactional id */
     assert_int_equal(produce(&n, &s, 4, NULL, p, 0, 1, "a", true, NULL), KAFKA_INVALID_REQUEST);
+    /* nothing begun: no transaction to end */
+    assert_int_equal(end_txn(&n, &s, 40, "tr", p, true), KAFKA_INVALID_TXN_STATE);
+    assert_int_equal(end_txn(&n, &s, 41, "tr", p, false), KAFKA_INVALID_TXN_STATE);
+    /* a partition that does not exist: it is named, the others not attempted */
+    int32_t parts[2] = {0, 1};
+    wire_add_partitions_to_txn_topic t = {.name = kq_slice_cstr(META), .partitions = parts,
+                                          .partition_count = 2};
+    wire_add_partitions_to_txn_request ar = {
+        .v3_and_below_transactional_id = kq_slice_cstr("tr"), .v3_and_below_producer_id = p.pid,
+        .v3_and_below_producer_epoch = p.epoch, .v3_and_below_topics = &t,
+        .v3_and_below_topic_count = 1};
+    TN_SEND(&n, &s, WIRE_API_ADD_PARTITIONS_TO_TXN, 3, 42,
+            wire_add_partitions_to_txn_request_encode, &ar);
+    wire_add_partitions_to_txn_response resp;
+    TN_DECODE(&n, &s, WIRE_API_ADD_PARTITIONS_TO_TXN, 3, 42,
+              wire_add_partitions_to_txn_response_decode, &resp);
+    assert_int_equal(resp.results_by_topic_v3_and_below[0].partition_count, 2);
+    assert_int_equal(resp.results_by_topic_v3_and_below[0].results_by_partition[0]
+                         .partition_error_code, KAFKA_OPERATION_NOT_ATTEMPTED);
+    assert_int_equal(resp.results_by_topic_v3_and_below[0].results_by_partition[1]
+                         .partition_error_code, KAFKA_UNKNOWN_TOPIC_OR_PARTITION);
     assert_int_equal(kq_log_end_offset(n.log), end);
 
     /* the producer is fenced by a second InitProducerId */
@@ -586,6 +618,13 @@ static void test_init_aborts_ongoing(void **state)
     assert_int_equal(pd.aborted_transactions[0].first_offset, first);
     /* the old producer is fenced */
     assert_int_equal(end_txn(&n, &s, 8, "ti", p, true), KAFKA_PRODUCER_FENCED);
+    assert_int_equal(produce(&n, &s, 9, "ti", p, 2, 1, "z", true, NULL),
+                     KAFKA_INVALID_PRODUCER_EPOCH);
+    /* the new epoch starts again from sequence 0 */
+    assert_int_equal(add_partitions(&n, &s, 10, "ti", q), KAFKA_NONE);
+    assert_int_equal(produce(&n, &s, 11, "ti", q, 0, 1, "b", true, NULL), KAFKA_NONE);
+    assert_int_equal(end_txn(&n, &s, 12, "ti", q, true), KAFKA_NONE);
+    assert_state(&n, &c, 13, "ti", "CompleteCommit", q);
     tn_close(&n);
 }
 
@@ -646,6 +685,10 @@ static void test_txn_offset_commit(void **state)
     assert_int_equal(add_offsets(&n, &s, 3, "to", p, "gc"), KAFKA_NONE);
     assert_state(&n, &c, 4, "to", "Ongoing", p);
     assert_int_equal(txn_offset_commit(&n, &s, 5, "to", p, "gc", 5), KAFKA_NONE);
+    /* offsets only: no partition in it, the last stable offset not held */
+    assert_int_equal(describe(&n, &c, 50, "to").topic_count, 0);
+    wire_fetch_partition_data pd = fetch(&n, &c, 51, 0, 1);
+    assert_int_equal(pd.last_stable_offset, pd.high_watermark);
     /* another group, not added */
     assert_int_equal(txn_offset_commit(&n, &s, 6, "to", p, "other", 5), KAFKA_INVALID_TXN_STATE);
     assert_int_equal(committed_offset(&n, &c, 7, "gc"), -1);
@@ -719,11 +762,47 @@ static void test_timeout_aborts(void **state)
     assert_int_equal(q.error, KAFKA_NONE);
     assert_int_equal(q.pid, p.pid);
     assert_int_equal(q.epoch, p.epoch + 2);
+    /* and writes a new transaction from sequence 0 */
+    assert_int_equal(add_partitions(&n, &s, 10, "tt", q), KAFKA_NONE);
+    assert_int_equal(produce(&n, &s, 11, "tt", q, 0, 1, "c", true, NULL), KAFKA_NONE);
+    assert_int_equal(end_txn(&n, &s, 12, "tt", q, true), KAFKA_NONE);
     /* nothing more to abort */
     end = kq_log_end_offset(n.log);
     tn_tick(&n, n.now + 5000);
     tn_flush(&n);
     assert_int_equal(kq_log_end_offset(n.log), end);
+    tn_close(&n);
+}
+
+static void small_expiration(exec_config *c)
+{
+    c->txn_abort_interval_ms = 100;
+    c->txn_id_expiration_ms = 1000;
+}
+
+/* transactional.id.expiration.ms: an idle id is forgotten; an ongoing one
+ * is not (it times out first). */
+static void test_idle_id_expires(void **state)
+{
+    (void)state;
+    tn_config_hook = small_expiration;
+    tn_node n;
+    tn_open_leader(&n);
+    tn_config_hook = NULL;
+    tn_slot s = {TN_CLIENT_LISTENER_ID}, c = {TN_CLIENT_LISTENER_ID + 1};
+    pid_epoch idle = init_new(&n, &s, 1, "ei");
+    pid_epoch busy = init_new(&n, &s, 2, "eb");
+    tn_tick(&n, n.now + 500);
+    tn_flush(&n);
+    assert_int_equal(add_partitions(&n, &s, 3, "eb", busy), KAFKA_NONE);
+    tn_tick(&n, n.now + 600); /* "ei" idle 1100 ms, "eb" ongoing for 600 */
+    tn_flush(&n);
+    assert_int_equal(describe(&n, &c, 4, "ei").error_code, KAFKA_TRANSACTIONAL_ID_NOT_FOUND);
+    assert_state(&n, &c, 5, "eb", "Ongoing", busy);
+    assert_int_equal(end_txn(&n, &s, 6, "ei", idle, true), KAFKA_INVALID_PRODUCER_ID_MAPPING);
+    /* the forgotten id starts again */
+    pid_epoch again = init_new(&n, &s, 7, "ei");
+    assert_int_equal(again.epoch, 0);
     tn_close(&n);
 }
 
@@ -857,6 +936,28 @@ static void test_follower(void **state)
     tn_close(&n);
 }
 
+/* A leader whose epoch's first batch is not committed yet: loading. */
+static void test_leader_loading(void **state)
+{
+    (void)state;
+    tn_node n;
+    tn_open(&n, 1, 1);
+    assert_int_equal(tn_status(&n).role, RAFT_ROLE_LEADER);
+    tn_slot s = {TN_CLIENT_LISTENER_ID};
+    wire_init_producer_id_request req = {.transactional_id = kq_slice_cstr("tl"),
+                                         .transaction_timeout_ms = TIMEOUT_MS,
+                                         .producer_id = -1, .producer_epoch = -1};
+    TN_SEND(&n, &s, WIRE_API_INIT_PRODUCER_ID, 4, 1, wire_init_producer_id_request_encode, &req);
+    wire_init_producer_id_response resp;
+    TN_DECODE(&n, &s, WIRE_API_INIT_PRODUCER_ID, 4, 1, wire_init_producer_id_response_decode,
+              &resp);
+    assert_int_equal(resp.error_code, KAFKA_COORDINATOR_LOAD_IN_PROGRESS);
+    assert_int_equal(describe(&n, &s, 2, "tl").error_code, KAFKA_COORDINATOR_LOAD_IN_PROGRESS);
+    tn_flush(&n);
+    assert_int_equal(init_new(&n, &s, 3, "tl").epoch, 0);
+    tn_close(&n);
+}
+
 /* ---- 11. Restart */
 
 /* Three ids: "rc" committed, "ra" aborted, "ro" ongoing with a record. */
@@ -977,9 +1078,11 @@ int main(void)
         cmocka_unit_test(test_init_aborts_ongoing),
         cmocka_unit_test(test_txn_offset_commit),
         cmocka_unit_test(test_timeout_aborts),
+        cmocka_unit_test(test_idle_id_expires),
         cmocka_unit_test(test_describe_and_list),
         cmocka_unit_test(test_find_coordinator),
         cmocka_unit_test(test_follower),
+        cmocka_unit_test(test_leader_loading),
         cmocka_unit_test(test_restart_rebuilds_from_log),
         cmocka_unit_test(test_restart_from_snapshot),
     };
