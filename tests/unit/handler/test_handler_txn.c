@@ -670,6 +670,21 @@ static int64_t committed_offset(tn_node *n, tn_slot *s, int32_t corr, const char
     return resp.topics[0].partitions[0].committed_offset;
 }
 
+/* OffsetFetch v7 with require_stable (KIP-447): the partition's error. */
+static int16_t stable_fetch_error(tn_node *n, tn_slot *s, int32_t corr, const char *group)
+{
+    int32_t part = 0;
+    wire_offset_fetch_request_topic t = {.name = kq_slice_cstr(META), .partition_indexes = &part,
+                                         .partition_index_count = 1};
+    wire_offset_fetch_request req = {.group_id = kq_slice_cstr(group), .topics = &t,
+                                     .topic_count = 1, .require_stable = true};
+    TN_SEND(n, s, WIRE_API_OFFSET_FETCH, 7, corr, wire_offset_fetch_request_encode, &req);
+    wire_offset_fetch_response resp;
+    TN_DECODE(n, s, WIRE_API_OFFSET_FETCH, 7, corr, wire_offset_fetch_response_decode, &resp);
+    assert_int_equal(resp.topic_count, 1);
+    return resp.topics[0].partitions[0].error_code;
+}
+
 static void test_txn_offset_commit(void **state)
 {
     (void)state;
@@ -692,11 +707,15 @@ static void test_txn_offset_commit(void **state)
     /* another group, not added */
     assert_int_equal(txn_offset_commit(&n, &s, 6, "to", p, "other", 5), KAFKA_INVALID_TXN_STATE);
     assert_int_equal(committed_offset(&n, &c, 7, "gc"), -1);
+    /* a read_committed consumer asks for stable offsets: not yet */
+    assert_int_equal(stable_fetch_error(&n, &c, 70, "gc"), KAFKA_UNSTABLE_OFFSET_COMMIT);
+    assert_int_equal(stable_fetch_error(&n, &c, 71, "other"), KAFKA_NONE);
     end_send(&n, &s, 8, "to", p, true);
     assert_int_equal(committed_offset(&n, &c, 9, "gc"), -1); /* the marker not committed */
     tn_flush(&n);
     assert_int_equal(end_answer(&n, &s, 8), KAFKA_NONE);
     assert_int_equal(committed_offset(&n, &c, 10, "gc"), 5);
+    assert_int_equal(stable_fetch_error(&n, &c, 72, "gc"), KAFKA_NONE);
 
     /* aborted: never visible */
     assert_int_equal(add_offsets(&n, &s, 11, "to", p, "gc"), KAFKA_NONE);
