@@ -3,7 +3,8 @@
 # tool (issue 23), on a 3-node quorum (one node with KQ_SKIP_MULTINODE=1):
 #  - Java (kafka-clients 4.4, tests/e2e/java/TxnClient.java): a transactional
 #    producer commits transactions of K records and aborts every third,
-#    while the leader is SIGKILLed twice (and restarted); it handles errors
+#    each held open 60 ms, while the leader is SIGKILLed twice (and
+#    restarted); it handles errors
 #    as Kafka documents (abortable: abort and retry, fatal: a new producer).
 #    A zombie: a second producer with the same transactional.id fences the
 #    first, whose commit must fail (ProducerFenced / InvalidProducerEpoch).
@@ -86,7 +87,9 @@ wait_isr() {
 
 # --- Java: transactions through two leader kills ---------------------------
 STOP="$D/java.stop"
-jtxn produce "$G_BOOTSTRAP" "$TOPIC" txj-id txjv 12 5 "$STOP" 150 > "$D/java.out" 2> "$D/java.err" &
+# Each transaction stays open 60 ms after its records are written: a kill
+# most likely hits an open one.
+jtxn produce "$G_BOOTSTRAP" "$TOPIC" txj-id txjv 12 5 "$STOP" 150 60 > "$D/java.out" 2> "$D/java.err" &
 jpid=$!
 # committed_at_least <n>: waits until the Java producer committed n txns.
 committed_at_least() {
