@@ -2,9 +2,11 @@
 // and scripts/bench-txn.sh. One mode per run; results on stdout as
 // tab-separated lines, diagnostics on stderr.
 //
-//   produce BOOT TOPIC TXID PREFIX MIN_TXNS K STOPFILE MAX_S
+//   produce BOOT TOPIC TXID PREFIX MIN_TXNS K STOPFILE MAX_S [OPEN_MS]
 //       Transactions of K records until MIN_TXNS are done and STOPFILE exists
-//       (or MAX_S passed); every third (i % 3 == 2) is flushed and aborted on
+//       (or MAX_S passed), each kept open OPEN_MS (default 0) after its
+//       records were flushed, so that a leader kill most likely lands in an
+//       open transaction; every third (i % 3 == 2) is flushed and aborted on
 //       purpose, the rest committed; the last one is a commit. Errors are
 //       handled as the KafkaProducer javadoc says: fatal ones (fenced, out of
 //       order sequence, authorization) close the producer and create a new one
@@ -150,6 +152,7 @@ public final class TxnClient {
         Path stop = Path.of(a[7]);
         long deadline = System.nanoTime() + Long.parseLong(a[8]) * 1_000_000_000L;
         int timeoutMs = 15000;
+        long openMs = a.length > 9 ? Long.parseLong(a[9]) : 0;
         KafkaProducer<String, String> p = initProducer(boot, txid, timeoutMs, deadline);
         out("init\tok");
         int i = 0, attempt = 0;
@@ -171,6 +174,10 @@ public final class TxnClient {
                 for (String v : values) {
                     p.send(new ProducerRecord<>(topic, 0, null, v));
                 }
+                if (openMs > 0) {
+                    p.flush();
+                    sleep(openMs);
+                }
                 if (abortOnPurpose) {
                     p.flush();
                     p.abortTransaction();
@@ -184,7 +191,7 @@ public final class TxnClient {
                 }
                 i++;
                 attempt = 0;
-                sleep(20);
+                sleep(openMs > 0 ? 5 : 20);
                 continue;
             } catch (KafkaException e) {
                 boolean fatal = isFatal(e) || isFatal(e.getCause());
