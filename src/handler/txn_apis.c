@@ -9,6 +9,7 @@
 
 #include "group_handlers.h"
 #include "txn_handlers.h"
+#include "kq/log_line.h"
 #include "kq/mutants.h"
 #include "kq/wire_add_offsets_to_txn.h"
 #include "kq/wire_add_partitions_to_txn.h"
@@ -101,6 +102,9 @@ void txns_init_producer_id(handler *h, handler_request *req,
     if (ongoing) {
         ok = txn_build_marker(b, e.producer_id, epoch, false, now);
         count++;
+        LOG_LINE_LIMITED("transactional id %s: a new producer fences producer %lld epoch %d; "
+                         "its ongoing transaction is aborted",
+                         tid, (long long)e.producer_id, e.producer_epoch);
     }
     txn_entry next = {.transactional_id = tid, .producer_id = e.producer_id,
                       .producer_epoch = epoch, .timeout_ms = timeout, .state = TXN_EMPTY,
