@@ -11,7 +11,6 @@
 #include "kq/group_offsets.h"
 #include "kq/assert.h"
 #include "kq/log_line.h"
-#include "kq/mutants.h"
 #include "kq/quorum_state_file.h"
 #include "kq/uuid.h"
 
@@ -393,9 +392,7 @@ kq_exec *exec_create(const exec_config *config, const exec_env *env, char *err, 
     x->metrics = exec_metrics_create();
     x->snap = exec_snapshots_create();
     x->produce = exec_produce_create();
-    x->offsets = exec_offsets_create();
-    if (x->offsets && (x->cfg.mutants & KQ_MUTANT_ABORT_KEEPS_OFFSETS))
-        group_offsets_test_abort_keeps(exec_offsets_table(x->offsets), true);
+    x->offsets = exec_offsets_create(x->cfg.mutants);
     x->txn = exec_txn_create();
     x->pids = exec_producer_ids_create();
     x->peers = exec_peers_create(&x->cfg);
