@@ -196,6 +196,11 @@ if want sim && ((asan_ok)); then
         # issue 22: a new leader tells -1 until its epoch commits (Kafka's
         # followers throw on a high watermark going back; 109 of 2000 seeds)
         sim_mutant tell-hw-before-epoch-commit told-hw-monotonic --seeds 1000
+        # issue 23: transactions (a third of the worlds)
+        sim_mutant lso-ignores-open-txn txn-lso --seeds 500
+        sim_mutant marker-before-commit txn-atomic --seeds 500
+        sim_mutant no-fencing-on-init txn-fenced-no-append --seeds 500
+        sim_mutant abort-keeps-offsets txn-offsets --seeds 1000
         mutants_settle
     else
         echo "scripts/simulate.sh not present: simulator not run"

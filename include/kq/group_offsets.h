@@ -58,6 +58,10 @@ void group_offsets_destroy(group_offsets *o);
 /* Exchanges the contents of a and b (an installed snapshot's table takes
  * the place of the one in use, which others hold a pointer to). */
 void group_offsets_swap(group_offsets *a, group_offsets *b);
+/* Test only (KQ_MUTANT_ABORT_KEEPS_OFFSETS, kq/mutants.h): an ABORT marker
+ * makes its producer's stashed commits visible, as a COMMIT does. The
+ * setting stays with o across group_offsets_swap. */
+void group_offsets_test_abort_keeps(group_offsets *o, bool on);
 /* Forgets everything (committed and pending); committed_to becomes from. */
 void group_offsets_clear(group_offsets *o, int64_t from);
 

@@ -392,7 +392,7 @@ kq_exec *exec_create(const exec_config *config, const exec_env *env, char *err, 
     x->metrics = exec_metrics_create();
     x->snap = exec_snapshots_create();
     x->produce = exec_produce_create();
-    x->offsets = exec_offsets_create();
+    x->offsets = exec_offsets_create(x->cfg.mutants);
     x->txn = exec_txn_create();
     x->pids = exec_producer_ids_create();
     x->peers = exec_peers_create(&x->cfg);

@@ -11,8 +11,9 @@
 #include "exec_offsets.h"
 #include "kq/group_offsets.h"
 #include "kq/log_line.h"
+#include "kq/mutants.h"
 
-exec_offsets *exec_offsets_create(void)
+exec_offsets *exec_offsets_create(uint32_t mutants)
 {
     exec_offsets *o = calloc(1, sizeof(*o));
     if (!o)
@@ -22,6 +23,8 @@ exec_offsets *exec_offsets_create(void)
         free(o);
         return NULL;
     }
+    if (mutants & KQ_MUTANT_ABORT_KEEPS_OFFSETS)
+        group_offsets_test_abort_keeps(o->table, true);
     return o;
 }
 

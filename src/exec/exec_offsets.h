@@ -12,7 +12,8 @@ typedef struct exec_offsets {
 } exec_offsets;
 
 /* NULL: out of memory. Destroy takes NULL. */
-exec_offsets *exec_offsets_create(void);
+/* mutants: kq/mutants.h (KQ_MUTANT_ABORT_KEEPS_OFFSETS is the table's). */
+exec_offsets *exec_offsets_create(uint32_t mutants);
 void exec_offsets_destroy(exec_offsets *o);
 /* The table itself: the handlers hold it, the rebuild clears it, the
  * metrics read it, a snapshot install swaps its contents. */

@@ -25,7 +25,9 @@ void group_offsets_clear(group_offsets *o, int64_t from)
     go_txn_free_all(o);
     go_map_free(&o->committed, true);
     go_group_map_free(&o->groups);
+    bool keeps = o->abort_keeps;
     memset(o, 0, sizeof(*o));
+    o->abort_keeps = keeps;
     o->committed_to = from;
     o->txn_noted_end = -1;
 }
@@ -251,4 +253,12 @@ void group_offsets_swap(group_offsets *a, group_offsets *b)
     group_offsets t = *a;
     *a = *b;
     *b = t;
+    bool keeps = a->abort_keeps; /* the mutant stays with the table in use */
+    a->abort_keeps = b->abort_keeps;
+    b->abort_keeps = keeps;
+}
+
+void group_offsets_test_abort_keeps(group_offsets *o, bool on)
+{
+    o->abort_keeps = on;
 }

@@ -77,6 +77,9 @@ struct group_offsets {
     uint64_t txn_bytes;  /* sum of the stashed entries' costs */
     go_map txn_keys;     /* owned: one entry per stashed key, e.offset its count */
     int64_t txn_noted_end; /* the last stash or marker offset noted, -1: none */
+    /* Test only (KQ_MUTANT_ABORT_KEEPS_OFFSETS): an ABORT marker applies
+     * its producer's commits as a COMMIT would. Kept by swaps. */
+    bool abort_keeps;
 };
 
 uint64_t go_key_hash(const char *group_id, const char *topic, int32_t partition);

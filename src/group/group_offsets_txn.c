@@ -167,7 +167,7 @@ bool go_txn_marker(group_offsets *o, int64_t pid, int64_t offset, bool commit)
         o->txn_entries--;
         key_ref(o, x, -1);
         x->e.log_offset = offset;
-        x->aborted = !commit;
+        x->aborted = !commit && !o->abort_keeps;
         bool appended = go_pending_append(o, x);
         KQ_ASSERT(appended); /* room reserved above */
     }

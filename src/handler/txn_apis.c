@@ -347,11 +347,16 @@ void handle_end_txn(handler *h, handler_request *req, kq_reader *r)
              (tid = txns_id(h, body.transactional_id, &error)) != NULL)
         error = txns_check_producer(h, tid, body.producer_id, body.producer_epoch, &e);
     if (error == KAFKA_NONE && e.state != TXN_ONGOING) {
-        /* A retry of the decision made is answered as it was. */
+        /* A retry of the decision made is answered as it was, once its
+         * marker (at the log end or below) is committed: the table is the
+         * log end's, and an answer must never be undone by a failover. */
         bool same = (e.state == TXN_COMPLETE_COMMIT && body.committed) ||
                     (e.state == TXN_COMPLETE_ABORT && !body.committed);
         error = same ? KAFKA_NONE : KAFKA_INVALID_TXN_STATE;
-        answer_now(h, req, &error, 1, e.producer_id, e.producer_epoch);
+        if (same)
+            txns_wait_log_end(h, req, error, e.producer_id, e.producer_epoch);
+        else
+            answer_now(h, req, &error, 1, e.producer_id, e.producer_epoch);
         return;
     }
     if (error != KAFKA_NONE) {

@@ -8,6 +8,7 @@
 #include "group_handlers.h"
 #include "txn_handlers.h"
 #include "kq/assert.h"
+#include "kq/log.h"
 #include "kq/mutants.h"
 #include "kq/record.h"
 
@@ -175,6 +176,31 @@ void txns_submit_new_pid(handler *h, handler_request *req, const char *transacti
     t->abort_epoch = abort_epoch;
     t->req.action = KQ_REQUEST_PRODUCER_ID;
     handler_hand_over(h, &t->req, HANDLER_PRODUCER_ID);
+}
+
+static void enqueue_waiting(handler *h, txn_request *t);
+
+void txns_wait_log_end(handler *h, handler_request *req, int16_t error, int64_t producer_id,
+                       int16_t producer_epoch)
+{
+    raft_status st;
+    raft_get_status(h->svc.raft, &st);
+    int64_t end = kq_log_end_offset(h->svc.log);
+    txn_request *t = h->txns->waiting < HANDLER_TXN_PENDING_MAX ? request_new(h, req, &error, 1)
+                                                                : NULL;
+    if (!t || st.role != RAFT_ROLE_LEADER) {
+        int16_t appended = !t ? KAFKA_COORDINATOR_NOT_AVAILABLE : KAFKA_NOT_COORDINATOR;
+        if (t)
+            request_free(t);
+        txn_answer(h, req->slot, req->frame, req->len, &error, 1, appended, producer_id,
+                   producer_epoch);
+        return;
+    }
+    t->producer_id = producer_id;
+    t->producer_epoch = producer_epoch;
+    t->req.result.epoch = st.epoch;
+    t->req.result.last_offset = end - 1;
+    enqueue_waiting(h, t);
 }
 
 bool txns_between(const handler *h, const char *transactional_id)

@@ -50,6 +50,10 @@ static const mutant_name mutants[] = {
     {"offsets-expire-early", 0, KQ_MUTANT_OFFSETS_EXPIRE_EARLY},
     {"conn-no-evict", 0, KQ_MUTANT_CONN_NO_EVICT},
     {"conn-peers-in-client-pool", 0, KQ_MUTANT_CONN_PEERS_IN_CLIENT_POOL},
+    {"lso-ignores-open-txn", 0, KQ_MUTANT_LSO_IGNORES_OPEN_TXN},
+    {"marker-before-commit", 0, KQ_MUTANT_MARKER_BEFORE_COMMIT},
+    {"no-fencing-on-init", 0, KQ_MUTANT_NO_FENCING_ON_INIT},
+    {"abort-keeps-offsets", 0, KQ_MUTANT_ABORT_KEEPS_OFFSETS},
 };
 #define MUTANT_COUNT (sizeof(mutants) / sizeof(mutants[0]))
 
@@ -115,8 +119,10 @@ static bool parse_checks(const char *s, uint64_t *mask)
  * the seeds a forger of replica fetches and, in half the seeds, one or two
  * offset committers (consumer groups), a third of them as group members;
  * issue 19's hostile producer and Fetch floods in a third of the seeds each,
- * a connection flood in half (12 clients at most, SIM_CLIENTS_MAX). Every
- * node's max.connections is drawn here (16-48). */
+ * a connection flood in half; in a third, transactions (issue 23): one or
+ * two transactional producers (the second a zombie twin of the first half
+ * the time) and a read_committed consumer (15 clients at most,
+ * SIM_CLIENTS_MAX). Every node's max.connections is drawn here (16-48). */
 static void add_clients(w_world *w)
 {
     static const w_client_kind kinds[] = {W_CLIENT_IDEMPOTENT, W_CLIENT_ACKS_ALL,
@@ -160,6 +166,18 @@ static void add_clients(w_world *w)
     w->max_connections = (uint32_t)sim_prng_range(&w->rng, KQ_CLIENT_CONNECTIONS_MIN, 48);
     if (sim_prng_below(&w->rng, 2) == 0) {
         w->clients[w->client_n] = w_client_create(w, w->client_n, W_CLIENT_CONNFLOOD);
+        w->client_n++;
+    }
+    if (sim_prng_below(&w->rng, 3) == 0) {
+        int first = w->client_n;
+        int txns = (int)sim_prng_range(&w->rng, 1, 2);
+        for (int i = 0; i < txns; i++) {
+            w->clients[w->client_n] = w_client_create(w, w->client_n, W_CLIENT_TXN);
+            w->client_n++;
+        }
+        if (txns == 2 && sim_prng_below(&w->rng, 2))
+            w_client_txn_twin(w, w->clients[first + 1], w->clients[first]);
+        w->clients[w->client_n] = w_client_create(w, w->client_n, W_CLIENT_CONSUMER_RC);
         w->client_n++;
     }
 }

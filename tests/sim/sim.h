@@ -19,7 +19,7 @@
 #include "sim_fs.h"
 
 #define SIM_NODES_MAX 8
-#define SIM_CLIENTS_MAX 13 /* 12 drawn by add_clients, the operator */
+#define SIM_CLIENTS_MAX 16 /* 15 drawn by add_clients, the operator */
 #define SIM_LOG_DIR "/data"
 /* Connections a connection flood may hold into one node, from at most
  * W_CONNFLOOD_ADDRS_MAX addresses (w_client_connflood.c): more than any

@@ -24,7 +24,8 @@ const char *const w_check_names[W_CHECK_COUNT] = {
     "offsets-not-invented", "offsets-monotonic", "no-client-control",
     "snapshot-failure-not-fatal", "response-budget", "voter-fetch-timely",
     "quorum-connections", "client-admitted", "change-after-epoch-commit",
-    "one-uncommitted-change", "told-hw-monotonic", "liveness", "scenario", "final",
+    "one-uncommitted-change", "told-hw-monotonic", "txn-read-committed", "txn-atomic",
+    "txn-fenced-no-append", "txn-lso", "txn-offsets", "liveness", "scenario", "final",
 };
 
 int w_check_find(const char *name)
@@ -88,6 +89,7 @@ void w_check_destroy(struct w_check *c)
     w_check_groups_free(c);
     w_check_quorum_free(c);
     w_check_control_free(c);
+    w_check_txn_free(c);
     free(c);
 }
 
@@ -276,6 +278,7 @@ static int commit_batch(void *ctx, const uint8_t *b, size_t len)
         (w_batch){.base = h.base_offset, .last = record_batch_last_offset(&h), .hash = hash};
     if (!record_batch_is_control(&h))
         record_values(c, b, len);
+    w_check_txn_on_batch(s->w, b, len);
     if (record_batch_last_offset(&h) + 1 > c->committed_end)
         c->committed_end = record_batch_last_offset(&h) + 1;
     return 0;

@@ -51,6 +51,12 @@ enum w_check_id {
     W_INV_CHANGE_AFTER_EPOCH_COMMIT, /* a leader appends a Voters record only with its HW known */
     W_INV_ONE_UNCOMMITTED_CHANGE, /* a leader holds at most one Voters record above its HW */
     W_INV_TOLD_HW_MONOTONIC,   /* the HWs Fetch answers tell a node never go back (Kafka's follower throws) */
+    /* transactions (issue 23, w_check_txn.c) */
+    W_INV_TXN_READ_COMMITTED,  /* read_committed never reads an aborted or undecided record */
+    W_INV_TXN_ATOMIC,          /* a committed transaction is read whole or not at all */
+    W_INV_TXN_FENCED_NO_APPEND, /* InitProducerId fences the id's older producer */
+    W_INV_TXN_LSO,             /* the LSO never passes an undecided transaction */
+    W_INV_TXN_OFFSETS,         /* an aborted transaction's offsets are never visible */
     W_INV_PER_EVENT_COUNT,
     /* end of run */
     W_CHECK_LIVENESS = W_INV_PER_EVENT_COUNT, /* leader, commit, catch-up within 60 s */
@@ -141,6 +147,27 @@ void w_check_on_offset_fetched(w_world *w, int client, const w_offsets_floor *fl
 /* End of run (after w_check_final's log checks): one OffsetFetch per group
  * client to the leader, which must answer NONE within the liveness bound. */
 bool w_check_final_offsets(w_world *w, int leader);
+
+/* ---- transactions (w_check_txn.c, issue 23) */
+/* Client `client` is transactional producer of id "tx<tid>". */
+void w_check_txn_on_client(w_world *w, int client, int tid);
+/* Its InitProducerId was answered NONE with (pid, epoch). */
+void w_check_txn_on_init(w_world *w, int client, int tid, int64_t pid, int16_t epoch);
+/* Its EndTxn(commit) was answered NONE: the records acknowledged in the
+ * transaction, and the offset it committed for group t<tid> (-1: none). */
+void w_check_txn_on_committed(w_world *w, int client, const uint64_t *values, int count,
+                              int64_t offset_value);
+/* An OffsetFetch of group t<tid> is sent: what it must not go below. */
+int64_t w_check_txn_on_offset_fetch_sent(w_world *w, int tid);
+void w_check_txn_on_offset_fetched(w_world *w, int client, int tid, int64_t floor,
+                                   int64_t offset, int node);
+/* A read_committed consumer read value at offset; its position moved to
+ * next; it reset to offset (below the log start). */
+void w_check_txn_on_rc_read(w_world *w, int client, int64_t offset, uint64_t value);
+void w_check_txn_on_rc_position(w_world *w, int client, int64_t next);
+void w_check_txn_on_rc_reset(w_world *w, int client, int64_t offset);
+/* A consumer's Fetch answered NONE by node with hw and last stable offset lso. */
+void w_check_txn_on_lso(w_world *w, int client, int node, int64_t hw, int64_t lso);
 
 /* ---- issue 19 (w_check_control.c): a hostile client sent a control batch
  * with this CRC; no node may append it. */

@@ -78,6 +78,8 @@ struct w_check {
     kq_uuid voter_expect_dir[SIM_NODES_MAX];
     /* issue 19 item 4 (w_check_quorum.c): voters' fetches, created lazily */
     struct w_quorum_check *quorum;
+    /* issue 23 (w_check_txn.c): the transactions of the committed record */
+    struct w_txn_check *txn;
 };
 
 /* w_check_quorum.c: voter-fetch-timely */
@@ -103,6 +105,10 @@ int w_scan(w_world *w, int idx, int64_t from, int (*fn)(void *, const uint8_t *,
 uint64_t w_hash(const uint8_t *p, size_t n);
 int64_t w_durable_end(w_world *w, int idx);
 void w_check_flushed_durable(w_world *w);
+
+/* w_check_txn.c: a batch new to the committed record; frees its state. */
+void w_check_txn_on_batch(w_world *w, const uint8_t *b, size_t len);
+void w_check_txn_free(struct w_check *c);
 
 /* w_check_groups.c: frees the groups' state. */
 void w_check_groups_free(struct w_check *c);

@@ -18,6 +18,7 @@
 #include "kq/wire_fetch.h"
 #include "kq/wire_init_producer_id.h"
 #include "kq/wire_produce.h"
+#include "kq/txn.h"
 #include "prng.h"
 #include "w_check.h"
 #include "w_client.h"
@@ -78,7 +79,7 @@ static void wc_put_be64(uint8_t *p, uint64_t v)
     }
 }
 
-static int32_t wc_sequence_add(int32_t seq, int32_t n)
+int32_t wc_sequence_add(int32_t seq, int32_t n)
 {
     int64_t s = (int64_t)seq + n;
     if (s > INT32_MAX)
@@ -251,8 +252,20 @@ static bool wc_gzip_batch(kq_writer *b)
     return true;
 }
 
+/* The next fresh value: the client index in the top 8 bits, a counter
+ * below; a transactional producer's also name the transaction and the
+ * record in it (bits 24-55 and 0-23, w_check_txn.c reads them). */
+static uint64_t wc_next_value(w_client *c)
+{
+    uint64_t client = (uint64_t)c->idx << WC_VALUE_CLIENT_SHIFT;
+    if (c->kind == W_CLIENT_TXN)
+        return client | ((uint64_t)c->txn.txn_no << 24) | (++c->txn.rec_no & 0xffffff);
+    c->value_seq++;
+    return client | (c->value_seq & WC_VALUE_SEQ_MASK);
+}
+
 /* Builds a new batch of 1-3 fresh values into c->batch and reports them. */
-static bool wc_build_batch(w_world *w, w_client *c, int32_t base_sequence)
+bool wc_build_batch(w_world *w, w_client *c, int32_t base_sequence)
 {
     wc_batch *b = &c->batch;
     uint8_t value_bytes[WC_BATCH_RECORDS_MAX][8];
@@ -260,9 +273,7 @@ static bool wc_build_batch(w_world *w, w_client *c, int32_t base_sequence)
     int64_t ts_ms = WC_TIMESTAMP_BASE_MS + w->now;
     b->count = (int)sim_prng_range(&w->rng, 1, WC_BATCH_RECORDS_MAX);
     for (int i = 0; i < b->count; i++) {
-        c->value_seq++;
-        b->values[i] =
-            ((uint64_t)c->idx << WC_VALUE_CLIENT_SHIFT) | (c->value_seq & WC_VALUE_SEQ_MASK);
+        b->values[i] = wc_next_value(c);
         wc_put_be64(value_bytes[i], b->values[i]);
         memset(&recs[i], 0, sizeof(recs[i]));
         recs[i].timestamp = ts_ms;
@@ -273,6 +284,7 @@ static bool wc_build_batch(w_world *w, w_client *c, int32_t base_sequence)
     record_batch_builder_args a = {
         .base_offset = 0,
         .partition_leader_epoch = -1,
+        .attributes = c->kind == W_CLIENT_TXN ? RECORD_ATTR_TRANSACTIONAL : 0,
         .base_timestamp = ts_ms,
         .producer_id = idem ? c->producer_id : -1,
         .producer_epoch = idem ? c->producer_epoch : -1,
@@ -316,16 +328,18 @@ static int16_t wc_produce_version(w_world *w)
     return wire_api_accepted(WIRE_API_PRODUCE, v) ? v : 9;
 }
 
-static void wc_send_produce(w_world *w, w_client *c, const kq_writer *batch, uint64_t gen)
+void wc_send_produce(w_world *w, w_client *c, const kq_writer *batch, uint64_t gen)
 {
     int16_t v = wc_produce_version(w);
     int32_t timeout_ms = (int32_t)sim_prng_range(&w->rng, 1000, 5000);
     wire_produce_partition p = {.index = 0, .records = {batch->data, (int32_t)batch->len}};
     wire_produce_topic t = {.name = kq_slice_cstr(WIRE_METADATA_TOPIC_NAME), .partitions = &p,
                             .partition_count = 1};
-    wire_produce_request req = {.transactional_id = {NULL, -1}, .acks = c->acks,
+    kq_slice tid = c->kind == W_CLIENT_TXN ? kq_slice_cstr(c->txn.tid_s) : (kq_slice){NULL, -1};
+    wire_produce_request req = {.transactional_id = tid, .acks = c->acks,
                                 .timeout_ms = timeout_ms, .topics = &t, .topic_count = 1};
-    wc_inflight f = {.op = WC_OP_PRODUCE, .version = v, .acks = c->acks, .batch_gen = gen};
+    wc_inflight f = {.op = WC_OP_PRODUCE, .version = v, .acks = c->acks, .batch_gen = gen,
+                     .txn_inst = c->txn.inst};
     f.corr = wc_begin(c, WIRE_API_PRODUCE, v);
     wire_produce_request_encode(&c->frame, v, &req);
     f.node = wc_target(w, c);
@@ -338,9 +352,8 @@ static void wc_send_produce(w_world *w, w_client *c, const kq_writer *batch, uin
 }
 
 /* The single partition result of a Produce answer. */
-static bool wc_decode_produce(w_world *w, w_client *c, const wc_inflight *f,
-                              const uint8_t *bytes, size_t len,
-                              wire_produce_partition_response *out)
+bool wc_decode_produce(w_world *w, w_client *c, const wc_inflight *f, const uint8_t *bytes,
+                       size_t len, wire_produce_partition_response *out)
 {
     kq_reader r;
     if (!wc_open_response(w, c, f, WIRE_API_PRODUCE, bytes, len, &r))
@@ -557,6 +570,8 @@ static void wc_act_plain(w_world *w, w_client *c)
 static void wc_send_fetch(w_world *w, w_client *c)
 {
     int16_t v = sim_prng_chance(&w->rng, 400000) ? 12 : (int16_t)sim_prng_range(&w->rng, 13, 17);
+    if (c->read_committed) /* from v5, which tells the log start (a reset needs it) */
+        v = (int16_t)sim_prng_range(&w->rng, 5, 17);
     if (!wire_api_accepted(WIRE_API_FETCH, v))
         v = 12;
     int32_t max_wait_ms = (int32_t)sim_prng_range(&w->rng, 50, 500);
@@ -574,6 +589,7 @@ static void wc_send_fetch(w_world *w, w_client *c)
     wire_fetch_request req = {.cluster_id = {NULL, -1}, .replica_id = -1, .replica_epoch = -1,
                               .max_wait_ms = max_wait_ms, .min_bytes = 1,
                               .max_bytes = WC_FETCH_MAX_BYTES, .session_epoch = -1,
+                              .isolation_level = c->read_committed ? 1 : 0,
                               .topics = &t, .topic_count = 1,
                               .rack_id = kq_slice_cstr("")};
     wc_inflight f = {.op = WC_OP_FETCH, .version = v, .fetch_offset = c->fetch_offset};
@@ -600,6 +616,8 @@ static bool wc_consume_batch(w_world *w, w_client *c, const uint8_t *batch, size
             break;
         }
         w_check_on_consumed(w, c->idx, rec.offset, wc_be64(rec.value.ptr));
+        if (c->read_committed)
+            w_check_txn_on_rc_read(w, c->idx, rec.offset, wc_be64(rec.value.ptr));
     }
     if (ok && it.status != RECORD_OK) {
         w_fail(w, "client %d: fetched batch at offset %lld: %s", c->idx,
@@ -610,10 +628,61 @@ static bool wc_consume_batch(w_world *w, w_client *c, const uint8_t *batch, size
     return ok;
 }
 
+/* read_committed, as Kafka's consumer reads a fetched partition
+ * (CompletedFetch): the answer's aborted transactions, in first-offset
+ * order, make their producer ids aborted from the batch holding their
+ * first offset on, until that producer's ABORT marker. */
+#define WC_RC_PIDS_MAX 64
+typedef struct wc_rc {
+    const wire_fetch_partition_data *pd;
+    int32_t next;                      /* aborted_transactions taken */
+    int64_t pids[WC_RC_PIDS_MAX];      /* aborted producer ids */
+    int pid_n;
+} wc_rc;
+
+static int wc_rc_find(const wc_rc *rc, int64_t pid)
+{
+    for (int i = 0; i < rc->pid_n; i++)
+        if (rc->pids[i] == pid)
+            return i;
+    return -1;
+}
+
+/* Whether a read_committed consumer skips this batch (data or control). */
+static bool wc_rc_skips(w_world *w, w_client *c, wc_rc *rc, const uint8_t *batch, size_t len,
+                        const record_batch_header *h)
+{
+    if (h->producer_id < 0)
+        return false;
+    int64_t last = record_batch_last_offset(h);
+    const wire_fetch_partition_data *pd = rc->pd;
+    while (pd->aborted_transaction_count > 0 && rc->next < pd->aborted_transaction_count &&
+           pd->aborted_transactions[rc->next].first_offset <= last) {
+        int64_t pid = pd->aborted_transactions[rc->next++].producer_id;
+        if (wc_rc_find(rc, pid) < 0 && rc->pid_n < WC_RC_PIDS_MAX)
+            rc->pids[rc->pid_n++] = pid;
+        else if (wc_rc_find(rc, pid) < 0)
+            w_fail(w, "client %d: more than %d aborted producers in one Fetch", c->idx,
+                   WC_RC_PIDS_MAX);
+    }
+    int64_t pid;
+    int16_t epoch;
+    bool commit;
+    int at = wc_rc_find(rc, h->producer_id);
+    if (record_batch_is_control(h)) {
+        if (at >= 0 && txn_parse_marker(batch, len, &pid, &epoch, &commit) && !commit)
+            rc->pids[at] = rc->pids[--rc->pid_n];
+        return true;
+    }
+    return (h->attributes & RECORD_ATTR_TRANSACTIONAL) && at >= 0;
+}
+
 /* Walks the fetched batches (contiguous offsets, a torn tail ignored) and
  * moves the fetch offset past the last whole one. */
-static void wc_consume(w_world *w, w_client *c, kq_slice records)
+static void wc_consume(w_world *w, w_client *c, const wire_fetch_partition_data *pd)
 {
+    kq_slice records = pd->records;
+    wc_rc rc = {.pd = pd};
     size_t len = records.len > 0 ? (size_t)records.len : 0;
     size_t pos = 0;
     int64_t next = c->fetch_offset;
@@ -631,14 +700,19 @@ static void wc_consume(w_world *w, w_client *c, kq_slice records)
         }
         int64_t last = record_batch_last_offset(&h);
         if (last >= next) {
-            if (!record_batch_is_control(&h) &&
-                !wc_consume_batch(w, c, records.ptr + pos, record_batch_size(&h), next))
+            bool skip = c->read_committed &&
+                        wc_rc_skips(w, c, &rc, records.ptr + pos, record_batch_size(&h), &h);
+            skip = skip || record_batch_is_control(&h);
+            if (w->failed ||
+                (!skip && !wc_consume_batch(w, c, records.ptr + pos, record_batch_size(&h), next)))
                 return;
             next = last + 1;
         }
         pos += record_batch_size(&h);
     }
     c->fetch_offset = next;
+    if (c->read_committed)
+        w_check_txn_on_rc_position(w, c->idx, next);
 }
 
 static bool wc_fetch_topic_ok(const wire_fetch_topic_response *t, int16_t version)
@@ -673,8 +747,9 @@ static void wc_on_fetch(w_world *w, w_client *c, const wc_inflight *f, const uin
     const wire_fetch_partition_data *pd = &resp.responses[0].partitions[0];
     switch (pd->error_code) {
     case KAFKA_NONE:
-        if (f->fetch_offset == c->fetch_offset)
-            wc_consume(w, c, pd->records);
+        w_check_txn_on_lso(w, c->idx, f->node, pd->high_watermark, pd->last_stable_offset);
+        if (f->fetch_offset == c->fetch_offset && !w->failed)
+            wc_consume(w, c, pd);
         return;
     case KAFKA_NOT_LEADER_OR_FOLLOWER:
         if (pd->has_current_leader)
@@ -693,6 +768,8 @@ static void wc_on_fetch(w_world *w, w_client *c, const wc_inflight *f, const uin
             w_trace(w, "client %d: offset %lld is below the log start %lld: reset", c->idx,
                     (long long)c->fetch_offset, (long long)pd->log_start_offset);
             c->fetch_offset = pd->log_start_offset;
+            if (c->read_committed)
+                w_check_txn_on_rc_reset(w, c->idx, c->fetch_offset);
         }
         return;
     case KAFKA_KAFKA_STORAGE_ERROR:
@@ -791,6 +868,9 @@ w_client *w_client_create(w_world *w, int idx, w_client_kind kind)
         wcf_init(w, c);
     if (kind == W_CLIENT_CONNFLOOD)
         wcc_init(w, c);
+    if (kind == W_CLIENT_TXN)
+        wcx_init(w, c, idx);
+    c->read_committed = kind == W_CLIENT_CONSUMER_RC;
     w->clients[idx] = c; /* the caller counts it in w->client_n */
     wc_schedule(w, c);
     return c;
@@ -821,6 +901,7 @@ void w_client_on_event(w_world *w, int idx)
         wc_act_plain(w, c);
         break;
     case W_CLIENT_CONSUMER:
+    case W_CLIENT_CONSUMER_RC:
         if (wc_count_op(c, WC_OP_FETCH) == 0)
             wc_send_fetch(w, c);
         if (!w->failed && w->clients_on && !c->stop_new &&
@@ -847,6 +928,9 @@ void w_client_on_event(w_world *w, int idx)
     case W_CLIENT_OPERATOR:
         wcop_act(w, c);
         break;
+    case W_CLIENT_TXN:
+        wcx_act(w, c);
+        break;
     }
     if (!w->failed)
         wc_schedule(w, c);
@@ -868,7 +952,10 @@ void w_client_on_response(w_world *w, int idx, uint64_t client_ref, const uint8_
         return;
     switch (f.op) {
     case WC_OP_PRODUCE:
-        wc_on_produce(w, c, &f, bytes, len);
+        if (c->kind == W_CLIENT_TXN)
+            wcx_on_response(w, c, &f, bytes, len);
+        else
+            wc_on_produce(w, c, &f, bytes, len);
         break;
     case WC_OP_INIT_PID:
         wc_on_init(w, c, &f, bytes, len);
@@ -898,6 +985,10 @@ void w_client_on_response(w_world *w, int idx, uint64_t client_ref, const uint8_
     case WC_OP_VOTER_CHANGE:
         wcop_on_response(w, c, &f, bytes, len);
         break;
+    case WC_OP_TXN:
+    case WC_OP_TXN_OFFSET_FETCH:
+        wcx_on_response(w, c, &f, bytes, len);
+        break;
     }
 }
 
@@ -907,9 +998,10 @@ bool w_client_idle(const w_client *c)
      * committer is idle with no commit out (it reads back forever). */
     if (c && (c->kind == W_CLIENT_GROUP || c->kind == W_CLIENT_GROUP_MEMBER))
         return wc_count_op(c, WC_OP_OFFSET_COMMIT) == 0;
-    if (c && c->kind == W_CLIENT_OPERATOR)
+    if (c && (c->kind == W_CLIENT_OPERATOR || c->kind == W_CLIENT_TXN))
         return c->inflight_n == 0;
-    return !c || c->kind == W_CLIENT_CONSUMER || c->kind == W_CLIENT_FORGER ||
+    return !c || c->kind == W_CLIENT_CONSUMER || c->kind == W_CLIENT_CONSUMER_RC ||
+           c->kind == W_CLIENT_FORGER ||
            c->kind == W_CLIENT_HOSTILE ||
            c->kind == W_CLIENT_FLOOD || c->kind == W_CLIENT_CONNFLOOD ||
            (c->inflight_n == 0 && !c->batch.live);

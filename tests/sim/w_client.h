@@ -28,6 +28,8 @@ typedef enum w_client_kind {
     W_CLIENT_FLOOD, /* pipelines consumer Fetches and never reads (w_client_flood.c) */
     W_CLIENT_CONNFLOOD, /* opens idle connections, many (w_client_connflood.c) */
     W_CLIENT_OPERATOR, /* AddRaftVoter/RemoveRaftVoter (w_client_operator.c, KIP-853) */
+    W_CLIENT_TXN,      /* a transactional producer (w_client_txn.c, issue 23) */
+    W_CLIENT_CONSUMER_RC, /* a consumer with isolation_level 1 (read_committed) */
 } w_client_kind;
 
 typedef struct w_client w_client;
@@ -54,6 +56,10 @@ bool w_client_group_final_pending(const w_client *c);
 bool w_client_group_final_answered(const w_client *c);
 /* A flood client whose connections are open: its answers are never read. */
 bool w_client_never_reads(const w_world *w, int idx);
+
+/* A transactional producer takes twin's transactional id (and group): a
+ * zombie pair, each fencing the other (issue 23). */
+void w_client_txn_twin(w_world *w, w_client *c, const w_client *twin);
 
 /* Whether client idx speaks on the controller listener (the operator). */
 bool w_client_on_controller(const w_world *w, int idx);

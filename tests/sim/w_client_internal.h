@@ -9,6 +9,7 @@
 
 #include "kq/buf.h"
 #include "kq/limits.h"
+#include "kq/wire_produce.h"
 #include "w_check.h"
 #include "w_client.h"
 
@@ -45,6 +46,8 @@ enum wc_op {
     WC_OP_HOSTILE_PRODUCE, /* w_client_hostile.c */
     WC_OP_LIST_OFFSETS, /* consumers (w_client_offsets.c) */
     WC_OP_VOTER_CHANGE, /* the operator (w_client_operator.c) */
+    WC_OP_TXN, /* a transactional producer's step (w_client_txn.c) */
+    WC_OP_TXN_OFFSET_FETCH, /* ... reading its group back */
 };
 
 /* A request sent and not yet answered (exactly one w_client_on_response). */
@@ -63,7 +66,38 @@ typedef struct wc_inflight {
     bool final_fetch;      /* OffsetFetch: the end-of-run one */
     bool all_topics;       /* OffsetFetch: a null topic list (every topic) */
     bool ack_committed;    /* AddRaftVoter: AckWhenCommitted */
+    int32_t txn_inst;      /* transactional producers: the instance that sent it */
+    int16_t txn_key;       /* ... the API of its step */
 } wc_inflight;
+
+/* A transactional producer's state (w_client_txn.c, issue 23). */
+enum wcx_step {
+    WCX_INIT = 0,    /* InitProducerId */
+    WCX_BEGIN,       /* AddPartitionsToTxn */
+    WCX_PRODUCE,     /* its batches, one at a time */
+    WCX_ADD_OFFSETS, /* AddOffsetsToTxn */
+    WCX_COMMIT_OFFSETS, /* TxnOffsetCommit */
+    WCX_END,         /* EndTxn, the decision kept across retries */
+};
+#define WCX_VALUES_MAX 15 /* 5 batches of up to WC_BATCH_RECORDS_MAX */
+typedef struct wc_txn {
+    int tid;               /* "tx<tid>"; a zombie twin shares its twin's */
+    char tid_s[16];
+    char group[16];        /* "t<tid>": its transactional offset commits */
+    enum wcx_step step;
+    int32_t inst;          /* instance: a restart ignores the old one's answers */
+    int node;              /* the node it believes coordinates; -1 none */
+    int32_t timeout_ms;
+    int64_t next_at;       /* backoff */
+    uint32_t txn_no;       /* transactions begun (in the values) */
+    uint32_t rec_no;       /* records of the current one */
+    int batches_left;
+    bool with_offsets;
+    bool commit;           /* the decision */
+    int64_t offset_value;  /* TxnOffsetCommit's offset, unique per group */
+    uint64_t values[WCX_VALUES_MAX]; /* acknowledged in this transaction */
+    int value_n;
+} wc_txn;
 
 /* An offset committer's state (w_client_group.c). */
 typedef struct wc_group {
@@ -137,6 +171,8 @@ struct w_client {
     bool flood_closed;
     int connflood_addrs;  /* connection floods: addresses it uses (w_client_connflood.c) */
     wc_operator op;       /* the operator (w_client_operator.c) */
+    wc_txn txn;           /* transactional producers (w_client_txn.c) */
+    bool read_committed;  /* consumers: Fetch isolation_level 1 */
 };
 
 const char *wc_error_name(int16_t e);
@@ -191,6 +227,20 @@ void wch_on_response(w_world *w, w_client *c, const wc_inflight *f, const uint8_
 void wcop_act(w_world *w, w_client *c);
 void wcop_on_response(w_world *w, w_client *c, const wc_inflight *f, const uint8_t *bytes,
                       size_t len);
+
+/* ---- w_client.c, shared with w_client_txn.c */
+/* A new batch of 1-3 fresh values (transactional for a W_CLIENT_TXN). */
+bool wc_build_batch(w_world *w, w_client *c, int32_t base_sequence);
+void wc_send_produce(w_world *w, w_client *c, const kq_writer *batch, uint64_t gen);
+bool wc_decode_produce(w_world *w, w_client *c, const wc_inflight *f, const uint8_t *bytes,
+                       size_t len, wire_produce_partition_response *out);
+int32_t wc_sequence_add(int32_t seq, int32_t n);
+
+/* ---- w_client_txn.c (issue 23) */
+void wcx_init(w_world *w, w_client *c, int tid);
+void wcx_act(w_world *w, w_client *c);
+void wcx_on_response(w_world *w, w_client *c, const wc_inflight *f, const uint8_t *bytes,
+                     size_t len);
 
 /* w_client_offsets.c: ListOffsets by timestamp (fetch_offset holds the
  * timestamp asked). */
