@@ -251,10 +251,17 @@ void handle_add_partitions_to_txn(handler *h, handler_request *req, kq_reader *r
         }
         at += k;
     }
-    if (records == 0)
-        answer_now(h, req, errors, items, -1, -1);
-    else
+    bool added = false; /* a partition found in its transaction already */
+    for (int i = 0; i < items; i++)
+        added |= errors[i] == KAFKA_NONE;
+    for (int i = 0; i < n; i++)
+        added &= !t[i].verify_only;
+    if (records > 0)
         txns_submit(h, req, errors, items, records, -1, -1);
+    else if (added)
+        txns_wait_log_end(h, req, errors, items, -1, -1); /* a retry: once it is committed */
+    else
+        answer_now(h, req, errors, items, -1, -1);
 }
 
 /* ---- AddOffsetsToTxn */
@@ -298,7 +305,11 @@ void handle_add_offsets_to_txn(handler *h, handler_request *req, kq_reader *r)
     txn_entry e;
     int16_t error = add_offsets_check(h, req, &body, &group, &e);
     bool ongoing = error == KAFKA_NONE && e.state == TXN_ONGOING;
-    if (error != KAFKA_NONE || (ongoing && has_group(&e, group))) {
+    if (error == KAFKA_NONE && ongoing && has_group(&e, group)) {
+        txns_wait_log_end(h, req, &error, 1, -1, -1); /* a retry: once it is committed */
+        return;
+    }
+    if (error != KAFKA_NONE) {
         answer_now(h, req, &error, 1, -1, -1);
         return;
     }
@@ -354,7 +365,7 @@ void handle_end_txn(handler *h, handler_request *req, kq_reader *r)
                     (e.state == TXN_COMPLETE_ABORT && !body.committed);
         error = same ? KAFKA_NONE : KAFKA_INVALID_TXN_STATE;
         if (same)
-            txns_wait_log_end(h, req, error, e.producer_id, e.producer_epoch);
+            txns_wait_log_end(h, req, &error, 1, e.producer_id, e.producer_epoch);
         else
             answer_now(h, req, &error, 1, e.producer_id, e.producer_epoch);
         return;

@@ -180,19 +180,20 @@ void txns_submit_new_pid(handler *h, handler_request *req, const char *transacti
 
 static void enqueue_waiting(handler *h, txn_request *t);
 
-void txns_wait_log_end(handler *h, handler_request *req, int16_t error, int64_t producer_id,
-                       int16_t producer_epoch)
+void txns_wait_log_end(handler *h, handler_request *req, const int16_t *errors, int count,
+                       int64_t producer_id, int16_t producer_epoch)
 {
     raft_status st;
     raft_get_status(h->svc.raft, &st);
     int64_t end = kq_log_end_offset(h->svc.log);
-    txn_request *t = h->txns->waiting < HANDLER_TXN_PENDING_MAX ? request_new(h, req, &error, 1)
-                                                                : NULL;
+    txn_request *t = h->txns->waiting < HANDLER_TXN_PENDING_MAX
+                         ? request_new(h, req, errors, count)
+                         : NULL;
     if (!t || st.role != RAFT_ROLE_LEADER) {
         int16_t appended = !t ? KAFKA_COORDINATOR_NOT_AVAILABLE : KAFKA_NOT_COORDINATOR;
         if (t)
             request_free(t);
-        txn_answer(h, req->slot, req->frame, req->len, &error, 1, appended, producer_id,
+        txn_answer(h, req->slot, req->frame, req->len, errors, count, appended, producer_id,
                    producer_epoch);
         return;
     }

@@ -78,8 +78,8 @@ void txns_submit_new_pid(handler *h, handler_request *req, const char *transacti
 /* Answers error once the high watermark passes the log end as it is now
  * (a decision the table shows may not be committed yet: a retried EndTxn
  * whose marker is appended), or NOT_COORDINATOR if the lead is lost. */
-void txns_wait_log_end(handler *h, handler_request *req, int16_t error, int64_t producer_id,
-                       int16_t producer_epoch);
+void txns_wait_log_end(handler *h, handler_request *req, const int16_t *errors, int count,
+                       int64_t producer_id, int16_t producer_epoch);
 /* Whether an InitProducerId for this id is between its two steps. */
 bool txns_between(const handler *h, const char *transactional_id);
 void txns_executed(handler *h, kq_request *req);
