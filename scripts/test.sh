@@ -197,10 +197,10 @@ if want sim && ((asan_ok)); then
         # followers throw on a high watermark going back; 109 of 2000 seeds)
         sim_mutant tell-hw-before-epoch-commit told-hw-monotonic --seeds 1000
         # issue 23: transactions (a third of the worlds)
-        sim_mutant lso-ignores-open-txn txn-lso --seeds 500
-        sim_mutant marker-before-commit txn-atomic --seeds 500
-        sim_mutant no-fencing-on-init txn-fenced-no-append --seeds 500
-        sim_mutant abort-keeps-offsets txn-offsets --seeds 1000
+        sim_mutant lso-ignores-open-txn txn-lso --seeds 200
+        sim_mutant marker-before-commit txn-atomic --seeds 200
+        sim_mutant no-fencing-on-init txn-fenced-no-append --seeds 200
+        sim_mutant abort-keeps-offsets txn-offsets --seeds 400
         mutants_settle
     else
         echo "scripts/simulate.sh not present: simulator not run"
