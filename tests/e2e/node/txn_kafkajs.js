@@ -27,7 +27,10 @@
 'use strict';
 
 process.env.KAFKAJS_NO_PARTITIONER_WARNING = '1';
-const { Kafka, logLevel } = require('kafkajs');
+const { Kafka, logLevel, CompressionTypes, CompressionCodecs } = require('kafkajs');
+// franz-go compresses its batches with Snappy, which kafkajs reads only
+// with this codec.
+CompressionCodecs[CompressionTypes.Snappy] = require('kafkajs-snappy');
 
 const out = line => process.stdout.write(line + '\n');
 const die = msg => {
