@@ -15,7 +15,10 @@
 #    aborted on purpose), and the same fencing.
 #  - Sarama (tests/e2e/go/saramatxn) and kafkajs (tests/e2e/node, the
 #    oldest protocol versions: InitProducerId v0-1, EndTxn v0-1, ...): the
-#    same producer loop as confluent-kafka (no kills) and the same fencing.
+#    same producer loop as confluent-kafka (no kills) and the same fencing;
+#    kafkajs also commits a group's offset in one transaction and aborts
+#    another's (AddOffsetsToTxn v0-1, TxnOffsetCommit v0-2): the group keeps
+#    the committed one.
 #  - kafka-transactions.sh (4.4.0): list and describe show the ids and their
 #    states, Ongoing (with the partition) while one transaction is held open.
 # Then every client's read_committed consumer (and Java's read_uncommitted)
@@ -185,6 +188,11 @@ for c in sarama kafkajs; do
     grep -q ^fenced "$D/${c}z.out" || bad $c fencing "not fenced: $(grep ^notfenced "$D/${c}z.out") $(errtail "$D/${c}z.err")"
     log "$c: $(grep -c ^committed "$D/$c.out") committed, $(grep -c ^aborted "$D/$c.out") aborted(-err) values; zombie: $(grep -E '^(fenced|notfenced)' "$D/${c}z.out")"
 done
+kafkajs 60 offsets "$G_BOOTSTRAP" "$TOPIC" txkjo-id txkjo txkjo-group > "$D/kjo.out" 2> "$D/kjo.err" ||
+    bad kafkajs commit "sendOffsets run failed: $(errtail "$D/kjo.err")"
+kjo_off="$(sed -n 's/^offset\t//p' "$D/kjo.out")"
+[[ "$kjo_off" == 7 ]] && log "kafkajs: group txkjo-group committed $kjo_off (the aborted transaction's 9 dropped)" ||
+    bad kafkajs commit "group txkjo-group's offset is ${kjo_off:-none}, not 7 (committed; 9 aborted)"
 
 # --- franz-go: consume-transform-produce ------------------------------------
 FN=20
@@ -230,7 +238,7 @@ check() {
 # only <prefix> <file>: the read lines of one producer's values.
 only() { grep -a $'^rec\t[0-9]*\t'"$1-" "$2" > "$2.$1"; }
 for r in j.rc j.ru ck.rc fz.rc sr.rc kj.rc; do
-    for p in txjv txjz txck txcz txfz txfo txsr txsrz txkj txkjz; do only "$p" "$D/$r"; done
+    for p in txjv txjz txck txcz txfz txfo txsr txsrz txkj txkjz txkjo; do only "$p" "$D/$r"; done
 done
 # The Java read_committed consumer is the reference for every producer.
 check java produce produced "$D/java.out" "$D/j.rc.txjv" "$D/j.ru.txjv"
@@ -248,6 +256,7 @@ for c in sarama kafkajs; do
     check $c abort produced "$D/$c.out" "$D/j.rc.$p"
     check $c fencing produced "$D/${c}z.out" "$D/j.rc.${p}z"
 done
+check kafkajs commit produced "$D/kjo.out" "$D/j.rc.txkjo" "$D/j.ru.txkjo"
 [[ "$(count ack "$D/fin.out")" == "$FN" ]] || bad franz produce "$(count ack "$D/fin.out") of $FN inputs acknowledged"
 # Every output (the aborted first transaction's too) was written.
 [[ "${M[franz/produce]:-}" == FAIL ]] || { $PY - "$D/etl.out" "$D/j.ru.txfo" <<'PY' && ok franz produce || bad franz produce "outputs missing read_uncommitted"
@@ -274,6 +283,7 @@ for c in java confluent franz sarama kafkajs; do
     check $c read_committed produced "$D/saramaz.out" "$D/$r.txsrz"
     check $c read_committed produced "$D/kafkajs.out" "$D/$r.txkj"
     check $c read_committed produced "$D/kafkajsz.out" "$D/$r.txkjz"
+    check $c read_committed produced "$D/kjo.out" "$D/$r.txkjo"
 done
 # The group's committed offset, read independently of the etl.
 etl_off="$(sed -n 's/^committed\t//p' "$D/etl.out" | tail -n 1)"

@@ -20,6 +20,13 @@
 //       PRODUCER_FENCED or INVALID_PRODUCER_EPOCH. Prints "zombie\ta\t<value>",
 //       "committed\tb\t<value>" and "fenced\t<error>" or
 //       "notfenced\t<what happened>".
+//   txn_kafkajs.js offsets BOOT TOPIC TXID PREFIX GROUP
+//       Two transactions, each writing one record and adding GROUP's offset
+//       of partition 0 (sendOffsets: AddOffsetsToTxn, TxnOffsetCommit): the
+//       first (offset 7) committed, the second (offset 9) aborted; then the
+//       admin client fetches GROUP's offset. Prints the values as produce
+//       does and "offset\t<the fetched offset>" (7 when the aborted
+//       transaction's offset was dropped).
 //   txn_kafkajs.js consume BOOT TOPIC ISOLATION PREFIX MARKER TIMEOUT_S
 //       A consumer of a new group (readUncommitted: ISOLATION ==
 //       read_uncommitted) reads the topic from the beginning until the value
@@ -153,6 +160,35 @@ async function fence(boot, topic, txid, prefix) {
     await b.disconnect();
 }
 
+async function offsets(boot, topic, txid, prefix, group) {
+    const kf = kafka(boot);
+    const p = await newProducer(kf, txid);
+    for (const [off, commit] of [[7, true], [9, false]]) {
+        const v = `${prefix}-o${off}`;
+        const t = await p.transaction();
+        await t.send({ topic, acks: -1, messages: msgs([v]) });
+        await t.sendOffsets({
+            consumerGroupId: group,
+            topics: [{ topic, partitions: [{ partition: 0, offset: String(off) }] }],
+        });
+        await (commit ? t.commit() : t.abort());
+        out(`${commit ? 'committed' : 'aborted'}\to${off}\t${v}`);
+    }
+    await p.disconnect();
+    const admin = kf.admin();
+    await admin.connect();
+    // The offsets count once the marker is written: ask for up to 15 s.
+    let at = '-1';
+    for (const end = Date.now() + 15000; at === '-1' && Date.now() < end;) {
+        const r = await admin.fetchOffsets({ groupId: group, topics: [topic] });
+        const part = r[0].partitions.find(x => x.partition === 0);
+        at = part ? part.offset : '-1';
+        if (at === '-1') await new Promise(res => setTimeout(res, 200));
+    }
+    out(`offset\t${at}`);
+    await admin.disconnect();
+}
+
 async function consume(boot, topic, iso, prefix, marker, timeoutS) {
     const kf = kafka(boot);
     const c = kf.consumer({
@@ -190,6 +226,7 @@ async function main() {
     const a = process.argv.slice(2);
     if (a[0] === 'produce' && a.length === 7) await produce(a[1], a[2], a[3], a[4], +a[5], +a[6]);
     else if (a[0] === 'fence' && a.length === 5) await fence(a[1], a[2], a[3], a[4]);
+    else if (a[0] === 'offsets' && a.length === 6) await offsets(a[1], a[2], a[3], a[4], a[5]);
     else if (a[0] === 'consume' && a.length === 7) await consume(a[1], a[2], a[3], a[4], a[5], +a[6]);
     else die(`bad arguments: ${a.join(' ')}`);
 }
