@@ -13,8 +13,8 @@
 #  - franz-go (tests/e2e/go/txnclient): a GroupTransactSession
 #    consume-transform-produce within the one topic (the first transaction
 #    aborted on purpose), and the same fencing.
-#  - Sarama (tests/e2e/go/saramatxn) and kafkajs (tests/e2e/node, the
-#    oldest protocol versions: InitProducerId v0-1, EndTxn v0-1, ...): the
+#  - Sarama (tests/e2e/go/saramatxn) and kafkajs (tests/e2e/node, which
+#    knows only old versions: InitProducerId v0-1, EndTxn v0-1, ...): the
 #    same producer loop as confluent-kafka (no kills) and the same fencing;
 #    kafkajs also commits a group's offset in one transaction and aborts
 #    another's (AddOffsetsToTxn v0-1, TxnOffsetCommit v0-2): the group keeps
@@ -255,6 +255,8 @@ for c in sarama kafkajs; do
     check $c commit produced <(grep ^committed "$D/$c.out") "$D/j.rc.$p"
     check $c abort produced "$D/$c.out" "$D/j.rc.$p"
     check $c fencing produced "$D/${c}z.out" "$D/j.rc.${p}z"
+    [[ "$(count committed "$D/$c.out")" -gt 0 ]] || bad $c commit "no transaction committed"
+    [[ "$(count aborted "$D/$c.out")" -gt 0 ]] || bad $c abort "no transaction aborted on purpose"
 done
 check kafkajs commit produced "$D/kjo.out" "$D/j.rc.txkjo" "$D/j.ru.txkjo"
 [[ "$(count ack "$D/fin.out")" == "$FN" ]] || bad franz produce "$(count ack "$D/fin.out") of $FN inputs acknowledged"
