@@ -13,6 +13,12 @@
 #  - franz-go (tests/e2e/go/txnclient): a GroupTransactSession
 #    consume-transform-produce within the one topic (the first transaction
 #    aborted on purpose), and the same fencing.
+#  - Sarama (tests/e2e/go/saramatxn) and kafkajs (tests/e2e/node, which
+#    knows only old versions: InitProducerId v0-1, EndTxn v0-1, ...): the
+#    same producer loop as confluent-kafka (no kills) and the same fencing;
+#    kafkajs also commits a group's offset in one transaction and aborts
+#    another's (AddOffsetsToTxn v0-1, TxnOffsetCommit v0-2): the group keeps
+#    the committed one.
 #  - kafka-transactions.sh (4.4.0): list and describe show the ids and their
 #    states, Ongoing (with the partition) while one transaction is held open.
 # Then every client's read_committed consumer (and Java's read_uncommitted)
@@ -43,6 +49,16 @@ command -v kcat > /dev/null || fail "kcat missing (scripts/install-deps.sh --tes
 command -v javac > /dev/null || fail "javac missing (apt-get install default-jdk-headless)"
 CK_PY="$(g_confluent_python)" || fail "cannot install confluent-kafka from PyPI into $G_CACHE/venv-confluent"
 FRANZ="$(txn_franz_client "$E2E_ROOT")" || fail "cannot build tests/e2e/go/txnclient (franz-go)"
+SARAMA="$(txn_go_client "$E2E_ROOT" saramatxn)" || fail "cannot build tests/e2e/go/saramatxn (Sarama)"
+command -v node > /dev/null || fail "node missing (apt-get install nodejs npm)"
+KJS_PATH="$(txn_kafkajs_path "$E2E_ROOT")" ||
+    fail "cannot install kafkajs (tests/e2e/node/package-lock.json) with npm ci into $E2E_ROOT/.cache/node-txn: is the npm registry reachable?"
+# kjs <timeout s> <mode> <args>: tests/e2e/node/txn_kafkajs.js.
+kjs() {
+    local t=$1
+    shift
+    NODE_PATH="$KJS_PATH" timeout "$t" node "$E2E/node/txn_kafkajs.js" "$@"
+}
 JCP="$(txn_java_classpath "$E2E_ROOT")" || fail "cannot compile tests/e2e/java/TxnClient.java against kafka-clients 4.4.0"
 # jtxn [timeout s] <mode> <args>: TxnClient.java (default timeout 180 s).
 jtxn() {
@@ -59,7 +75,7 @@ ktxn() {
 errtail() { tail -n 3 "$1" 2>/dev/null | tr '\n' ' '; }
 count() { grep -c "^$1"$'\t' "$2" 2>/dev/null; }
 
-clients=(java confluent franz)
+clients=(java confluent franz sarama kafkajs)
 features=(init produce commit abort fencing read_committed failover)
 declare -A M=()   # M[client/feature] = ok | FAIL
 failures=()
@@ -153,6 +169,31 @@ timeout 90 "$CK_PY" "$E2E/txn_client.py" fence "$G_BOOTSTRAP" "$TOPIC" txcz-id t
 grep -q ^fenced "$D/czombie.out" || bad confluent fencing "not fenced: $(grep ^notfenced "$D/czombie.out") $(errtail "$D/czombie.err")"
 log "confluent zombie: $(grep -E '^(fenced|notfenced)' "$D/czombie.out")"
 
+# --- Sarama and kafkajs: the producer loop and the zombie -------------------
+# sarama|kafkajs <timeout s> <mode> <args>
+sarama() {
+    local t=$1
+    shift
+    timeout "$t" "$SARAMA" "$@"
+}
+kafkajs() { kjs "$@"; }
+for c in sarama kafkajs; do
+    case $c in sarama) p=txsr ;; kafkajs) p=txkj ;; esac
+    $c 60 produce "$G_BOOTSTRAP" "$TOPIC" "$p-id" "$p" 10 4 > "$D/$c.out" 2> "$D/$c.err" ||
+        bad $c commit "the producer failed: $(errtail "$D/$c.err") $(grep -m3 ^error "$D/$c.out" | tr '\n' ' ')"
+    [[ "$(count init "$D/$c.out")" -ge 1 ]] && ok $c init || bad $c init "init failed: $(errtail "$D/$c.err")"
+    grep ^error "$D/$c.out" | head -n 5 >&2
+    $c 60 fence "$G_BOOTSTRAP" "$TOPIC" "${p}z-id" "${p}z" > "$D/${c}z.out" 2> "$D/${c}z.err" ||
+        bad $c fencing "fence run failed: $(errtail "$D/${c}z.err")"
+    grep -q ^fenced "$D/${c}z.out" || bad $c fencing "not fenced: $(grep ^notfenced "$D/${c}z.out") $(errtail "$D/${c}z.err")"
+    log "$c: $(grep -c ^committed "$D/$c.out") committed, $(grep -c ^aborted "$D/$c.out") aborted(-err) values; zombie: $(grep -E '^(fenced|notfenced)' "$D/${c}z.out")"
+done
+kafkajs 60 offsets "$G_BOOTSTRAP" "$TOPIC" txkjo-id txkjo txkjo-group > "$D/kjo.out" 2> "$D/kjo.err" ||
+    bad kafkajs commit "sendOffsets run failed: $(errtail "$D/kjo.err")"
+kjo_off="$(sed -n 's/^offset\t//p' "$D/kjo.out")"
+[[ "$kjo_off" == 7 ]] && log "kafkajs: group txkjo-group committed $kjo_off (the aborted transaction's 9 dropped)" ||
+    bad kafkajs commit "group txkjo-group's offset is ${kjo_off:-none}, not 7 (committed; 9 aborted)"
+
 # --- franz-go: consume-transform-produce ------------------------------------
 FN=20
 timeout 60 "$FRANZ" produce "$G_BOOTSTRAP" "$TOPIC" txfi- "$FN" > "$D/fin.out" 2> "$D/fin.err" ||
@@ -178,6 +219,10 @@ timeout 90 "$CK_PY" "$E2E/txn_client.py" consume "$G_BOOTSTRAP" "$TOPIC" read_co
     > "$D/ck.rc" 2> "$D/ck.rc.err" || bad confluent read_committed "consumer failed: $(errtail "$D/ck.rc.err")"
 timeout 90 "$FRANZ" consume "$G_BOOTSTRAP" "$TOPIC" read_committed tx "$MARKER" 60 \
     > "$D/fz.rc" 2> "$D/fz.rc.err" || bad franz read_committed "consumer failed: $(errtail "$D/fz.rc.err")"
+sarama 60 consume "$G_BOOTSTRAP" "$TOPIC" read_committed tx "$MARKER" 50 \
+    > "$D/sr.rc" 2> "$D/sr.rc.err" || bad sarama read_committed "consumer failed: $(errtail "$D/sr.rc.err")"
+kafkajs 60 consume "$G_BOOTSTRAP" "$TOPIC" read_committed tx "$MARKER" 50 \
+    > "$D/kj.rc" 2> "$D/kj.rc.err" || bad kafkajs read_committed "consumer failed: $(errtail "$D/kj.rc.err")"
 
 # check <client> <feature> <txn_check.py args...>
 check() {
@@ -192,8 +237,8 @@ check() {
 }
 # only <prefix> <file>: the read lines of one producer's values.
 only() { grep -a $'^rec\t[0-9]*\t'"$1-" "$2" > "$2.$1"; }
-for r in j.rc j.ru ck.rc fz.rc; do
-    for p in txjv txjz txck txcz txfz txfo; do only "$p" "$D/$r"; done
+for r in j.rc j.ru ck.rc fz.rc sr.rc kj.rc; do
+    for p in txjv txjz txck txcz txfz txfo txsr txsrz txkj txkjz txkjo; do only "$p" "$D/$r"; done
 done
 # The Java read_committed consumer is the reference for every producer.
 check java produce produced "$D/java.out" "$D/j.rc.txjv" "$D/j.ru.txjv"
@@ -204,6 +249,16 @@ check confluent produce produced "$D/ck.out" "$D/j.rc.txck" "$D/j.ru.txck"
 check confluent commit produced <(grep ^committed "$D/ck.out") "$D/j.rc.txck"
 check confluent abort produced "$D/ck.out" "$D/j.rc.txck"
 check confluent fencing produced "$D/czombie.out" "$D/j.rc.txcz"
+for c in sarama kafkajs; do
+    case $c in sarama) p=txsr ;; kafkajs) p=txkj ;; esac
+    check $c produce produced "$D/$c.out" "$D/j.rc.$p" "$D/j.ru.$p"
+    check $c commit produced <(grep ^committed "$D/$c.out") "$D/j.rc.$p"
+    check $c abort produced "$D/$c.out" "$D/j.rc.$p"
+    check $c fencing produced "$D/${c}z.out" "$D/j.rc.${p}z"
+    [[ "$(count committed "$D/$c.out")" -gt 0 ]] || bad $c commit "no transaction committed"
+    [[ "$(count aborted "$D/$c.out")" -gt 0 ]] || bad $c abort "no transaction aborted on purpose"
+done
+check kafkajs commit produced "$D/kjo.out" "$D/j.rc.txkjo" "$D/j.ru.txkjo"
 [[ "$(count ack "$D/fin.out")" == "$FN" ]] || bad franz produce "$(count ack "$D/fin.out") of $FN inputs acknowledged"
 # Every output (the aborted first transaction's too) was written.
 [[ "${M[franz/produce]:-}" == FAIL ]] || { $PY - "$D/etl.out" "$D/j.ru.txfo" <<'PY' && ok franz produce || bad franz produce "outputs missing read_uncommitted"
@@ -217,8 +272,8 @@ check franz commit etl "$D/fin.out" "$D/etl.out" "$D/j.rc.txfo" txfo-
 grep -q $'^out\taborted' "$D/etl.out" && ok franz abort || bad franz abort "no transaction was aborted"
 check franz fencing produced "$D/fzombie.out" "$D/j.rc.txfz"
 # Each client's own read_committed consumer, over every producer's values.
-for c in java confluent franz; do
-    case $c in java) r=j.rc ;; confluent) r=ck.rc ;; franz) r=fz.rc ;; esac
+for c in java confluent franz sarama kafkajs; do
+    case $c in java) r=j.rc ;; confluent) r=ck.rc ;; franz) r=fz.rc ;; sarama) r=sr.rc ;; kafkajs) r=kj.rc ;; esac
     [[ "${M[$c/read_committed]:-}" == FAIL ]] && continue
     check $c read_committed produced "$D/java.out" "$D/$r.txjv"
     check $c read_committed produced "$D/jzombie.out" "$D/$r.txjz"
@@ -226,6 +281,11 @@ for c in java confluent franz; do
     check $c read_committed produced "$D/czombie.out" "$D/$r.txcz"
     check $c read_committed produced "$D/fzombie.out" "$D/$r.txfz"
     check $c read_committed etl "$D/fin.out" "$D/etl.out" "$D/$r.txfo" txfo-
+    check $c read_committed produced "$D/sarama.out" "$D/$r.txsr"
+    check $c read_committed produced "$D/saramaz.out" "$D/$r.txsrz"
+    check $c read_committed produced "$D/kafkajs.out" "$D/$r.txkj"
+    check $c read_committed produced "$D/kafkajsz.out" "$D/$r.txkjz"
+    check $c read_committed produced "$D/kjo.out" "$D/$r.txkjo"
 done
 # The group's committed offset, read independently of the etl.
 etl_off="$(sed -n 's/^committed\t//p' "$D/etl.out" | tail -n 1)"
@@ -259,7 +319,7 @@ for ((t = 0; t < 20; t++)); do
     sleep 0.5
 done
 log "list after: $(tr '\n' '|' < "$D/list2")"
-for id in txj-id txck-id; do
+for id in txj-id txck-id txsr-id txkj-id; do
     [[ "$(tool_state $id 4 "$D/list2")" == CompleteCommit ]] || tools+=("list: $id not CompleteCommit")
 done
 [[ "$(tool_state txhold-id 4 "$D/list2")" == CompleteAbort ]] || tools+=("list: txhold-id not CompleteAbort after the abort")
@@ -278,4 +338,4 @@ grep -q CompleteCommit "$D/desc2" || tools+=("describe txj-id: not CompleteCommi
     printf '%-12s list+describe %s\n' tool "$( ((${#tools[@]} == 0)) && echo ok || echo FAIL)"
 } >&2
 ((${#failures[@]} == 0)) || fail "${#failures[@]} failures: ${failures[*]}"
-pass "transactions with java, confluent-kafka and franz-go on $NODES node(s) ($kills leader kills): commit, abort, fencing, read_committed; kafka-transactions.sh list/describe"
+pass "transactions with java, confluent-kafka, franz-go, Sarama and kafkajs on $NODES node(s) ($kills leader kills): commit, abort, fencing, read_committed; kafka-transactions.sh list/describe"
