@@ -170,6 +170,16 @@ int kq_log_search_run(kq_log_search_job *job,
     size_t cap = (size_t)RECORD_BATCH_BYTES_MAX + RECORD_BATCH_LOG_OVERHEAD;
     if (cap < KQ_LOG_SEARCH_CHUNK_BYTES)
         cap = KQ_LOG_SEARCH_CHUNK_BYTES;
+    /* No batch is larger than what is left of its segment: a short log
+     * needs no buffer of the largest batch's size (under ASan each such
+     * allocation is mapped and poisoned afresh: most of the sanitizer
+     * simulator's page faults). */
+    uint64_t need = RECORD_BATCH_HEADER_BYTES;
+    for (size_t i = 0; i < job->count; i++)
+        if (job->segs[i].size > job->segs[i].pos && job->segs[i].size - job->segs[i].pos > need)
+            need = job->segs[i].size - job->segs[i].pos;
+    if (need < cap)
+        cap = (size_t)need;
     uint8_t *buf = malloc(cap);
     if (!buf)
         return -ENOMEM;
