@@ -184,6 +184,9 @@ int group_store_find(const group_store *s, const char *group_id);
 int group_store_record_count(const group_store *s);
 uint64_t group_store_bytes(const group_store *s);
 
+/* Whether the store holds r's key (a group with its own record, or the
+ * member). */
+bool group_store_has(const group_store *s, const group_store_record *r);
 /* Loads one record of a snapshot (no tombstones; a key once): false if it
  * breaks a rule or memory runs out. group_store_restored() then says where
  * the store is (noted_to = end_offset, last_offset -1). */

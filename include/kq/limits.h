@@ -504,6 +504,10 @@ _Static_assert(KQ_SNAPSHOT_PID_NODES_MAX >= RAFT_VOTERS_MAX + RAFT_OBSERVERS_MAX
  * COORDINATOR_NOT_AVAILABLE (Kafka's offsets.commit.timeout.ms and its
  * answer to a timed-out offsets append). */
 #define HANDLER_GROUP_COMMIT_TIMEOUT_MS 5000
+/* Bytes of encoded JoinGroup, SyncGroup and LeaveGroup answers held until
+ * the membership change they reveal commits (issue 24; at most
+ * HANDLER_GROUP_PENDING_MAX answers). Past it: COORDINATOR_NOT_AVAILABLE. */
+#define HANDLER_GROUP_HELD_BYTES_MAX (64u << 20)
 
 _Static_assert(KQ_GROUP_MIN_SESSION_TIMEOUT_MS_DEFAULT <= KQ_GROUP_MAX_SESSION_TIMEOUT_MS_DEFAULT,
                "group.min.session.timeout.ms <= group.max.session.timeout.ms");

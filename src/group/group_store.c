@@ -266,16 +266,20 @@ bool group_store_member_at(const group_store *s, int gi, int mi, group_store_rec
     return true;
 }
 
+bool group_store_has(const group_store *s, const group_store_record *r)
+{
+    int gi = group_store_find(s, r->group_id);
+    if (gi < 0)
+        return false;
+    const gs_group *g = s->groups[gi];
+    return r->kind == GROUP_STORE_GROUP ? g->has_record
+                                        : r->member_id && search_member(g, r->member_id) >= 0;
+}
+
 bool group_store_restore(group_store *s, const group_store_record *r)
 {
-    if (r->tombstone || group_store_record_invalid(r))
+    if (r->tombstone || group_store_record_invalid(r) || group_store_has(s, r))
         return false;
-    int gi = group_store_find(s, r->group_id);
-    if (gi >= 0) { /* a key once */
-        const gs_group *g = s->groups[gi];
-        if (r->kind == GROUP_STORE_GROUP ? g->has_record : search_member(g, r->member_id) >= 0)
-            return false;
-    }
     return gs_apply(s, r);
 }
 
