@@ -80,7 +80,7 @@ typedef struct group_store_classic_group {
     const char *protocol_type; /* "" none */
     const char *protocol_name; /* "" none */
     const char *leader_id;     /* "" none */
-    int64_t state_timestamp_ms; /* when it entered its state (Empty: expiry, KIP-211) */
+    int64_t state_timestamp_ms; /* when it last became Empty (offset expiry, KIP-211) */
 } group_store_classic_group;
 
 typedef struct group_store_classic_member {
@@ -174,7 +174,8 @@ int64_t group_store_noted_to(const group_store *s);
 /* Walk in key order (group id, then member id; bytes compared). */
 int group_store_group_count(const group_store *s);
 /* The gi-th group's record (kind GROUP), false past the end. A group known
- * only by member records (a hostile log) has type -1 and no body. */
+ * only by member records (a hostile log) has type -1, no body and
+ * tombstone set (it has no record of its own). */
 bool group_store_group_at(const group_store *s, int gi, group_store_record *out);
 int group_store_member_count(const group_store *s, int gi);
 bool group_store_member_at(const group_store *s, int gi, int mi, group_store_record *out);
