@@ -55,11 +55,21 @@ static void held_send(handler *h, group_held *x)
     }
 }
 
+/* An error answer is never held (hold_seq cleared while it is encoded). */
+static void answer_error(handler *h, groups_error_fn *fn, void *slot,
+                         const wire_request_header *hdr, int16_t error)
+{
+    uint64_t seq = h->groups->hold_seq;
+    h->groups->hold_seq = 0;
+    fn(h, slot, hdr, error);
+    h->groups->hold_seq = seq;
+}
+
 static void held_fail(handler *h, group_held *x, int16_t error)
 {
     if (!h->decision)
         kq_arena_reset(&h->arena); /* as groups_on_tick: nothing else holds it */
-    x->error_answer(h, x->slot, &x->hdr, error);
+    answer_error(h, x->error_answer, x->slot, &x->hdr, error);
 }
 
 /* Answers (and frees) the held answers whose change is committed, or all of
@@ -116,7 +126,7 @@ void groups_finish(handler *h, void *slot, const wire_request_header *hdr,
     if (h->out.error || h->out.len < 4 || g->held_count >= HANDLER_GROUP_PENDING_MAX ||
         g->held_bytes + h->out.len > HANDLER_GROUP_HELD_BYTES_MAX ||
         !(x = calloc(1, sizeof(*x)))) {
-        error_answer(h, slot, hdr, KAFKA_COORDINATOR_NOT_AVAILABLE); /* retriable */
+        answer_error(h, error_answer, slot, hdr, KAFKA_COORDINATOR_NOT_AVAILABLE); /* retriable */
         return;
     }
     *x = (group_held){.slot = slot, .error_answer = error_answer, .need_seq = seq,
