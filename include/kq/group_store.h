@@ -87,7 +87,7 @@ typedef struct group_store_classic_member {
     const char *instance_id; /* NULL: dynamic */
     const char *client_id;
     const char *client_host;
-    int32_t session_timeout_ms;   /* > 0 */
+    int32_t session_timeout_ms;   /* >= 0 */
     int32_t rebalance_timeout_ms; /* >= 0 */
     const uint8_t *metadata;      /* of the group's protocol, <= KQ_GROUP_STORE_METADATA_BYTES_MAX */
     size_t metadata_len;

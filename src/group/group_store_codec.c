@@ -173,7 +173,7 @@ uint64_t group_store_classic_group_body_bytes(const group_store_classic_group *g
 bool group_store_classic_member_write(kq_writer *w, const group_store_classic_member *m)
 {
     if ((m->instance_id && !name_ok(m->instance_id, false)) || !name_ok(m->client_id, true) ||
-        !name_ok(m->client_host, true) || m->session_timeout_ms <= 0 ||
+        !name_ok(m->client_host, true) || m->session_timeout_ms < 0 ||
         m->rebalance_timeout_ms < 0 ||
         !bytes_ok(m->metadata, m->metadata_len, KQ_GROUP_STORE_METADATA_BYTES_MAX) ||
         !bytes_ok(m->assignment, m->assignment_len, KQ_GROUP_STORE_ASSIGNMENT_BYTES_MAX))
@@ -226,7 +226,7 @@ const char *group_store_classic_member_read(kq_slice body, group_store_classic_m
         return "metadata or assignment truncated, null or too long";
     if (kq_reader_remaining(&r) != 0)
         return "bytes after the classic member body";
-    if (session <= 0 || rebalance < 0)
+    if (session < 0 || rebalance < 0)
         return "a timeout out of range";
     if ((instance.len >= 0 && (instance.len == 0 || !copy_name(instance, s->a))) ||
         !copy_name(client, s->b) || !copy_name(host, s->c))

@@ -122,11 +122,12 @@ bool group_coord_take_changes(group_coord *c, group_store_batch *b, uint64_t *co
         ok = take_group(c, g, b, &body);
     }
     kq_writer_free(&body);
+    if (!ok)
+        b->failed = true; /* a body the codec refuses, or no memory */
     int consumer = ok ? gc_take_consumer_changes(c, b) : 0;
     if (consumer < 0)
         *more = true; /* its seqs are its own: covered stays below them */
     if (*more)
         *covered = left != UINT64_MAX && left > 0 ? left - 1 : 0;
-    KQ_ASSERT(ok || b->failed);
-    return ok && b->count > 0;
+    return ok && !b->failed && b->count > 0;
 }

@@ -268,7 +268,7 @@ static void test_rules(void **state)
                                     .metadata = big, .metadata_len = sizeof(big)};
     assert_false(group_store_classic_member_write(&w, &m));
     m.metadata_len = 0;
-    m.session_timeout_ms = 0;
+    m.session_timeout_ms = -1;
     assert_false(group_store_classic_member_write(&w, &m));
     char long_id[KQ_GROUP_NAME_BYTES_MAX + 1];
     memset(long_id, 'x', sizeof(long_id) - 1);
