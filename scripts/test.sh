@@ -201,6 +201,8 @@ if want sim && ((asan_ok)); then
         sim_mutant marker-before-commit txn-atomic --seeds 200
         sim_mutant no-fencing-on-init txn-fenced-no-append --seeds 200
         sim_mutant abort-keeps-offsets txn-offsets --seeds 400
+        # issue 24: group membership through the log
+        sim_mutant membership-not-replicated group-membership-kept --seeds 100
         mutants_settle
     else
         echo "scripts/simulate.sh not present: simulator not run"

@@ -12,6 +12,7 @@
 
 #include "kq/group.h"
 #include "kq/group_offsets.h"
+#include "kq/group_store.h"
 #include "kq/txn.h"
 #include "kq/limits.h"
 #include "kq/log.h"
@@ -183,6 +184,10 @@ typedef struct handler_services {
     /* Transactions (issue 23): the transaction table the executor keeps
      * (read only here: changes go through HANDLER_APPEND as batches). */
     const txn_table *txns;
+    /* Group membership (issue 24): the group store the executor keeps
+     * (read only here: changes go through handler_take_request as
+     * KQ_CONTROL_GROUP batches); a new coordinator is loaded from it. */
+    const group_store *groups;
     group_config group;
     /* Transactions (issue 23): Kafka's transaction.max.timeout.ms,
      * transactional.id.expiration.ms and

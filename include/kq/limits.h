@@ -504,6 +504,10 @@ _Static_assert(KQ_SNAPSHOT_PID_NODES_MAX >= RAFT_VOTERS_MAX + RAFT_OBSERVERS_MAX
  * COORDINATOR_NOT_AVAILABLE (Kafka's offsets.commit.timeout.ms and its
  * answer to a timed-out offsets append). */
 #define HANDLER_GROUP_COMMIT_TIMEOUT_MS 5000
+/* Bytes of encoded JoinGroup, SyncGroup and LeaveGroup answers held until
+ * the membership change they reveal commits (issue 24; at most
+ * HANDLER_GROUP_PENDING_MAX answers). Past it: COORDINATOR_NOT_AVAILABLE. */
+#define HANDLER_GROUP_HELD_BYTES_MAX (64u << 20)
 
 _Static_assert(KQ_GROUP_MIN_SESSION_TIMEOUT_MS_DEFAULT <= KQ_GROUP_MAX_SESSION_TIMEOUT_MS_DEFAULT,
                "group.min.session.timeout.ms <= group.max.session.timeout.ms");
@@ -539,7 +543,7 @@ _Static_assert((uint64_t)KQ_GROUP_COMMIT_PARTITIONS_MAX *
  * strings' lengths): a commit that would pass it is answered
  * INVALID_COMMIT_OFFSET_SIZE (no Kafka key; Kafka is unbounded). It is what
  * keeps every admitted table inside one snapshot. */
-#define KQ_GROUP_OFFSETS_BYTES_MAX (48u << 20)
+#define KQ_GROUP_OFFSETS_BYTES_MAX (40u << 20) /* 48 before issue 24: room for the group store */
 /* Bytes a stashed transactional offset commit (issue 23, "kq.txn-offset")
  * costs in a snapshot over a committed one: its producer id (8); its key
  * (13 bytes) is shorter than "kq.group-offset". Stashed commits count in
@@ -900,14 +904,68 @@ _Static_assert(16 + 6 + 48 + KQ_TXN_ID_BYTES_MAX + KQ_TXN_GROUPS_MAX * (2 + KQ_G
 _Static_assert(KQ_TXN_ENTRY_FIXED_BYTES >= 16 + 6 + 38 && KQ_TXN_OPEN_RECORD_BYTES >= 16 + 11 + 20 &&
                    KQ_TXN_ABORTED_RECORD_FIXED_BYTES >= 16 + 14 + 4,
                "the transaction records' fixed costs cover their framing, keys and fixed fields");
+/* ---- group membership through the log (issue 24; kq/group_store.h) */
+/* What one KQ_CONTROL_GROUP record costs in a snapshot besides its group
+ * id, member id and body: framing (16), key "kq.group-member" (15), the
+ * value's fixed fields (version, kind, two string lengths, type, body
+ * length: 12). */
+#define KQ_GROUP_STORE_RECORD_FIXED_BYTES 48u
+/* A record's body (a classic group's or member's fields, a consumer group's
+ * opaque bytes): so that every record fits KQ_SNAPSHOT_RECORD_BYTES_MAX. */
+#define KQ_GROUP_STORE_BODY_BYTES_MAX 7168u
+/* A persisted classic member keeps the metadata of the group's protocol and
+ * its assignment (Kafka's GroupMetadataValue: subscription, assignment):
+ * while membership is persisted, a JoinGroup naming a protocol with more
+ * metadata, or a SyncGroup assigning a member more, is answered
+ * INVALID_REQUEST (as a member over KQ_GROUP_MEMBER_BYTES_MAX). This server
+ * has one partition: a real subscription and assignment take ~100 bytes. */
+#define KQ_GROUP_STORE_METADATA_BYTES_MAX 3072u
+#define KQ_GROUP_STORE_ASSIGNMENT_BYTES_MAX 3072u
+/* The classic bodies' fixed fields: a member's (three string lengths, two
+ * timeouts, two byte lengths: 22) and a group's (state, generation, three
+ * string lengths, state timestamp: 19). */
+#define KQ_GROUP_STORE_MEMBER_BODY_FIXED_BYTES 22u
+#define KQ_GROUP_STORE_GROUP_BODY_FIXED_BYTES 19u
+/* Budget of the group store at the log end (every record's cost: fixed,
+ * strings and body): the coordinator refuses a join or an assignment that
+ * would take what it may write past it with COORDINATOR_NOT_AVAILABLE
+ * (retriable; Kafka has no such bound). It keeps every admitted store
+ * inside one snapshot beside the offsets and transaction tables. */
+#define KQ_GROUP_STORE_BYTES_MAX (8u << 20)
+/* One take of the coordinator's changes is one control batch: groups are
+ * added whole while the batch holds less than this (one group may take it
+ * past: at most KQ_GROUP_STORE_BYTES_MAX and its members' tombstones). */
+#define KQ_GROUP_STORE_BATCH_BYTES_TARGET (1u << 20)
+
+_Static_assert(KQ_GROUP_STORE_RECORD_FIXED_BYTES >= 16 + 15 + 12,
+               "a group record's fixed cost covers its framing, key and fixed value fields");
+_Static_assert(32 + 16 + 12 + 2 * KQ_GROUP_NAME_BYTES_MAX + KQ_GROUP_STORE_BODY_BYTES_MAX <=
+                   KQ_SNAPSHOT_RECORD_BYTES_MAX,
+               "a kq.group-member record with the largest body fits the record bound");
+_Static_assert(KQ_GROUP_STORE_MEMBER_BODY_FIXED_BYTES + 3 * KQ_GROUP_NAME_BYTES_MAX +
+                       KQ_GROUP_STORE_METADATA_BYTES_MAX + KQ_GROUP_STORE_ASSIGNMENT_BYTES_MAX <=
+                   KQ_GROUP_STORE_BODY_BYTES_MAX,
+               "a classic member's body fits the body bound");
+_Static_assert(KQ_GROUP_STORE_GROUP_BODY_FIXED_BYTES + 3 * KQ_GROUP_NAME_BYTES_MAX <=
+                   KQ_GROUP_STORE_BODY_BYTES_MAX,
+               "a classic group's body fits the body bound");
+_Static_assert(KQ_GROUP_STORE_METADATA_BYTES_MAX <= KQ_GROUP_MEMBER_BYTES_MAX &&
+                   KQ_GROUP_STORE_ASSIGNMENT_BYTES_MAX <= KQ_GROUP_MEMBER_BYTES_MAX,
+               "the persisted bounds are tighter than the coordinator's");
+_Static_assert((uint64_t)KQ_GROUP_STORE_BATCH_BYTES_TARGET + KQ_GROUP_STORE_BYTES_MAX +
+                       (uint64_t)KQ_GROUP_MAX_SIZE_DEFAULT *
+                           (KQ_GROUP_STORE_RECORD_FIXED_BYTES + 2 * KQ_GROUP_NAME_BYTES_MAX) <=
+                   RECORD_BATCH_BYTES_MAX / 4,
+               "a take's batch fits one record batch with room to spare");
+
 /* ---- snapshots of any admitted state (issue 19 item 9; issue 23 adds the
- * transaction table) */
+ * transaction table, issue 24 the group store) */
 _Static_assert((uint64_t)KQ_GROUP_OFFSETS_BYTES_MAX +
                        (uint64_t)EXEC_PRODUCERS_MAX * KQ_SNAPSHOT_PRODUCER_RECORD_BYTES_MAX +
-                       KQ_TXN_SNAPSHOT_BYTES_MAX + KQ_SNAPSHOT_FIXED_BYTES_MAX +
-                       61ull * KQ_SNAPSHOT_BATCHES_MAX <=
+                       KQ_TXN_SNAPSHOT_BYTES_MAX + KQ_GROUP_STORE_BYTES_MAX +
+                       KQ_SNAPSHOT_FIXED_BYTES_MAX + 61ull * KQ_SNAPSHOT_BATCHES_MAX <=
                    KQ_SNAPSHOT_BYTES_MAX,
-               "a snapshot of a full offsets table (by bytes), a full producer table and a "
-               "full transaction table fits the snapshot bound");
+               "a snapshot of a full offsets table (by bytes), a full producer table, a "
+               "full transaction table and a full group store fits the snapshot bound");
 
 #endif

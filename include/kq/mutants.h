@@ -69,6 +69,10 @@ enum kq_mutant {
     KQ_MUTANT_NO_FENCING_ON_INIT = 1u << 18,
     /* an ABORT marker makes its transaction's offset commits visible */
     KQ_MUTANT_ABORT_KEEPS_OFFSETS = 1u << 19,
+    /* group membership (issue 24): a new leader's coordinator does not
+     * restore the groups of the group store (members rejoin after every
+     * failover, the behaviour before issue 24) */
+    KQ_MUTANT_MEMBERSHIP_NOT_REPLICATED = 1u << 22,
 };
 
 #endif

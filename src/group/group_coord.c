@@ -74,6 +74,7 @@ void gc_free_group(group_coord *c, ggroup *g)
         go_owner_add(&c->owners, g->pending[i].client_host, -1);
     free(g->members);
     free(g->pending);
+    gp_group_free(c, g);
     free(g);
 }
 
@@ -85,6 +86,7 @@ void group_coord_destroy(group_coord *c)
         gc_free_group(c, c->groups[i]);
     KQ_ASSERT(c->bytes == 0 && c->owners.count == 0);
     go_owners_free(&c->owners);
+    gp_coord_free(c);
     free_graveyard(c);
     free(c->out.answers);
     free(c);
@@ -126,6 +128,7 @@ static bool evict_empty(group_coord *c)
         return false;
     ggroup *g = c->groups[oldest];
     c->groups[oldest] = c->groups[--c->group_count];
+    gp_group_gone(c, g); /* its tombstone (issue 24) */
     gc_free_group(c, g);
     return true;
 }
@@ -141,6 +144,7 @@ ggroup *gc_create_group(group_coord *c, const char *group_id)
     g->state = GROUP_EMPTY;
     g->empty_since_ms = c->now_ms;
     c->groups[c->group_count++] = g;
+    gp_group_charge(c, g);
     return g;
 }
 
@@ -273,6 +277,7 @@ void gc_remove_member(group_coord *c, ggroup *g, gmember *m)
         if (g->members[i] == m)
             at = i;
     KQ_ASSERT(at >= 0);
+    gp_member_gone(c, g, m); /* its tombstone (issue 24) */
     gm_account(c, g, m, -(int64_t)m->bytes);
     go_owner_add(&c->owners, m->client_host, -1);
     memmove(&g->members[at], &g->members[at + 1],

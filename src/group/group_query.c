@@ -71,6 +71,7 @@ enum kafka_error group_delete(group_coord *c, const char *group_id)
             return KAFKA_NON_EMPTY_GROUP;
         g->state = GROUP_DEAD;
         c->groups[i] = c->groups[--c->group_count];
+        gp_group_gone(c, g); /* its tombstone (issue 24) */
         gc_free_group(c, g);
         return KAFKA_NONE;
     }

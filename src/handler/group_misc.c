@@ -64,6 +64,15 @@ static group_leave_member *leave_members(handler *h, int16_t v,
     return m;
 }
 
+/* A held LeaveGroup answer that cannot be sent (issue 24). */
+static void leave_error(handler *h, void *slot, const wire_request_header *hdr, int16_t error)
+{
+    wire_leave_group_response resp = {.error_code = error};
+    handler_begin_response(h, hdr);
+    wire_leave_group_response_encode(&h->out, hdr->api_version, &resp);
+    handler_finish_response(h, slot);
+}
+
 static void leave_respond(handler *h, handler_request *req, const wire_leave_group_request *body,
                           int16_t error, const group_leave_member *m, int count)
 {
@@ -83,7 +92,7 @@ static void leave_respond(handler *h, handler_request *req, const wire_leave_gro
         resp.error_code = (int16_t)m[0].error;
     handler_begin_response(h, &req->header);
     wire_leave_group_response_encode(&h->out, v, &resp);
-    handler_finish_response(h, req->slot);
+    groups_finish(h, req->slot, &req->header, leave_error); /* held: issue 24 */
 }
 
 void handle_leave_group(handler *h, handler_request *req, kq_reader *r)
@@ -104,10 +113,14 @@ void handle_leave_group(handler *h, handler_request *req, kq_reader *r)
     if (error == KAFKA_NONE)
         error = (int16_t)group_leave(h->groups->coord, group_id, m, count,
                                      h->svc.now_ms(h->svc.ctx), &out);
-    /* Our answer first, then those the leave completed. */
+    /* Our answer first, then those the leave completed; ours waits for the
+     * member's tombstone (issue 24). */
+    h->groups->hold_seq = error == KAFKA_NONE ? groups_persist_seq(h, group_id) : 0;
     leave_respond(h, req, &body, error, m, count);
+    h->groups->hold_seq = 0;
     if (out)
         groups_deliver(h, out);
+    groups_persist_now(h);
 }
 
 /* One group's description; a group known only by its offsets is Empty,

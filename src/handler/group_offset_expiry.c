@@ -100,8 +100,14 @@ void groups_expiry_tick(handler *h, int64_t now_ms)
     if (now_ms < g->expiry_due_ms)
         return;
     /* Leading with every commit of the epoch applied (else again soon). No
-     * coordinator yet in this epoch: no group has members. */
-    if (groups_ready(h) != KAFKA_NONE) {
+     * coordinator yet in this epoch: it is loaded from the group store when
+     * the store knows groups (issue 24: their members count), else no
+     * group has members. */
+    int16_t ready = groups_ready(h);
+    if (ready == KAFKA_NONE && !g->coord && h->svc.groups &&
+        group_store_group_count(h->svc.groups) > 0)
+        ready = groups_gate(h);
+    if (ready != KAFKA_NONE) {
         g->expiry_due_ms = now_ms + EXPIRY_NOT_READY_RETRY_MS;
         return;
     }

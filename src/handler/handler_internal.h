@@ -216,6 +216,10 @@ void groups_on_tick(handler *h, int64_t now_ms);
  * tick, handed to the executor, its outcome. */
 kq_request *groups_expiry_take(handler *h);
 void groups_expiry_executed(handler *h, kq_request *req);
+/* Group membership's batch (group_persist.c, issue 24): taken from the
+ * coordinator's changes, handed to the executor, its outcome. */
+kq_request *groups_persist_take(handler *h);
+void groups_persist_executed(handler *h, kq_request *req);
 int64_t groups_next_deadline(const handler *h);
 void handle_find_coordinator(handler *h, handler_request *req, kq_reader *r);
 void handle_join_group(handler *h, handler_request *req, kq_reader *r);

@@ -26,6 +26,8 @@ typedef struct decoder {
     bool own_offsets;
     txn_table *txns;       /* the caller's, or a temporary one to find repeats */
     bool own_txns;
+    group_store *groups;   /* the caller's, or a temporary one to find repeats */
+    bool own_groups;
     int64_t aborted_last;  /* the last aborted transaction's marker, -1 */
     bool out_of_memory;    /* set by a callback that cannot say so */
     raft_voter_entry *voters; /* the caller's, or NULL: parsed into a temporary */
@@ -172,6 +174,29 @@ static int load_txn_aborted(decoder *d, size_t pos, kq_slice value)
     return 0;
 }
 
+/* "kq.group" / "kq.group-member" (issue 24): the group store's records. */
+static int load_group_record(decoder *d, size_t pos, enum snap_key key, kq_slice value)
+{
+    group_store_record r;
+    group_store_scratch scratch;
+    const char *why = group_store_read_value(value, &r, &scratch);
+    if (!why && r.tombstone)
+        why = "a tombstone";
+    if (!why && (r.kind == GROUP_STORE_GROUP) != (key == SNAP_GROUP))
+        why = "its kind is not its key's";
+    if (why)
+        return fail(d, pos, "%s record: %s", snap_key_name(key), why);
+    if (!d->groups) {
+        d->groups = group_store_create();
+        if (!d->groups)
+            return -ENOMEM;
+        d->own_groups = true;
+    }
+    if (group_store_has(d->groups, &r))
+        return fail(d, pos, "%s record: its key listed twice", snap_key_name(key));
+    return group_store_restore(d->groups, &r) ? 0 : -ENOMEM;
+}
+
 static int load_record(decoder *d, size_t pos, const record *rec)
 {
     enum snap_key key = snap_key_of(rec->key);
@@ -199,6 +224,9 @@ static int load_record(decoder *d, size_t pos, const record *rec)
         return load_txn_open(d, pos, rec->value);
     case SNAP_TXN_ABORTED:
         return load_txn_aborted(d, pos, rec->value);
+    case SNAP_GROUP:
+    case SNAP_GROUP_MEMBER:
+        return load_group_record(d, pos, key, rec->value);
     case SNAP_UNKNOWN:
         return fail(d, pos, "data record with an unknown key");
     }
@@ -407,6 +435,15 @@ int kq_snapshot_decode_all(const uint8_t *data, size_t len, raft_snapshot_id exp
                            kq_snapshot_meta *meta, raft_voter_entry *voters, char *err,
                            size_t errlen)
 {
+    return kq_snapshot_decode_groups(data, len, expect, ps, offsets, txns, NULL, meta, voters,
+                                     err, errlen);
+}
+
+int kq_snapshot_decode_groups(const uint8_t *data, size_t len, raft_snapshot_id expect,
+                              producer_state *ps, group_offsets *offsets, txn_table *txns,
+                              group_store *groups, kq_snapshot_meta *meta,
+                              raft_voter_entry *voters, char *err, size_t errlen)
+{
     kq_snapshot_meta local;
     decoder d;
     memset(&d, 0, sizeof(d));
@@ -431,6 +468,9 @@ int kq_snapshot_decode_all(const uint8_t *data, size_t len, raft_snapshot_id exp
     d.aborted_last = -1;
     if (txns)
         txn_table_clear(txns);
+    d.groups = groups;
+    if (groups)
+        group_store_clear(groups);
     if (expect.end_offset < 0 || expect.epoch < 0) {
         (void)fail(&d, 0, "expected snapshot id %" PRId64 "-%" PRId32 " is negative",
                    expect.end_offset, expect.epoch);
@@ -442,6 +482,12 @@ int kq_snapshot_decode_all(const uint8_t *data, size_t len, raft_snapshot_id exp
         group_offsets_destroy(d.offsets);
     if (d.own_txns)
         txn_table_destroy(d.txns);
+    if (d.own_groups)
+        group_store_destroy(d.groups);
+    if (groups && rc)
+        group_store_clear(groups);
+    if (groups && rc == 0)
+        group_store_restored(groups, expect.end_offset);
     if (rc && txns)
         txn_table_clear(txns);
     if (rc == 0 && txns)

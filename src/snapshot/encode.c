@@ -21,6 +21,9 @@ _Static_assert(PACK_RECORD_OVERHEAD_BYTES + sizeof(SNAP_KEY_TXN) - 1 + 38 <=
                    PACK_RECORD_OVERHEAD_BYTES + sizeof(SNAP_KEY_TXN_ABORTED) - 1 + 4 <=
                        KQ_TXN_ABORTED_RECORD_FIXED_BYTES,
                "the transaction records' costs cover their framing, keys and fixed fields");
+_Static_assert(PACK_RECORD_OVERHEAD_BYTES + sizeof(SNAP_KEY_GROUP_MEMBER) - 1 + 12 <=
+                   KQ_GROUP_STORE_RECORD_FIXED_BYTES,
+               "a group record's fixed cost covers its framing, key and fixed fields");
 _Static_assert(KQ_SNAPSHOT_PRODUCER_BATCHES == PRODUCER_STATE_BATCHES,
                "limits.h bounds a producer record with the real batch count");
 _Static_assert(PACK_RECORD_OVERHEAD_BYTES + sizeof(SNAP_KEY_GROUP_OFFSET) - 1 + 32 <=
@@ -232,6 +235,32 @@ static int encode_txns(packer *p, const txn_table *txns)
     return rc ? (p->rc ? p->rc : -EINVAL) : 0;
 }
 
+/* The group store (issue 24): each group's record, then its members', in
+ * key order; a group known only by member records has no record of its own. */
+static int encode_groups(packer *p, const group_store *groups)
+{
+    group_store_record r;
+    for (int gi = 0; group_store_group_at(groups, gi, &r); gi++) {
+        if (!r.tombstone) {
+            if (group_store_record_invalid(&r))
+                return p->rc = -EINVAL;
+            size_t off = p->values.len;
+            group_store_write_value(&p->values, &r);
+            if (add(p, SNAP_GROUP, off))
+                return p->rc;
+        }
+        for (int mi = 0; group_store_member_at(groups, gi, mi, &r); mi++) {
+            if (group_store_record_invalid(&r))
+                return p->rc = -EINVAL;
+            size_t off = p->values.len;
+            group_store_write_value(&p->values, &r);
+            if (add(p, SNAP_GROUP_MEMBER, off))
+                return p->rc;
+        }
+    }
+    return 0;
+}
+
 static int meta_valid(const kq_snapshot_meta *m)
 {
     if (m->id.end_offset < 0 || m->id.epoch < 0 ||
@@ -242,8 +271,8 @@ static int meta_valid(const kq_snapshot_meta *m)
 }
 
 static int encode_body(packer *p, const producer_state *ps, const group_offsets *offsets,
-                       const txn_table *txns, const kq_snapshot_meta *meta,
-                       const raft_voter_entry *voters)
+                       const txn_table *txns, const group_store *groups,
+                       const kq_snapshot_meta *meta, const raft_voter_entry *voters)
 {
     if (!snap_build_header_voters(p->out, p->epoch, p->ts, voters))
         return p->out->error ? -ENOMEM : -EINVAL;
@@ -263,6 +292,8 @@ static int encode_body(packer *p, const producer_state *ps, const group_offsets 
     if (offsets && group_offsets_foreach_txn(offsets, add_txn_offset, p))
         return p->rc ? p->rc : -EINVAL;
     if (txns && encode_txns(p, txns))
+        return p->rc ? p->rc : -EINVAL;
+    if (groups && encode_groups(p, groups))
         return p->rc ? p->rc : -EINVAL;
     if (flush(p))
         return p->rc;
@@ -288,6 +319,14 @@ int kq_snapshot_encode_all(const producer_state *ps, const group_offsets *offset
                            const txn_table *txns, const kq_snapshot_meta *meta,
                            const raft_voter_entry *voters, kq_writer *out)
 {
+    return kq_snapshot_encode_groups(ps, offsets, txns, NULL, meta, voters, out);
+}
+
+int kq_snapshot_encode_groups(const producer_state *ps, const group_offsets *offsets,
+                              const txn_table *txns, const group_store *groups,
+                              const kq_snapshot_meta *meta, const raft_voter_entry *voters,
+                              kq_writer *out)
+{
     if (!meta || !out || out->error || meta_valid(meta) ||
         (voters && !snap_voters_entry_ok(voters)))
         return out && out->error ? -ENOMEM : -EINVAL;
@@ -299,7 +338,7 @@ int kq_snapshot_encode_all(const producer_state *ps, const group_offsets *offset
     p.end_offset = meta->id.end_offset;
     kq_writer_init(&p.values, 0);
     size_t start = out->len;
-    int rc = encode_body(&p, ps, offsets, txns, meta, voters);
+    int rc = encode_body(&p, ps, offsets, txns, groups, meta, voters);
     kq_writer_free(&p.values);
     free(p.recs);
     free(p.built);

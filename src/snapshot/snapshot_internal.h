@@ -16,6 +16,8 @@
 #define SNAP_KEY_TXN "kq.txn"
 #define SNAP_KEY_TXN_OPEN "kq.txn-open"
 #define SNAP_KEY_TXN_ABORTED "kq.txn-aborted"
+#define SNAP_KEY_GROUP "kq.group"               /* issue 24 */
+#define SNAP_KEY_GROUP_MEMBER "kq.group-member"
 #define SNAP_VALUE_VERSION 0  /* the leading int16 of every value */
 #define SNAP_CONTROL_VERSION 0 /* SnapshotHeaderRecord / FooterRecord Version */
 
@@ -28,6 +30,8 @@ enum snap_key {
     SNAP_TXN,
     SNAP_TXN_OPEN,
     SNAP_TXN_ABORTED,
+    SNAP_GROUP,
+    SNAP_GROUP_MEMBER,
     SNAP_UNKNOWN
 };
 enum snap_key snap_key_of(kq_slice key);

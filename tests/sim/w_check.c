@@ -25,7 +25,8 @@ const char *const w_check_names[W_CHECK_COUNT] = {
     "snapshot-failure-not-fatal", "response-budget", "voter-fetch-timely",
     "quorum-connections", "client-admitted", "change-after-epoch-commit",
     "one-uncommitted-change", "told-hw-monotonic", "txn-read-committed", "txn-atomic",
-    "txn-fenced-no-append", "txn-lso", "txn-offsets", "liveness", "scenario", "final",
+    "txn-fenced-no-append", "txn-lso", "txn-offsets", "group-membership-kept", "liveness",
+    "scenario", "final",
 };
 
 int w_check_find(const char *name)

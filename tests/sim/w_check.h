@@ -57,6 +57,8 @@ enum w_check_id {
     W_INV_TXN_FENCED_NO_APPEND, /* InitProducerId fences the id's older producer */
     W_INV_TXN_LSO,             /* the LSO never passes an undecided transaction */
     W_INV_TXN_OFFSETS,         /* an aborted transaction's offsets are never visible */
+    /* group membership through the log (issue 24, w_check_groups.c) */
+    W_INV_GROUP_MEMBERSHIP_KEPT, /* a member is not forgotten within its session timeout */
     W_INV_PER_EVENT_COUNT,
     /* end of run */
     W_CHECK_LIVENESS = W_INV_PER_EVENT_COUNT, /* leader, commit, catch-up within 60 s */
@@ -138,6 +140,13 @@ typedef struct w_offsets_floor {
     int64_t fetched; /* highest offset answered to one answered before it was sent; -1 none */
 } w_offsets_floor;
 void w_check_on_offset_commit_sent(w_world *w, int client, int64_t value);
+/* group-membership-kept (issue 24): a group member's JoinGroup, SyncGroup,
+ * Heartbeat or OffsetCommit sent at sent_ms naming member incarnation inc
+ * (0: no member id) and generation was answered error; after a NONE answer
+ * the member is incarnation inc at generation (the answer's). */
+void w_check_on_member_answer(w_world *w, int client, int64_t sent_ms, uint32_t inc,
+                              int32_t generation, int16_t error, int32_t session_timeout_ms,
+                              int32_t rebalance_timeout_ms);
 void w_check_on_offset_commit_acked(w_world *w, int client, int64_t value);
 w_offsets_floor w_check_on_offset_fetch_sent(w_world *w, int client);
 /* An OffsetFetch answered NONE with offset (-1: none) by node; final: the

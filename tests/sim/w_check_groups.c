@@ -14,10 +14,12 @@
 #include <stdlib.h>
 
 #include "kq/assert.h"
+#include "kq/kafka_errors.h"
 #include "w_check_internal.h"
 #include "w_client.h"
 
 #define WG_FINAL_ATTEMPTS 20
+#define WG_FENCED_MEMBER_EPOCH 110 /* Kafka's FENCED_MEMBER_EPOCH (KIP-848) */
 #define WG_FINAL_WAIT_MS 10000
 #define WG_FINAL_BACKOFF_MS 500
 
@@ -131,6 +133,47 @@ void w_check_on_offset_fetched(w_world *w, int client, const w_offsets_floor *fl
                    (long long)offset, (long long)floor->fetched);
     if (offset > g->fetched_max)
         g->fetched_max = offset;
+}
+
+/* group-membership-kept (issue 24): the coordinator keeps a member it
+ * answered NONE (a JoinGroup, SyncGroup or Heartbeat) at least its session
+ * timeout (and, if shorter, its rebalance timeout: a rebalance it missed
+ * removes it then) from when that request was sent, across failovers: an
+ * UNKNOWN_MEMBER_ID for its member id, or ILLEGAL_GENERATION /
+ * FENCED_MEMBER_EPOCH for the generation it had, received earlier is a
+ * member forgotten. The send time of the good request and the receive time
+ * of the bad answer: network delay only makes the check lenient. */
+void w_check_on_member_answer(w_world *w, int client, int64_t sent_ms, uint32_t inc,
+                              int32_t generation, int16_t error, int32_t session_timeout_ms,
+                              int32_t rebalance_timeout_ms)
+{
+    w_group_offsets *g = group_of(w, client);
+    if (error == KAFKA_NONE) {
+        /* The latest request sent wins (answers may overtake each other). */
+        if (inc != 0 && (inc != g->member_inc || sent_ms >= g->member_good_sent_ms)) {
+            g->member_inc = inc;
+            g->member_generation = generation;
+            g->member_good_sent_ms = sent_ms;
+        }
+        return;
+    }
+    bool forgotten = inc != 0 && inc == g->member_inc &&
+                     (error == KAFKA_UNKNOWN_MEMBER_ID ||
+                      ((error == KAFKA_ILLEGAL_GENERATION || error == WG_FENCED_MEMBER_EPOCH) &&
+                       generation == g->member_generation));
+    if (!forgotten)
+        return;
+    int64_t keep = session_timeout_ms < rebalance_timeout_ms ? session_timeout_ms
+                                                              : rebalance_timeout_ms;
+    if (w_check_on(w, W_INV_GROUP_MEMBERSHIP_KEPT) && w->now < g->member_good_sent_ms + keep)
+        w_inv_fail(w, W_INV_GROUP_MEMBERSHIP_KEPT,
+                   "client %d: answered %s for generation %d %lld ms after its last request "
+                   "answered NONE was sent (session timeout %d ms): the member was forgotten",
+                   client, error == KAFKA_UNKNOWN_MEMBER_ID ? "UNKNOWN_MEMBER_ID"
+                           : error == KAFKA_ILLEGAL_GENERATION ? "ILLEGAL_GENERATION"
+                                                               : "FENCED_MEMBER_EPOCH",
+                   generation, (long long)(w->now - g->member_good_sent_ms), session_timeout_ms);
+    g->member_inc = 0; /* it starts over */
 }
 
 static bool pred_final_done(w_world *w, void *ctx)

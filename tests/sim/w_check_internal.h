@@ -29,6 +29,11 @@ typedef struct w_group_offsets {
     size_t sent_n, sent_cap;
     int64_t acked_max;   /* highest acknowledged; -1 none */
     int64_t fetched_max; /* highest answered to an OffsetFetch; -1 none */
+    /* group-membership-kept (issue 24): the member as of its last request
+     * answered NONE (incarnation 0: none), and when that request was sent */
+    uint32_t member_inc;
+    int32_t member_generation;
+    int64_t member_good_sent_ms;
 } w_group_offsets;
 
 struct w_check {

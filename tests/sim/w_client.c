@@ -160,6 +160,7 @@ void wc_send(w_world *w, w_client *c, const wc_inflight *f, int32_t timeout_ms)
     }
     *slot = *f;
     slot->used = true;
+    slot->sent_ms = w->now;
     slot->ref = ++c->next_ref;
     c->inflight_n++;
     w_net_client_send(w, c->idx, f->node, c->frame.data, c->frame.len, slot->ref, timeout_ms);

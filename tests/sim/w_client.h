@@ -53,6 +53,9 @@ void w_client_stop_new(w_client *c);
 /* Group clients are of W_CLIENT_GROUP or W_CLIENT_GROUP_MEMBER. */
 bool w_client_group_final_fetch(w_world *w, w_client *c, int node);
 bool w_client_group_final_pending(const w_client *c);
+/* Whether c is no group member, or one that joined and synced (issue 24:
+ * leader failures wait for it, to fail over with stable members). */
+bool w_client_member_stable(const w_client *c);
 bool w_client_group_final_answered(const w_client *c);
 /* A flood client whose connections are open: its answers are never read. */
 bool w_client_never_reads(const w_world *w, int idx);

@@ -61,10 +61,10 @@ static int wg_target(w_world *w, w_client *c)
 }
 
 /* The coordinator it believed in failed it: the next node, and half the
- * time a FindCoordinator there first. */
+ * time a FindCoordinator there first. A member stays one (issue 24: the
+ * next coordinator loads the group from the log). */
 static void wg_rotate(w_world *w, w_client *c)
 {
-    wcm_reset(c, false); /* another coordinator does not know the member */
     c->group.coord_node = (wg_target(w, c) + 1) % w->n;
     c->group.find_first = sim_prng_chance(&w->rng, WG_FIND_PPM);
 }
@@ -258,7 +258,8 @@ static void wg_send_commit(w_world *w, w_client *c)
                                       .member_id = kq_slice_cstr(c->group.member_id),
                                       .group_instance_id = {NULL, -1},
                                       .retention_time_ms = -1, .topics = &t, .topic_count = 1};
-    wc_inflight f = {.op = WC_OP_OFFSET_COMMIT, .version = v, .commit_value = value};
+    wc_inflight f = {.op = WC_OP_OFFSET_COMMIT, .version = v, .commit_value = value,
+                     .member_inc = c->group.member_inc, .generation = c->group.generation};
     f.corr = wc_begin(c, WIRE_API_OFFSET_COMMIT, v);
     wire_offset_commit_request_encode(&c->frame, v, &req);
     f.node = wg_target(w, c);
@@ -303,7 +304,7 @@ static void wg_on_commit(w_world *w, w_client *c, const wc_inflight *f, const ui
         w_trace(w, "client %d: OffsetCommit v%d of %lld to node %d: %s", c->idx, f->version,
                 (long long)f->commit_value, f->node, wc_error_name(e));
         wg_rotate(w, c);
-    } else if (!wcm_commit_refused(c, e)) {
+    } else if (!wcm_commit_refused(w, c, f, e)) {
         w_fail(w, "client %d: OffsetCommit v%d of %lld to node %d: %s (%d)", c->idx, f->version,
                (long long)f->commit_value, f->node, wc_error_name(e), e);
     }
@@ -381,6 +382,11 @@ bool w_client_group_final_fetch(w_world *w, w_client *c, int node)
 bool w_client_group_final_pending(const w_client *c)
 {
     return wg_is_group(c) && c->group.final_wanted;
+}
+
+bool w_client_member_stable(const w_client *c)
+{
+    return !c || c->kind != W_CLIENT_GROUP_MEMBER || c->group.stable;
 }
 
 bool w_client_group_final_answered(const w_client *c)

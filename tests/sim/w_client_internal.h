@@ -68,6 +68,9 @@ typedef struct wc_inflight {
     bool ack_committed;    /* AddRaftVoter: AckWhenCommitted */
     int32_t txn_inst;      /* transactional producers: the instance that sent it */
     int16_t txn_key;       /* ... the API of its step */
+    int64_t sent_ms;       /* when wc_send sent it */
+    uint32_t member_inc;   /* group members: the member id it names (0: none) */
+    int32_t generation;    /* ... and the generation */
 } wc_inflight;
 
 /* A transactional producer's state (w_client_txn.c, issue 23). */
@@ -112,6 +115,8 @@ typedef struct wc_group {
     char member_id[KQ_GROUP_NAME_BYTES_MAX]; /* "" until the coordinator names it */
     int32_t generation;   /* of the last JoinGroup answered; -1 none */
     bool stable;          /* joined and synced: it commits with its generation */
+    uint32_t member_inc;  /* its member id's incarnation (0: none; issue 24's check) */
+    uint32_t next_inc;
     int64_t heartbeat_at; /* when the next Heartbeat is due */
 } wc_group;
 
@@ -212,11 +217,11 @@ bool wcm_act(w_world *w, w_client *c);
 void wcm_on_response(w_world *w, w_client *c, const wc_inflight *f, const uint8_t *bytes,
                      size_t len);
 /* It must join again: keep_id keeps its member id (REBALANCE_IN_PROGRESS,
- * ILLEGAL_GENERATION), else it starts as a new member (UNKNOWN_MEMBER_ID,
- * another coordinator). */
+ * ILLEGAL_GENERATION), else it starts as a new member (UNKNOWN_MEMBER_ID).
+ * Another coordinator keeps the member (issue 24). */
 void wcm_reset(w_client *c, bool keep_id);
 /* Whether a member is refused a commit with e (it then rejoins). */
-bool wcm_commit_refused(w_client *c, int16_t e);
+bool wcm_commit_refused(w_world *w, w_client *c, const wc_inflight *f, int16_t e);
 
 /* ---- w_client_hostile.c (issue 19) */
 void wch_act(w_world *w, w_client *c);
