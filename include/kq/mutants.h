@@ -69,6 +69,10 @@ enum kq_mutant {
     KQ_MUTANT_NO_FENCING_ON_INIT = 1u << 18,
     /* an ABORT marker makes its transaction's offset commits visible */
     KQ_MUTANT_ABORT_KEEPS_OFFSETS = 1u << 19,
+    /* executor + group offsets (issue 24): the rebuild of the offsets table
+     * (at start, after a truncation) skips the tombstones of expired and
+     * deleted offsets, so a restart brings them back */
+    KQ_MUTANT_EXPIRY_RESURRECTS = 1u << 25,
 };
 
 #endif

@@ -21,6 +21,7 @@ bool groups_create(handler *h)
     h->groups->wake_at_ms = INT64_MAX;
     kq_writer_init(&h->groups->batch, RECORD_BATCH_BYTES_MAX);
     kq_writer_init(&h->groups->expiry_batch, RECORD_BATCH_BYTES_MAX);
+    groups_admin_init(h);
     return true;
 }
 
@@ -61,6 +62,7 @@ void groups_destroy(handler *h)
     if (h->groups->coord)
         group_coord_destroy(h->groups->coord);
     groups_commits_free(h);
+    groups_admin_free(h);
     kq_writer_free(&h->groups->batch);
     kq_writer_free(&h->groups->expiry_batch);
     free(h->groups);
@@ -181,6 +183,7 @@ void groups_on_progress(handler *h, const raft_status *st)
 {
     coord_check_role(h, st);
     groups_commits_progress(h, st);
+    groups_admin_progress(h, st);
 }
 
 void groups_on_tick(handler *h, int64_t now_ms)
@@ -201,6 +204,7 @@ void groups_on_tick(handler *h, int64_t now_ms)
             g->wake_at_ms = now_ms + 1;
     }
     groups_commits_expire(h, now_ms);
+    groups_admin_expire(h, now_ms);
     groups_expiry_tick(h, now_ms);
 }
 
@@ -216,7 +220,8 @@ int64_t groups_next_deadline(const handler *h)
         if (d < due)
             due = d;
     }
-    return due;
+    int64_t a = groups_admin_deadline(h);
+    return a < due ? a : due;
 }
 
 void groups_log_limit(handler *h, void *slot, const char *api, const char *group_id,
