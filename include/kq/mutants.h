@@ -69,9 +69,11 @@ enum kq_mutant {
     KQ_MUTANT_NO_FENCING_ON_INIT = 1u << 18,
     /* an ABORT marker makes its transaction's offset commits visible */
     KQ_MUTANT_ABORT_KEEPS_OFFSETS = 1u << 19,
-    /* executor + group offsets (issue 24): the rebuild of the offsets table
-     * (at start, after a truncation) skips the tombstones of expired and
-     * deleted offsets, so a restart brings them back */
+    /* executor + group offsets (issue 24): tombstones of expired and
+     * deleted offsets are applied only by the leader that appends them: a
+     * follower's table, its snapshots and every rebuild (at start, after a
+     * truncation) skip them, so a leader change or a restart brings the
+     * offsets back */
     KQ_MUTANT_EXPIRY_RESURRECTS = 1u << 25,
 };
 

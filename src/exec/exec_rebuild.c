@@ -25,7 +25,14 @@ void exec_log_append(kq_exec *x, const raft_action *a)
         return;
     }
     exec_produce_record(x->produce, data, a->append.len); /* recorded here only */
+    /* KQ_MUTANT_EXPIRY_RESURRECTS: a follower (fetched batches keep their
+     * offsets: base_offset < 0) does not note tombstones. */
+    bool resurrects = (x->cfg.mutants & KQ_MUTANT_EXPIRY_RESURRECTS) && a->append.base_offset < 0;
+    if (resurrects)
+        group_offsets_test_skip_tombstones(exec_offsets_table(x->offsets), true);
     exec_offsets_note(x, data, a->append.len);
+    if (resurrects)
+        group_offsets_test_skip_tombstones(exec_offsets_table(x->offsets), false);
     exec_txn_note(x, data, a->append.len);
     exec_snapshot_appended(x, a->append.len);
     int64_t fetched = a->append.base_offset < 0 ? kq_log_end_offset(x->log) - end_before : 0;
