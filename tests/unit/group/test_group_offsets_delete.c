@@ -106,6 +106,9 @@ static void test_delete_whatever_the_value(void **state)
     assert_int_equal(keys_of(o, "g"), 1);
     note(o, 3, &a, 1, DELETE);
     assert_false(group_offsets_get_at_end(o, "g", "t", 0, NULL)); /* gone at the end */
+    int at_end = 0; /* what a snapshot taken now holds: h only */
+    group_offsets_foreach_at_end(o, count_cb, &at_end);
+    assert_int_equal(at_end, 1);
     assert_int_equal(keys_of(o, "g"), 0);
     assert_int_equal(offset_of(o, "g", 0), 7); /* until the high watermark */
     group_offsets_commit(o, 4);
