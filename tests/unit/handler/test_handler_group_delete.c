@@ -4,7 +4,8 @@
  * restart; every error Kafka answers (NON_EMPTY_GROUP, GROUP_ID_NOT_FOUND,
  * GROUP_SUBSCRIBED_TO_TOPIC, UNKNOWN_TOPIC_OR_PARTITION, INVALID_GROUP_ID,
  * the authorizer's, NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS, a
- * deletion that does not commit in time). */
+ * deletion that does not commit in time) and the bounds (deletions waiting,
+ * groups per request). */
 #include "handler_test_node.h"
 
 #include "kq/group_offset_codec.h"
@@ -349,6 +350,48 @@ static void test_delete_groups_not_now(void **state)
     tn_close(&n);
 }
 
+/* The bounds: HANDLER_GROUP_ADMIN_PENDING_MAX deletions waiting, the next
+ * one COORDINATOR_NOT_AVAILABLE at once (nothing deleted); more than
+ * HANDLER_GROUP_ADMIN_ENTRIES_MAX groups in one request close the
+ * connection. */
+static void test_bounds(void **state)
+{
+    (void)state;
+    tn_node n;
+    tn_open_leader(&n);
+    tn_slot s = {TN_CLIENT_LISTENER_ID}, w = {TN_CLIENT_LISTENER_ID + 1};
+    char id[16];
+    for (int i = 0; i <= HANDLER_GROUP_ADMIN_PENDING_MAX; i++) {
+        snprintf(id, sizeof id, "q%d", i);
+        commit(&n, &s, 100 + i, id, i);
+    }
+    int answered = tn_count(&n, &w);
+    for (int i = 0; i < HANDLER_GROUP_ADMIN_PENDING_MAX; i++) {
+        snprintf(id, sizeof id, "q%d", i);
+        const char *one = id;
+        delete_send(&n, &w, 2, 300 + i, &one, 1); /* not flushed: they wait */
+    }
+    assert_int_equal(tn_count(&n, &w), answered);
+    snprintf(id, sizeof id, "q%d", HANDLER_GROUP_ADMIN_PENDING_MAX);
+    assert_int_equal(delete_now(&n, &w, 400, id), KAFKA_COORDINATOR_NOT_AVAILABLE);
+    tn_flush(&n);
+    assert_int_equal(tn_count(&n, &w), answered + HANDLER_GROUP_ADMIN_PENDING_MAX + 1);
+    assert_int_equal(fetched(&n, &s, 401, "q0"), -1);
+    assert_int_equal(fetched(&n, &s, 402, id), HANDLER_GROUP_ADMIN_PENDING_MAX);
+
+    int count = HANDLER_GROUP_ADMIN_ENTRIES_MAX + 1;
+    kq_slice *names = calloc((size_t)count, sizeof(*names));
+    assert_non_null(names);
+    for (int i = 0; i < count; i++)
+        names[i] = kq_slice_cstr("x");
+    wire_delete_groups_request req = {.groups_names = names, .group_count = count};
+    tn_slot big = {TN_CLIENT_LISTENER_ID + 2};
+    TN_SEND(&n, &big, WIRE_API_DELETE_GROUPS, 0, 500, wire_delete_groups_request_encode, &req);
+    assert_int_equal(tn_last(&n, &big)->kind, TN_REPLY_CLOSE);
+    free(names);
+    tn_close(&n);
+}
+
 /* Kafka's DELETE on the group (acl.delete.principals), and for
  * OffsetDelete READ on the topic (consume). */
 static void test_authorizer(void **state)
@@ -369,12 +412,18 @@ static void test_authorizer(void **state)
     assert_int_equal(fetched(&n, &s, 4, "g"), 9);
     tn_close(&n);
 
-    acl.allowed[HANDLER_OP_CONSUME] = NULL; /* delete, not consume */
-    acl.allowed_count[HANDLER_OP_CONSUME] = 0;
     acl.allowed[HANDLER_OP_DELETE] = everyone;
     acl.allowed_count[HANDLER_OP_DELETE] = 1;
     tn_open_leader(&n);
     assert_int_equal(offset_delete_now(&n, &s, 5, "g", &part), KAFKA_GROUP_ID_NOT_FOUND);
+    commit(&n, &s, 6, "g", 9);
+    acl.allowed[HANDLER_OP_CONSUME] = NULL; /* delete, not consume (Kafka's READ on the topic) */
+    acl.allowed_count[HANDLER_OP_CONSUME] = 0;
+    assert_int_equal(offset_delete_now(&n, &s, 7, "g", &part), KAFKA_NONE);
+    assert_int_equal(part, KAFKA_TOPIC_AUTHORIZATION_FAILED);
+    acl.allowed[HANDLER_OP_CONSUME] = everyone;
+    acl.allowed_count[HANDLER_OP_CONSUME] = 1;
+    assert_int_equal(fetched(&n, &s, 8, "g"), 9);
     tn_close(&n);
     tn_acl = NULL;
 }
@@ -452,6 +501,7 @@ int main(void)
         cmocka_unit_test(test_delete_groups),
         cmocka_unit_test(test_delete_empty_group),
         cmocka_unit_test(test_delete_groups_not_now),
+        cmocka_unit_test(test_bounds),
         cmocka_unit_test(test_authorizer),
         cmocka_unit_test(test_offset_delete),
     };
