@@ -53,7 +53,7 @@ static int16_t wg_version(w_world *w, int16_t key, int16_t lo, int16_t hi, int16
     return wire_api_accepted(key, v) ? v : fallback;
 }
 
-int wc_group_target(w_world *w, w_client *c)
+static int wg_target(w_world *w, w_client *c)
 {
     if (c->group.coord_node < 0 || c->group.coord_node >= w->n)
         c->group.coord_node = (int)sim_prng_below(&w->rng, (uint64_t)w->n);
@@ -62,10 +62,10 @@ int wc_group_target(w_world *w, w_client *c)
 
 /* The coordinator it believed in failed it: the next node, and half the
  * time a FindCoordinator there first. */
-void wc_group_rotate(w_world *w, w_client *c)
+static void wg_rotate(w_world *w, w_client *c)
 {
     wcm_reset(c, false); /* another coordinator does not know the member */
-    c->group.coord_node = (wc_group_target(w, c) + 1) % w->n;
+    c->group.coord_node = (wg_target(w, c) + 1) % w->n;
     c->group.find_first = sim_prng_chance(&w->rng, WG_FIND_PPM);
 }
 
@@ -84,7 +84,7 @@ static void wg_send_find(w_world *w, w_client *c)
     wc_inflight f = {.op = WC_OP_FIND_COORDINATOR, .version = v};
     f.corr = wc_begin(c, WIRE_API_FIND_COORDINATOR, v);
     wire_find_coordinator_request_encode(&c->frame, v, &req);
-    f.node = wc_group_target(w, c);
+    f.node = wg_target(w, c);
     c->group.find_first = false;
     wc_send(w, c, &f, (int32_t)sim_prng_range(&w->rng, 500, 2000));
 }
@@ -94,7 +94,7 @@ static void wg_on_find(w_world *w, w_client *c, const wc_inflight *f, const uint
 {
     kq_reader r;
     if (!bytes) {
-        wc_group_rotate(w, c);
+        wg_rotate(w, c);
         return;
     }
     if (!wc_open_response(w, c, f, WIRE_API_FIND_COORDINATOR, bytes, len, &r))
@@ -207,7 +207,7 @@ static void wg_on_fetch(w_world *w, w_client *c, const wc_inflight *f, const uin
         c->group.final_wanted = false;
     kq_reader r;
     if (!bytes) {
-        wc_group_rotate(w, c);
+        wg_rotate(w, c);
         return;
     }
     if (!wc_open_response(w, c, f, WIRE_API_OFFSET_FETCH, bytes, len, &r))
@@ -227,7 +227,7 @@ static void wg_on_fetch(w_world *w, w_client *c, const wc_inflight *f, const uin
         w_check_on_offset_fetched(w, c->idx, &f->floor, offset, f->node, f->final_fetch);
         c->group.final_answered = c->group.final_answered || f->final_fetch;
     } else if (wg_retriable(e) || e == WG_UNSTABLE_OFFSET_COMMIT) {
-        wc_group_rotate(w, c);
+        wg_rotate(w, c);
     } else {
         w_fail(w, "client %d: OffsetFetch v%d from node %d: %s (%d)", c->idx, f->version,
                f->node, wc_error_name(e), e);
@@ -261,7 +261,7 @@ static void wg_send_commit(w_world *w, w_client *c)
     wc_inflight f = {.op = WC_OP_OFFSET_COMMIT, .version = v, .commit_value = value};
     f.corr = wc_begin(c, WIRE_API_OFFSET_COMMIT, v);
     wire_offset_commit_request_encode(&c->frame, v, &req);
-    f.node = wc_group_target(w, c);
+    f.node = wg_target(w, c);
     w_check_on_offset_commit_sent(w, c->idx, value);
     wc_send(w, c, &f, (int32_t)sim_prng_range(&w->rng, 500, 5000));
 }
@@ -273,7 +273,7 @@ static void wg_on_commit(w_world *w, w_client *c, const wc_inflight *f, const ui
     if (!bytes) {
         w_trace(w, "client %d: OffsetCommit v%d of %lld to node %d failed", c->idx, f->version,
                 (long long)f->commit_value, f->node);
-        wc_group_rotate(w, c); /* outcome unknown: the next commit carries a higher offset */
+        wg_rotate(w, c); /* outcome unknown: the next commit carries a higher offset */
         return;
     }
     w_check_on_offset_commit_answered(w, c->idx, f->commit_value);
@@ -299,11 +299,11 @@ static void wg_on_commit(w_world *w, w_client *c, const wc_inflight *f, const ui
         c->group.commits_acked++;
         if (wc_count_op(c, WC_OP_OFFSET_FETCH) < WG_FETCH_INFLIGHT_MAX &&
             sim_prng_chance(&w->rng, WG_FETCH_AFTER_ACK_PPM))
-            wg_send_fetch(w, c, wc_group_target(w, c), false);
+            wg_send_fetch(w, c, wg_target(w, c), false);
     } else if (wg_retriable(e)) {
         w_trace(w, "client %d: OffsetCommit v%d of %lld to node %d: %s", c->idx, f->version,
                 (long long)f->commit_value, f->node, wc_error_name(e));
-        wc_group_rotate(w, c);
+        wg_rotate(w, c);
     } else if (!wcm_commit_refused(c, e)) {
         w_fail(w, "client %d: OffsetCommit v%d of %lld to node %d: %s (%d)", c->idx, f->version,
                (long long)f->commit_value, f->node, wc_error_name(e), e);
@@ -311,6 +311,16 @@ static void wg_on_commit(w_world *w, w_client *c, const wc_inflight *f, const ui
 }
 
 /* ---- w_client_internal.h */
+
+int wc_group_target(w_world *w, w_client *c)
+{
+    return wg_target(w, c);
+}
+
+void wc_group_rotate(w_world *w, w_client *c)
+{
+    wg_rotate(w, c);
+}
 
 void wc_group_init(w_world *w, w_client *c)
 {
@@ -340,11 +350,11 @@ void wc_act_group(w_world *w, w_client *c)
         wg_send_commit(w, c);
         if (wc_count_op(c, WC_OP_OFFSET_FETCH) < WG_FETCH_INFLIGHT_MAX &&
             sim_prng_chance(&w->rng, WG_FETCH_WITH_COMMIT_PPM))
-            wg_send_fetch(w, c, wc_group_target(w, c), false);
+            wg_send_fetch(w, c, wg_target(w, c), false);
     }
     if (wc_count_op(c, WC_OP_OFFSET_FETCH) < WG_FETCH_INFLIGHT_MAX &&
         sim_prng_chance(&w->rng, WG_FETCH_PPM))
-        wg_send_fetch(w, c, wc_group_target(w, c), false);
+        wg_send_fetch(w, c, wg_target(w, c), false);
 }
 
 void wc_on_group_response(w_world *w, w_client *c, const wc_inflight *f, const uint8_t *bytes,
