@@ -193,11 +193,28 @@ int group_count(const group_coord *coord);
 /* The index-th group (0 <= index < group_count), false past the end. */
 bool group_at(const group_coord *coord, int index, group_summary *out);
 
-/* Whether the offsets of group_id may expire (KIP-211): the group is unknown
- * or Empty with no pending member id. *empty_since_ms is when it became
- * Empty (INT64_MIN when unknown). */
+/* Whether the offsets of group_id may expire (Kafka's
+ * offsetExpirationCondition): the group is unknown (a simple consumer's),
+ * Empty with no pending member id (KIP-211), or Stable with protocol type
+ * "consumer" and its members' subscriptions known (KIP-496: then only the
+ * offsets of topics no member subscribes to, group_subscribes_to). Their
+ * retention counts from *empty_since_ms, when an Empty group with a
+ * protocol type became Empty (Kafka's currentStateTimestamp), else
+ * (INT64_MIN) from each offset's commit timestamp. */
 bool group_offsets_may_expire(const group_coord *coord, const char *group_id,
                               int64_t *empty_since_ms);
+/* Whether a member of group_id subscribes to topic (Kafka's
+ * isSubscribedToTopic; OffsetDelete answers GROUP_SUBSCRIBED_TO_TOPIC).
+ * Classic groups: false for an unknown or Empty group or one whose
+ * protocol type is not "consumer"; else whether a member's
+ * ConsumerProtocolSubscription (of the chosen protocol) lists topic, and
+ * true when one cannot be read (src/group/group_subscription.c). KIP-848
+ * consumer groups: their members' subscribed topic names (the cgroup
+ * module's to answer). */
+bool group_subscribes_to(const group_coord *coord, const char *group_id, const char *topic);
+/* One member's ConsumerProtocolSubscription metadata: 1 its topics
+ * include topic, 0 they do not, -1 it does not parse (bounded by len). */
+int group_subscription_lists(const uint8_t *metadata, size_t len, const char *topic);
 /* Bytes of member metadata and assignments held (all groups, one group). */
 uint64_t group_bytes(const group_coord *coord);
 uint64_t group_bytes_of(const group_coord *coord, const char *group_id);

@@ -38,6 +38,14 @@
  * commit appended before it survives. Every replica and every restart apply
  * it at the same log position. */
 #define KQ_CONTROL_OFFSET_EXPIRE 19282
+/* A deletion (issue 24: DeleteGroups, OffsetDelete): a tombstone of the same
+ * type whose value's offset is KQ_GROUP_OFFSET_DELETED (no commit holds an
+ * offset below -1). It removes its key whatever the key holds at its place
+ * in the log, and drops the key's stashed transactional commits whose
+ * records lie before it (Kafka's offset tombstone: a deleted group's open
+ * transactions commit nothing of it; what a transaction commits after it
+ * counts). src/storage/FORMAT.md "Group offsets". */
+#define KQ_GROUP_OFFSET_DELETED (-2)
 
 /* One committed offset of a group for one partition. */
 typedef struct group_offset {
@@ -62,6 +70,11 @@ void group_offsets_swap(group_offsets *a, group_offsets *b);
  * makes its producer's stashed commits visible, as a COMMIT does. The
  * setting stays with o across group_offsets_swap. */
 void group_offsets_test_abort_keeps(group_offsets *o, bool on);
+/* Test only (KQ_MUTANT_EXPIRY_RESURRECTS): while on, tombstones (expiries
+ * and deletions) are not noted (the executor turns it on around a rebuild:
+ * a restart brings deleted and expired offsets back). Stays with o across
+ * group_offsets_swap. */
+void group_offsets_test_skip_tombstones(group_offsets *o, bool on);
 /* Forgets everything (committed and pending); committed_to becomes from. */
 void group_offsets_clear(group_offsets *o, int64_t from);
 
@@ -76,6 +89,11 @@ bool group_offsets_build_batch(kq_writer *out, const group_offset *entries, int 
 /* The same for the tombstones of count committed entries (their metadata
  * is not written). */
 bool group_offsets_build_expire_batch(kq_writer *out, const group_offset *entries, int count,
+                                      int64_t timestamp_ms);
+/* The same for the deletions of count keys (group id, topic and partition
+ * of each entry; the rest is not written: offset KQ_GROUP_OFFSET_DELETED,
+ * leader epoch -1, metadata null, commit timestamp timestamp_ms). */
+bool group_offsets_build_delete_batch(kq_writer *out, const group_offset *keys, int count,
                                       int64_t timestamp_ms);
 
 /* Batches appended at the log end (whole v2 batches back to back, with their
@@ -113,7 +131,9 @@ int64_t group_offsets_committed_to(const group_offsets *o);
 bool group_offsets_get(const group_offsets *o, const char *group_id, const char *topic,
                        int32_t partition, group_offset *out);
 /* The same at the log end (the newest pending commit, else the committed
- * one): only for the simulator's mutant KQ_MUTANT_OFFSETS_VISIBLE_AT_END. */
+ * one; none after a pending tombstone that applies): what a deletion
+ * decides from (its tombstone goes after everything in the log), and the
+ * simulator's mutant KQ_MUTANT_OFFSETS_VISIBLE_AT_END. */
 bool group_offsets_get_at_end(const group_offsets *o, const char *group_id, const char *topic,
                               int32_t partition, group_offset *out);
 /* Every committed offset of a group, in topic then partition order; cb
@@ -121,6 +141,13 @@ bool group_offsets_get_at_end(const group_offsets *o, const char *group_id, cons
 typedef int (*group_offsets_cb)(void *ctx, const group_offset *entry);
 int group_offsets_foreach_group(const group_offsets *o, const char *group_id,
                                 group_offsets_cb cb, void *ctx);
+/* Every key of a group that a deletion appended now must remove: those the
+ * state at the log end holds and those a stashed transactional commit
+ * holds, each once, in topic then partition order (only group_id, topic
+ * and partition of the entry handed to cb are meaningful). cb returning
+ * non-zero stops the walk and is returned. */
+int group_offsets_foreach_key_at_end(const group_offsets *o, const char *group_id,
+                                     group_offsets_cb cb, void *ctx);
 /* Whether the group has a committed offset (ListGroups/DescribeGroups show
  * a group with offsets and no members as Empty). */
 bool group_offsets_has_group(const group_offsets *o, const char *group_id);

@@ -77,6 +77,9 @@ enum handler_op {
      * replica Fetch, FetchSnapshot and a relayed DescribeQuorum. Implies
      * nothing else and is implied by nothing but super.users. */
     HANDLER_OP_CLUSTER_ACTION,
+    /* Kafka's DELETE on a group (issue 24): DeleteGroups, OffsetDelete.
+     * Implies describe, as Kafka's DELETE implies DESCRIBE. */
+    HANDLER_OP_DELETE,
     HANDLER_OP_COUNT
 };
 

@@ -508,6 +508,21 @@ _Static_assert(KQ_SNAPSHOT_PID_NODES_MAX >= RAFT_VOTERS_MAX + RAFT_OBSERVERS_MAX
  * the membership change they reveal commits (issue 24; at most
  * HANDLER_GROUP_PENDING_MAX answers). Past it: COORDINATOR_NOT_AVAILABLE. */
 #define HANDLER_GROUP_HELD_BYTES_MAX (64u << 20)
+/* DeleteGroups / OffsetDelete requests whose tombstones wait to commit
+ * (issue 24; each answered within HANDLER_GROUP_COMMIT_TIMEOUT_MS). Beyond
+ * it a new one is answered COORDINATOR_NOT_AVAILABLE (retriable) before
+ * anything is deleted. A power of two. */
+#define HANDLER_GROUP_ADMIN_PENDING_MAX 64
+_Static_assert((HANDLER_GROUP_ADMIN_PENDING_MAX & (HANDLER_GROUP_ADMIN_PENDING_MAX - 1)) == 0,
+               "the admin queue's capacity is a power of two");
+/* Groups one DeleteGroups names, partitions one OffsetDelete names: more
+ * (a request no tool sends: every group that can hold an offset, at most)
+ * closes the connection, so that the answer kept while its tombstones
+ * commit stays within a few MiB. */
+#define HANDLER_GROUP_ADMIN_ENTRIES_MAX 100000
+_Static_assert(HANDLER_GROUP_ADMIN_ENTRIES_MAX >= KQ_GROUPS_MAX &&
+                   HANDLER_GROUP_ADMIN_ENTRIES_MAX >= KQ_GROUP_COMMIT_PARTITIONS_MAX,
+               "one DeleteGroups may name every group the coordinator holds");
 
 _Static_assert(KQ_GROUP_MIN_SESSION_TIMEOUT_MS_DEFAULT <= KQ_GROUP_MAX_SESSION_TIMEOUT_MS_DEFAULT,
                "group.min.session.timeout.ms <= group.max.session.timeout.ms");

@@ -73,6 +73,12 @@ enum kq_mutant {
      * restore the groups of the group store (members rejoin after every
      * failover, the behaviour before issue 24) */
     KQ_MUTANT_MEMBERSHIP_NOT_REPLICATED = 1u << 22,
+    /* executor + group offsets (issue 24): tombstones of expired and
+     * deleted offsets are applied only by the leader that appends them: a
+     * follower's table, its snapshots and every rebuild (at start, after a
+     * truncation) skip them, so a leader change or a restart brings the
+     * offsets back */
+    KQ_MUTANT_EXPIRY_RESURRECTS = 1u << 25,
 };
 
 #endif

@@ -9,6 +9,7 @@
 
 #include "exec_internal.h"
 #include "kq/group_offsets.h"
+#include "kq/mutants.h"
 #include "kq/record.h"
 #include "kq/txn.h"
 #include "kq/group_store.h"
@@ -25,7 +26,14 @@ void exec_log_append(kq_exec *x, const raft_action *a)
         return;
     }
     exec_produce_record(x->produce, data, a->append.len); /* recorded here only */
+    /* KQ_MUTANT_EXPIRY_RESURRECTS: a follower (fetched batches keep their
+     * offsets: base_offset < 0) does not note tombstones. */
+    bool resurrects = (x->cfg.mutants & KQ_MUTANT_EXPIRY_RESURRECTS) && a->append.base_offset < 0;
+    if (resurrects)
+        group_offsets_test_skip_tombstones(exec_offsets_table(x->offsets), true);
     exec_offsets_note(x, data, a->append.len);
+    if (resurrects)
+        group_offsets_test_skip_tombstones(exec_offsets_table(x->offsets), false);
     exec_txn_note(x, data, a->append.len);
     exec_groups_note(x, data, a->append.len);
     exec_snapshot_appended(x, a->append.len);
@@ -86,7 +94,12 @@ void exec_rebuild_producers(kq_exec *x)
         return;
     }
     x->rebuild_next = from;
+    bool resurrects = (x->cfg.mutants & KQ_MUTANT_EXPIRY_RESURRECTS) != 0;
+    if (resurrects) /* the bug: the rebuilt table misses the tombstones */
+        group_offsets_test_skip_tombstones(exec_offsets_table(x->offsets), true);
     int rc = kq_log_scan(x->log, from, exec_rebuild_batch, x);
+    if (resurrects)
+        group_offsets_test_skip_tombstones(exec_offsets_table(x->offsets), false);
     x->rebuild_rc = rc;
     if (rc < 0 && !x->rebuilding_at_start)
         exec_fatal(x, "cannot read the log to rebuild producer state", strerror(-rc));

@@ -25,9 +25,10 @@ void group_offsets_clear(group_offsets *o, int64_t from)
     go_txn_free_all(o);
     go_map_free(&o->committed, true);
     go_group_map_free(&o->groups);
-    bool keeps = o->abort_keeps;
+    bool keeps = o->abort_keeps, skips = o->skip_tombstones;
     memset(o, 0, sizeof(*o));
     o->abort_keeps = keeps;
+    o->skip_tombstones = skips;
     o->committed_to = from;
     o->txn_noted_end = -1;
 }
@@ -113,6 +114,8 @@ void go_pending_drop_from(group_offsets *o, size_t keep)
 
 bool go_tombstone_matches(const go_entry *t, const go_entry *x)
 {
+    if (t->e.offset == KQ_GROUP_OFFSET_DELETED)
+        return true; /* a deletion: whatever the key holds */
     return x->e.offset == t->e.offset && x->e.leader_epoch == t->e.leader_epoch &&
            x->e.commit_timestamp_ms == t->e.commit_timestamp_ms;
 }
@@ -139,7 +142,8 @@ static void forget(group_offsets *o, go_entry *old)
 
 /* Moves the owned entry x into the committed table (overwriting its key's
  * value, or, for a tombstone, forgetting the key if it still holds the
- * commit expired); false when memory runs out (x is then freed). */
+ * commit expired, or whatever it holds for a deletion); false when memory
+ * runs out (x is then freed). */
 static bool apply(group_offsets *o, go_entry *x)
 {
     go_entry *old = go_map_find(&o->committed, x->e.group_id, x->e.topic, x->e.partition,
@@ -253,12 +257,20 @@ void group_offsets_swap(group_offsets *a, group_offsets *b)
     group_offsets t = *a;
     *a = *b;
     *b = t;
-    bool keeps = a->abort_keeps; /* the mutant stays with the table in use */
+    bool keeps = a->abort_keeps; /* the mutants stay with the table in use */
     a->abort_keeps = b->abort_keeps;
     b->abort_keeps = keeps;
+    bool skips = a->skip_tombstones;
+    a->skip_tombstones = b->skip_tombstones;
+    b->skip_tombstones = skips;
 }
 
 void group_offsets_test_abort_keeps(group_offsets *o, bool on)
 {
     o->abort_keeps = on;
+}
+
+void group_offsets_test_skip_tombstones(group_offsets *o, bool on)
+{
+    o->skip_tombstones = on;
 }

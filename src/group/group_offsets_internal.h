@@ -28,6 +28,11 @@ typedef struct go_entry {
     int64_t txn_pid;
     int64_t record_offset;
     bool aborted;
+    /* Stashed (issue 24): the log offset of the deletion tombstone that
+     * dropped it (KQ_GROUP_OFFSET_DELETED), -1: none. Held, invisible and
+     * never applied (its marker moves it to pending as aborted), so that
+     * a truncation at or below that offset can give it back. */
+    int64_t killed_at;
     struct go_entry *next_in_group; /* committed entries of the same group */
 } go_entry;
 
@@ -80,6 +85,9 @@ struct group_offsets {
     /* Test only (KQ_MUTANT_ABORT_KEEPS_OFFSETS): an ABORT marker applies
      * its producer's commits as a COMMIT would. Kept by swaps. */
     bool abort_keeps;
+    /* Test only (KQ_MUTANT_EXPIRY_RESURRECTS): tombstones are not noted
+     * while set (the executor sets it around a rebuild). Kept by swaps. */
+    bool skip_tombstones;
 };
 
 uint64_t go_key_hash(const char *group_id, const char *topic, int32_t partition);
@@ -107,7 +115,8 @@ go_group *go_group_get(go_group_map *m, const char *id, uint64_t hash);
 void go_group_map_free(go_group_map *m);
 /* Forgets g (in m, without entries) and frees it. */
 void go_group_remove(go_group_map *m, go_group *g);
-/* Whether tombstone t applies to committed entry x (the same commit). */
+/* Whether tombstone t applies to committed entry x (the same commit, or
+ * any for a deletion: KQ_GROUP_OFFSET_DELETED). */
 bool go_tombstone_matches(const go_entry *t, const go_entry *x);
 
 /* Adds an owned copy of e as pending (log_offset ascending); false when
@@ -139,5 +148,8 @@ bool go_txn_marker(group_offsets *o, int64_t pid, int64_t offset, bool commit);
 void go_txn_cut(group_offsets *o, int64_t offset);
 /* Frees every stashed commit. */
 void go_txn_free_all(group_offsets *o);
+/* A deletion of key's key noted at log offset at: every live stashed
+ * commit of that key (all lie below at) is killed at at. */
+void go_txn_kill(group_offsets *o, const group_offset *key, int64_t at);
 
 #endif

@@ -55,6 +55,7 @@ go_entry *go_entry_new(const group_offset *e)
     x->hash = go_key_hash(e->group_id, e->topic, e->partition);
     x->txn_pid = -1;
     x->record_offset = -1;
+    x->killed_at = -1;
     if (ok)
         x->cost = group_offsets_entry_bytes(&x->e);
     if (!ok) {

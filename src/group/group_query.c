@@ -78,19 +78,6 @@ enum kafka_error group_delete(group_coord *c, const char *group_id)
     return KAFKA_GROUP_ID_NOT_FOUND;
 }
 
-bool group_offsets_may_expire(const group_coord *c, const char *group_id,
-                              int64_t *empty_since_ms)
-{
-    const ggroup *g = group_id && gc_str_ok(group_id) ? gc_find(c, group_id) : NULL;
-    *empty_since_ms = INT64_MIN;
-    if (!g)
-        return true;
-    if (g->state != GROUP_EMPTY || g->member_count > 0 || g->pending_count > 0)
-        return false;
-    *empty_since_ms = g->empty_since_ms;
-    return true;
-}
-
 uint64_t group_bytes(const group_coord *c) { return c->bytes; }
 
 uint64_t group_bytes_of(const group_coord *c, const char *group_id)

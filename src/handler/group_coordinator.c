@@ -26,6 +26,7 @@ bool groups_create(handler *h)
     kq_writer_init(&h->groups->expiry_batch, RECORD_BATCH_BYTES_MAX);
     group_store_batch_init(&h->groups->persist_take);
     kq_writer_init(&h->groups->persist_batch, RECORD_BATCH_BYTES_MAX);
+    groups_admin_init(h);
     return true;
 }
 
@@ -68,6 +69,7 @@ void groups_destroy(handler *h)
         group_coord_destroy(h->groups->coord);
     groups_commits_free(h);
     groups_persist_free(h);
+    groups_admin_free(h);
     kq_writer_free(&h->groups->batch);
     kq_writer_free(&h->groups->expiry_batch);
     free(h->groups);
@@ -215,6 +217,7 @@ void groups_on_progress(handler *h, const raft_status *st)
     coord_check_role(h, st);
     groups_commits_progress(h, st);
     groups_persist_progress(h, st);
+    groups_admin_progress(h, st);
 }
 
 void groups_on_tick(handler *h, int64_t now_ms)
@@ -236,6 +239,7 @@ void groups_on_tick(handler *h, int64_t now_ms)
     }
     groups_commits_expire(h, now_ms);
     groups_persist_tick(h, now_ms);
+    groups_admin_expire(h, now_ms);
     groups_expiry_tick(h, now_ms);
 }
 
@@ -252,7 +256,10 @@ int64_t groups_next_deadline(const handler *h)
             due = d;
     }
     int64_t p = groups_persist_next_deadline(h);
-    return p < due ? p : due;
+    if (p < due)
+        due = p;
+    int64_t a = groups_admin_deadline(h);
+    return a < due ? a : due;
 }
 
 void groups_log_limit(handler *h, void *slot, const char *api, const char *group_id,

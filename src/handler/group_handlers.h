@@ -72,6 +72,38 @@ typedef struct group_held {
     size_t len;
     struct group_held *next;
 } group_held;
+/* One entry of a DeleteGroups answer (a group) or an OffsetDelete answer
+ * (a partition), issue 24. */
+typedef struct admin_result {
+    int topic;          /* OffsetDelete: its topic's index in the request */
+    kq_slice name;      /* the group id / the topic name (into admin_pending.names) */
+    int32_t partition;  /* OffsetDelete */
+    int16_t error;
+    bool appended;      /* its tombstones are in the batch: the append's outcome answers */
+} admin_result;
+
+/* A DeleteGroups or OffsetDelete whose tombstones are being appended or
+ * wait to commit (group_admin.c). */
+typedef struct admin_pending {
+    void *slot;
+    int16_t api_key;
+    int16_t version;
+    int32_t correlation_id;
+    int16_t error;        /* OffsetDelete's top-level error */
+    int32_t epoch;        /* leader epoch it was appended in */
+    int64_t last_offset;  /* of its batch */
+    int64_t deadline_ms;
+    int count;
+    admin_result *results; /* malloc'd, count entries */
+    char *names;           /* malloc'd strings the results point into */
+} admin_pending;
+
+/* Its request object while the executor appends (kq/request.h): back
+ * through groups_admin_executed. */
+typedef struct admin_request {
+    kq_request req;
+    admin_pending pending;
+} admin_request;
 
 struct handler_groups {
     group_coord *coord;   /* NULL unless leading (in coord_epoch) */
@@ -113,6 +145,12 @@ struct handler_groups {
     group_held *held_head, *held_tail; /* in hold (and deadline) order */
     int held_count;
     uint64_t held_bytes;
+    /* DeleteGroups / OffsetDelete (group_admin.c, issue 24): the batch at
+     * the executor (one at a time, as batch) and the appended requests
+     * waiting for the high watermark, in append order. */
+    kq_writer admin_batch;
+    admin_pending admin_queue[HANDLER_GROUP_ADMIN_PENDING_MAX];
+    uint32_t admin_head, admin_tail;
 };
 
 _Static_assert((GROUP_COMMIT_QUEUE_CAP & (GROUP_COMMIT_QUEUE_CAP - 1)) == 0,
@@ -179,6 +217,25 @@ void groups_answer(handler *h, const group_pending *p, const group_answer *a);
 /* The same for an error before the coordinator saw the request. */
 void groups_answer_error(handler *h, void *slot, const wire_request_header *hdr,
                          enum group_answer_kind kind, int16_t error);
+
+/* group_admin.c (issue 24): DeleteGroups and OffsetDelete wait for their
+ * tombstones as OffsetCommit does. */
+void groups_admin_init(handler *h);
+void groups_admin_free(handler *h);
+void groups_admin_progress(handler *h, const raft_status *st);
+void groups_admin_expire(handler *h, int64_t now_ms);
+int64_t groups_admin_deadline(const handler *h);
+/* Whether one more request may wait (else COORDINATOR_NOT_AVAILABLE,
+ * decided before anything is deleted). */
+bool groups_admin_room(const handler *h);
+/* p's results allocated (count of them, names bytes of strings); false
+ * when memory runs out. */
+bool groups_admin_alloc(admin_pending *p, int count, size_t names);
+/* Hands p over with the count tombstones in h->groups->admin_batch, or,
+ * with none, answers it at once. */
+void groups_admin_submit(handler *h, admin_pending *p, int count);
+/* Answers p (its appended entries with error) and frees it. */
+void groups_admin_finish(handler *h, admin_pending *p, int16_t error);
 
 /* group_offset_commit.c */
 void groups_commits_progress(handler *h, const raft_status *st);

@@ -187,6 +187,9 @@ void handler_request_done(handler *h, kq_request *req)
     case KQ_REQUEST_FROM_GROUP_MEMBERSHIP:
         groups_persist_executed(h, req);
         return;
+    case KQ_REQUEST_FROM_GROUP_ADMIN:
+        groups_admin_executed(h, req);
+        return;
     }
     KQ_ASSERT(!"a request of no known origin");
 }

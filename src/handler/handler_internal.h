@@ -209,6 +209,7 @@ void handle_describe_cluster(handler *h, handler_request *req, kq_reader *r);
 bool groups_create(handler *h);
 void groups_destroy(handler *h);
 /* The executor's result of an OffsetCommit's append. */
+void groups_admin_executed(handler *h, kq_request *req);
 void groups_commit_executed(handler *h, kq_request *req);
 void groups_on_progress(handler *h, const raft_status *st);
 void groups_on_tick(handler *h, int64_t now_ms);

@@ -55,6 +55,7 @@ static const mutant_name mutants[] = {
     {"no-fencing-on-init", 0, KQ_MUTANT_NO_FENCING_ON_INIT},
     {"abort-keeps-offsets", 0, KQ_MUTANT_ABORT_KEEPS_OFFSETS},
     {"membership-not-replicated", 0, KQ_MUTANT_MEMBERSHIP_NOT_REPLICATED},
+    {"expiry-resurrects", 0, KQ_MUTANT_EXPIRY_RESURRECTS},
 };
 #define MUTANT_COUNT (sizeof(mutants) / sizeof(mutants[0]))
 

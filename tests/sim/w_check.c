@@ -25,7 +25,8 @@ const char *const w_check_names[W_CHECK_COUNT] = {
     "snapshot-failure-not-fatal", "response-budget", "voter-fetch-timely",
     "quorum-connections", "client-admitted", "change-after-epoch-commit",
     "one-uncommitted-change", "told-hw-monotonic", "txn-read-committed", "txn-atomic",
-    "txn-fenced-no-append", "txn-lso", "txn-offsets", "group-membership-kept", "liveness",
+    "txn-fenced-no-append", "txn-lso", "txn-offsets", "group-membership-kept",
+    "deleted-stays-deleted", "liveness",
     "scenario", "final",
 };
 
@@ -280,6 +281,7 @@ static int commit_batch(void *ctx, const uint8_t *b, size_t len)
     if (!record_batch_is_control(&h))
         record_values(c, b, len);
     w_check_txn_on_batch(s->w, b, len);
+    w_check_deleted_on_batch(s->w, b, len);
     if (record_batch_last_offset(&h) + 1 > c->committed_end)
         c->committed_end = record_batch_last_offset(&h) + 1;
     return 0;

@@ -59,6 +59,8 @@ enum w_check_id {
     W_INV_TXN_OFFSETS,         /* an aborted transaction's offsets are never visible */
     /* group membership through the log (issue 24, w_check_groups.c) */
     W_INV_GROUP_MEMBERSHIP_KEPT, /* a member is not forgotten within its session timeout */
+    /* DeleteGroups, OffsetDelete, expiry (issue 24, w_check_deleted.c) */
+    W_INV_DELETED_STAYS_DELETED, /* a deleted or expired offset never comes back */
     W_INV_PER_EVENT_COUNT,
     /* end of run */
     W_CHECK_LIVENESS = W_INV_PER_EVENT_COUNT, /* leader, commit, catch-up within 60 s */
@@ -138,6 +140,11 @@ void w_check_on_sent(w_world *w, uint64_t value);
 typedef struct w_offsets_floor {
     int64_t acked;   /* highest commit acknowledged before it was sent; -1 none */
     int64_t fetched; /* highest offset answered to one answered before it was sent; -1 none */
+    /* deleted-stays-deleted (issue 24): the latest deletion known before it
+     * was sent: answered NONE to the client (its send time; INT64_MIN
+     * none), and in the committed log (its offset; -1 none) */
+    int64_t deleted_sent_ms;
+    int64_t deleted_at;
 } w_offsets_floor;
 void w_check_on_offset_commit_sent(w_world *w, int client, int64_t value);
 /* group-membership-kept (issue 24): a group member's JoinGroup, SyncGroup,
@@ -148,6 +155,14 @@ void w_check_on_member_answer(w_world *w, int client, int64_t sent_ms, uint32_t 
                               int32_t generation, int16_t error, int32_t session_timeout_ms,
                               int32_t rebalance_timeout_ms);
 void w_check_on_offset_commit_acked(w_world *w, int client, int64_t value);
+/* Any answer to the commit of value arrived (acknowledged or refused: its
+ * place in the log, if any, is before anything sent after now). */
+void w_check_on_offset_commit_answered(w_world *w, int client, int64_t value);
+/* Issue 24: a DeleteGroups or OffsetDelete of the client's group (its
+ * partition) is sent: a handle for its outcome; answered (false: failed,
+ * the outcome unknown), deleted: answered NONE for the group/partition. */
+int w_check_on_delete_sent(w_world *w, int client);
+void w_check_on_delete_done(w_world *w, int client, int handle, bool answered, bool deleted);
 w_offsets_floor w_check_on_offset_fetch_sent(w_world *w, int client);
 /* An OffsetFetch answered NONE with offset (-1: none) by node; final: the
  * end-of-run one, to the leader after convergence. */

@@ -10,7 +10,10 @@
  *     never returns less than it.
  * In worlds whose offsets expire (issue 19), -1 is allowed in place of a
  * floor v only once offsets.retention.minutes has passed since v was sent:
- * the commit expired is v or a later one, committed no earlier than sent. */
+ * the commit expired is v or a later one, committed no earlier than sent;
+ * and once a deletion of the client's (issue 24) may have followed v's
+ * commit (one not answered before v was sent). deleted-stays-deleted is
+ * w_check_deleted.c's. */
 #include <stdlib.h>
 
 #include "kq/assert.h"
@@ -23,7 +26,7 @@
 #define WG_FINAL_WAIT_MS 10000
 #define WG_FINAL_BACKOFF_MS 500
 
-static w_group_offsets *group_of(w_world *w, int client)
+w_group_offsets *w_check_group_of(w_world *w, int client)
 {
     KQ_ASSERT(client >= 0 && client < SIM_CLIENTS_MAX);
     w_group_offsets *g = &w->check->groups[client];
@@ -31,23 +34,32 @@ static w_group_offsets *group_of(w_world *w, int client)
         g->used = true;
         g->acked_max = -1;
         g->fetched_max = -1;
+        g->deleted_sent_ms = INT64_MIN;
+        g->log_deleted_at = -1;
     }
     return g;
 }
 
-static bool was_sent(const w_group_offsets *g, int64_t offset)
+#define group_of w_check_group_of
+
+int64_t w_check_sent_index(const w_group_offsets *g, int64_t offset)
 {
     size_t lo = 0, hi = g->sent_n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (g->sent[mid] == offset)
-            return true;
+            return (int64_t)mid;
         if (g->sent[mid] < offset)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return false;
+    return -1;
+}
+
+static bool was_sent(const w_group_offsets *g, int64_t offset)
+{
+    return w_check_sent_index(g, offset) >= 0;
 }
 
 void w_check_groups_free(struct w_check *c)
@@ -55,6 +67,9 @@ void w_check_groups_free(struct w_check *c)
     for (int i = 0; i < SIM_CLIENTS_MAX; i++) {
         free(c->groups[i].sent);
         free(c->groups[i].sent_ms);
+        free(c->groups[i].answered_ms);
+        free(c->groups[i].log_pos);
+        free(c->groups[i].deletes);
     }
 }
 
@@ -62,7 +77,7 @@ void w_check_groups_free(struct w_check *c)
 static bool may_have_expired(const w_world *w, const w_group_offsets *g, int64_t floor)
 {
     int64_t retention = w->cfg.group.offsets_retention_ms;
-    if (floor < 0)
+    if (floor < 0 || w_check_deleted_may_have(g, floor))
         return true;
     if (w->cfg.group.max_size <= 0 || retention <= 0)
         return false;
@@ -91,8 +106,12 @@ void w_check_on_offset_commit_sent(w_world *w, int client, int64_t value)
         g->sent_cap = g->sent_cap ? g->sent_cap * 2 : 64;
         g->sent = realloc(g->sent, g->sent_cap * sizeof(*g->sent));
         g->sent_ms = realloc(g->sent_ms, g->sent_cap * sizeof(*g->sent_ms));
-        KQ_ASSERT(g->sent && g->sent_ms);
+        g->answered_ms = realloc(g->answered_ms, g->sent_cap * sizeof(*g->answered_ms));
+        g->log_pos = realloc(g->log_pos, g->sent_cap * sizeof(*g->log_pos));
+        KQ_ASSERT(g->sent && g->sent_ms && g->answered_ms && g->log_pos);
     }
+    g->answered_ms[g->sent_n] = INT64_MAX;
+    g->log_pos[g->sent_n] = -1;
     g->sent_ms[g->sent_n] = w->now;
     g->sent[g->sent_n++] = value;
 }
@@ -107,7 +126,9 @@ void w_check_on_offset_commit_acked(w_world *w, int client, int64_t value)
 w_offsets_floor w_check_on_offset_fetch_sent(w_world *w, int client)
 {
     const w_group_offsets *g = group_of(w, client);
-    return (w_offsets_floor){.acked = g->acked_max, .fetched = g->fetched_max};
+    return (w_offsets_floor){.acked = g->acked_max, .fetched = g->fetched_max,
+                             .deleted_sent_ms = g->deleted_sent_ms,
+                             .deleted_at = g->log_deleted_at};
 }
 
 void w_check_on_offset_fetched(w_world *w, int client, const w_offsets_floor *floor,
@@ -115,6 +136,9 @@ void w_check_on_offset_fetched(w_world *w, int client, const w_offsets_floor *fl
 {
     w_group_offsets *g = group_of(w, client);
     const char *what = final ? "the final OffsetFetch" : "an OffsetFetch";
+    w_check_deleted_on_fetched(w, client, floor, offset, node, final);
+    if (w->failed)
+        return;
     if (w_check_on(w, W_INV_OFFSETS_NOT_INVENTED) && offset != -1 && !was_sent(g, offset))
         w_inv_fail(w, W_INV_OFFSETS_NOT_INVENTED,
                    "client %d: %s answered by node %d returned offset %lld, never sent", client,
@@ -200,8 +224,41 @@ static void final_fetch(w_world *w, w_client *c, int leader)
                WG_FINAL_ATTEMPTS, leader + 1);
 }
 
+static bool pred_leader(w_world *w, void *ctx)
+{
+    (void)ctx;
+    return w_current_leader(w) >= 0;
+}
+
+/* Issue 24: before the final OffsetFetches every running node restarts
+ * (killed, then started: its offsets table is rebuilt from its latest
+ * snapshot and its log, as after any crash), so that what a rebuild makes
+ * is what the final answers are checked on (a deletion or an expiry that
+ * a rebuild undid shows there: deleted-stays-deleted). The new leader. */
+static int restart_all(w_world *w, int leader)
+{
+    bool any = false;
+    for (int i = 0; i < w->client_n; i++)
+        any = any || w->check->groups[i].used;
+    if (!any)
+        return leader;
+    w_trace(w, "=== every node restarts before the final OffsetFetches");
+    for (int i = 0; i < w->n && !w->failed; i++) {
+        if (!w->nodes[i].running || w->nodes[i].corrupted)
+            continue;
+        w_node_crash(w, i, W_CRASH_PROCESS_KILL);
+        if (!w_node_start(w, i) && w_check_on(w, W_CHECK_LIVENESS))
+            w_fail(w, "liveness: node %d refuses to start before the final OffsetFetches", i + 1);
+    }
+    if (!w->failed && !w_run_until(w, pred_leader, NULL, WG_FINAL_WAIT_MS) &&
+        w_check_on(w, W_CHECK_LIVENESS))
+        w_fail(w, "liveness: no leader %d ms after every node restarted", WG_FINAL_WAIT_MS);
+    return w_current_leader(w);
+}
+
 bool w_check_final_offsets(w_world *w, int leader)
 {
+    leader = restart_all(w, leader);
     for (int i = 0; i < w->client_n && !w->failed; i++)
         final_fetch(w, w->clients[i], leader);
     return !w->failed;

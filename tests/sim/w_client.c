@@ -970,6 +970,8 @@ void w_client_on_response(w_world *w, int idx, uint64_t client_ref, const uint8_
     case WC_OP_OFFSET_COMMIT:
     case WC_OP_OFFSET_FETCH:
     case WC_OP_FIND_COORDINATOR:
+    case WC_OP_DELETE_GROUPS:
+    case WC_OP_OFFSET_DELETE:
         wc_on_group_response(w, c, &f, bytes, len);
         break;
     case WC_OP_JOIN_GROUP:

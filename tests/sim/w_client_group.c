@@ -277,6 +277,7 @@ static void wg_on_commit(w_world *w, w_client *c, const wc_inflight *f, const ui
         wg_rotate(w, c); /* outcome unknown: the next commit carries a higher offset */
         return;
     }
+    w_check_on_offset_commit_answered(w, c->idx, f->commit_value);
     if (!wc_open_response(w, c, f, WIRE_API_OFFSET_COMMIT, bytes, len, &r))
         return;
     wire_offset_commit_response resp;
@@ -312,6 +313,16 @@ static void wg_on_commit(w_world *w, w_client *c, const wc_inflight *f, const ui
 
 /* ---- w_client_internal.h */
 
+int wc_group_target(w_world *w, w_client *c)
+{
+    return wg_target(w, c);
+}
+
+void wc_group_rotate(w_world *w, w_client *c)
+{
+    wg_rotate(w, c);
+}
+
 void wc_group_init(w_world *w, w_client *c)
 {
     snprintf(c->group.group_id, sizeof(c->group.group_id), "g%d", c->idx);
@@ -319,6 +330,7 @@ void wc_group_init(w_world *w, w_client *c)
     c->group.coord_node = -1;
     c->group.find_first = sim_prng_below(&w->rng, 2);
     c->group.last_value = (int64_t)sim_prng_below(&w->rng, 10) - 1;
+    wca_init(w, c);
 }
 
 void wc_act_group(w_world *w, w_client *c)
@@ -334,6 +346,7 @@ void wc_act_group(w_world *w, w_client *c)
     }
     bool may_commit = wcm_act(w, c);
     busy = busy || wc_count_op(c, WC_OP_JOIN_GROUP) > 0 || wc_count_op(c, WC_OP_SYNC_GROUP) > 0;
+    busy = busy || wca_holds_commits(w, c) || wca_act(w, c); /* issue 24 */
     if (!busy && may_commit && w->clients_on && !c->stop_new) {
         wg_send_commit(w, c);
         if (wc_count_op(c, WC_OP_OFFSET_FETCH) < WG_FETCH_INFLIGHT_MAX &&
@@ -357,6 +370,10 @@ void wc_on_group_response(w_world *w, w_client *c, const wc_inflight *f, const u
         break;
     case WC_OP_FIND_COORDINATOR:
         wg_on_find(w, c, f, bytes, len);
+        break;
+    case WC_OP_DELETE_GROUPS:
+    case WC_OP_OFFSET_DELETE:
+        wca_on_response(w, c, f, bytes, len);
         break;
     default:
         break;

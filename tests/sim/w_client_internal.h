@@ -48,6 +48,8 @@ enum wc_op {
     WC_OP_VOTER_CHANGE, /* the operator (w_client_operator.c) */
     WC_OP_TXN, /* a transactional producer's step (w_client_txn.c) */
     WC_OP_TXN_OFFSET_FETCH, /* ... reading its group back */
+    WC_OP_DELETE_GROUPS, /* group clients deleting their group (w_client_admin.c) */
+    WC_OP_OFFSET_DELETE,
 };
 
 /* A request sent and not yet answered (exactly one w_client_on_response). */
@@ -71,6 +73,8 @@ typedef struct wc_inflight {
     int64_t sent_ms;       /* when wc_send sent it */
     uint32_t member_inc;   /* group members: the member id it names (0: none) */
     int32_t generation;    /* ... and the generation */
+    int delete_handle;     /* DeleteGroups / OffsetDelete: the checker's (w_check.h) */
+    bool extra_partitions; /* OffsetDelete: also an unknown partition and topic */
 } wc_inflight;
 
 /* A transactional producer's state (w_client_txn.c, issue 23). */
@@ -118,7 +122,15 @@ typedef struct wc_group {
     uint32_t member_inc;  /* its member id's incarnation (0: none; issue 24's check) */
     uint32_t next_inc;
     int64_t heartbeat_at; /* when the next Heartbeat is due */
+    /* deletions (w_client_admin.c, issue 24) */
+    bool deleter;         /* it sends DeleteGroups / OffsetDelete now and then */
+    int64_t quiet_until;  /* after a deletion: no commit before */
+    bool retired;         /* after a deletion: no commit ever again */
+    int subscription;     /* a member's topics: WCA_SUB_* */
 } wc_group;
+
+/* A member's ConsumerProtocolSubscription (w_client_admin.c). */
+enum { WCA_SUB_META = 0, WCA_SUB_OTHER, WCA_SUB_UNREADABLE };
 
 /* The operator's change (w_client_operator.c). */
 typedef struct wc_operator {
@@ -196,6 +208,9 @@ bool wc_body_ok(w_world *w, const w_client *c, const wc_inflight *f, int16_t key
 
 /* ---- w_client_group.c */
 void wc_group_init(w_world *w, w_client *c);
+/* The node it believes coordinates its group; after a failure, the next. */
+int wc_group_target(w_world *w, w_client *c);
+void wc_group_rotate(w_world *w, w_client *c);
 /* A W_EV_CLIENT of a group client. */
 void wc_act_group(w_world *w, w_client *c);
 /* The outcome of one of its requests (bytes NULL: failed). */
@@ -222,6 +237,17 @@ void wcm_on_response(w_world *w, w_client *c, const wc_inflight *f, const uint8_
 void wcm_reset(w_client *c, bool keep_id);
 /* Whether a member is refused a commit with e (it then rejoins). */
 bool wcm_commit_refused(w_world *w, w_client *c, const wc_inflight *f, int16_t e);
+
+/* ---- w_client_admin.c (issue 24) */
+void wca_init(w_world *w, w_client *c);
+/* A deletion in flight, or its quiet time: no commit now. */
+bool wca_holds_commits(const w_world *w, const w_client *c);
+/* Sends a DeleteGroups or OffsetDelete now and then; true if it did. */
+bool wca_act(w_world *w, w_client *c);
+void wca_on_response(w_world *w, w_client *c, const wc_inflight *f, const uint8_t *bytes,
+                     size_t len);
+/* The member's JoinGroup metadata (ConsumerProtocolSubscription). */
+kq_slice wca_subscription(const w_client *c);
 
 /* ---- w_client_hostile.c (issue 19) */
 void wch_act(w_world *w, w_client *c);

@@ -107,9 +107,8 @@ bool wcm_commit_refused(w_world *w, w_client *c, const wc_inflight *f, int16_t e
 static void wm_send_join(w_world *w, w_client *c)
 {
     int16_t v = wm_version(w, WIRE_API_JOIN_GROUP, 0, 9);
-    static const uint8_t meta[] = {0, 1, 0, 0, 0, 0};
     wire_join_group_protocol p = {.name = kq_slice_cstr(WM_PROTOCOL),
-                                  .metadata = {meta, (int32_t)sizeof(meta)}};
+                                  .metadata = wca_subscription(c)};
     wire_join_group_request req = {.group_id = kq_slice_cstr(c->group.group_id),
                                    .session_timeout_ms = WM_SESSION_TIMEOUT_MS,
                                    .rebalance_timeout_ms = WM_REBALANCE_TIMEOUT_MS,
