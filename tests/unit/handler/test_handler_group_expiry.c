@@ -168,6 +168,7 @@ static void stable_member(tn_node *n, tn_slot *s, int32_t corr, const char *grou
         .protocols = &proto, .protocol_count = 1, .reason = {NULL, -1}};
     TN_SEND(n, s, WIRE_API_JOIN_GROUP, 3, corr, wire_join_group_request_encode, &req);
     tn_tick(n, n->now + KQ_GROUP_INITIAL_REBALANCE_DELAY_MS_DEFAULT + 1);
+    tn_settle(n); /* the answer waits for the group's record (issue 24) */
     wire_join_group_response j;
     TN_DECODE(n, s, WIRE_API_JOIN_GROUP, 3, corr, wire_join_group_response_decode, &j);
     assert_int_equal(j.error_code, KAFKA_NONE);
@@ -180,6 +181,7 @@ static void stable_member(tn_node *n, tn_slot *s, int32_t corr, const char *grou
         .protocol_type = {NULL, -1}, .protocol_name = {NULL, -1}, .assignments = &a,
         .assignment_count = 1};
     TN_SEND(n, s, WIRE_API_SYNC_GROUP, 3, corr + 1, wire_sync_group_request_encode, &sr);
+    tn_settle(n);
     wire_sync_group_response sync;
     TN_DECODE(n, s, WIRE_API_SYNC_GROUP, 3, corr + 1, wire_sync_group_response_decode, &sync);
     assert_int_equal(sync.error_code, KAFKA_NONE);

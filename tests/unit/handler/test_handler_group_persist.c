@@ -24,17 +24,7 @@ typedef struct member {
     int32_t generation;
 } member;
 
-/* Records commit (flushes) and the executor's timer runs the next take, as
- * the daemon's loop does at once, until nothing is left. */
-static void settle(tn_node *n)
-{
-    for (int i = 0; i < 16; i++) {
-        int flushed = tn_flush(n);
-        tn_tick(n, n->now);
-        if (!flushed && !n->job)
-            return;
-    }
-}
+#define settle tn_settle
 
 static void join(tn_node *n, tn_slot *s, int32_t corr, const char *member_id)
 {
