@@ -105,14 +105,13 @@ static bool respond_offset_delete(handler *h, const admin_pending *p)
 
 void groups_admin_finish(handler *h, admin_pending *p, int16_t error)
 {
+    /* With a membership tombstone to wait for, every deleted group's
+     * answer depends on it (its offsets' too). */
     for (int i = 0; i < p->count; i++)
-        if (p->results[i].appended)
+        if (p->results[i].appended || (p->hold_seq && p->results[i].error == KAFKA_NONE))
             p->results[i].error = error;
     bool ok = p->api_key == WIRE_API_DELETE_GROUPS ? respond_delete_groups(h, p)
                                                    : respond_offset_delete(h, p);
-    /* TODO(persist, issue 24): a DeleteGroups whose group_delete() left a
-     * group tombstone not yet committed is held until it is
-     * (groups_persist_hold, /work/notes/persist-api.md). */
     if (ok)
         handler_finish_response(h, p->slot);
     else
@@ -133,7 +132,10 @@ void groups_admin_progress(handler *h, const raft_status *st)
     while ((p = queue_front(g)) != NULL) {
         if (st->role != RAFT_ROLE_LEADER || st->epoch != p->epoch)
             groups_admin_finish(h, p, KAFKA_NOT_COORDINATOR);
-        else if (st->high_watermark > p->last_offset && applied > p->last_offset)
+        else if (p->hold_seq && p->coord_made != g->coords_made)
+            groups_admin_finish(h, p, KAFKA_COORDINATOR_NOT_AVAILABLE); /* loaded again */
+        else if (st->high_watermark > p->last_offset && applied > p->last_offset &&
+                 p->hold_seq <= g->persist_committed_seq)
             groups_admin_finish(h, p, KAFKA_NONE);
         else
             break;
@@ -145,6 +147,13 @@ void groups_admin_expire(handler *h, int64_t now_ms)
 {
     handler_groups *g = h->groups;
     admin_pending *p;
+    if (queue_front(g)) { /* a membership tombstone may have committed without a new HW */
+        raft_status st;
+        raft_get_status(h->svc.raft, &st);
+        if (!h->decision)
+            kq_arena_reset(&h->arena); /* as groups_on_tick: nothing else holds it */
+        groups_admin_progress(h, &st);
+    }
     /* Deadlines follow the append order: the front expires first. */
     while ((p = queue_front(g)) != NULL && p->deadline_ms <= now_ms) {
         groups_admin_finish(h, p, KAFKA_COORDINATOR_NOT_AVAILABLE);
@@ -162,8 +171,21 @@ int64_t groups_admin_deadline(const handler *h)
 void groups_admin_submit(handler *h, admin_pending *p, int count)
 {
     handler_groups *g = h->groups;
-    if (count == 0) {
+    if (count == 0 && p->hold_seq == 0) {
         groups_admin_finish(h, p, KAFKA_NONE);
+        return;
+    }
+    if (count == 0) { /* only the membership tombstones to wait for */
+        raft_status st;
+        raft_get_status(h->svc.raft, &st);
+        p->epoch = st.epoch;
+        p->last_offset = -1;
+        p->deadline_ms = h->svc.now_ms(h->svc.ctx) + HANDLER_GROUP_COMMIT_TIMEOUT_MS;
+        KQ_ASSERT(groups_admin_room(h)); /* checked at the decision, in this frame */
+        g->admin_queue[g->admin_tail & ADMIN_MASK] = *p;
+        g->admin_tail++;
+        groups_persist_now(h);
+        groups_admin_progress(h, &st);
         return;
     }
     admin_request *held = malloc(sizeof(*held));

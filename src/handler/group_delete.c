@@ -143,6 +143,10 @@ static void decide(handler *h, handler_request *req, const wire_delete_groups_re
         }
     }
     p->count = out;
+    if (deleted > 0) { /* their membership tombstones (issue 24) */
+        p->hold_seq = groups_persist_seq(h, NULL);
+        p->coord_made = h->groups->coords_made;
+    }
     if (deleted > 0)
         LOG_LINE_LIMITED("DeleteGroups from %s: %d group(s) deleted, %d offset(s) to remove",
                          h->svc.slot_peer(h->svc.ctx, req->slot), deleted, k->count);

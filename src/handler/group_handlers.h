@@ -93,6 +93,11 @@ typedef struct admin_pending {
     int32_t epoch;        /* leader epoch it was appended in */
     int64_t last_offset;  /* of its batch */
     int64_t deadline_ms;
+    /* DeleteGroups: the groups' membership tombstones (group_persist.c)
+     * must commit too: the coordinator's change seq, of the coordinator
+     * made coord_made-th (0: nothing to wait for). */
+    uint64_t hold_seq;
+    uint32_t coord_made;
     int count;
     admin_result *results; /* malloc'd, count entries */
     char *names;           /* malloc'd strings the results point into */
