@@ -69,6 +69,10 @@ enum kq_mutant {
     KQ_MUTANT_NO_FENCING_ON_INIT = 1u << 18,
     /* an ABORT marker makes its transaction's offset commits visible */
     KQ_MUTANT_ABORT_KEEPS_OFFSETS = 1u << 19,
+    /* group offsets (issue 24): OffsetFetch answers a committed offset in
+     * the trailing run of control batches with the log end, not the end of
+     * the committed run (the high watermark) */
+    KQ_MUTANT_RUN_END_UNCOMMITTED = 1u << 26,
 };
 
 #endif

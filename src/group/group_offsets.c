@@ -160,8 +160,9 @@ static bool apply(group_offsets *o, go_entry *x)
                                 x->hash);
     if (x->tombstone) {
         bool matches = old && go_tombstone_matches(x, old);
-        /* Its state was computed when it was noted, from the same value. */
-        KQ_ASSERT(matches == (x->run.kind == GO_RUN_ABSENT));
+        /* Its state was computed when it was noted, from the same value:
+         * absent once applied, else the key's own. */
+        KQ_ASSERT(x->run.kind == (matches || !old ? GO_RUN_ABSENT : old->run.kind));
         if (matches) {
             go_run_detach(o, old);
             forget(o, old);
