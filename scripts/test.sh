@@ -201,6 +201,8 @@ if want sim && ((asan_ok)); then
         sim_mutant marker-before-commit txn-atomic --seeds 200
         sim_mutant no-fencing-on-init txn-fenced-no-append --seeds 200
         sim_mutant abort-keeps-offsets txn-offsets --seeds 400
+        # issue 24: a run of control batches ended at the log end, not the HW
+        sim_mutant run-end-uncommitted offsets-not-invented --seeds 200
         mutants_settle
     else
         echo "scripts/simulate.sh not present: simulator not run"

@@ -54,6 +54,7 @@ static const mutant_name mutants[] = {
     {"marker-before-commit", 0, KQ_MUTANT_MARKER_BEFORE_COMMIT},
     {"no-fencing-on-init", 0, KQ_MUTANT_NO_FENCING_ON_INIT},
     {"abort-keeps-offsets", 0, KQ_MUTANT_ABORT_KEEPS_OFFSETS},
+    {"run-end-uncommitted", 0, KQ_MUTANT_RUN_END_UNCOMMITTED},
 };
 #define MUTANT_COUNT (sizeof(mutants) / sizeof(mutants[0]))
 

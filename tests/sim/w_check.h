@@ -138,6 +138,9 @@ typedef struct w_offsets_floor {
     int64_t fetched; /* highest offset answered to one answered before it was sent; -1 none */
 } w_offsets_floor;
 void w_check_on_offset_commit_sent(w_world *w, int client, int64_t value);
+/* The end of the committed record (a hint for committers that keep up with
+ * the log, issue 24). */
+int64_t w_check_committed_end(const w_world *w);
 void w_check_on_offset_commit_acked(w_world *w, int client, int64_t value);
 w_offsets_floor w_check_on_offset_fetch_sent(w_world *w, int client);
 /* An OffsetFetch answered NONE with offset (-1: none) by node; final: the

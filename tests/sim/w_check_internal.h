@@ -8,6 +8,7 @@
 typedef struct w_batch {
     int64_t base, last;
     uint64_t hash; /* of the whole batch as committed */
+    bool control;  /* issue 24: runs of control batches (w_check_groups.c) */
 } w_batch;
 
 typedef struct w_acked {
@@ -109,6 +110,11 @@ void w_check_flushed_durable(w_world *w);
 /* w_check_txn.c: a batch new to the committed record; frees its state. */
 void w_check_txn_on_batch(w_world *w, const uint8_t *b, size_t len);
 void w_check_txn_free(struct w_check *c);
+
+/* Whether every committed batch holding an offset in [from, to) is a
+ * control batch (from < to <= the committed end); boundary: to is also a
+ * batch's base or the committed end (issue 24, w_check_groups.c). */
+bool w_check_control_only(const w_world *w, int64_t from, int64_t to, bool boundary);
 
 /* w_check_groups.c: frees the groups' state. */
 void w_check_groups_free(struct w_check *c);
