@@ -122,6 +122,20 @@ static go_run committed_state(const go_entry *y)
     return r;
 }
 
+/* Whether tombstone t applies to the key's value r: go_tombstone_matches,
+ * the rule apply() follows, on that value. */
+static bool tombstone_matches(const go_entry *t, const go_run *r)
+{
+    go_entry value;
+    memset(&value, 0, sizeof(value));
+    value.e = t->e;
+    value.e.offset = r->offset;
+    value.e.leader_epoch = r->leader_epoch;
+    value.e.commit_timestamp_ms = r->commit_timestamp_ms;
+    value.hash = t->hash;
+    return go_tombstone_matches(t, &value);
+}
+
 bool go_run_note_pending(group_offsets *o, go_entry *x)
 {
     KQ_ASSERT(!x->aborted && !x->key_linked);
@@ -142,10 +156,8 @@ bool go_run_note_pending(group_offsets *o, go_entry *x)
     prev = close_at(o, prev, at);
     if (!x->tombstone)
         x->run = after_commit(prev, &x->e, start_at(o, at));
-    else if (prev.kind != GO_RUN_ABSENT && prev.offset == x->e.offset &&
-             prev.leader_epoch == x->e.leader_epoch &&
-             prev.commit_timestamp_ms == x->e.commit_timestamp_ms)
-        x->run = (go_run){ .kind = GO_RUN_ABSENT }; /* go_tombstone_matches */
+    else if (prev.kind != GO_RUN_ABSENT && tombstone_matches(x, &prev))
+        x->run = (go_run){ .kind = GO_RUN_ABSENT };
     else
         x->run = prev;
     x->key_prev = slot ? *slot : NULL;
