@@ -207,6 +207,8 @@ if want sim && ((asan_ok)); then
         # the appending leader (327 of 2000 seeds; every 100-seed window of
         # the first 1000 catches 8-22)
         sim_mutant expiry-resurrects deleted-stays-deleted --seeds 100
+        # issue 24: a run of control batches ended at the log end, not the HW
+        sim_mutant run-end-uncommitted offsets-not-invented --seeds 200
         mutants_settle
     else
         echo "scripts/simulate.sh not present: simulator not run"

@@ -551,8 +551,11 @@ _Static_assert((uint64_t)KQ_GROUP_COMMIT_PARTITIONS_MAX *
 /* Bytes one committed offset costs in a snapshot, besides its group id,
  * topic and metadata: the record's framing (at most 16 bytes, src/snapshot/
  * encode.c), its key "kq.group-offset" (15) and the value's fixed fields
- * (version, three string lengths, partition, offset, epoch, timestamp: 32). */
-#define KQ_GROUP_OFFSET_ENTRY_FIXED_BYTES 64u
+ * (version, three string lengths, partition, offset, epoch, timestamp: 32);
+ * issue 24: or "kq.group-offset-end" (19) and its answer (8) after them. */
+#define KQ_GROUP_OFFSET_ENTRY_FIXED_BYTES 80u
+/* The "kq.offset-run" record (issue 24): framing 16, key 13, value 10. */
+#define KQ_SNAPSHOT_OFFSET_RUN_BYTES 48u
 /* Budget of the offsets table at the log end (committed entries and pending
  * commits together, each at KQ_GROUP_OFFSET_ENTRY_FIXED_BYTES plus its
  * strings' lengths): a commit that would pass it is answered
@@ -570,7 +573,8 @@ _Static_assert((uint64_t)KQ_GROUP_COMMIT_PARTITIONS_MAX *
 #define KQ_SNAPSHOT_PRODUCER_BATCHES 5
 #define KQ_SNAPSHOT_PRODUCER_RECORD_BYTES_MAX (16u + 11u + 16u + 24u * KQ_SNAPSHOT_PRODUCER_BATCHES)
 /* Header and footer batches, the voters and producer-id maxima records. */
-#define KQ_SNAPSHOT_FIXED_BYTES_MAX (2u * 128u + 2u * KQ_SNAPSHOT_RECORD_BYTES_MAX)
+#define KQ_SNAPSHOT_FIXED_BYTES_MAX \
+    (2u * 128u + 2u * KQ_SNAPSHOT_RECORD_BYTES_MAX + KQ_SNAPSHOT_OFFSET_RUN_BYTES)
 /* A batch is flushed only when the next record would not fit, so every
  * batch but the last holds more than half of KQ_SNAPSHOT_BATCH_BYTES_MAX:
  * at most this many batch headers (61 bytes each) in a snapshot file. */
@@ -583,8 +587,10 @@ _Static_assert((uint64_t)KQ_GROUP_COMMIT_PARTITIONS_MAX *
  * failures not logged). */
 #define EXEC_SNAPSHOT_FAILURE_LOG_MS 10000
 
-_Static_assert(KQ_GROUP_OFFSET_ENTRY_FIXED_BYTES >= 16 + 15 + 32,
-               "an entry's fixed cost covers its framing, key and fixed value fields");
+_Static_assert(KQ_GROUP_OFFSET_ENTRY_FIXED_BYTES >= 16 + 15 + 32 &&
+                   KQ_GROUP_OFFSET_ENTRY_FIXED_BYTES >= 16 + 19 + 32 + 8,
+               "an entry's fixed cost covers its framing, key and fixed value fields, "
+               "as kq.group-offset or kq.group-offset-end");
 _Static_assert(KQ_GROUP_OFFSET_ENTRY_FIXED_BYTES + KQ_TXN_OFFSET_EXTRA_BYTES >= 16 + 13 + 8 + 32,
                "a stashed commit's cost covers its framing, key, producer id and fixed fields");
 _Static_assert(2 * KQ_SNAPSHOT_RECORD_BYTES_MAX <= KQ_SNAPSHOT_BATCH_BYTES_MAX,

@@ -79,6 +79,10 @@ enum kq_mutant {
      * truncation) skip them, so a leader change or a restart brings the
      * offsets back */
     KQ_MUTANT_EXPIRY_RESURRECTS = 1u << 25,
+    /* group offsets (issue 24): OffsetFetch answers a committed offset in
+     * the trailing run of control batches with the log end, not the end of
+     * the committed run (the high watermark) */
+    KQ_MUTANT_RUN_END_UNCOMMITTED = 1u << 26,
 };
 
 #endif

@@ -1,7 +1,8 @@
 /* The OffsetCommit control batch (src/storage/FORMAT.md, "Group offsets"),
  * plain or transactional ("Transactions"): built for the leader to append,
  * and read back from every batch appended at the log end into the pending
- * FIFO, or the producer's stash until its marker. */
+ * FIFO, or the producer's stash until its marker; data batches are noted
+ * for the runs of control batches between them (group_offsets_run.c). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -228,10 +229,16 @@ int group_offsets_note_batches_skipping(group_offsets *o, const uint8_t *batches
             break;
         }
         size_t size = record_batch_size(&h);
+        int64_t end = record_batch_last_offset(&h) + 1;
         if (record_batch_is_control(&h)) {
             int n = note_control(o, batches + pos, size, &h, sk);
             total = n < 0 || total > INT32_MAX - n ? -1 : total + n;
+        } else if (h.base_offset <= go_last_noted(o) || end <= h.base_offset ||
+                   !go_run_note_data(o, h.base_offset, end)) {
+            total = -1; /* a data batch ends a run of control batches (issue 24) */
         }
+        if (total >= 0 && end > o->noted_end)
+            o->noted_end = end;
         pos += size;
     }
     if (total < 0)

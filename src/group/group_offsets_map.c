@@ -131,6 +131,28 @@ static void place(go_entry **slots, size_t cap, go_entry *x)
     slots[i] = x;
 }
 
+bool go_map_reserve(go_map *m, size_t n)
+{
+    if (2 * (m->count + n) <= m->cap)
+        return true;
+    size_t cap = m->cap ? m->cap : GO_MAP_CAP_MIN;
+    while (2 * (m->count + n) > cap) {
+        if (cap > SIZE_MAX / 4 / sizeof(*m->slots))
+            return false;
+        cap *= 2;
+    }
+    go_entry **slots = calloc(cap, sizeof(*slots));
+    if (!slots)
+        return false;
+    for (size_t i = 0; i < m->cap; i++)
+        if (m->slots[i])
+            place(slots, cap, m->slots[i]);
+    free(m->slots);
+    m->slots = slots;
+    m->cap = cap;
+    return true;
+}
+
 bool go_map_insert(go_map *m, go_entry *x)
 {
     if (2 * (m->count + 1) > m->cap) {

@@ -160,7 +160,8 @@ bool go_txn_marker(group_offsets *o, int64_t pid, int64_t offset, bool commit)
     go_txn *t = txn_find(o, pid, &at);
     if (!t)
         return true; /* nothing stashed: the marker does nothing here */
-    if (offset <= go_last_noted(o) || !go_pending_reserve(o, t->len))
+    if (offset <= go_last_noted(o) || !go_pending_reserve(o, t->len) ||
+        !go_map_reserve(&o->pending_keys, t->len))
         return false;
     /* Stash order kept: the entries are appended oldest first. */
     for (size_t i = 0; i < t->len; i++) {
@@ -174,7 +175,7 @@ bool go_txn_marker(group_offsets *o, int64_t pid, int64_t offset, bool commit)
         /* A commit a deletion killed is never applied, whatever the marker. */
         x->aborted = (!commit && !o->abort_keeps) || x->killed_at >= 0;
         bool appended = go_pending_append(o, x);
-        KQ_ASSERT(appended); /* room reserved above */
+        KQ_ASSERT(appended); /* room reserved above (the FIFO, the keys' map) */
     }
     t->len = 0;
     txn_remove_at(o, at);
@@ -214,6 +215,7 @@ void go_txn_cut(group_offsets *o, int64_t offset)
         go_entry *x = o->pending[i];
         KQ_ASSERT(o->pending_bytes >= x->cost);
         o->pending_bytes -= x->cost;
+        go_run_unlink_pending(o, x);
         if (x->txn_pid < 0 || x->record_offset >= offset) {
             go_entry_free(x);
             continue;
@@ -230,6 +232,7 @@ void go_txn_cut(group_offsets *o, int64_t offset)
         o->pending_head = o->pending_len = 0;
     if (o->txn_noted_end >= offset)
         o->txn_noted_end = offset - 1;
+    go_run_cut(o, offset); /* the data batches noted (issue 24) */
 }
 
 void go_txn_free_all(group_offsets *o)

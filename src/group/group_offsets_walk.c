@@ -128,9 +128,25 @@ static int cmp_key(const void *a, const void *b)
     return c ? c : cmp_topic_partition(a, b);
 }
 
+typedef struct at_end_cb {
+    group_offsets_cb plain;
+    group_offsets_run_cb runs;
+    void *ctx;
+} at_end_cb;
+
+static int at_end_call(const group_offsets *o, const at_end_cb *c, const go_entry *x)
+{
+    if (c->plain)
+        return c->plain(c->ctx, &x->e);
+    /* Committed, or the newest pending commit of its key. */
+    bool pending = go_map_find(&o->committed, x->e.group_id, x->e.topic, x->e.partition,
+                               x->hash) != x;
+    return c->runs(c->ctx, &x->e, go_run_answer_at_end(o, x, pending));
+}
+
 /* In (group, topic, partition) order, so that equal states give equal
  * snapshot files whatever the history of the maps. */
-int group_offsets_foreach_at_end(const group_offsets *o, group_offsets_cb cb, void *ctx)
+static int walk_at_end(const group_offsets *o, const at_end_cb *c)
 {
     go_map newest = end_of_pending(o);
     size_t cap = o->committed.count + newest.count;
@@ -157,7 +173,7 @@ int group_offsets_foreach_at_end(const group_offsets *o, group_offsets_cb cb, vo
     qsort(list, n, sizeof(*list), cmp_key);
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++)
-        rc = cb(ctx, &list[i]->e);
+        rc = at_end_call(o, c, list[i]);
     free(list);
     return rc;
 }
@@ -225,4 +241,17 @@ int group_offsets_foreach_key_at_end(const group_offsets *o, const char *group_i
     }
     free(l.items);
     return rc;
+}
+
+int group_offsets_foreach_at_end(const group_offsets *o, group_offsets_cb cb, void *ctx)
+{
+    at_end_cb c = { .plain = cb, .ctx = ctx };
+    return walk_at_end(o, &c);
+}
+
+int group_offsets_foreach_at_end_runs(const group_offsets *o, group_offsets_run_cb cb,
+                                      void *ctx)
+{
+    at_end_cb c = { .runs = cb, .ctx = ctx };
+    return walk_at_end(o, &c);
 }

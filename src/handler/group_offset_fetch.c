@@ -1,7 +1,9 @@
 /* OffsetFetch: a group's committed offsets (those below the high
- * watermark, as the offsets table holds them). Only __cluster_metadata-0
- * can have one; any other partition is answered offset -1, as Kafka
- * answers a partition without a commit. v8+ batch groups. */
+ * watermark, as the offsets table holds them; one in a run of control
+ * batches is answered the run's end, issue 24: a caught-up consumer shows
+ * lag 0). Only __cluster_metadata-0 can have one; any other partition is
+ * answered offset -1, as Kafka answers a partition without a commit. v8+
+ * batch groups. */
 #include <string.h>
 
 #include "group_handlers.h"
@@ -27,7 +29,7 @@ static void fill_partition(handler *h, const char *group_id, bool ours, int32_t 
     group_offset e;
     bool found = (h->svc.mutants & KQ_MUTANT_OFFSETS_VISIBLE_AT_END)
         ? group_offsets_get_at_end(o, group_id, h->svc.topic_name, 0, &e)
-        : group_offsets_get(o, group_id, h->svc.topic_name, 0, &e);
+        : group_offsets_fetch(o, group_id, h->svc.topic_name, 0, &e);
     if (!found)
         return;
     out->committed_offset = e.offset;

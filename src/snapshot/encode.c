@@ -29,6 +29,12 @@ _Static_assert(KQ_SNAPSHOT_PRODUCER_BATCHES == PRODUCER_STATE_BATCHES,
 _Static_assert(PACK_RECORD_OVERHEAD_BYTES + sizeof(SNAP_KEY_GROUP_OFFSET) - 1 + 32 <=
                    KQ_GROUP_OFFSET_ENTRY_FIXED_BYTES,
                "an entry's fixed cost covers its record's framing, key and fixed fields");
+_Static_assert(PACK_RECORD_OVERHEAD_BYTES + sizeof(SNAP_KEY_GROUP_OFFSET_END) - 1 + 32 + 8 <=
+                   KQ_GROUP_OFFSET_ENTRY_FIXED_BYTES,
+               "an entry's fixed cost covers a kq.group-offset-end record (issue 24)");
+_Static_assert(PACK_RECORD_OVERHEAD_BYTES + sizeof(SNAP_KEY_OFFSET_RUN) - 1 + 2 + 8 <=
+                   KQ_SNAPSHOT_OFFSET_RUN_BYTES,
+               "the kq.offset-run record's bound covers its framing, key and value");
 _Static_assert(PACK_RECORD_OVERHEAD_BYTES + sizeof(SNAP_KEY_TXN_OFFSET) - 1 + 8 + 32 <=
                    KQ_GROUP_OFFSET_ENTRY_FIXED_BYTES + KQ_TXN_OFFSET_EXTRA_BYTES,
                "a stashed commit's cost covers its record's framing, key, producer id and "
@@ -148,14 +154,33 @@ static int add_producer(void *ctx, int64_t pid, int16_t epoch, const producer_ba
     return add(p, SNAP_PRODUCER, off);
 }
 
-static int add_group_offset(void *ctx, const group_offset *entry)
+/* "kq.group-offset", or with the answer its run's end fixed (issue 24)
+ * "kq.group-offset-end": the same value, then answer int64. */
+static int add_group_offset(void *ctx, const group_offset *entry, int64_t answer)
 {
     packer *p = ctx;
-    if (group_offset_invalid(entry))
+    if (group_offset_invalid(entry) || (answer >= 0 && answer <= entry->offset) ||
+        answer > p->end_offset)
         return p->rc = -EINVAL;
     size_t off = p->values.len;
     group_offset_write_value(&p->values, entry);
-    return add(p, SNAP_GROUP_OFFSET, off);
+    if (answer < 0)
+        return add(p, SNAP_GROUP_OFFSET, off);
+    kq_write_i64(&p->values, answer);
+    return add(p, SNAP_GROUP_OFFSET_END, off);
+}
+
+/* "kq.offset-run" (issue 24): before the group offsets, which it sorts into
+ * those in the run at the end, above it, and below it. */
+static int add_offset_run(packer *p, const group_offsets *offsets)
+{
+    int64_t start = group_offsets_run_start_at_end(offsets);
+    if (start < 0 || start > p->end_offset)
+        return p->rc = -EINVAL;
+    size_t off = p->values.len;
+    kq_write_i16(&p->values, SNAP_VALUE_VERSION);
+    kq_write_i64(&p->values, start);
+    return add(p, SNAP_OFFSET_RUN, off);
 }
 
 /* A stashed transactional commit (issue 23): "kq.txn-offset". */
@@ -287,7 +312,8 @@ static int encode_body(packer *p, const producer_state *ps, const group_offsets 
         return p->rc;
     if (ps && producer_state_foreach(ps, add_producer, p))
         return p->rc ? p->rc : -EINVAL;
-    if (offsets && group_offsets_foreach_at_end(offsets, add_group_offset, p))
+    if (offsets && (add_offset_run(p, offsets) ||
+                    group_offsets_foreach_at_end_runs(offsets, add_group_offset, p)))
         return p->rc ? p->rc : -EINVAL;
     if (offsets && group_offsets_foreach_txn(offsets, add_txn_offset, p))
         return p->rc ? p->rc : -EINVAL;

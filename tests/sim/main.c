@@ -56,6 +56,7 @@ static const mutant_name mutants[] = {
     {"abort-keeps-offsets", 0, KQ_MUTANT_ABORT_KEEPS_OFFSETS},
     {"membership-not-replicated", 0, KQ_MUTANT_MEMBERSHIP_NOT_REPLICATED},
     {"expiry-resurrects", 0, KQ_MUTANT_EXPIRY_RESURRECTS},
+    {"run-end-uncommitted", 0, KQ_MUTANT_RUN_END_UNCOMMITTED},
 };
 #define MUTANT_COUNT (sizeof(mutants) / sizeof(mutants[0]))
 

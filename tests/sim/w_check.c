@@ -277,7 +277,8 @@ static int commit_batch(void *ctx, const uint8_t *b, size_t len)
         KQ_ASSERT(c->committed);
     }
     c->committed[c->committed_n++] =
-        (w_batch){.base = h.base_offset, .last = record_batch_last_offset(&h), .hash = hash};
+        (w_batch){.base = h.base_offset, .last = record_batch_last_offset(&h), .hash = hash,
+                  .control = record_batch_is_control(&h)};
     if (!record_batch_is_control(&h))
         record_values(c, b, len);
     w_check_txn_on_batch(s->w, b, len);

@@ -154,6 +154,9 @@ void w_check_on_offset_commit_sent(w_world *w, int client, int64_t value);
 void w_check_on_member_answer(w_world *w, int client, int64_t sent_ms, uint32_t inc,
                               int32_t generation, int16_t error, int32_t session_timeout_ms,
                               int32_t rebalance_timeout_ms);
+/* The end of the committed record (a hint for committers that keep up with
+ * the log, issue 24). */
+int64_t w_check_committed_end(const w_world *w);
 void w_check_on_offset_commit_acked(w_world *w, int client, int64_t value);
 /* Any answer to the commit of value arrived (acknowledged or refused: its
  * place in the log, if any, is before anything sent after now). */

@@ -64,9 +64,33 @@ void w_check_on_offset_commit_answered(w_world *w, int client, int64_t value)
         g->answered_ms[i] = w->now;
 }
 
-bool w_check_deleted_may_have(const w_group_offsets *g, int64_t floor)
+/* The earliest commit sent that may stand for floor: floor itself, or
+ * (issue 24) one below it with only control batches between, whose
+ * OffsetFetch answer is the run's end; -1 none. */
+static int64_t standing_for(const w_world *w, const w_group_offsets *g, int64_t floor)
 {
     int64_t i = w_check_sent_index(g, floor);
+    if (i >= 0)
+        return i;
+    size_t lo = 0, hi = g->sent_n; /* the largest sent below floor */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (g->sent[mid] < floor)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0 || !w_check_control_only(w, g->sent[lo - 1], floor, true))
+        return -1;
+    lo--;
+    while (lo > 0 && w_check_control_only(w, g->sent[lo - 1], floor, false))
+        lo--;
+    return (int64_t)lo;
+}
+
+bool w_check_deleted_may_have(const w_world *w, const w_group_offsets *g, int64_t floor)
+{
+    int64_t i = standing_for(w, g, floor);
     if (i < 0)
         return false;
     /* A deletion answered before floor was sent lies before its commit. */

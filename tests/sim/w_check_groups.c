@@ -5,7 +5,11 @@
  *   offsets-durable: an OffsetFetch answered NONE that was sent after a
  *     commit of v was acknowledged returns >= v (also the final one, to the
  *     leader after convergence);
- *   offsets-not-invented: every offset read is -1 or one the client sent;
+ *   offsets-not-invented: every offset read is -1, one the client sent, or
+ *     (issue 24: a committed offset in a run of control batches is answered
+ *     the run's end) a batch boundary of the committed record, at most its
+ *     end, with only control batches between it and an offset sent below
+ *     it: a consumer resuming there skips only control batches;
  *   offsets-monotonic: an OffsetFetch sent after another was answered NONE
  *     never returns less than it.
  * In worlds whose offsets expire (issue 19), -1 is allowed in place of a
@@ -13,7 +17,10 @@
  * the commit expired is v or a later one, committed no earlier than sent;
  * and once a deletion of the client's (issue 24) may have followed v's
  * commit (one not answered before v was sent). deleted-stays-deleted is
- * w_check_deleted.c's. */
+ * w_check_deleted.c's. Issue 24: or since an earlier offset u was sent
+ * with only control batches in [u, v): a commit of v may be answered
+ * without an append when u's commit stands for it, and expiry then counts
+ * from u's commit. */
 #include <stdlib.h>
 
 #include "kq/assert.h"
@@ -62,6 +69,51 @@ static bool was_sent(const w_group_offsets *g, int64_t offset)
     return w_check_sent_index(g, offset) >= 0;
 }
 
+int64_t w_check_committed_end(const w_world *w)
+{
+    return w->check->committed_end;
+}
+
+bool w_check_control_only(const w_world *w, int64_t from, int64_t to, bool boundary)
+{
+    const struct w_check *c = w->check;
+    if (from < 0 || from >= to || to > c->committed_end)
+        return false;
+    size_t lo = 0, hi = c->committed_n; /* the last batch with base <= from */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (c->committed[mid].base <= from)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0 || c->committed[lo - 1].last < from)
+        return false;
+    int64_t next = c->committed[lo - 1].base;
+    for (size_t i = lo - 1; i < c->committed_n && next < to; i++) {
+        const w_batch *b = &c->committed[i];
+        if (b->base != next || !b->control)
+            return false; /* a gap in the record, or data */
+        next = b->last + 1;
+    }
+    return next == to || (!boundary && next > to);
+}
+
+/* Whether offset is the end of a run of control batches after an offset
+ * the client sent below it. */
+static bool run_end_after_sent(const w_world *w, const w_group_offsets *g, int64_t offset)
+{
+    size_t lo = 0, hi = g->sent_n; /* the largest sent below offset */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (g->sent[mid] < offset)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo > 0 && w_check_control_only(w, g->sent[lo - 1], offset, true);
+}
+
 void w_check_groups_free(struct w_check *c)
 {
     for (int i = 0; i < SIM_CLIENTS_MAX; i++) {
@@ -77,20 +129,26 @@ void w_check_groups_free(struct w_check *c)
 static bool may_have_expired(const w_world *w, const w_group_offsets *g, int64_t floor)
 {
     int64_t retention = w->cfg.group.offsets_retention_ms;
-    if (floor < 0 || w_check_deleted_may_have(g, floor))
+    if (floor < 0 || w_check_deleted_may_have(w, g, floor))
         return true;
     if (w->cfg.group.max_size <= 0 || retention <= 0)
         return false;
-    size_t lo = 0, hi = g->sent_n;
+    size_t lo = 0, hi = g->sent_n; /* the largest sent at or below floor */
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (g->sent[mid] < floor)
+        if (g->sent[mid] <= floor)
             lo = mid + 1;
         else
             hi = mid;
     }
-    if (lo == g->sent_n || g->sent[lo] != floor)
-        return false; /* not one sent (offsets-not-invented's to report) */
+    if (lo == 0 ||
+        (g->sent[lo - 1] != floor && !w_check_control_only(w, g->sent[lo - 1], floor, true)))
+        return false; /* not one sent nor a run's end (offsets-not-invented's to report) */
+    lo--;
+    /* Issue 24: floor may be the end of the run its commit lies in, and an
+     * earlier commit may stand for it (answered without an append). */
+    while (lo > 0 && w_check_control_only(w, g->sent[lo - 1], floor, false))
+        lo--;
     return w->now - retention >= g->sent_ms[lo];
 }
 
@@ -139,10 +197,13 @@ void w_check_on_offset_fetched(w_world *w, int client, const w_offsets_floor *fl
     w_check_deleted_on_fetched(w, client, floor, offset, node, final);
     if (w->failed)
         return;
-    if (w_check_on(w, W_INV_OFFSETS_NOT_INVENTED) && offset != -1 && !was_sent(g, offset))
+    if (w_check_on(w, W_INV_OFFSETS_NOT_INVENTED) && offset != -1 && !was_sent(g, offset) &&
+        !run_end_after_sent(w, g, offset))
         w_inv_fail(w, W_INV_OFFSETS_NOT_INVENTED,
-                   "client %d: %s answered by node %d returned offset %lld, never sent", client,
-                   what, node + 1, (long long)offset);
+                   "client %d: %s answered by node %d returned offset %lld, never sent nor the "
+                   "end of a run of control batches (committed up to %lld) after one sent",
+                   client, what, node + 1, (long long)offset,
+                   (long long)w->check->committed_end);
     else if (w_check_on(w, W_INV_OFFSETS_DURABLE) && offset < floor->acked &&
              !(offset == -1 && may_have_expired(w, g, floor->acked)))
         w_inv_fail(w, W_INV_OFFSETS_DURABLE,

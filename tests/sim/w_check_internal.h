@@ -8,6 +8,7 @@
 typedef struct w_batch {
     int64_t base, last;
     uint64_t hash; /* of the whole batch as committed */
+    bool control;  /* issue 24: runs of control batches (w_check_groups.c) */
 } w_batch;
 
 typedef struct w_acked {
@@ -135,6 +136,12 @@ void w_check_txn_free(struct w_check *c);
 
 /* w_check_groups.c: frees the groups' state; a group client's record
  * (created on first use). */
+/* Whether every committed batch holding an offset in [from, to) is a
+ * control batch (from < to <= the committed end); boundary: to is also a
+ * batch's base or the committed end (issue 24, w_check_groups.c). */
+bool w_check_control_only(const w_world *w, int64_t from, int64_t to, bool boundary);
+
+/* w_check_groups.c: frees the groups' state. */
 void w_check_groups_free(struct w_check *c);
 w_group_offsets *w_check_group_of(w_world *w, int client);
 /* The index of value in g->sent, or -1. */
@@ -146,7 +153,7 @@ int64_t w_check_sent_index(const w_group_offsets *g, int64_t value);
 void w_check_deleted_on_batch(w_world *w, const uint8_t *b, size_t len);
 void w_check_deleted_on_fetched(w_world *w, int client, const w_offsets_floor *floor,
                                 int64_t offset, int node, bool final);
-bool w_check_deleted_may_have(const w_group_offsets *g, int64_t floor);
+bool w_check_deleted_may_have(const w_world *w, const w_group_offsets *g, int64_t floor);
 
 /* w_check_voters.c: change-after-epoch-commit and one-uncommitted-change
  * before each APPEND. */

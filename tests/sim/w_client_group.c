@@ -240,13 +240,18 @@ static void wg_send_commit(w_world *w, w_client *c)
 {
     int16_t v = wg_version(w, WIRE_API_OFFSET_COMMIT, 2, 10, 2);
     int64_t value = c->group.last_value + 1 + (int64_t)sim_prng_below(&w->rng, WG_STEP_MAX + 1);
+    if (c->group.caught_up) { /* a consumer at the log end, or just behind it */
+        int64_t end = w_check_committed_end(w) - (int64_t)sim_prng_below(&w->rng, 3);
+        value = end > c->group.last_value ? end : c->group.last_value + 1;
+    }
     c->group.last_value = value;
     char meta[24];
     snprintf(meta, sizeof(meta), "m%lld", (long long)value);
     wire_offset_commit_partition p = {
         .partition_index = 0, .committed_offset = value, .committed_leader_epoch = -1,
-        .committed_metadata = sim_prng_below(&w->rng, 2) ? kq_slice_cstr(meta)
-                                                          : (kq_slice){NULL, -1}};
+        .committed_metadata = !c->group.caught_up && sim_prng_below(&w->rng, 2)
+                                  ? kq_slice_cstr(meta)
+                                  : (kq_slice){NULL, -1}};
     wire_offset_commit_topic t = {.name = kq_slice_cstr(WG_TOPIC), .partitions = &p,
                                   .partition_count = 1};
     if (v >= 10) { /* by topic id */
@@ -331,6 +336,7 @@ void wc_group_init(w_world *w, w_client *c)
     c->group.find_first = sim_prng_below(&w->rng, 2);
     c->group.last_value = (int64_t)sim_prng_below(&w->rng, 10) - 1;
     wca_init(w, c);
+    c->group.caught_up = sim_prng_below(&w->rng, 2); /* issue 24 */
 }
 
 void wc_act_group(w_world *w, w_client *c)

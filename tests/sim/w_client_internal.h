@@ -112,6 +112,7 @@ typedef struct wc_group {
     int coord_node;       /* the node it believes coordinates its group; -1 none */
     bool find_first;      /* ask FindCoordinator before the next request */
     int64_t last_value;   /* last offset it tried to commit; -1 none */
+    bool caught_up;       /* issue 24: commits near the committed end, metadata null */
     int commits_acked;
     bool final_wanted;    /* the end-of-run OffsetFetch is due */
     bool final_answered;  /* ... and answered NONE */
