@@ -684,6 +684,56 @@ _Static_assert(KQ_GROUP_BYTES_MAX <= KQ_GROUPS_BYTES_MAX, "a group's budget fits
 _Static_assert(KQ_GROUP_MEMBERS_PER_CONNECTION_MAX < KQ_GROUPS_MAX &&
                    KQ_GROUP_MEMBERS_PER_CONNECTION_MAX < HANDLER_GROUP_PENDING_MAX,
                "one connection cannot take every group nor every waiting join");
+/* ---- KIP-848 consumer groups (kq/group_consumer.h) */
+/* group.consumer.session.timeout.ms and its min/max keys (Kafka's
+ * defaults): a member without a heartbeat for this long is removed. */
+#define KQ_GROUP_CONSUMER_SESSION_TIMEOUT_MS_DEFAULT 45000
+#define KQ_GROUP_CONSUMER_MIN_SESSION_TIMEOUT_MS_DEFAULT 45000
+#define KQ_GROUP_CONSUMER_MAX_SESSION_TIMEOUT_MS_DEFAULT 60000
+/* group.consumer.heartbeat.interval.ms and its min/max keys (Kafka's). */
+#define KQ_GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS_DEFAULT 5000
+#define KQ_GROUP_CONSUMER_MIN_HEARTBEAT_INTERVAL_MS_DEFAULT 5000
+#define KQ_GROUP_CONSUMER_MAX_HEARTBEAT_INTERVAL_MS_DEFAULT 15000
+/* group.consumer.max.size: members of one consumer group (classic members
+ * of it included). Kafka's default is Integer.MAX_VALUE; ours is finite, as
+ * group.max.size, and the key may not exceed it. Past it:
+ * GROUP_MAX_SIZE_REACHED. */
+#define KQ_GROUP_CONSUMER_MAX_SIZE_DEFAULT 1000
+/* Topics and partitions (all topics together) the assignors see
+ * (group_consumer_set_topics; no Kafka key). */
+#define KQ_GROUP_CONSUMER_TOPICS_MAX 1024
+#define KQ_GROUP_CONSUMER_PARTITIONS_MAX 65536
+/* Subscribed topic names in one heartbeat or one member, and owned
+ * partitions in one heartbeat (no Kafka key). More: INVALID_REQUEST. */
+#define KQ_GROUP_CONSUMER_SUBSCRIBED_TOPICS_MAX 1024
+#define KQ_GROUP_CONSUMER_OWNED_PARTITIONS_MAX KQ_GROUP_CONSUMER_PARTITIONS_MAX
+/* Bytes one member costs in its group's budget besides its strings and
+ * partitions (KQ_GROUP_BYTES_MAX, gm_account). */
+#define KQ_GROUP_CONSUMER_MEMBER_FIXED_BYTES 256u
+
+_Static_assert(KQ_GROUP_CONSUMER_MIN_SESSION_TIMEOUT_MS_DEFAULT <=
+                       KQ_GROUP_CONSUMER_SESSION_TIMEOUT_MS_DEFAULT &&
+                   KQ_GROUP_CONSUMER_SESSION_TIMEOUT_MS_DEFAULT <=
+                       KQ_GROUP_CONSUMER_MAX_SESSION_TIMEOUT_MS_DEFAULT,
+               "the default session timeout lies within its bounds");
+_Static_assert(KQ_GROUP_CONSUMER_MIN_HEARTBEAT_INTERVAL_MS_DEFAULT <=
+                       KQ_GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS_DEFAULT &&
+                   KQ_GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS_DEFAULT <=
+                       KQ_GROUP_CONSUMER_MAX_HEARTBEAT_INTERVAL_MS_DEFAULT,
+               "the default heartbeat interval lies within its bounds");
+_Static_assert(KQ_GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS_DEFAULT <
+                   KQ_GROUP_CONSUMER_SESSION_TIMEOUT_MS_DEFAULT,
+               "Kafka: the heartbeat interval is less than the session timeout");
+_Static_assert(KQ_GROUP_CONSUMER_MAX_SIZE_DEFAULT <= KQ_GROUP_MAX_SIZE_DEFAULT,
+               "a consumer group's classic members are answered within KQ_GROUP_ANSWERS_MAX");
+_Static_assert(KQ_GROUP_CONSUMER_TOPICS_MAX <= KQ_GROUP_CONSUMER_PARTITIONS_MAX,
+               "every topic has a partition");
+_Static_assert((uint64_t)KQ_GROUP_CONSUMER_PARTITIONS_MAX * 4 * 3 <= KQ_GROUP_BYTES_MAX,
+               "a group's target, assigned and pending sets of every partition fit its budget");
+_Static_assert((uint64_t)KQ_GROUP_CONSUMER_SUBSCRIBED_TOPICS_MAX * KQ_TOPIC_NAME_BYTES_MAX <=
+                   KQ_GROUP_MEMBER_BYTES_MAX,
+               "one member's largest subscription is no larger than a classic member's metadata");
+
 /* ---- the response memory budget (issue 19 items 3-5; kq/budget.h, src/net) */
 /* queued.max.response.bytes default (our key; Kafka has none, it mutes a
  * connection while a response is pending and sends log data with zero

@@ -69,6 +69,11 @@ enum kq_mutant {
     KQ_MUTANT_NO_FENCING_ON_INIT = 1u << 18,
     /* an ABORT marker makes its transaction's offset commits visible */
     KQ_MUTANT_ABORT_KEEPS_OFFSETS = 1u << 19,
+    /* consumer groups (KIP-848, src/group): a partition moved to another
+     * member is given to it at once, without waiting for its previous owner
+     * to revoke it (CurrentAssignmentBuilder's UNRELEASED_PARTITIONS step
+     * skipped) */
+    KQ_MUTANT_DOUBLE_ASSIGNMENT = 1u << 23,
 };
 
 #endif
