@@ -11,6 +11,7 @@
 
 #include "group_handlers.h"
 #include "kq/assert.h"
+#include "kq/group_consumer.h"
 #include "kq/log_line.h"
 
 bool groups_create(handler *h)
@@ -101,6 +102,12 @@ static bool coord_make(handler *h, int32_t epoch)
     g->coord = group_coord_create(&c);
     if (!g->coord)
         return false;
+    /* The one topic KIP-848's assignors hand out, by the id Metadata
+     * answers (assignments name topics by id). */
+    group_topic topic = {.name = h->svc.topic_name, .partition_count = 1};
+    memcpy(topic.id, h->svc.topic_id.bytes, sizeof topic.id);
+    bool topics_set = group_consumer_set_topics(g->coord, &topic, 1);
+    KQ_ASSERT(topics_set); /* one topic of one partition is within every bound */
     g->coord_epoch = epoch;
     g->wake_at_ms = INT64_MAX;
     return true;
