@@ -121,6 +121,10 @@ typedef struct group_consumer_heartbeat_response {
     bool changed;
     /* A limit refused it: its name (static) for the handler's log line. */
     const char *limit;
+    /* Answers this call gave to classic members' pending JoinGroup or
+     * SyncGroup requests (KIP-848 online migration), and when to call
+     * group_tick() next (wake_at_ms), as kq/group.h's outputs. Never NULL. */
+    const group_output *output;
 } group_consumer_heartbeat_response;
 
 /* Serves one ConsumerGroupHeartbeat: Kafka's checks
