@@ -141,11 +141,9 @@ void handle_consumer_group_heartbeat(handler *h, handler_request *req, kq_reader
     group_consumer_heartbeat(h->groups->coord, &q, now, &cr);
     if (cr.limit)
         groups_log_limit(h, req->slot, "ConsumerGroupHeartbeat", q.group_id, cr.limit);
-    bool changed = cr.changed;
     cgh_answer(h, req, KAFKA_NONE, &cr);
-    /* A change may have started a timer (a new member's session, a
-     * revocation): the coordinator's wake-up comes with a tick's output.
-     * After the answer, which points into the coordinator. */
-    if (changed)
-        groups_deliver(h, group_tick(h->groups->coord, now));
+    /* Then the classic members' answers this heartbeat completed (online
+     * migration) and the coordinator's next wake-up (a new member's
+     * session, a revocation's timeout). */
+    groups_deliver(h, cr.output);
 }

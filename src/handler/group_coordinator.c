@@ -97,6 +97,7 @@ static bool coord_make(handler *h, int32_t epoch)
 {
     handler_groups *g = h->groups;
     group_config c = h->svc.group.max_size > 0 ? h->svc.group : group_config_default();
+    c.mutants |= h->svc.mutants; /* the simulator's (double-assignment) */
     /* Member ids differ between nodes and epochs. */
     c.random_seed ^= ((uint64_t)(uint32_t)epoch << 32) ^ (uint64_t)(uint32_t)h->svc.node_id;
     g->coord = group_coord_create(&c);
@@ -209,6 +210,13 @@ void groups_on_tick(handler *h, int64_t now_ms)
     }
     groups_commits_expire(h, now_ms);
     groups_expiry_tick(h, now_ms);
+}
+
+const struct group_coord *handler_group_coord(const handler *h, int32_t *epoch)
+{
+    const handler_groups *g = h->groups;
+    *epoch = g && g->coord ? g->coord_epoch : -1;
+    return g ? g->coord : NULL;
 }
 
 int64_t groups_next_deadline(const handler *h)
