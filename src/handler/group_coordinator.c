@@ -98,6 +98,7 @@ static bool coord_make(handler *h, int32_t epoch)
     group_config c = h->svc.group.max_size > 0 ? h->svc.group : group_config_default();
     /* Member ids differ between nodes and epochs. */
     c.random_seed ^= ((uint64_t)(uint32_t)epoch << 32) ^ (uint64_t)(uint32_t)h->svc.node_id;
+    c.mutants = h->svc.mutants; /* KQ_MUTANT_DOUBLE_ASSIGNMENT (simulator only) */
     g->coord = group_coord_create(&c);
     if (!g->coord)
         return false;
