@@ -700,16 +700,20 @@ _Static_assert(KQ_GROUP_MEMBERS_PER_CONNECTION_MAX < KQ_GROUPS_MAX &&
  * GROUP_MAX_SIZE_REACHED. */
 #define KQ_GROUP_CONSUMER_MAX_SIZE_DEFAULT 1000
 /* Topics and partitions (all topics together) the assignors see
- * (group_consumer_set_topics; no Kafka key). */
-#define KQ_GROUP_CONSUMER_TOPICS_MAX 1024
-#define KQ_GROUP_CONSUMER_PARTITIONS_MAX 65536
+ * (group_consumer_set_topics; no Kafka key). A group's assignments hold
+ * each partition about three times (target, assigned, pending revocation),
+ * so this bounds every consumer group's assignment memory. */
+#define KQ_GROUP_CONSUMER_TOPICS_MAX 256
+#define KQ_GROUP_CONSUMER_PARTITIONS_MAX 1024
 /* Subscribed topic names in one heartbeat or one member, and owned
  * partitions in one heartbeat (no Kafka key). More: INVALID_REQUEST. */
 #define KQ_GROUP_CONSUMER_SUBSCRIBED_TOPICS_MAX 1024
 #define KQ_GROUP_CONSUMER_OWNED_PARTITIONS_MAX KQ_GROUP_CONSUMER_PARTITIONS_MAX
 /* Bytes one member costs in its group's budget besides its strings and
- * partitions (KQ_GROUP_BYTES_MAX, gm_account). */
+ * partitions (KQ_GROUP_BYTES_MAX), and bytes per partition held in one of
+ * its assignment sets (with its view). */
 #define KQ_GROUP_CONSUMER_MEMBER_FIXED_BYTES 256u
+#define KQ_GROUP_CONSUMER_PARTITION_BYTES 48u
 
 _Static_assert(KQ_GROUP_CONSUMER_MIN_SESSION_TIMEOUT_MS_DEFAULT <=
                        KQ_GROUP_CONSUMER_SESSION_TIMEOUT_MS_DEFAULT &&
@@ -728,8 +732,12 @@ _Static_assert(KQ_GROUP_CONSUMER_MAX_SIZE_DEFAULT <= KQ_GROUP_MAX_SIZE_DEFAULT,
                "a consumer group's classic members are answered within KQ_GROUP_ANSWERS_MAX");
 _Static_assert(KQ_GROUP_CONSUMER_TOPICS_MAX <= KQ_GROUP_CONSUMER_PARTITIONS_MAX,
                "every topic has a partition");
-_Static_assert((uint64_t)KQ_GROUP_CONSUMER_PARTITIONS_MAX * 4 * 3 <= KQ_GROUP_BYTES_MAX,
-               "a group's target, assigned and pending sets of every partition fit its budget");
+_Static_assert((uint64_t)KQ_GROUP_CONSUMER_PARTITIONS_MAX * KQ_GROUP_CONSUMER_PARTITION_BYTES * 4 <=
+                   KQ_GROUP_BYTES_MAX / 8,
+               "a group's assignment sets of every partition take a small part of its budget");
+_Static_assert((uint64_t)KQ_GROUPS_MAX * KQ_GROUP_CONSUMER_PARTITIONS_MAX *
+                       KQ_GROUP_CONSUMER_PARTITION_BYTES * 4 <= (1ull << 30),
+               "every group's assignments together stay bounded (also past the bytes budget)");
 _Static_assert((uint64_t)KQ_GROUP_CONSUMER_SUBSCRIBED_TOPICS_MAX * KQ_TOPIC_NAME_BYTES_MAX <=
                    KQ_GROUP_MEMBER_BYTES_MAX,
                "one member's largest subscription is no larger than a classic member's metadata");

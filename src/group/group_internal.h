@@ -52,7 +52,21 @@ typedef struct ggroup {
     int64_t sync_deadline_ms; /* members still pending_sync are removed then */
     uint64_t bytes;           /* of its members */
     int64_t empty_since_ms;   /* when it last became Empty */
+    enum group_type type;
+    struct cgroup *cg;        /* GROUP_TYPE_CONSUMER: its state (consumer_internal.h) */
 } ggroup;
+
+/* The coordinator's topic table (group_consumer_set_topics). */
+typedef struct ctopic {
+    char name[KQ_TOPIC_NAME_BYTES_MAX];
+    uint8_t id[16];
+    int32_t partitions;
+} ctopic;
+typedef struct ctopics {
+    ctopic *v;
+    int n;
+    uint64_t gen; /* bumped by every change */
+} ctopics;
 
 /* Members + pending ids per client host (group_owners.c). */
 typedef struct gowner {
@@ -75,6 +89,9 @@ struct group_coord {
     uint64_t rng;
     group_output out;
     int64_t now_ms;
+    ctopics topics;
+    char message[512]; /* a consumer group answer's error message */
+    char cg_member_id[KQ_GROUP_NAME_BYTES_MAX]; /* a consumer group answer's member id */
 };
 
 /* group_coord.c */
@@ -95,6 +112,10 @@ const group_output *gc_end(group_coord *c);
 group_answer *gc_answer(group_coord *c, enum group_answer_kind kind, uint64_t token,
                         enum kafka_error error);
 void gc_remove_member(group_coord *c, ggroup *g, gmember *m);
+/* Removes g from c's table and frees it. */
+void gc_drop_group(group_coord *c, ggroup *g);
+/* Members of g, of either type. */
+int gc_member_count(const ggroup *g);
 bool gc_str_ok(const char *s);
 void gc_copy(char *dst, const char *src);
 bool gc_empty(const char *s);

@@ -100,6 +100,7 @@ static bool coord_make(handler *h, int32_t epoch)
     c.mutants |= h->svc.mutants; /* the simulator's (double-assignment) */
     /* Member ids differ between nodes and epochs. */
     c.random_seed ^= ((uint64_t)(uint32_t)epoch << 32) ^ (uint64_t)(uint32_t)h->svc.node_id;
+    c.mutants = h->svc.mutants; /* KQ_MUTANT_DOUBLE_ASSIGNMENT (simulator only) */
     g->coord = group_coord_create(&c);
     if (!g->coord)
         return false;
