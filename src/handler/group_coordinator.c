@@ -97,7 +97,6 @@ static bool coord_make(handler *h, int32_t epoch)
 {
     handler_groups *g = h->groups;
     group_config c = h->svc.group.max_size > 0 ? h->svc.group : group_config_default();
-    c.mutants |= h->svc.mutants; /* the simulator's (double-assignment) */
     /* Member ids differ between nodes and epochs. */
     c.random_seed ^= ((uint64_t)(uint32_t)epoch << 32) ^ (uint64_t)(uint32_t)h->svc.node_id;
     c.mutants = h->svc.mutants; /* KQ_MUTANT_DOUBLE_ASSIGNMENT (simulator only) */
