@@ -287,6 +287,8 @@ static void wcn_on_answer(w_world *w, w_client *c, const wc_inflight *f,
         return;
     }
     m->epoch = r->member_epoch;
+    m->coord = w->answer_coord;
+    m->last_ok_sent_ms = f->sent_ms;
     m->interval_ms = r->heartbeat_interval_ms;
     m->next_hb_at = f->sent_ms + m->interval_ms;
     wcn_sync(c);
@@ -294,6 +296,17 @@ static void wcn_on_answer(w_world *w, w_client *c, const wc_inflight *f,
     w_check_cg_on_answer(w, c->idx, c->group.slot, f->sent_ms, m->rebalance_timeout_ms, &from);
     if (r->has_assignment)
         wcn_reconcile(w, c, &r->assignment, &from, f->sent_ms);
+}
+
+/* GROUP_ID_NOT_FOUND to a member (Kafka's answer to epoch > 0 in a group it
+ * does not know; Kafka 4.4's consumer takes it as fatal): only from another
+ * coordinator than the one that answered it last (without replicated
+ * membership a new leader knows no group), or once its session could have
+ * expired and its group, empty, gone with its offsets. */
+static bool wcn_group_gone_ok(const w_world *w, const wc_cmember *m)
+{
+    return w->answer_coord != m->coord ||
+           w->answer_ms >= m->last_ok_sent_ms + w->cfg.group.consumer_session_timeout_ms;
 }
 
 static bool wcn_coordinator_error(int16_t e)
@@ -332,7 +345,8 @@ void wcn_on_response(w_world *w, w_client *c, const wc_inflight *f, const uint8_
         return; /* left: whatever the answer, it is gone */
     if (e == KAFKA_NONE)
         wcn_on_answer(w, c, f, &resp);
-    else if (e == KAFKA_FENCED_MEMBER_EPOCH || e == KAFKA_UNKNOWN_MEMBER_ID)
+    else if (e == KAFKA_FENCED_MEMBER_EPOCH || e == KAFKA_UNKNOWN_MEMBER_ID ||
+             (e == KAFKA_GROUP_ID_NOT_FOUND && wcn_group_gone_ok(w, m)))
         wcn_fenced(w, c, e);
     else if (wcn_coordinator_error(e)) {
         c->group.coord_node = (f->node + 1) % w->n;
@@ -356,7 +370,9 @@ bool wcn_refused(w_world *w, w_client *c, const wc_inflight *f, int16_t e)
     if (c->kind != W_CLIENT_CONSUMER_MEMBER)
         return false;
     bool member_error = e == KAFKA_STALE_MEMBER_EPOCH || e == KAFKA_UNKNOWN_MEMBER_ID ||
-                        e == KAFKA_FENCED_MEMBER_EPOCH || e == KAFKA_ILLEGAL_GENERATION;
+                        e == KAFKA_FENCED_MEMBER_EPOCH || e == KAFKA_ILLEGAL_GENERATION ||
+                        (e == KAFKA_GROUP_ID_NOT_FOUND &&
+                         (f->cm_inst != wcn(c)->inst || wcn_group_gone_ok(w, wcn(c))));
     if (member_error && f->cm_inst == wcn(c)->inst)
         wcn(c)->next_hb_at = w->now; /* its heartbeat learns where it stands */
     return member_error;

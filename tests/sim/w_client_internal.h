@@ -128,6 +128,8 @@ typedef struct wc_cmember {
     int64_t next_hb_at;
     bool left;             /* left the group; joins again at rejoin_at */
     int64_t rejoin_at;
+    uint64_t coord;        /* the coordinator of its last answer NONE (w_net_coord_id) */
+    int64_t last_ok_sent_ms; /* ... to the heartbeat sent then */
 } wc_cmember;
 
 /* An offset committer's state (w_client_group.c). */
