@@ -123,8 +123,10 @@ static int16_t fetch_check_member(handler *h, int16_t v, const char *group_id,
         return KAFKA_NONE;
     if (!groups_cstr(h, q->member_id, &member_id))
         return KAFKA_INVALID_REQUEST;
-    return (int16_t)group_validate_offset_fetch(h->groups->coord, group_id,
-                                                member_id ? member_id : "", q->member_epoch);
+    /* A null member id with epoch -1 is the admin client's (accepted); ""
+     * is a member id nobody has. */
+    return (int16_t)group_validate_offset_fetch(h->groups->coord, group_id, member_id,
+                                                q->member_epoch);
 }
 
 /* One group's answer; false when memory runs out. q: the v8+ group entry. */
