@@ -10,6 +10,7 @@
 #include "kq/group_consumer.h"
 #include "kq/wire_consumer_group_describe.h"
 #include "kq/wire_consumer_group_heartbeat.h"
+#include "kq/wire_describe_groups.h"
 #include "kq/wire_fetch.h"
 #include "kq/wire_join_group.h"
 #include "kq/wire_list_groups.h"
@@ -156,6 +157,18 @@ static void test_join_assign_describe(void **state)
     /* "" is no group id */
     d = describe(&n, &s, 6, "", 1);
     assert_int_equal(d.groups[0].error_code, KAFKA_INVALID_GROUP_ID);
+    /* DescribeGroups reads classic groups only: Dead to v5, not found to v6 */
+    kq_slice id = kq_slice_cstr(GROUP);
+    wire_describe_groups_request dr = {.groups = &id, .group_count = 1};
+    wire_describe_groups_response dg;
+    TN_SEND(&n, &s, WIRE_API_DESCRIBE_GROUPS, 5, 7, wire_describe_groups_request_encode, &dr);
+    TN_DECODE(&n, &s, WIRE_API_DESCRIBE_GROUPS, 5, 7, wire_describe_groups_response_decode, &dg);
+    assert_int_equal(dg.groups[0].error_code, KAFKA_NONE);
+    assert_true(kq_slice_eq_cstr(dg.groups[0].group_state, "Dead"));
+    TN_SEND(&n, &s, WIRE_API_DESCRIBE_GROUPS, 6, 8, wire_describe_groups_request_encode, &dr);
+    TN_DECODE(&n, &s, WIRE_API_DESCRIBE_GROUPS, 6, 8, wire_describe_groups_response_decode, &dg);
+    assert_int_equal(dg.groups[0].error_code, KAFKA_GROUP_ID_NOT_FOUND);
+    assert_true(kq_slice_eq_cstr(dg.groups[0].error_message, "Group cg1 is not a classic group."));
     tn_close(&n);
 }
 
