@@ -700,15 +700,29 @@ _Static_assert(KQ_GROUP_MEMBERS_PER_CONNECTION_MAX < KQ_GROUPS_MAX &&
  * GROUP_MAX_SIZE_REACHED. */
 #define KQ_GROUP_CONSUMER_MAX_SIZE_DEFAULT 1000
 /* Topics and partitions (all topics together) the assignors see
- * (group_consumer_set_topics; no Kafka key). A group's assignments hold
- * each partition about three times (target, assigned, pending revocation),
- * so this bounds every consumer group's assignment memory. */
-#define KQ_GROUP_CONSUMER_TOPICS_MAX 256
-#define KQ_GROUP_CONSUMER_PARTITIONS_MAX 1024
-/* Subscribed topic names in one heartbeat or one member, and owned
- * partitions in one heartbeat (no Kafka key). More: INVALID_REQUEST. */
-#define KQ_GROUP_CONSUMER_SUBSCRIBED_TOPICS_MAX 1024
+ * (group_consumer_set_topics; no Kafka key; the server has one topic of
+ * one partition). A group's assignments hold each partition about three
+ * times (target, assigned, pending revocation), so this bounds every
+ * consumer group's assignment memory, and one member's persisted record. */
+#define KQ_GROUP_CONSUMER_TOPICS_MAX 16
+#define KQ_GROUP_CONSUMER_PARTITIONS_MAX 256
+/* Subscribed topic names in one heartbeat or one member, their bytes (each
+ * name's length + 2) and owned partitions in one heartbeat (no Kafka key).
+ * More: INVALID_REQUEST. */
+#define KQ_GROUP_CONSUMER_SUBSCRIBED_TOPICS_MAX 64
+#define KQ_GROUP_CONSUMER_SUBSCRIPTION_BYTES_MAX 1024
 #define KQ_GROUP_CONSUMER_OWNED_PARTITIONS_MAX KQ_GROUP_CONSUMER_PARTITIONS_MAX
+/* Bytes of a classic member's protocol names (each name's length + 2) when
+ * it joins a consumer group (KIP-848 migration). More: INVALID_REQUEST. */
+#define KQ_GROUP_CONSUMER_CLASSIC_NAMES_BYTES_MAX 512
+/* The most bytes of one consumer group member's persisted body
+ * (consumer_codec.c): fixed fields, five strings, the subscription, three
+ * partition sets (every topic, every partition) and the classic names. */
+#define KQ_GROUP_CONSUMER_SET_BYTES_MAX                                               \
+    (2 + KQ_GROUP_CONSUMER_TOPICS_MAX * (16 + 2) + 4 * KQ_GROUP_CONSUMER_PARTITIONS_MAX)
+#define KQ_GROUP_CONSUMER_MEMBER_BODY_BYTES_MAX                                       \
+    (64 + 5 * (2 + KQ_GROUP_NAME_BYTES_MAX) + 2 + KQ_GROUP_CONSUMER_SUBSCRIPTION_BYTES_MAX + \
+     3 * KQ_GROUP_CONSUMER_SET_BYTES_MAX + 2 + KQ_GROUP_CONSUMER_CLASSIC_NAMES_BYTES_MAX)
 /* Bytes one member costs in its group's budget besides its strings and
  * partitions (KQ_GROUP_BYTES_MAX), and bytes per partition held in one of
  * its assignment sets (with its view). */
@@ -738,9 +752,10 @@ _Static_assert((uint64_t)KQ_GROUP_CONSUMER_PARTITIONS_MAX * KQ_GROUP_CONSUMER_PA
 _Static_assert((uint64_t)KQ_GROUPS_MAX * KQ_GROUP_CONSUMER_PARTITIONS_MAX *
                        KQ_GROUP_CONSUMER_PARTITION_BYTES * 4 <= (1ull << 30),
                "every group's assignments together stay bounded (also past the bytes budget)");
-_Static_assert((uint64_t)KQ_GROUP_CONSUMER_SUBSCRIBED_TOPICS_MAX * KQ_TOPIC_NAME_BYTES_MAX <=
-                   KQ_GROUP_MEMBER_BYTES_MAX,
-               "one member's largest subscription is no larger than a classic member's metadata");
+_Static_assert(KQ_GROUP_CONSUMER_SUBSCRIPTION_BYTES_MAX >= KQ_TOPIC_NAME_BYTES_MAX + 2,
+               "a subscription may name the longest topic");
+_Static_assert(KQ_GROUP_CONSUMER_MEMBER_BODY_BYTES_MAX + 1024 <= KQ_SNAPSHOT_RECORD_BYTES_MAX,
+               "a consumer group member's persisted body and its framing fit one record");
 
 /* ---- the response memory budget (issue 19 items 3-5; kq/budget.h, src/net) */
 /* queued.max.response.bytes default (our key; Kafka has none, it mutes a

@@ -44,9 +44,10 @@ void cc_downgrade(group_coord *c, ggroup *g, cmember *m)
 
 /* An Empty consumer group becomes a classic one (Kafka's
  * maybeDeleteEmptyConsumerGroup: the group is deleted and created anew). */
-static void to_classic_empty(ggroup *g)
+static void to_classic_empty(group_coord *c, ggroup *g)
 {
     KQ_ASSERT(g->type == GROUP_TYPE_CONSUMER && g->cg->member_count == 0);
+    cg_free(c, g);
     g->type = GROUP_TYPE_CLASSIC;
     g->state = GROUP_EMPTY;
     g->protocol_type[0] = g->protocol_name[0] = g->leader_id[0] = '\0';
@@ -56,8 +57,7 @@ static void to_classic_empty(ggroup *g)
 bool cc_join(group_coord *c, ggroup *g, const group_join_request *req)
 {
     if (g->cg->member_count == 0) {
-        cg_free(c, g);
-        to_classic_empty(g);
+        to_classic_empty(c, g);
         return false;
     }
     group_answer *a = gc_answer(c, GROUP_ANSWER_JOIN, req->token, KAFKA_INCONSISTENT_GROUP_PROTOCOL);

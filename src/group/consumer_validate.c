@@ -24,11 +24,14 @@ static bool names_ok(const group_consumer_heartbeat_request *r)
         r->subscribed_topic_count > KQ_GROUP_CONSUMER_SUBSCRIBED_TOPICS_MAX ||
         (r->subscribed_topic_count > 0 && !r->subscribed_topic_names))
         return false;
-    for (int i = 0; i < r->subscribed_topic_count; i++)
+    size_t bytes = 0;
+    for (int i = 0; i < r->subscribed_topic_count; i++) {
         if (!r->subscribed_topic_names[i] ||
             strlen(r->subscribed_topic_names[i]) >= KQ_TOPIC_NAME_BYTES_MAX)
             return false;
-    return true;
+        bytes += strlen(r->subscribed_topic_names[i]) + 2;
+    }
+    return bytes <= KQ_GROUP_CONSUMER_SUBSCRIPTION_BYTES_MAX;
 }
 
 static bool owned_ok(const group_consumer_heartbeat_request *r)
