@@ -135,7 +135,8 @@ void w_check_cg_on_holds(w_world *w, int client, int slot, const w_cg_tp *tps, i
     for (int i = 0; i < n && !w->failed; i++)
         if (!holds(m, &tps[i]) && from && w_check_on(w, W_INV_GROUP_EXCLUSIVE))
             check_take(w, client, m, &tps[i], from);
-    memcpy(m->holds, tps, (size_t)n * sizeof(*tps));
+    if (n)
+        memcpy(m->holds, tps, (size_t)n * sizeof(*tps));
     m->hold_n = n;
     m->revoke_sent_ms = -1;
 }
