@@ -178,7 +178,8 @@ void w_check_txn_on_lso(w_world *w, int client, int node, int64_t hw, int64_t ls
  * (slot: the index of its first client): a member taking a partition that
  * another member holds, by an answer of the coordinator that answered the
  * holder, at the holder's member epoch, or while the holder's session and
- * revocation could not have timed out yet. */
+ * any revocation (told, or possibly started by a heartbeat whose answer it
+ * has not had) could not have timed out yet. */
 typedef struct w_cg_tp {
     kq_uuid topic_id;
     int32_t partition;
@@ -203,6 +204,9 @@ void w_check_cg_on_holds(w_world *w, int client, int slot, const w_cg_tp *tps, i
  * away: it revokes them (the coordinator's revocation timeout runs from
  * no earlier than sent_ms). */
 void w_check_cg_on_revoke(w_world *w, int client, int64_t sent_ms);
+/* It sent a heartbeat (the coordinator may start a revocation while serving
+ * it, even if the answer never arrives). */
+void w_check_cg_on_sent(w_world *w, int client, int64_t sent_ms);
 /* Server side: every running node's coordinator. */
 void w_check_cg_after_event(w_world *w);
 

@@ -15,8 +15,10 @@
  *     member per epoch), or
  *   - was given while the coordinator could not yet have dropped the holder:
  *     before the holder's last answered heartbeat was sent plus the session
- *     timeout, and, with a revocation pending, before the heartbeat whose
- *     answer started it was sent plus the holder's rebalance timeout.
+ *     timeout, and before the heartbeat that may have started a revocation
+ *     (the one whose answer told of it, or the first one sent since the last
+ *     answer, which the coordinator may have served without the answer
+ *     arriving) was sent plus the holder's rebalance timeout.
  * Answers of another coordinator (a new leader) are not compared: without
  * replicated membership (issue 24 item 2) a new coordinator knows no member
  * and may hand p out at once; the server-side check covers it. */
@@ -39,6 +41,9 @@ typedef struct w_cg_member {
     int32_t epoch;           /* the member epoch that answer gave */
     int64_t last_ok_sent_ms; /* when that heartbeat was sent */
     int64_t revoke_sent_ms;  /* a revocation pending since (-1: none) */
+    /* The first heartbeat sent since its last answer NONE (-1: none): the
+     * coordinator may have started a revocation serving it. */
+    int64_t unanswered_sent_ms;
     int32_t rebalance_ms;
 } w_cg_member;
 
@@ -55,7 +60,8 @@ static w_cg_member *member_of(w_world *w, int client, int slot)
     }
     w_cg_member *m = &w->check->cg->m[client];
     if (!m->used)
-        *m = (w_cg_member){.used = true, .slot = slot, .revoke_sent_ms = -1};
+        *m = (w_cg_member){.used = true, .slot = slot, .revoke_sent_ms = -1,
+                           .unanswered_sent_ms = -1};
     if (slot >= 0)
         m->slot = slot;
     return m;
@@ -83,6 +89,14 @@ void w_check_cg_on_answer(w_world *w, int client, int slot, int64_t sent_ms, int
     m->epoch = from->epoch;
     m->last_ok_sent_ms = sent_ms;
     m->rebalance_ms = rebalance_ms;
+    m->unanswered_sent_ms = -1; /* one heartbeat in flight at a time: that one */
+}
+
+void w_check_cg_on_sent(w_world *w, int client, int64_t sent_ms)
+{
+    w_cg_member *m = member_of(w, client, -1);
+    if (m->unanswered_sent_ms < 0)
+        m->unanswered_sent_ms = sent_ms;
 }
 
 void w_check_cg_on_revoke(w_world *w, int client, int64_t sent_ms)
@@ -92,13 +106,16 @@ void w_check_cg_on_revoke(w_world *w, int client, int64_t sent_ms)
         m->revoke_sent_ms = sent_ms;
 }
 
-/* Whether the coordinator could have dropped holder h by `at` (its session
- * or its revocation timed out). */
+/* Whether the coordinator could have dropped holder h by `at`: its session
+ * timed out, or a revocation did (one it was told of, or one a heartbeat
+ * whose answer it has not had may have started). */
 static bool may_be_gone(const w_world *w, const w_cg_member *h, int64_t at)
 {
     int64_t until = h->last_ok_sent_ms + w->cfg.group.consumer_session_timeout_ms;
     if (h->revoke_sent_ms >= 0 && h->revoke_sent_ms + h->rebalance_ms < until)
         until = h->revoke_sent_ms + h->rebalance_ms;
+    if (h->unanswered_sent_ms >= 0 && h->unanswered_sent_ms + h->rebalance_ms < until)
+        until = h->unanswered_sent_ms + h->rebalance_ms;
     return at >= until;
 }
 

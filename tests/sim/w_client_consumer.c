@@ -171,6 +171,7 @@ static void wcn_send_heartbeat(w_world *w, w_client *c, bool leave)
     f.corr = wc_begin(c, WIRE_API_CONSUMER_GROUP_HEARTBEAT, v);
     wire_consumer_group_heartbeat_request_encode(&c->frame, v, &req);
     f.node = wcn_node(w, c);
+    w_check_cg_on_sent(w, c->idx, w->now);
     m->full = m->sub_changed = m->owned_changed = false;
     /* Within half the session timeout: an answer never arrives after the
      * coordinator could have dropped the member for its silence. */
