@@ -201,9 +201,9 @@ if want sim && ((asan_ok)); then
         sim_mutant marker-before-commit txn-atomic --seeds 200
         sim_mutant no-fencing-on-init txn-fenced-no-append --seeds 200
         sim_mutant abort-keeps-offsets txn-offsets --seeds 400
-        # issue 24: KIP-848 members (a third of the worlds); 10 of the first
-        # 30 seeds catch it (41 of 200)
-        sim_mutant double-assignment group-exclusive --seeds 30
+        # issue 24: KIP-848 members (a third of the worlds); 9 of the first
+        # 50 seeds catch it (29 of 200)
+        sim_mutant double-assignment group-exclusive --seeds 50
         mutants_settle
     else
         echo "scripts/simulate.sh not present: simulator not run"

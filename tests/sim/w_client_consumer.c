@@ -48,10 +48,18 @@
 #define WCN_REBALANCE_MIN_MS 800
 #define WCN_REBALANCE_MAX_MS 3000
 #define WCN_V0_PPM 250000             /* of instances: ConsumerGroupHeartbeat v0 */
+#define WCN_STATIC_PPM 333333         /* of members: static (group.instance.id) */
 
 static wc_cmember *wcn(w_client *c)
 {
     return &c->group.cm;
+}
+
+/* A leave: -1, or a static member's -2 (its assignment kept for its next
+ * instance until its session ends). */
+static bool wcn_leaving(int32_t epoch)
+{
+    return epoch == GROUP_CONSUMER_LEAVE_EPOCH || epoch == GROUP_CONSUMER_STATIC_LEAVE_EPOCH;
 }
 
 static int wcn_node(w_world *w, w_client *c)
@@ -152,12 +160,16 @@ static void wcn_send_heartbeat(w_world *w, w_client *c, bool leave)
     int owned_n = wcn_owned_by_topic(m, owned, parts);
     bool send_owned = !leave && (full || m->owned_changed);
     bool send_sub = !leave && (full || m->sub_changed);
-    int32_t epoch = leave ? GROUP_CONSUMER_LEAVE_EPOCH : m->epoch;
+    bool is_static = m->instance_id[0] != 0;
+    int32_t epoch = !leave ? m->epoch
+                           : is_static ? GROUP_CONSUMER_STATIC_LEAVE_EPOCH
+                                       : GROUP_CONSUMER_LEAVE_EPOCH;
     wire_consumer_group_heartbeat_request req = {
         .group_id = kq_slice_cstr(c->group.group_id),
         .member_id = kq_slice_cstr(c->group.member_id),
         .member_epoch = epoch,
-        .instance_id = {NULL, -1},
+        .instance_id = is_static && (full || leave) ? kq_slice_cstr(m->instance_id)
+                                                    : (kq_slice){NULL, -1},
         .rack_id = full && sim_prng_below(&w->rng, 2) ? kq_slice_cstr("r1") : (kq_slice){NULL, -1},
         .rebalance_timeout_ms = full ? m->rebalance_timeout_ms : -1,
         .subscribed_topic_names = send_sub ? &topic : NULL,
@@ -322,7 +334,7 @@ void wcn_on_response(w_world *w, w_client *c, const wc_inflight *f, const uint8_
     wc_cmember *m = wcn(c);
     /* Answers to a process that restarted since, or to a member that has
      * left since, are nobody's. */
-    if (f->cm_inst != m->inst || (m->left != (f->cm_epoch == GROUP_CONSUMER_LEAVE_EPOCH)))
+    if (f->cm_inst != m->inst || m->left != wcn_leaving(f->cm_epoch))
         return;
     if (!bytes) {
         w_trace(w, "client %d: ConsumerGroupHeartbeat v%d to node %d failed", c->idx,
@@ -342,13 +354,17 @@ void wcn_on_response(w_world *w, w_client *c, const wc_inflight *f, const uint8_
     w_trace(w, "client %d: ConsumerGroupHeartbeat v%d epoch %d from node %d: %s, epoch %d%s",
             c->idx, f->version, f->cm_epoch, f->node, wc_error_name(e), resp.member_epoch,
             resp.has_assignment ? " with an assignment" : "");
-    if (f->cm_epoch == GROUP_CONSUMER_LEAVE_EPOCH)
+    if (wcn_leaving(f->cm_epoch))
         return; /* left: whatever the answer, it is gone */
     if (e == KAFKA_NONE)
         wcn_on_answer(w, c, f, &resp);
     else if (e == KAFKA_FENCED_MEMBER_EPOCH || e == KAFKA_UNKNOWN_MEMBER_ID ||
              (e == KAFKA_GROUP_ID_NOT_FOUND && wcn_group_gone_ok(w, m)))
         wcn_fenced(w, c, e);
+    else if (e == KAFKA_FENCED_INSTANCE_ID)
+        wcn_new_instance(w, c); /* another process took its instance id */
+    else if (e == KAFKA_UNRELEASED_INSTANCE_ID && f->cm_epoch == 0)
+        wcn_retry(w, c); /* its previous process still holds the id (until its session ends) */
     else if (wcn_coordinator_error(e)) {
         c->group.coord_node = (f->node + 1) % w->n;
         wcn_retry(w, c);
@@ -363,6 +379,10 @@ void wcn_init(w_world *w, w_client *c, int slot)
 {
     c->group.slot = slot;
     snprintf(c->group.group_id, sizeof(c->group.group_id), "c%d", slot);
+    wc_cmember *m = wcn(c);
+    m->instance_id[0] = 0;
+    if (sim_prng_chance(&w->rng, WCN_STATIC_PPM))
+        snprintf(m->instance_id, sizeof(m->instance_id), "i%d", c->idx);
     wcn_new_instance(w, c);
 }
 
@@ -395,6 +415,8 @@ bool wcn_act(w_world *w, w_client *c)
     if (m->left) {
         if (w->now < m->rejoin_at)
             return false;
+        if (m->instance_id[0])
+            wcn_new_instance(w, c); /* a static member comes back as a new process */
         m->left = false;
         m->full = true;
         m->next_hb_at = w->now;

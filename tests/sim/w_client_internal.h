@@ -128,6 +128,7 @@ typedef struct wc_cmember {
     int64_t next_hb_at;
     bool left;             /* left the group; joins again at rejoin_at */
     int64_t rejoin_at;
+    char instance_id[16];  /* a static member's group.instance.id ("i<idx>"), else "" */
     uint64_t coord;        /* the coordinator of its last answer NONE (w_net_coord_id) */
     int64_t last_ok_sent_ms; /* ... to the heartbeat sent then */
 } wc_cmember;
