@@ -8,6 +8,7 @@
 #define KQ_CONSUMER_INTERNAL_H
 
 #include "group_internal.h"
+#include "kq/buf.h"
 #include "kq/group_consumer.h"
 
 /* One partition of one topic. */
@@ -99,6 +100,11 @@ typedef struct cgroup {
     uint64_t topics_gen; /* the coordinator's topics generation meta was made from */
     cpmap owned;
     bool dirty;
+    /* Members removed since the last take of changes (their tombstones). */
+    char (*gone)[KQ_GROUP_NAME_BYTES_MAX];
+    int gone_count;
+    int gone_cap;
+    bool gone_lost; /* a tombstone could not be noted: rewrite the group */
 } cgroup;
 
 /* ---- consumer_set.c: partition sets */
@@ -250,6 +256,23 @@ enum kafka_error cc_validate_commit_latest(const ggroup *g, const char *member_i
 /* Makes a memberless classic group a consumer group; false when out of
  * memory. */
 bool cg_make_consumer(ggroup *g);
+
+/* ---- consumer_codec.c / consumer_restore.c: persisted state */
+bool cg_encode_group(const cgroup *cg, kq_writer *w);
+bool cg_decode_group(const uint8_t *p, size_t n, int32_t *group_epoch, int32_t *assignment_epoch);
+bool cg_encode_member(const cmember *m, kq_writer *w);
+cmember *cg_decode_member(const char *member_id, const uint8_t *p, size_t n);
+/* Makes group_id a consumer group with these epochs (replacing an Empty
+ * group of that id); NULL when that cannot be (a non-empty group of that
+ * id, a full table, no memory). */
+ggroup *cg_restore_group(group_coord *c, const char *group_id, int32_t group_epoch,
+                         int32_t assignment_epoch);
+/* Adds a decoded member (taken over, or freed on failure) with a fresh
+ * session; false when it clashes with the group (its id, instance id or a
+ * partition already held) or memory runs out. */
+bool cg_restore_member(group_coord *c, ggroup *g, cmember *m, int64_t now_ms);
+/* After the last member: subscription metadata, state, clean marks. */
+void cg_restore_done(group_coord *c, ggroup *g);
 
 /* ---- consumer_heartbeat.c */
 /* Fills the error part of a response. */
