@@ -274,7 +274,45 @@ bool cg_restore_member(group_coord *c, ggroup *g, cmember *m, int64_t now_ms);
 /* After the last member: subscription metadata, state, clean marks. */
 void cg_restore_done(group_coord *c, ggroup *g);
 
+/* ---- consumer_protocol.c: the consumer embedded protocol */
+typedef struct cc_subscription {
+    int16_t version;
+    char topics[KQ_GROUP_CONSUMER_SUBSCRIBED_TOPICS_MAX][KQ_TOPIC_NAME_BYTES_MAX];
+    int topic_count;
+    char rack[KQ_GROUP_NAME_BYTES_MAX]; /* "" none */
+    cset owned;
+} cc_subscription;
+/* false when malformed or over our bounds. */
+bool cc_decode_subscription(const uint8_t *p, size_t n, const ctopics *topics,
+                            cc_subscription *s);
+/* The version of a protocol's metadata (0..3), for the assignment. */
+int16_t cc_metadata_version(const uint8_t *p, size_t n);
+bool cc_encode_assignment(const cset *s, const ctopics *topics, int16_t version, kq_writer *w);
+
 /* ---- consumer_heartbeat.c */
+/* One member's update, shared by ConsumerGroupHeartbeat and a classic
+ * JoinGroup to a consumer group: the request (a classic join is turned into
+ * one), the group, the member found or to create, and where errors go. */
+typedef struct ch_ctx {
+    group_coord *c;
+    const group_consumer_heartbeat_request *r;
+    group_consumer_heartbeat_response *out;
+    ggroup *g;          /* NULL: to be created */
+    char member_id[KQ_GROUP_NAME_BYTES_MAX];
+    cmember *m;         /* the existing member, or NULL */
+    cmember *replaced;  /* a static member the new one replaces */
+    bool assigned_changed;
+} ch_ctx;
+/* Our byte bounds for the member as the request leaves it. */
+bool ch_budget_ok(ch_ctx *h, const cmember *shape);
+/* The member as the request leaves it, in the group (new members added,
+ * replaced static members swapped); *sub: its subscription changed. */
+bool ch_place_member(ch_ctx *h, bool *changed, bool *sub);
+/* Bumps the group epoch on a subscription or metadata change. */
+bool ch_maybe_bump(ch_ctx *h, bool sub, bool *changed);
+/* The target at the group epoch and the member's reconciliation (owned
+ * NULL: not reported). */
+bool ch_assign_and_reconcile(ch_ctx *h, const cset *owned, bool *changed);
 /* Fills the error part of a response. */
 void ch_error(group_coord *c, group_consumer_heartbeat_response *out, enum kafka_error e,
               const char *fmt, ...) __attribute__((format(printf, 4, 5)));
