@@ -10,7 +10,8 @@
  *           names (i16 count, string16 each), assigned, pending revocation
  *           and target sets (i16 topics; per topic: id 16 bytes, i16 count,
  *           i32 partitions), classic i8 (0/1) then, when 1, session timeout
- *           i32 and protocol names (i16 count, string16 each).
+ *           i32 and protocols (i16 count; name string16, metadata bytes32
+ *           each).
  * The subscription metadata is not kept: restoring recomputes it from the
  * topics (unchanged topics: no epoch bump). Decoding bounds every field. */
 #include <stdlib.h>
@@ -79,8 +80,11 @@ bool cg_encode_member(const cmember *m, kq_writer *w)
     if (m->classic) {
         kq_write_i32(w, m->classic->session_timeout_ms);
         kq_write_i16(w, (int16_t)m->classic->protocol_count);
-        for (int i = 0; i < m->classic->protocol_count; i++)
+        for (int i = 0; i < m->classic->protocol_count; i++) {
             kq_write_cstring(w, m->classic->protocol_names[i]);
+            kq_write_bytes(w, (kq_slice){m->classic->metadata[i],
+                                         (int32_t)m->classic->metadata_len[i]});
+        }
     }
     return !w->error && w->len <= KQ_GROUP_CONSUMER_MEMBER_BODY_BYTES_MAX;
 }
@@ -148,9 +152,19 @@ static bool read_classic(kq_reader *r, cmember *m)
     int n = kq_read_i16(r);
     if (n < 1 || n > KQ_GROUP_PROTOCOLS_MAX || k->session_timeout_ms <= 0)
         return false;
-    for (int i = 0; i < n; i++, k->protocol_count++)
+    size_t bytes = 0;
+    for (int i = 0; i < n; i++, k->protocol_count++) {
         if (!read_str(r, k->protocol_names[i], KQ_GROUP_NAME_BYTES_MAX))
             return false;
+        kq_slice meta = kq_read_bytes(r);
+        bytes += strlen(k->protocol_names[i]) + 2 + (meta.len > 0 ? (size_t)meta.len : 0) + 4;
+        if (r->error || meta.len < 0 || bytes > KQ_GROUP_CONSUMER_CLASSIC_PROTOCOLS_BYTES_MAX ||
+            !(k->metadata[i] = malloc((size_t)meta.len + 1)))
+            return false;
+        if (meta.len > 0)
+            memcpy(k->metadata[i], meta.ptr, (size_t)meta.len);
+        k->metadata_len[i] = (size_t)meta.len;
+    }
     return true;
 }
 

@@ -78,6 +78,15 @@ static bool find_group(ch_ctx *h)
                  h->r->group_id);
         return false;
     }
+    /* Kafka's convertToConsumerGroup: before the member is looked up. */
+    enum kafka_error e = h->g && h->g->type == GROUP_TYPE_CLASSIC ? cc_upgrade(c, h->g) : KAFKA_NONE;
+    if (e != KAFKA_NONE) {
+        ch_error(c, h->out, e, e == KAFKA_GROUP_ID_NOT_FOUND
+                                   ? "Cannot upgrade the classic group %s to consumer group."
+                                   : "The coordinator is out of memory (%s).",
+                 h->r->group_id);
+        return false;
+    }
     const cgroup *cg = cg_of(h->g);
     int32_t max = c->config.consumer_max_size;
     if (cg && cg->member_count >= max &&
@@ -169,22 +178,20 @@ bool ch_budget_ok(ch_ctx *h, const cmember *shape)
     return true;
 }
 
-/* Step 1c: the group becomes (or is made) a consumer group. */
+/* Step 1c: a new group. */
 static bool make_group(ch_ctx *h)
 {
     group_coord *c = h->c;
-    if (h->g && h->g->type == GROUP_TYPE_CONSUMER)
+    if (h->g)
         return true;
-    bool ok = h->g ? cc_upgrade(c, h->g) : (h->g = gc_create_group(c, h->r->group_id)) != NULL;
-    if (ok && h->g->type == GROUP_TYPE_CLASSIC)
-        ok = cg_make_consumer(h->g);
-    if (!ok) {
-        if (h->g && gc_member_count(h->g) == 0)
-            gc_drop_group(c, h->g);
-        h->g = NULL;
-        ch_error(c, h->out, KAFKA_COORDINATOR_NOT_AVAILABLE, "The coordinator is out of memory.");
-    }
-    return ok;
+    h->g = gc_create_group(c, h->r->group_id);
+    if (h->g && cg_make_consumer(h->g))
+        return true;
+    if (h->g)
+        gc_drop_group(c, h->g);
+    h->g = NULL;
+    ch_error(c, h->out, KAFKA_COORDINATOR_NOT_AVAILABLE, "The coordinator is full.");
+    return false;
 }
 
 /* Step 2a: the member as the request leaves it, in the group. *sub says

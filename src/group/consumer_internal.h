@@ -37,8 +37,6 @@ typedef struct cclassic {
     int protocol_count;
     uint8_t *assignment; /* the last SyncGroup answer (ConsumerProtocolAssignment) */
     size_t assignment_len;
-    bool awaiting_sync;  /* a SyncGroup waits for the member's reconciliation */
-    uint64_t sync_token;
     int64_t join_deadline_ms;  /* INT64_MAX: none (Kafka's join timeout) */
     int64_t sync_deadline_ms;  /* INT64_MAX: none (Kafka's sync timeout) */
 } cclassic;
@@ -235,8 +233,10 @@ void cl_leave(group_coord *c, const group_consumer_heartbeat_request *r,
  * ConsumerGroupHeartbeat (Empty, or validateOnlineUpgrade). */
 bool cc_may_upgrade(const group_coord *c, const ggroup *g);
 /* Converts classic g in place (its members become consumer-group members
- * using the classic protocol); false when out of memory. */
-bool cc_upgrade(group_coord *c, ggroup *g);
+ * using the classic protocol): GROUP_ID_NOT_FOUND when its embedded
+ * protocol is malformed (Kafka's), COORDINATOR_NOT_AVAILABLE when out of
+ * memory; g unchanged then. */
+enum kafka_error cc_upgrade(group_coord *c, ggroup *g);
 /* Whether fencing m leaves only classic members that may take the group
  * back to the classic protocol (validateOnlineDowngradeWithFencedMember). */
 bool cc_may_downgrade(const group_coord *c, const ggroup *g, const cmember *m);
@@ -253,6 +253,14 @@ enum kafka_error cc_leave(group_coord *c, ggroup *g, group_leave_member *members
 /* group_validate_offset_commit() on a consumer group (consumer_commit.c). */
 enum kafka_error cc_validate_commit_latest(const ggroup *g, const char *member_id,
                                           int32_t generation);
+/* consumer_classic_join.c: a classic JoinGroup to a non-empty consumer
+ * group, answered in the output. */
+void cc_join_member(group_coord *c, ggroup *g, const group_join_request *req);
+/* The joined member's timers and answer. */
+void cc_joined(group_coord *c, ggroup *g, cmember *m, const group_join_request *req);
+/* consumer_protocol.c: a ConsumerProtocolAssignment into s (names the
+ * topics do not know dropped); false when malformed. */
+bool cc_decode_assignment(const uint8_t *p, size_t n, const ctopics *topics, cset *s);
 /* Makes a memberless classic group a consumer group; false when out of
  * memory. */
 bool cg_make_consumer(ggroup *g);

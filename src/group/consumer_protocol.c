@@ -34,7 +34,7 @@ static bool read_topics(kq_reader *r, cc_subscription *s)
 
 /* Owned partitions by topic name; names the topics do not know are
  * dropped (Kafka's toTopicPartitions). */
-static bool read_owned(kq_reader *r, const ctopics *topics, cc_subscription *s)
+static bool read_partitions(kq_reader *r, const ctopics *topics, cset *s)
 {
     int32_t n = kq_read_array_len(r);
     if (n < 0 || n > KQ_GROUP_CONSUMER_OWNED_PARTITIONS_MAX)
@@ -49,8 +49,8 @@ static bool read_owned(kq_reader *r, const ctopics *topics, cc_subscription *s)
             return false;
         for (int j = 0; j < k; j++) {
             int32_t p = kq_read_i32(r);
-            if (t && !r->error && (s->owned.n >= KQ_GROUP_CONSUMER_OWNED_PARTITIONS_MAX ||
-                                   !cs_add(&s->owned, t->id, p)))
+            if (t && !r->error &&
+                (p < 0 || s->n >= KQ_GROUP_CONSUMER_OWNED_PARTITIONS_MAX || !cs_add(s, t->id, p)))
                 return false;
         }
     }
@@ -69,7 +69,7 @@ bool cc_decode_subscription(const uint8_t *p, size_t n, const ctopics *topics,
     if (r.error || s->version < 0 || !read_topics(&r, s))
         return false;
     kq_read_bytes(&r); /* user data */
-    if (s->version >= 1 && !read_owned(&r, topics, s))
+    if (s->version >= 1 && !read_partitions(&r, topics, &s->owned))
         return false;
     if (s->version >= 2)
         kq_read_i32(&r); /* generation */
@@ -112,4 +112,18 @@ bool cc_encode_assignment(const cset *s, const ctopics *topics, int16_t version,
     }
     kq_write_bytes(w, (kq_slice){NULL, -1});
     return !w->error;
+}
+
+bool cc_decode_assignment(const uint8_t *p, size_t n, const ctopics *topics, cset *s)
+{
+    kq_reader r;
+    kq_reader_init(&r, p, n);
+    cs_clear(s);
+    if (n == 0)
+        return true; /* no assignment yet (CompletingRebalance) */
+    int16_t version = kq_read_i16(&r);
+    if (r.error || version < 0 || !read_partitions(&r, topics, s))
+        return false;
+    kq_read_bytes(&r); /* user data */
+    return !r.error;
 }
