@@ -53,9 +53,9 @@ static bool protocols_fit(const group_join_request *req)
 static enum kafka_error find_member(ch_ctx *h, const group_join_request *req, bool unknown)
 {
     const cgroup *cg = h->g->cg;
-    if (gc_empty(req->instance_id)) {
+    if (gc_empty(req->instance_id)) { /* Kafka creates a dynamic member whatever its id */
         h->m = cg_member(cg, h->member_id);
-        return h->m || unknown ? KAFKA_NONE : KAFKA_UNKNOWN_MEMBER_ID;
+        return KAFKA_NONE;
     }
     cmember *s = cg_static_member(cg, req->instance_id);
     if (unknown) { /* a classic member replaces a static member at once */
