@@ -103,11 +103,48 @@ static void test_restore_refuses_clashes(void **state)
     group_coord_destroy(d);
 }
 
+/* Dirty marks: set by persistent changes only, not by a heartbeat that
+ * changes nothing. */
+static void test_dirty_marks(void **state)
+{
+    (void)state;
+    group_coord *c = tc_coord(0);
+    tc_client a, b;
+    tc_init(&a, "A", "t0");
+    tc_init(&b, "B", "t0");
+    assert_int_equal(tc_hb(c, "g", &a, 0), KAFKA_NONE);
+    cgroup *cg = c->groups[0]->cg;
+    assert_true(cg->dirty && cg->members[0]->dirty);
+    cg->dirty = cg->members[0]->dirty = false;
+    assert_int_equal(tc_hb(c, "g", &a, 1), KAFKA_NONE);
+    assert_false(cg->dirty || cg->members[0]->dirty);
+    assert_int_equal(tc_hb(c, "g", &b, 2), KAFKA_NONE); /* B joins: epoch, target */
+    assert_true(cg->dirty && cg->members[1]->dirty);
+    cg->dirty = cg->members[0]->dirty = cg->members[1]->dirty = false;
+    /* Still unreleased: Kafka's updateMemberEpoch moves the previous epoch
+     * (0 -> 2) once, then nothing. */
+    assert_int_equal(tc_hb(c, "g", &b, 3), KAFKA_NONE);
+    cg->dirty = cg->members[1]->dirty = false;
+    assert_int_equal(tc_hb(c, "g", &b, 3), KAFKA_NONE);
+    assert_false(cg->dirty || cg->members[1]->dirty);
+    assert_int_equal(tc_hb(c, "g", &a, 4), KAFKA_NONE); /* A told to revoke */
+    assert_true(cg->members[0]->dirty);
+    cg->dirty = cg->members[0]->dirty = false;
+    assert_int_equal(tc_hb(c, "g", &a, 5), KAFKA_NONE); /* A revoked: epoch 2 */
+    assert_true(cg->members[0]->dirty);
+    b.epoch = -1;
+    assert_int_equal(tc_hb(c, "g", &b, 6), KAFKA_NONE);
+    assert_int_equal(cg->gone_count, 1);
+    assert_string_equal(cg->gone[0], "B");
+    group_coord_destroy(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_failover_keeps_members),
         cmocka_unit_test(test_restore_refuses_clashes),
+        cmocka_unit_test(test_dirty_marks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
