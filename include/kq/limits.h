@@ -710,19 +710,21 @@ _Static_assert(KQ_GROUP_MEMBERS_PER_CONNECTION_MAX < KQ_GROUPS_MAX &&
  * name's length + 2) and owned partitions in one heartbeat (no Kafka key).
  * More: INVALID_REQUEST. */
 #define KQ_GROUP_CONSUMER_SUBSCRIBED_TOPICS_MAX 64
-#define KQ_GROUP_CONSUMER_SUBSCRIPTION_BYTES_MAX 1024
+#define KQ_GROUP_CONSUMER_SUBSCRIPTION_BYTES_MAX 768
 #define KQ_GROUP_CONSUMER_OWNED_PARTITIONS_MAX KQ_GROUP_CONSUMER_PARTITIONS_MAX
-/* Bytes of a classic member's protocol names (each name's length + 2) when
- * it joins a consumer group (KIP-848 migration). More: INVALID_REQUEST. */
-#define KQ_GROUP_CONSUMER_CLASSIC_NAMES_BYTES_MAX 512
+/* Bytes of a classic member's protocols (each name's length + 2, each
+ * metadata's length + 4) when it is a member of a consumer group (KIP-848
+ * migration; Kafka keeps them in the member's record too). More:
+ * INVALID_REQUEST. */
+#define KQ_GROUP_CONSUMER_CLASSIC_PROTOCOLS_BYTES_MAX 1024
 /* The most bytes of one consumer group member's persisted body
  * (consumer_codec.c): fixed fields, five strings, the subscription, three
- * partition sets (every topic, every partition) and the classic names. */
+ * partition sets (every topic, every partition) and the classic protocols. */
 #define KQ_GROUP_CONSUMER_SET_BYTES_MAX                                               \
     (2 + KQ_GROUP_CONSUMER_TOPICS_MAX * (16 + 2) + 4 * KQ_GROUP_CONSUMER_PARTITIONS_MAX)
 #define KQ_GROUP_CONSUMER_MEMBER_BODY_BYTES_MAX                                       \
     (64 + 5 * (2 + KQ_GROUP_NAME_BYTES_MAX) + 2 + KQ_GROUP_CONSUMER_SUBSCRIPTION_BYTES_MAX + \
-     3 * KQ_GROUP_CONSUMER_SET_BYTES_MAX + 2 + KQ_GROUP_CONSUMER_CLASSIC_NAMES_BYTES_MAX)
+     3 * KQ_GROUP_CONSUMER_SET_BYTES_MAX + 2 + KQ_GROUP_CONSUMER_CLASSIC_PROTOCOLS_BYTES_MAX)
 /* Bytes one member costs in its group's budget besides its strings and
  * partitions (KQ_GROUP_BYTES_MAX), and bytes per partition held in one of
  * its assignment sets (with its view). */

@@ -119,6 +119,23 @@ bool cg_add_member(group_coord *c, ggroup *g, cmember *m)
     return true;
 }
 
+/* Remembers a removed member's id for its tombstone (out of memory: the
+ * take of changes then rewrites the whole group, see consumer_restore.c). */
+static void note_gone(cgroup *cg, const char *id)
+{
+    if (cg->gone_count == cg->gone_cap) {
+        int cap = cg->gone_cap ? 2 * cg->gone_cap : 4;
+        char (*v)[KQ_GROUP_NAME_BYTES_MAX] = realloc(cg->gone, (size_t)cap * sizeof(*v));
+        if (!v) {
+            cg->gone_lost = true;
+            return;
+        }
+        cg->gone = v;
+        cg->gone_cap = cap;
+    }
+    gc_copy(cg->gone[cg->gone_count++], id);
+}
+
 void cg_remove_member(group_coord *c, ggroup *g, cmember *m)
 {
     cgroup *cg = g->cg;
@@ -136,6 +153,7 @@ void cg_remove_member(group_coord *c, ggroup *g, cmember *m)
             (size_t)(cg->member_count - at - 1) * sizeof(cmember *));
     cg->member_count--;
     cg->dirty = true;
+    note_gone(cg, m->id);
     cm_free(m);
 }
 
@@ -240,6 +258,7 @@ void cg_free(group_coord *c, ggroup *g)
     while (cg->member_count)
         cg_remove_member(c, g, cg->members[cg->member_count - 1]);
     free(cg->members);
+    free(cg->gone);
     free(cg->meta);
     cpm_free(&cg->owned);
     free(cg);

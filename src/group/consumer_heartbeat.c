@@ -33,20 +33,9 @@ static const char *groups_bytes_limit = "all groups' bytes (KQ_GROUPS_BYTES_MAX)
 static const char *per_connection_limit =
     "members per connection (KQ_GROUP_MEMBERS_PER_CONNECTION_MAX)";
 
-typedef struct hb {
-    group_coord *c;
-    const group_consumer_heartbeat_request *r;
-    group_consumer_heartbeat_response *out;
-    ggroup *g;          /* NULL: to be created */
-    char member_id[KQ_GROUP_NAME_BYTES_MAX];
-    cmember *m;         /* the existing member, or NULL */
-    cmember *replaced;  /* a static member the new one replaces */
-    bool assigned_changed;
-} hb;
-
 /* Kafka's throwIfConsumerGroupMemberEpochIsInvalid, with KAFKA-19233: a
  * member may always rejoin with epoch 0. */
-static bool epoch_valid(hb *h, const cmember *m)
+static bool epoch_valid(ch_ctx *h, const cmember *m)
 {
     int32_t e = h->r->member_epoch;
     if (e == 0 || e == m->member_epoch)
@@ -74,7 +63,7 @@ static bool epoch_valid(hb *h, const cmember *m)
 }
 
 /* Step 1a: the group (Kafka's getOrMaybeCreateConsumerGroup). */
-static bool find_group(hb *h)
+static bool find_group(ch_ctx *h)
 {
     group_coord *c = h->c;
     h->g = gc_find(c, h->r->group_id);
@@ -86,6 +75,15 @@ static bool find_group(hb *h)
     }
     if (h->g && h->g->type == GROUP_TYPE_CLASSIC && !(join && cc_may_upgrade(c, h->g))) {
         ch_error(c, h->out, KAFKA_GROUP_ID_NOT_FOUND, "Group %s is not a consumer group.",
+                 h->r->group_id);
+        return false;
+    }
+    /* Kafka's convertToConsumerGroup: before the member is looked up. */
+    enum kafka_error e = h->g && h->g->type == GROUP_TYPE_CLASSIC ? cc_upgrade(c, h->g) : KAFKA_NONE;
+    if (e != KAFKA_NONE) {
+        ch_error(c, h->out, e, e == KAFKA_GROUP_ID_NOT_FOUND
+                                   ? "Cannot upgrade the classic group %s to consumer group."
+                                   : "The coordinator is out of memory (%s).",
                  h->r->group_id);
         return false;
     }
@@ -101,7 +99,7 @@ static bool find_group(hb *h)
 }
 
 /* Step 1b, a static member (getOrMaybeSubscribeStaticConsumerGroupMember). */
-static bool find_static(hb *h, const cgroup *cg)
+static bool find_static(ch_ctx *h, const cgroup *cg)
 {
     const char *inst = h->r->instance_id;
     cmember *s = cg ? cg_static_member(cg, inst) : NULL;
@@ -135,7 +133,7 @@ static bool find_static(hb *h, const cgroup *cg)
 }
 
 /* Step 1b: the member. */
-static bool find_member(hb *h)
+static bool find_member(ch_ctx *h)
 {
     const cgroup *cg = cg_of(h->g);
     if (*h->r->member_id)
@@ -154,7 +152,7 @@ static bool find_member(hb *h)
 }
 
 /* Our byte bounds for the member as the request leaves it. */
-static bool budget_ok(hb *h, const cmember *shape)
+bool ch_budget_ok(ch_ctx *h, const cmember *shape)
 {
     group_coord *c = h->c;
     uint64_t before = h->m ? h->m->bytes : h->replaced ? h->replaced->bytes : 0;
@@ -180,27 +178,25 @@ static bool budget_ok(hb *h, const cmember *shape)
     return true;
 }
 
-/* Step 1c: the group becomes (or is made) a consumer group. */
-static bool make_group(hb *h)
+/* Step 1c: a new group. */
+static bool make_group(ch_ctx *h)
 {
     group_coord *c = h->c;
-    if (h->g && h->g->type == GROUP_TYPE_CONSUMER)
+    if (h->g)
         return true;
-    bool ok = h->g ? cc_upgrade(c, h->g) : (h->g = gc_create_group(c, h->r->group_id)) != NULL;
-    if (ok && h->g->type == GROUP_TYPE_CLASSIC)
-        ok = cg_make_consumer(h->g);
-    if (!ok) {
-        if (h->g && gc_member_count(h->g) == 0)
-            gc_drop_group(c, h->g);
-        h->g = NULL;
-        ch_error(c, h->out, KAFKA_COORDINATOR_NOT_AVAILABLE, "The coordinator is out of memory.");
-    }
-    return ok;
+    h->g = gc_create_group(c, h->r->group_id);
+    if (h->g && cg_make_consumer(h->g))
+        return true;
+    if (h->g)
+        gc_drop_group(c, h->g);
+    h->g = NULL;
+    ch_error(c, h->out, KAFKA_COORDINATOR_NOT_AVAILABLE, "The coordinator is full.");
+    return false;
 }
 
 /* Step 2a: the member as the request leaves it, in the group. *sub says
  * whether its subscription changed. */
-static bool place_member(hb *h, bool *changed, bool *sub)
+bool ch_place_member(ch_ctx *h, bool *changed, bool *sub)
 {
     group_coord *c = h->c;
     cmember *m = h->m;
@@ -236,7 +232,7 @@ static bool place_member(hb *h, bool *changed, bool *sub)
 
 /* Step 2b: Kafka bumps the group epoch when the member's subscription or
  * the subscribed topics' metadata changed. */
-static bool maybe_bump(hb *h, bool sub, bool *changed)
+bool ch_maybe_bump(ch_ctx *h, bool sub, bool *changed)
 {
     cgroup *cg = h->g->cg;
     bool bump = sub, ok = true;
@@ -254,7 +250,7 @@ static bool maybe_bump(hb *h, bool sub, bool *changed)
 }
 
 /* Steps 3 and 4: the target at the group epoch, the member's next step. */
-static bool assign_and_reconcile(hb *h, bool *changed)
+bool ch_assign_and_reconcile(ch_ctx *h, const cset *owned, bool *changed)
 {
     group_coord *c = h->c;
     cgroup *cg = h->g->cg;
@@ -265,14 +261,12 @@ static bool assign_and_reconcile(hb *h, bool *changed)
             err = KAFKA_COORDINATOR_NOT_AVAILABLE;
         *changed = true;
     }
-    cset before = {0}, owned = {0};
+    cset before = {0};
     bool reconciled = false;
-    if (err == KAFKA_NONE && (!cs_copy(&before, &m->assigned) ||
-                              (h->r->owned_count >= 0 &&
-                               !cs_from_request(&owned, h->r->owned, h->r->owned_count))))
+    if (err == KAFKA_NONE && !cs_copy(&before, &m->assigned))
         err = KAFKA_COORDINATOR_NOT_AVAILABLE;
     if (err == KAFKA_NONE)
-        err = cm_reconcile(c, h->g, m, h->r->owned_count >= 0 ? &owned : NULL, &reconciled);
+        err = cm_reconcile(c, h->g, m, owned, &reconciled);
     if (reconciled && !m->classic) { /* Kafka's rebalance timeout */
         bool unrevoked = m->state == GROUP_MEMBER_UNREVOKED_PARTITIONS;
         m->rebalance_deadline_ms = unrevoked ? c->now_ms + m->rebalance_timeout_ms : INT64_MAX;
@@ -281,7 +275,6 @@ static bool assign_and_reconcile(hb *h, bool *changed)
     h->assigned_changed = !cs_equal(&before, &m->assigned);
     *changed = *changed || reconciled;
     cs_free(&before);
-    cs_free(&owned);
     if (err == KAFKA_FENCED_MEMBER_EPOCH)
         ch_error(c, h->out, err, "The consumer group member is in a unknown state. The member "
                                  "must abandon all its partitions and rejoin.");
@@ -290,7 +283,7 @@ static bool assign_and_reconcile(hb *h, bool *changed)
     return err == KAFKA_NONE;
 }
 
-static void answer(hb *h)
+static void answer(ch_ctx *h)
 {
     group_coord *c = h->c;
     const cmember *m = h->m;
@@ -309,17 +302,22 @@ static void answer(hb *h)
     }
 }
 
-static void regular(hb *h)
+static void regular(ch_ctx *h)
 {
     bool changed = false, sub = false;
     static const cmember blank_member; /* the shape of a new member */
     if (!find_group(h) || !find_member(h))
         return;
-    if (!budget_ok(h, h->m ? h->m : h->replaced ? h->replaced : &blank_member))
+    if (!ch_budget_ok(h, h->m ? h->m : h->replaced ? h->replaced : &blank_member))
         return;
-    if (!make_group(h) || !place_member(h, &changed, &sub) || !maybe_bump(h, sub, &changed))
+    if (!make_group(h) || !ch_place_member(h, &changed, &sub) || !ch_maybe_bump(h, sub, &changed))
         return;
-    bool ok = assign_and_reconcile(h, &changed);
+    cset owned = {0};
+    bool ok = h->r->owned_count < 0 || cs_from_request(&owned, h->r->owned, h->r->owned_count);
+    if (!ok)
+        ch_error(h->c, h->out, KAFKA_COORDINATOR_NOT_AVAILABLE, "The coordinator is out of memory.");
+    ok = ok && ch_assign_and_reconcile(h, h->r->owned_count >= 0 ? &owned : NULL, &changed);
+    cs_free(&owned);
     h->m->session_deadline_ms = h->c->now_ms + cg_session_timeout_ms(h->c, h->m);
     cg_update_state(h->c, h->g);
     h->out->changed = changed;
@@ -334,7 +332,7 @@ void group_consumer_heartbeat(group_coord *c, const group_consumer_heartbeat_req
     memset(out, 0, sizeof(*out));
     group_consumer_heartbeat_request r = *req;
     r.member_id = r.member_id ? r.member_id : "";
-    hb h = {.c = c, .r = &r, .out = out};
+    ch_ctx h = {.c = c, .r = &r, .out = out};
     if (cv_validate(c, &r, out) == KAFKA_NONE) {
         if (r.member_epoch == GROUP_CONSUMER_LEAVE_EPOCH ||
             r.member_epoch == GROUP_CONSUMER_STATIC_LEAVE_EPOCH)

@@ -8,6 +8,7 @@
 #define KQ_CONSUMER_INTERNAL_H
 
 #include "group_internal.h"
+#include "kq/buf.h"
 #include "kq/group_consumer.h"
 
 /* One partition of one topic. */
@@ -36,8 +37,6 @@ typedef struct cclassic {
     int protocol_count;
     uint8_t *assignment; /* the last SyncGroup answer (ConsumerProtocolAssignment) */
     size_t assignment_len;
-    bool awaiting_sync;  /* a SyncGroup waits for the member's reconciliation */
-    uint64_t sync_token;
     int64_t join_deadline_ms;  /* INT64_MAX: none (Kafka's join timeout) */
     int64_t sync_deadline_ms;  /* INT64_MAX: none (Kafka's sync timeout) */
 } cclassic;
@@ -99,6 +98,11 @@ typedef struct cgroup {
     uint64_t topics_gen; /* the coordinator's topics generation meta was made from */
     cpmap owned;
     bool dirty;
+    /* Members removed since the last take of changes (their tombstones). */
+    char (*gone)[KQ_GROUP_NAME_BYTES_MAX];
+    int gone_count;
+    int gone_cap;
+    bool gone_lost; /* a tombstone could not be noted: rewrite the group */
 } cgroup;
 
 /* ---- consumer_set.c: partition sets */
@@ -229,8 +233,10 @@ void cl_leave(group_coord *c, const group_consumer_heartbeat_request *r,
  * ConsumerGroupHeartbeat (Empty, or validateOnlineUpgrade). */
 bool cc_may_upgrade(const group_coord *c, const ggroup *g);
 /* Converts classic g in place (its members become consumer-group members
- * using the classic protocol); false when out of memory. */
-bool cc_upgrade(group_coord *c, ggroup *g);
+ * using the classic protocol): GROUP_ID_NOT_FOUND when its embedded
+ * protocol is malformed (Kafka's), COORDINATOR_NOT_AVAILABLE when out of
+ * memory; g unchanged then. */
+enum kafka_error cc_upgrade(group_coord *c, ggroup *g);
 /* Whether fencing m leaves only classic members that may take the group
  * back to the classic protocol (validateOnlineDowngradeWithFencedMember). */
 bool cc_may_downgrade(const group_coord *c, const ggroup *g, const cmember *m);
@@ -247,11 +253,74 @@ enum kafka_error cc_leave(group_coord *c, ggroup *g, group_leave_member *members
 /* group_validate_offset_commit() on a consumer group (consumer_commit.c). */
 enum kafka_error cc_validate_commit_latest(const ggroup *g, const char *member_id,
                                           int32_t generation);
+/* consumer_classic_join.c: a classic JoinGroup to a non-empty consumer
+ * group, answered in the output. */
+void cc_join_member(group_coord *c, ggroup *g, const group_join_request *req);
+/* The joined member's timers and answer. */
+void cc_joined(group_coord *c, ggroup *g, cmember *m, const group_join_request *req);
+/* consumer_protocol.c: a ConsumerProtocolAssignment into s (names the
+ * topics do not know dropped); false when malformed. */
+bool cc_decode_assignment(const uint8_t *p, size_t n, const ctopics *topics, cset *s);
 /* Makes a memberless classic group a consumer group; false when out of
  * memory. */
 bool cg_make_consumer(ggroup *g);
 
+/* ---- consumer_codec.c / consumer_restore.c: persisted state */
+bool cg_encode_group(const cgroup *cg, kq_writer *w);
+bool cg_decode_group(const uint8_t *p, size_t n, int32_t *group_epoch, int32_t *assignment_epoch);
+bool cg_encode_member(const cmember *m, kq_writer *w);
+cmember *cg_decode_member(const char *member_id, const uint8_t *p, size_t n);
+/* Makes group_id a consumer group with these epochs (replacing an Empty
+ * group of that id); NULL when that cannot be (a non-empty group of that
+ * id, a full table, no memory). */
+ggroup *cg_restore_group(group_coord *c, const char *group_id, int32_t group_epoch,
+                         int32_t assignment_epoch);
+/* Adds a decoded member (taken over, or freed on failure) with a fresh
+ * session; false when it clashes with the group (its id, instance id or a
+ * partition already held) or memory runs out. */
+bool cg_restore_member(group_coord *c, ggroup *g, cmember *m, int64_t now_ms);
+/* After the last member: subscription metadata, state, clean marks. */
+void cg_restore_done(group_coord *c, ggroup *g);
+
+/* ---- consumer_protocol.c: the consumer embedded protocol */
+typedef struct cc_subscription {
+    int16_t version;
+    char topics[KQ_GROUP_CONSUMER_SUBSCRIBED_TOPICS_MAX][KQ_TOPIC_NAME_BYTES_MAX];
+    int topic_count;
+    char rack[KQ_GROUP_NAME_BYTES_MAX]; /* "" none */
+    cset owned;
+} cc_subscription;
+/* false when malformed or over our bounds. */
+bool cc_decode_subscription(const uint8_t *p, size_t n, const ctopics *topics,
+                            cc_subscription *s);
+/* The version of a protocol's metadata (0..3), for the assignment. */
+int16_t cc_metadata_version(const uint8_t *p, size_t n);
+bool cc_encode_assignment(const cset *s, const ctopics *topics, int16_t version, kq_writer *w);
+
 /* ---- consumer_heartbeat.c */
+/* One member's update, shared by ConsumerGroupHeartbeat and a classic
+ * JoinGroup to a consumer group: the request (a classic join is turned into
+ * one), the group, the member found or to create, and where errors go. */
+typedef struct ch_ctx {
+    group_coord *c;
+    const group_consumer_heartbeat_request *r;
+    group_consumer_heartbeat_response *out;
+    ggroup *g;          /* NULL: to be created */
+    char member_id[KQ_GROUP_NAME_BYTES_MAX];
+    cmember *m;         /* the existing member, or NULL */
+    cmember *replaced;  /* a static member the new one replaces */
+    bool assigned_changed;
+} ch_ctx;
+/* Our byte bounds for the member as the request leaves it. */
+bool ch_budget_ok(ch_ctx *h, const cmember *shape);
+/* The member as the request leaves it, in the group (new members added,
+ * replaced static members swapped); *sub: its subscription changed. */
+bool ch_place_member(ch_ctx *h, bool *changed, bool *sub);
+/* Bumps the group epoch on a subscription or metadata change. */
+bool ch_maybe_bump(ch_ctx *h, bool sub, bool *changed);
+/* The target at the group epoch and the member's reconciliation (owned
+ * NULL: not reported). */
+bool ch_assign_and_reconcile(ch_ctx *h, const cset *owned, bool *changed);
 /* Fills the error part of a response. */
 void ch_error(group_coord *c, group_consumer_heartbeat_response *out, enum kafka_error e,
               const char *fmt, ...) __attribute__((format(printf, 4, 5)));

@@ -119,6 +119,7 @@ enum kafka_error cm_reconcile(group_coord *c, ggroup *g, cmember *m, const cset 
     cset before_a = {0}, before_r = {0};
     int32_t be = m->member_epoch, bp = m->previous_member_epoch;
     enum group_member_state bs = m->state;
+    bool member_dirty = m->dirty, group_dirty = cg->dirty;
     if (!cs_copy(&before_a, &m->assigned) || !cs_copy(&before_r, &m->revoking) ||
         !compute_next(c, cg, m, epoch, owned)) {
         cs_free(&before_a);
@@ -126,8 +127,10 @@ enum kafka_error cm_reconcile(group_coord *c, ggroup *g, cmember *m, const cset 
         return KAFKA_COORDINATOR_NOT_AVAILABLE; /* out of memory: retriable */
     }
     *changed = !same_state(m, be, bp, bs, &before_a, &before_r);
-    if (!*changed) /* cg_set_assignment marked it; nothing persistent moved */
-        m->dirty = false;
+    if (!*changed) { /* cg_set_assignment marked them; nothing persistent moved */
+        m->dirty = member_dirty;
+        cg->dirty = group_dirty;
+    }
     cs_free(&before_a);
     cs_free(&before_r);
     cg_account(c, g, m);

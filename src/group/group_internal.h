@@ -142,6 +142,8 @@ void gm_free(gmember *m);
 
 /* group_rebalance.c */
 void gr_prepare(group_coord *c, ggroup *g);
+/* Kafka's selectProtocol into g->protocol_name (g has members). */
+void gr_select_protocol(ggroup *g);
 void gr_try_complete_join(group_coord *c, ggroup *g);
 void gr_complete_join(group_coord *c, ggroup *g);
 void gr_join_answer(group_coord *c, const ggroup *g, const gmember *m, uint64_t token);

@@ -187,6 +187,104 @@ static void test_topic_appears(void **state)
     group_coord_destroy(c);
 }
 
+static uint64_t rnd(uint64_t *x)
+{
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    return *x;
+}
+
+/* One random step of client i: a well-behaved heartbeat, one that keeps
+ * what it was told to give up (a slow revocation), a leave, a rejoin, a
+ * subscription change, or a tick far enough for timeouts. */
+static void random_step(group_coord *c, tc_client *m, int i, uint64_t *x, int64_t *now)
+{
+    tc_client *k = &m[i];
+    static const char *subs[] = {"t0", "t0,t1", "t1,t2", "t0,t1,t2"};
+    group_consumer_heartbeat_response out;
+    switch (rnd(x) % 8) {
+    case 0:
+        k->epoch = -1; /* leave */
+        tc_hb_full(c, "g", k, (*now)++, false, &out);
+        memset(k->owned, 0, sizeof(k->owned));
+        k->epoch = 0;
+        break;
+    case 1: { /* slow: reports what it owned before, ignores the answer */
+        uint64_t keep[TC_TOPICS];
+        memcpy(keep, k->owned, sizeof(keep));
+        tc_hb_full(c, "g", k, (*now)++, false, &out);
+        memcpy(k->owned, keep, sizeof(keep));
+        break;
+    }
+    case 2: { /* new subscription */
+        char id[64];
+        snprintf(id, sizeof(id), "%s", k->id);
+        int32_t epoch = k->epoch;
+        uint64_t owned[TC_TOPICS];
+        memcpy(owned, k->owned, sizeof(owned));
+        tc_init(k, id, subs[rnd(x) % 4]);
+        k->epoch = epoch;
+        memcpy(k->owned, owned, sizeof(owned));
+        tc_hb_full(c, "g", k, (*now)++, true, &out);
+        break;
+    }
+    case 3:
+        *now += 20000; /* timeouts may fire */
+        group_tick(c, *now);
+        break;
+    default:
+        tc_hb_full(c, "g", k, (*now)++, false, &out);
+        break;
+    }
+    if (k->error == KAFKA_UNKNOWN_MEMBER_ID || k->error == KAFKA_FENCED_MEMBER_EPOCH) {
+        memset(k->owned, 0, sizeof(k->owned)); /* fenced: gives up all, rejoins */
+        k->epoch = 0;
+    }
+}
+
+/* Random members, subscriptions, slow revocations, leaves and timeouts:
+ * no partition is ever held by two members; the mutant breaks it. */
+static void random_run(uint32_t mutants, uint64_t seed, bool *clash, int *busy)
+{
+    group_coord *c = tc_coord(mutants);
+    tc_client m[6];
+    char id[8];
+    for (int i = 0; i < 6; i++) {
+        snprintf(id, sizeof(id), "r%d", i);
+        tc_init(&m[i], id, "t0,t1,t2");
+    }
+    uint64_t x = seed;
+    int64_t now = 0;
+    char why[256];
+    *clash = false;
+    for (int step = 0; step < 3000 && !*clash; step++) {
+        random_step(c, m, (int)(rnd(&x) % 6), &x, &now);
+        *clash = !group_consumer_check_exclusive(c, why, sizeof(why));
+        int held = 0;
+        for (int i = 0; i < 6; i++)
+            held += tc_count(&m[i]);
+        *busy += held >= 6; /* most partitions in use: the run does something */
+    }
+    group_coord_destroy(c);
+}
+
+static void test_random_exclusive(void **state)
+{
+    (void)state;
+    int caught = 0, busy = 0, ignored = 0;
+    for (uint64_t seed = 1; seed <= 20; seed++) {
+        bool clash;
+        random_run(0, seed * 0x9e3779b97f4a7c15ull, &clash, &busy);
+        assert_false(clash);
+        random_run(KQ_MUTANT_DOUBLE_ASSIGNMENT, seed * 0x9e3779b97f4a7c15ull, &clash, &ignored);
+        caught += clash;
+    }
+    assert_true(busy > 20 * 3000 / 4);
+    print_message("double-assignment caught in %d of 20 runs\n", caught);
+    assert_true(caught > 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -195,6 +293,7 @@ int main(void)
         cmocka_unit_test(test_range),
         cmocka_unit_test(test_assignor_choice),
         cmocka_unit_test(test_topic_appears),
+        cmocka_unit_test(test_random_exclusive),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
