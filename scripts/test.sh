@@ -209,6 +209,9 @@ if want sim && ((asan_ok)); then
         sim_mutant expiry-resurrects deleted-stays-deleted --seeds 100
         # issue 24: a run of control batches ended at the log end, not the HW
         sim_mutant run-end-uncommitted offsets-not-invented --seeds 200
+        # issue 24: KIP-848 members (a third of the worlds); 9 of the first
+        # 50 seeds catch it (29 of 200)
+        sim_mutant double-assignment group-exclusive --seeds 50
         mutants_settle
     else
         echo "scripts/simulate.sh not present: simulator not run"

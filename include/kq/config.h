@@ -197,6 +197,23 @@ typedef struct kq_config {
      * group without members expire (issue 19, KIP-211). */
     int64_t offsets_retention_ms;
     int64_t offsets_retention_check_interval_ms;
+    /* KIP-848 consumer groups (Kafka's keys and defaults, limits.h
+     * KQ_GROUP_CONSUMER_*): group.consumer.session.timeout.ms (45000) within
+     * its min (45000) and max (60000); group.consumer.heartbeat.interval.ms
+     * (5000) within its min (5000) and max (15000) and below the session
+     * timeout; group.consumer.max.size 1 .. KQ_GROUP_CONSUMER_MAX_SIZE_DEFAULT. */
+    int32_t group_consumer_session_timeout_ms;
+    int32_t group_consumer_min_session_timeout_ms;
+    int32_t group_consumer_max_session_timeout_ms;
+    int32_t group_consumer_heartbeat_interval_ms;
+    int32_t group_consumer_min_heartbeat_interval_ms;
+    int32_t group_consumer_max_heartbeat_interval_ms;
+    int32_t group_consumer_max_size;
+    /* group.consumer.assignors: enum group_assignor (kq/group.h) + 1 in
+     * each 4 bits, the first (the default) lowest: 0x21 is "uniform,range". */
+    int32_t group_consumer_assignors;
+    /* group.consumer.migration.policy: enum group_migration_policy. */
+    int32_t group_consumer_migration_policy;
     /* Transactions (issue 23): transaction.max.timeout.ms (900000),
      * transactional.id.expiration.ms (604800000) and
      * transaction.abort.timed.out.transaction.cleanup.interval.ms (10000). */

@@ -37,6 +37,24 @@ enum group_state {
 /* Kafka's names: "Empty", "PreparingRebalance", ... (DescribeGroups). */
 const char *group_state_name(enum group_state state);
 
+/* A group's type (ListGroups v5 "classic" / "consumer"); consumer groups
+ * (KIP-848) are in kq/group_consumer.h. */
+enum group_type { GROUP_TYPE_CLASSIC = 0, GROUP_TYPE_CONSUMER = 1 };
+const char *group_type_name(enum group_type type);
+
+/* group.consumer.assignors entries (Kafka's names "uniform" and "range"). */
+enum group_assignor { GROUP_ASSIGNOR_UNIFORM = 0, GROUP_ASSIGNOR_RANGE = 1 };
+#define GROUP_ASSIGNORS_MAX 2
+const char *group_assignor_name(enum group_assignor a);
+
+/* group.consumer.migration.policy (KIP-848 online migration). */
+enum group_migration_policy {
+    GROUP_MIGRATION_BIDIRECTIONAL = 0,
+    GROUP_MIGRATION_UPGRADE,
+    GROUP_MIGRATION_DOWNGRADE,
+    GROUP_MIGRATION_DISABLED,
+};
+
 typedef struct group_config {
     int32_t max_size;                  /* group.max.size, <= KQ_GROUP_MAX_SIZE_DEFAULT */
     int32_t min_session_timeout_ms;    /* group.min.session.timeout.ms */
@@ -56,6 +74,19 @@ typedef struct group_config {
      * assignment over KQ_GROUP_STORE_METADATA/ASSIGNMENT_BYTES_MAX
      * INVALID_REQUEST. */
     uint64_t persist_bytes_max;
+    /* KIP-848 consumer groups (kq/group_consumer.h), Kafka's keys: */
+    int32_t consumer_session_timeout_ms;        /* group.consumer.session.timeout.ms */
+    int32_t consumer_min_session_timeout_ms;    /* group.consumer.min.session.timeout.ms */
+    int32_t consumer_max_session_timeout_ms;    /* group.consumer.max.session.timeout.ms */
+    int32_t consumer_heartbeat_interval_ms;     /* group.consumer.heartbeat.interval.ms */
+    int32_t consumer_min_heartbeat_interval_ms; /* group.consumer.min.heartbeat.interval.ms */
+    int32_t consumer_max_heartbeat_interval_ms; /* group.consumer.max.heartbeat.interval.ms */
+    int32_t consumer_max_size;                  /* group.consumer.max.size */
+    /* group.consumer.assignors: the first is the default. */
+    enum group_assignor consumer_assignors[GROUP_ASSIGNORS_MAX];
+    int consumer_assignor_count;
+    enum group_migration_policy consumer_migration_policy;
+    uint32_t mutants; /* enum kq_mutant (kq/mutants.h); 0 outside the simulator */
 } group_config;
 /* Kafka's defaults. */
 group_config group_config_default(void);
@@ -161,12 +192,17 @@ enum kafka_error group_validate_offset_commit(const group_coord *coord, const ch
 /* DescribeGroups / ListGroups. */
 typedef struct group_summary {
     const char *group_id;
+    /* A consumer group shows GROUP_EMPTY when Empty, GROUP_STABLE otherwise
+     * (so that "state == GROUP_EMPTY" means the same for both types); its
+     * real state is in state_name ("Assigning", ...). */
     enum group_state state;
+    enum group_type type;
+    const char *state_name;    /* Kafka's name of the group's state, either type */
     const char *protocol_type; /* "" when none */
     const char *protocol_name; /* "" unless CompletingRebalance or Stable */
-    int32_t generation;
+    int32_t generation;        /* consumer group: the group epoch */
     int member_count;
-    const char *leader_id;
+    const char *leader_id;     /* consumer group: "" */
 } group_summary;
 
 typedef struct group_member_view {
@@ -181,7 +217,10 @@ typedef struct group_member_view {
 } group_member_view;
 
 /* GROUP_ID_NOT_FOUND when there is no such group (DescribeGroups answers
- * such a group as Dead with no members). */
+ * such a group as Dead with no members) or it is a consumer group (Kafka's
+ * describeGroups reads classic groups only: DescribeGroups v0-5 answers it
+ * Dead, v6 GROUP_ID_NOT_FOUND "Group %s is not a classic group."; see
+ * group_type_of()). group_at() lists both types. */
 enum kafka_error group_describe(const group_coord *coord, const char *group_id, group_summary *out);
 /* The index-th member (0 <= index < member_count), false past the end. */
 bool group_member_at(const group_coord *coord, const char *group_id, int index,
@@ -190,6 +229,8 @@ bool group_member_at(const group_coord *coord, const char *group_id, int index,
  * chosen protocol), for the group named in the answer. */
 #define group_join_member_at group_member_at
 int group_count(const group_coord *coord);
+/* Whether group_id is a group (of either type), and its type. */
+bool group_type_of(const group_coord *coord, const char *group_id, enum group_type *type);
 /* The index-th group (0 <= index < group_count), false past the end. */
 bool group_at(const group_coord *coord, int index, group_summary *out);
 

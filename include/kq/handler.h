@@ -344,4 +344,10 @@ void handler_on_tick(handler *h, int64_t now_ms);
  * hand back with handler_request_done, as a frame's. NULL: none. */
 kq_request *handler_take_request(handler *h);
 
+/* Read-only view for the simulator's checkers (group-exclusive): the group
+ * coordinator this node holds as leader, NULL when none, and the Raft epoch
+ * it belongs to in *epoch. */
+struct group_coord;
+const struct group_coord *handler_group_coord(const handler *h, int32_t *epoch);
+
 #endif

@@ -709,6 +709,81 @@ _Static_assert(KQ_GROUP_BYTES_MAX <= KQ_GROUPS_BYTES_MAX, "a group's budget fits
 _Static_assert(KQ_GROUP_MEMBERS_PER_CONNECTION_MAX < KQ_GROUPS_MAX &&
                    KQ_GROUP_MEMBERS_PER_CONNECTION_MAX < HANDLER_GROUP_PENDING_MAX,
                "one connection cannot take every group nor every waiting join");
+/* ---- KIP-848 consumer groups (kq/group_consumer.h) */
+/* group.consumer.session.timeout.ms and its min/max keys (Kafka's
+ * defaults): a member without a heartbeat for this long is removed. */
+#define KQ_GROUP_CONSUMER_SESSION_TIMEOUT_MS_DEFAULT 45000
+#define KQ_GROUP_CONSUMER_MIN_SESSION_TIMEOUT_MS_DEFAULT 45000
+#define KQ_GROUP_CONSUMER_MAX_SESSION_TIMEOUT_MS_DEFAULT 60000
+/* group.consumer.heartbeat.interval.ms and its min/max keys (Kafka's). */
+#define KQ_GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS_DEFAULT 5000
+#define KQ_GROUP_CONSUMER_MIN_HEARTBEAT_INTERVAL_MS_DEFAULT 5000
+#define KQ_GROUP_CONSUMER_MAX_HEARTBEAT_INTERVAL_MS_DEFAULT 15000
+/* group.consumer.max.size: members of one consumer group (classic members
+ * of it included). Kafka's default is Integer.MAX_VALUE; ours is finite, as
+ * group.max.size, and the key may not exceed it. Past it:
+ * GROUP_MAX_SIZE_REACHED. */
+#define KQ_GROUP_CONSUMER_MAX_SIZE_DEFAULT 1000
+/* Topics and partitions (all topics together) the assignors see
+ * (group_consumer_set_topics; no Kafka key; the server has one topic of
+ * one partition). A group's assignments hold each partition about three
+ * times (target, assigned, pending revocation), so this bounds every
+ * consumer group's assignment memory, and one member's persisted record. */
+#define KQ_GROUP_CONSUMER_TOPICS_MAX 16
+#define KQ_GROUP_CONSUMER_PARTITIONS_MAX 256
+/* Subscribed topic names in one heartbeat or one member, their bytes (each
+ * name's length + 2) and owned partitions in one heartbeat (no Kafka key).
+ * More: INVALID_REQUEST. */
+#define KQ_GROUP_CONSUMER_SUBSCRIBED_TOPICS_MAX 64
+#define KQ_GROUP_CONSUMER_SUBSCRIPTION_BYTES_MAX 768
+#define KQ_GROUP_CONSUMER_OWNED_PARTITIONS_MAX KQ_GROUP_CONSUMER_PARTITIONS_MAX
+/* Bytes of a classic member's protocols (each name's length + 2, each
+ * metadata's length + 4) when it is a member of a consumer group (KIP-848
+ * migration; Kafka keeps them in the member's record too). More:
+ * INVALID_REQUEST. */
+#define KQ_GROUP_CONSUMER_CLASSIC_PROTOCOLS_BYTES_MAX 1024
+/* The most bytes of one consumer group member's persisted body
+ * (consumer_codec.c): fixed fields, five strings, the subscription, three
+ * partition sets (every topic, every partition) and the classic protocols. */
+#define KQ_GROUP_CONSUMER_SET_BYTES_MAX                                               \
+    (2 + KQ_GROUP_CONSUMER_TOPICS_MAX * (16 + 2) + 4 * KQ_GROUP_CONSUMER_PARTITIONS_MAX)
+#define KQ_GROUP_CONSUMER_MEMBER_BODY_BYTES_MAX                                       \
+    (64 + 5 * (2 + KQ_GROUP_NAME_BYTES_MAX) + 2 + KQ_GROUP_CONSUMER_SUBSCRIPTION_BYTES_MAX + \
+     3 * KQ_GROUP_CONSUMER_SET_BYTES_MAX + 2 + KQ_GROUP_CONSUMER_CLASSIC_PROTOCOLS_BYTES_MAX)
+/* Bytes one member costs in its group's budget besides its strings and
+ * partitions (KQ_GROUP_BYTES_MAX), and bytes per partition held in one of
+ * its assignment sets (with its view). */
+#define KQ_GROUP_CONSUMER_MEMBER_FIXED_BYTES 256u
+#define KQ_GROUP_CONSUMER_PARTITION_BYTES 48u
+
+_Static_assert(KQ_GROUP_CONSUMER_MIN_SESSION_TIMEOUT_MS_DEFAULT <=
+                       KQ_GROUP_CONSUMER_SESSION_TIMEOUT_MS_DEFAULT &&
+                   KQ_GROUP_CONSUMER_SESSION_TIMEOUT_MS_DEFAULT <=
+                       KQ_GROUP_CONSUMER_MAX_SESSION_TIMEOUT_MS_DEFAULT,
+               "the default session timeout lies within its bounds");
+_Static_assert(KQ_GROUP_CONSUMER_MIN_HEARTBEAT_INTERVAL_MS_DEFAULT <=
+                       KQ_GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS_DEFAULT &&
+                   KQ_GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS_DEFAULT <=
+                       KQ_GROUP_CONSUMER_MAX_HEARTBEAT_INTERVAL_MS_DEFAULT,
+               "the default heartbeat interval lies within its bounds");
+_Static_assert(KQ_GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS_DEFAULT <
+                   KQ_GROUP_CONSUMER_SESSION_TIMEOUT_MS_DEFAULT,
+               "Kafka: the heartbeat interval is less than the session timeout");
+_Static_assert(KQ_GROUP_CONSUMER_MAX_SIZE_DEFAULT <= KQ_GROUP_MAX_SIZE_DEFAULT,
+               "a consumer group's classic members are answered within KQ_GROUP_ANSWERS_MAX");
+_Static_assert(KQ_GROUP_CONSUMER_TOPICS_MAX <= KQ_GROUP_CONSUMER_PARTITIONS_MAX,
+               "every topic has a partition");
+_Static_assert((uint64_t)KQ_GROUP_CONSUMER_PARTITIONS_MAX * KQ_GROUP_CONSUMER_PARTITION_BYTES * 4 <=
+                   KQ_GROUP_BYTES_MAX / 8,
+               "a group's assignment sets of every partition take a small part of its budget");
+_Static_assert((uint64_t)KQ_GROUPS_MAX * KQ_GROUP_CONSUMER_PARTITIONS_MAX *
+                       KQ_GROUP_CONSUMER_PARTITION_BYTES * 4 <= (1ull << 30),
+               "every group's assignments together stay bounded (also past the bytes budget)");
+_Static_assert(KQ_GROUP_CONSUMER_SUBSCRIPTION_BYTES_MAX >= KQ_TOPIC_NAME_BYTES_MAX + 2,
+               "a subscription may name the longest topic");
+_Static_assert(KQ_GROUP_CONSUMER_MEMBER_BODY_BYTES_MAX + 1024 <= KQ_SNAPSHOT_RECORD_BYTES_MAX,
+               "a consumer group member's persisted body and its framing fit one record");
+
 /* ---- the response memory budget (issue 19 items 3-5; kq/budget.h, src/net) */
 /* queued.max.response.bytes default (our key; Kafka has none, it mutes a
  * connection while a response is pending and sends log data with zero

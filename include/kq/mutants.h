@@ -83,6 +83,11 @@ enum kq_mutant {
      * the trailing run of control batches with the log end, not the end of
      * the committed run (the high watermark) */
     KQ_MUTANT_RUN_END_UNCOMMITTED = 1u << 26,
+    /* consumer groups (KIP-848, src/group): a partition moved to another
+     * member is given to it at once, without waiting for its previous owner
+     * to revoke it (CurrentAssignmentBuilder's UNRELEASED_PARTITIONS step
+     * skipped) */
+    KQ_MUTANT_DOUBLE_ASSIGNMENT = 1u << 23,
 };
 
 #endif

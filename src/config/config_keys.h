@@ -103,6 +103,8 @@ int cfg_parse_idle_max(const cfg_set *s, char *why, size_t whylen);
 int cfg_parse_mechanisms(const cfg_set *s, char *why, size_t whylen);
 int cfg_parse_authorizer(const cfg_set *s, char *why, size_t whylen);
 int cfg_parse_principals(const cfg_set *s, char *why, size_t whylen);
+int cfg_parse_assignors(const cfg_set *s, char *why, size_t whylen);
+int cfg_parse_migration(const cfg_set *s, char *why, size_t whylen);
 int kq_config_conn_parse_overrides(const cfg_set *s, char *why, size_t whylen);
 int kq_config_ssl_parse(const cfg_set *s, char *why, size_t whylen);
 int kq_config_ssl_parse_voter_principals(const cfg_set *s, char *why, size_t whylen);

@@ -297,6 +297,43 @@ static int check_group_sessions(cfg_load *c)
     return -1;
 }
 
+/* GroupCoordinatorConfig's requirements on the KIP-848 timeouts. */
+static int check_consumer_groups(cfg_load *c)
+{
+    const kq_config *k = c->cfg;
+    static const struct {
+        int a, b; /* key ids: a's value must be <= (or < when strict) b's */
+        bool strict;
+    } rules[] = {
+        {CFG_GROUP_CONSUMER_MIN_SESSION, CFG_GROUP_CONSUMER_MAX_SESSION, false},
+        {CFG_GROUP_CONSUMER_MIN_SESSION, CFG_GROUP_CONSUMER_SESSION, false},
+        {CFG_GROUP_CONSUMER_SESSION, CFG_GROUP_CONSUMER_MAX_SESSION, false},
+        {CFG_GROUP_CONSUMER_MIN_HEARTBEAT, CFG_GROUP_CONSUMER_MAX_HEARTBEAT, false},
+        {CFG_GROUP_CONSUMER_MIN_HEARTBEAT, CFG_GROUP_CONSUMER_HEARTBEAT, false},
+        {CFG_GROUP_CONSUMER_HEARTBEAT, CFG_GROUP_CONSUMER_MAX_HEARTBEAT, false},
+        {CFG_GROUP_CONSUMER_HEARTBEAT, CFG_GROUP_CONSUMER_SESSION, true},
+    };
+    const int32_t v[CFG_KEY_COUNT] = {
+        [CFG_GROUP_CONSUMER_SESSION] = k->group_consumer_session_timeout_ms,
+        [CFG_GROUP_CONSUMER_MIN_SESSION] = k->group_consumer_min_session_timeout_ms,
+        [CFG_GROUP_CONSUMER_MAX_SESSION] = k->group_consumer_max_session_timeout_ms,
+        [CFG_GROUP_CONSUMER_HEARTBEAT] = k->group_consumer_heartbeat_interval_ms,
+        [CFG_GROUP_CONSUMER_MIN_HEARTBEAT] = k->group_consumer_min_heartbeat_interval_ms,
+        [CFG_GROUP_CONSUMER_MAX_HEARTBEAT] = k->group_consumer_max_heartbeat_interval_ms,
+    };
+    for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+        int a = rules[i].a, b = rules[i].b;
+        if (rules[i].strict ? v[a] < v[b] : v[a] <= v[b])
+            continue;
+        int blame = c->line[b] > 0 ? b : a; /* the key the file set */
+        cfg_fail(c, c->line[blame], cfg_keys[blame].name, "%s (%d) must be %s %s (%d)",
+                 cfg_keys[a].name, (int)v[a], rules[i].strict ? "less than" : "at most",
+                 cfg_keys[b].name, (int)v[b]);
+        return -1;
+    }
+    return 0;
+}
+
 /* Kafka's topic ids for the two partitions its Raft nodes replicate:
  * KRaft's metadata log (Topic.CLUSTER_METADATA_TOPIC_ID) and TestRaftServer's
  * (Uuid.ONE_UUID and Uuid.fromString("AAAAAAAAAAAAAAAAAAAAAg")). */
@@ -345,6 +382,7 @@ int cfg_resolve(cfg_load *c)
     if (resolve_node_id(c) != 0 || resolve_log_dir(c) != 0 || resolve_topic(c) != 0 || resolve_listeners(c) != 0 ||
         resolve_sasl(c) != 0 || resolve_voters(c) != 0 || check_sasl_quorum(c) != 0 ||
         check_request_memory(c) != 0 || check_group_sessions(c) != 0 ||
+        check_consumer_groups(c) != 0 ||
         kq_config_ssl_resolve(c->cfg, c->err, c->errlen) != 0 ||
         kq_config_conn_resolve(c->cfg, c->err, c->errlen) != 0)
         return -1;

@@ -574,6 +574,25 @@ static void node_listener_endpoints(node *n)
     }
 }
 
+/* KIP-848 consumer groups' keys (config.h) into the coordinator's config. */
+static void node_consumer_group_settings(const kq_config *c, group_config *g)
+{
+    g->consumer_session_timeout_ms = c->group_consumer_session_timeout_ms;
+    g->consumer_min_session_timeout_ms = c->group_consumer_min_session_timeout_ms;
+    g->consumer_max_session_timeout_ms = c->group_consumer_max_session_timeout_ms;
+    g->consumer_heartbeat_interval_ms = c->group_consumer_heartbeat_interval_ms;
+    g->consumer_min_heartbeat_interval_ms = c->group_consumer_min_heartbeat_interval_ms;
+    g->consumer_max_heartbeat_interval_ms = c->group_consumer_max_heartbeat_interval_ms;
+    g->consumer_max_size = c->group_consumer_max_size;
+    g->consumer_assignor_count = 0;
+    for (int i = 0; i < GROUP_ASSIGNORS_MAX; i++) {
+        int a = (c->group_consumer_assignors >> (4 * i)) & 15;
+        if (a)
+            g->consumer_assignors[g->consumer_assignor_count++] = (enum group_assignor)(a - 1);
+    }
+    g->consumer_migration_policy = (enum group_migration_policy)c->group_consumer_migration_policy;
+}
+
 /* handler_acl over the node's own copy of the configuration. */
 static void node_acl(node *n)
 {
@@ -637,16 +656,17 @@ static void node_exec_config(const kq_config *c, int64_t wall_ms, exec_config *e
     ec->voter_count = c->voter_count;
     node_client_endpoint(c, ec);
     node_quorum_settings(c, ec);
-    ec->group = (group_config){
-        .max_size = c->group_max_size,
-        .min_session_timeout_ms = c->group_min_session_timeout_ms,
-        .max_session_timeout_ms = c->group_max_session_timeout_ms,
-        .initial_rebalance_delay_ms = c->group_initial_rebalance_delay_ms,
-        .random_seed = ec->random_seed ^ 0x67726f7570ull, /* "group" */
-        .members_per_connection_max = KQ_GROUP_MEMBERS_PER_CONNECTION_MAX,
-        .offsets_retention_ms = c->offsets_retention_ms,
-        .offsets_retention_check_interval_ms = c->offsets_retention_check_interval_ms,
-    };
+    group_config *gcfg = &ec->group;
+    *gcfg = group_config_default();
+    gcfg->max_size = c->group_max_size;
+    gcfg->min_session_timeout_ms = c->group_min_session_timeout_ms;
+    gcfg->max_session_timeout_ms = c->group_max_session_timeout_ms;
+    gcfg->initial_rebalance_delay_ms = c->group_initial_rebalance_delay_ms;
+    gcfg->random_seed = ec->random_seed ^ 0x67726f7570ull; /* "group" */
+    gcfg->members_per_connection_max = KQ_GROUP_MEMBERS_PER_CONNECTION_MAX;
+    gcfg->offsets_retention_ms = c->offsets_retention_ms;
+    gcfg->offsets_retention_check_interval_ms = c->offsets_retention_check_interval_ms;
+    node_consumer_group_settings(c, gcfg);
     ec->txn_max_timeout_ms = c->txn_max_timeout_ms;
     ec->txn_id_expiration_ms = c->txn_id_expiration_ms;
     ec->txn_abort_interval_ms = c->txn_abort_interval_ms;

@@ -4,8 +4,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "group_internal.h"
+#include "consumer_internal.h"
 #include "kq/assert.h"
+
+const char *group_type_name(enum group_type type)
+{
+    return type == GROUP_TYPE_CONSUMER ? "consumer" : "classic";
+}
+
+const char *group_assignor_name(enum group_assignor a)
+{
+    return a == GROUP_ASSIGNOR_RANGE ? "range" : "uniform";
+}
 
 const char *group_state_name(enum group_state state)
 {
@@ -30,6 +40,16 @@ group_config group_config_default(void)
         .members_per_connection_max = KQ_GROUP_MEMBERS_PER_CONNECTION_MAX,
         .offsets_retention_ms = (int64_t)KQ_OFFSETS_RETENTION_MINUTES_DEFAULT * 60000,
         .offsets_retention_check_interval_ms = KQ_OFFSETS_RETENTION_CHECK_INTERVAL_MS_DEFAULT,
+        .consumer_session_timeout_ms = KQ_GROUP_CONSUMER_SESSION_TIMEOUT_MS_DEFAULT,
+        .consumer_min_session_timeout_ms = KQ_GROUP_CONSUMER_MIN_SESSION_TIMEOUT_MS_DEFAULT,
+        .consumer_max_session_timeout_ms = KQ_GROUP_CONSUMER_MAX_SESSION_TIMEOUT_MS_DEFAULT,
+        .consumer_heartbeat_interval_ms = KQ_GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS_DEFAULT,
+        .consumer_min_heartbeat_interval_ms = KQ_GROUP_CONSUMER_MIN_HEARTBEAT_INTERVAL_MS_DEFAULT,
+        .consumer_max_heartbeat_interval_ms = KQ_GROUP_CONSUMER_MAX_HEARTBEAT_INTERVAL_MS_DEFAULT,
+        .consumer_max_size = KQ_GROUP_CONSUMER_MAX_SIZE_DEFAULT,
+        .consumer_assignors = {GROUP_ASSIGNOR_UNIFORM, GROUP_ASSIGNOR_RANGE},
+        .consumer_assignor_count = 2,
+        .consumer_migration_policy = GROUP_MIGRATION_BIDIRECTIONAL,
     };
     return c;
 }
@@ -39,6 +59,12 @@ group_coord *group_coord_create(const group_config *config)
     KQ_ASSERT(config->max_size > 0 && config->max_size <= KQ_GROUP_MAX_SIZE_DEFAULT);
     KQ_ASSERT(config->min_session_timeout_ms <= config->max_session_timeout_ms);
     KQ_ASSERT(config->initial_rebalance_delay_ms >= 0);
+    KQ_ASSERT(config->consumer_max_size > 0 &&
+              config->consumer_max_size <= KQ_GROUP_CONSUMER_MAX_SIZE_DEFAULT);
+    KQ_ASSERT(config->consumer_heartbeat_interval_ms > 0 &&
+              config->consumer_heartbeat_interval_ms < config->consumer_session_timeout_ms);
+    KQ_ASSERT(config->consumer_assignor_count >= 1 &&
+              config->consumer_assignor_count <= GROUP_ASSIGNORS_MAX);
     group_coord *c = calloc(1, sizeof(*c));
     if (!c)
         return NULL;
@@ -64,6 +90,7 @@ static void free_graveyard(group_coord *c)
 /* Frees g (already out of c's list) and what its members held. */
 void gc_free_group(group_coord *c, ggroup *g)
 {
+    cg_free(c, g);
     for (int i = 0; i < g->member_count; i++) {
         gmember *m = g->members[i];
         gm_account(c, g, m, -(int64_t)m->bytes);
@@ -87,6 +114,7 @@ void group_coord_destroy(group_coord *c)
     KQ_ASSERT(c->bytes == 0 && c->owners.count == 0);
     go_owners_free(&c->owners);
     gp_coord_free(c);
+    free(c->topics.v);
     free_graveyard(c);
     free(c->out.answers);
     free(c);
@@ -120,7 +148,7 @@ static bool evict_empty(group_coord *c)
     int oldest = -1;
     for (int i = 0; i < c->group_count; i++) {
         const ggroup *g = c->groups[i];
-        if (g->state == GROUP_EMPTY && g->member_count == 0 && g->pending_count == 0 &&
+        if (g->state == GROUP_EMPTY && gc_member_count(g) == 0 && g->pending_count == 0 &&
             (oldest < 0 || g->empty_since_ms < c->groups[oldest]->empty_since_ms))
             oldest = i;
     }
@@ -131,6 +159,22 @@ static bool evict_empty(group_coord *c)
     gp_group_gone(c, g); /* its tombstone (issue 24) */
     gc_free_group(c, g);
     return true;
+}
+
+int gc_member_count(const ggroup *g)
+{
+    return g->type == GROUP_TYPE_CONSUMER ? g->cg->member_count : g->member_count;
+}
+
+void gc_drop_group(group_coord *c, ggroup *g)
+{
+    for (int i = 0; i < c->group_count; i++)
+        if (c->groups[i] == g) {
+            c->groups[i] = c->groups[--c->group_count];
+            gc_free_group(c, g);
+            return;
+        }
+    KQ_ASSERT(!"a group in the table");
 }
 
 ggroup *gc_create_group(group_coord *c, const char *group_id)
@@ -258,6 +302,7 @@ const group_output *gc_end(group_coord *c)
         for (int j = 0; j < g->member_count; j++)
             if (!g->members[j]->awaiting_join)
                 wake = min64(wake, g->members[j]->heartbeat_deadline_ms);
+        wake = min64(wake, cg_wake_at(g));
     }
     c->out.wake_at_ms = wake;
     return &c->out;

@@ -71,7 +71,21 @@ typedef struct ggroup {
     struct gp_gone *gone; /* members whose records need a tombstone */
     int gone_count;
     int gone_cap;
+    enum group_type type;
+    struct cgroup *cg;        /* GROUP_TYPE_CONSUMER: its state (consumer_internal.h) */
 } ggroup;
+
+/* The coordinator's topic table (group_consumer_set_topics). */
+typedef struct ctopic {
+    char name[KQ_TOPIC_NAME_BYTES_MAX];
+    uint8_t id[16];
+    int32_t partitions;
+} ctopic;
+typedef struct ctopics {
+    ctopic *v;
+    int n;
+    uint64_t gen; /* bumped by every change */
+} ctopics;
 
 /* Members + pending ids per client host (group_owners.c). */
 typedef struct gowner {
@@ -103,6 +117,9 @@ struct group_coord {
     struct gp_gone *deleted;
     int deleted_count;
     int deleted_cap;
+    ctopics topics;
+    char message[512]; /* a consumer group answer's error message */
+    char cg_member_id[KQ_GROUP_NAME_BYTES_MAX]; /* a consumer group answer's member id */
 };
 
 /* group_coord.c */
@@ -123,6 +140,10 @@ const group_output *gc_end(group_coord *c);
 group_answer *gc_answer(group_coord *c, enum group_answer_kind kind, uint64_t token,
                         enum kafka_error error);
 void gc_remove_member(group_coord *c, ggroup *g, gmember *m);
+/* Removes g from c's table and frees it. */
+void gc_drop_group(group_coord *c, ggroup *g);
+/* Members of g, of either type. */
+int gc_member_count(const ggroup *g);
 bool gc_str_ok(const char *s);
 void gc_copy(char *dst, const char *src);
 bool gc_empty(const char *s);
@@ -149,6 +170,8 @@ void gm_free(gmember *m);
 
 /* group_rebalance.c */
 void gr_prepare(group_coord *c, ggroup *g);
+/* Kafka's selectProtocol into g->protocol_name (g has members). */
+void gr_select_protocol(ggroup *g);
 void gr_try_complete_join(group_coord *c, ggroup *g);
 void gr_complete_join(group_coord *c, ggroup *g);
 void gr_join_answer(group_coord *c, const ggroup *g, const gmember *m, uint64_t token);

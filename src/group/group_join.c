@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "group_internal.h"
+#include "consumer_internal.h"
 
 static enum kafka_error validate(const group_coord *c, const group_join_request *req)
 {
@@ -220,6 +220,8 @@ const group_output *group_join(group_coord *c, const group_join_request *req, in
     ggroup *g = NULL;
     if (err == KAFKA_NONE) {
         g = gc_find(c, req->group_id);
+        if (g && g->type == GROUP_TYPE_CONSUMER && cc_join(c, g, req))
+            return gc_end(c); /* a consumer group served it (KIP-848 migration) */
         if (!g && !gc_empty(req->member_id))
             err = KAFKA_UNKNOWN_MEMBER_ID;
         else if (!g && (!gp_group_room(c, req->group_id) ||

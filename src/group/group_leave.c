@@ -2,7 +2,7 @@
  * timer tick. */
 #include <string.h>
 
-#include "group_internal.h"
+#include "consumer_internal.h"
 
 static enum kafka_error leave_one(group_coord *c, ggroup *g, const group_leave_member *lm,
                                   bool *removed)
@@ -36,6 +36,11 @@ enum kafka_error group_leave(group_coord *c, const char *group_id, group_leave_m
 {
     gc_begin(c, now_ms);
     ggroup *g = group_id && gc_str_ok(group_id) ? gc_find(c, group_id) : NULL;
+    if (g && g->type == GROUP_TYPE_CONSUMER) {
+        enum kafka_error err = cc_leave(c, g, members, member_count);
+        *out = gc_end(c);
+        return err;
+    }
     if (!g || g->state == GROUP_DEAD) {
         for (int i = 0; i < member_count; i++)
             members[i].error = KAFKA_UNKNOWN_MEMBER_ID;
@@ -58,11 +63,14 @@ const group_output *group_tick(group_coord *c, int64_t now_ms)
     bool full = false;
     for (int i = 0; i < c->group_count; i++) {
         /* A group answers each member at most twice (its join and its sync). */
-        if (KQ_GROUP_ANSWERS_MAX - c->out.answer_count < 2 * c->groups[i]->member_count + 2) {
+        if (KQ_GROUP_ANSWERS_MAX - c->out.answer_count < 2 * gc_member_count(c->groups[i]) + 2) {
             full = true; /* the rest at the next tick, at once */
             break;
         }
-        gr_tick_group(c, c->groups[i]);
+        if (c->groups[i]->type == GROUP_TYPE_CONSUMER)
+            cg_tick(c, c->groups[i]);
+        else
+            gr_tick_group(c, c->groups[i]);
     }
     const group_output *out = gc_end(c);
     if (full)

@@ -53,7 +53,7 @@ bool gr_supports(const ggroup *g, const group_join_request *req, const gmember *
 /* Kafka's selectProtocol: among the protocols every member supports, each
  * member votes for the first of its own list; the most votes win (ties: the
  * first candidate in the first member's order). */
-static void select_protocol(ggroup *g)
+void gr_select_protocol(ggroup *g)
 {
     KQ_ASSERT(g->member_count > 0);
     const gmember *first = g->members[0];
@@ -139,7 +139,7 @@ void gr_complete_join(group_coord *c, ggroup *g)
         g->protocol_name[0] = '\0';
         return;
     }
-    select_protocol(g);
+    gr_select_protocol(g);
     g->state = GROUP_COMPLETING_REBALANCE;
     g->sync_deadline_ms = c->now_ms + max_rebalance_timeout_ms(g);
     if (!gc_member(g, g->leader_id))

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "group_internal.h"
+#include "consumer_internal.h"
 
 /* UNKNOWN_MEMBER_ID / FENCED_INSTANCE_ID / ILLEGAL_GENERATION, or NONE with
  * *out set. */
@@ -166,6 +166,10 @@ const group_output *group_sync(group_coord *c, const group_sync_request *req, in
     ggroup *g = gc_str_ok(req->group_id) && req->group_id ? gc_find(c, req->group_id) : NULL;
     gmember *m = NULL;
     const char *limit = NULL;
+    if (g && g->type == GROUP_TYPE_CONSUMER) {
+        cc_sync(c, g, req);
+        return gc_end(c);
+    }
     enum kafka_error err = sync_checks(g, req, &m);
     if (err == KAFKA_NONE) {
         m->heartbeat_deadline_ms = now_ms + m->session_timeout_ms;
@@ -193,6 +197,10 @@ enum kafka_error group_heartbeat(group_coord *c, const char *group_id, const cha
 {
     ggroup *g = group_id && gc_str_ok(group_id) ? gc_find(c, group_id) : NULL;
     gmember *m = NULL;
+    if (g && g->type == GROUP_TYPE_CONSUMER) {
+        c->now_ms = now_ms;
+        return cc_heartbeat(c, g, member_id, instance_id, generation);
+    }
     if (g && g->state == GROUP_EMPTY)
         return KAFKA_UNKNOWN_MEMBER_ID;
     if (g && g->state == GROUP_DEAD)
@@ -210,6 +218,8 @@ enum kafka_error group_validate_offset_commit(const group_coord *c, const char *
 {
     ggroup *g = group_id && gc_str_ok(group_id) ? gc_find(c, group_id) : NULL;
     *group_exists = g != NULL;
+    if (g && g->type == GROUP_TYPE_CONSUMER)
+        return cc_validate_commit_latest(g, member_id, generation);
     if (!g)
         return generation < 0 && gc_empty(member_id) ? KAFKA_NONE : KAFKA_ILLEGAL_GENERATION;
     if (g->state == GROUP_DEAD)

@@ -13,6 +13,7 @@
 
 #include "group_handlers.h"
 #include "kq/assert.h"
+#include "kq/group_consumer.h"
 #include "kq/log_line.h"
 #include "kq/mutants.h"
 
@@ -120,9 +121,16 @@ static bool coord_make(handler *h, int32_t epoch)
                      ((uint64_t)g->coords_made << 20);
     if (h->svc.groups)
         c.persist_bytes_max = KQ_GROUP_STORE_BYTES_MAX;
+    c.mutants = h->svc.mutants; /* KQ_MUTANT_DOUBLE_ASSIGNMENT (simulator only) */
     g->coord = group_coord_create(&c);
     if (!g->coord)
         return false;
+    /* The one topic KIP-848's assignors hand out, by the id Metadata
+     * answers (assignments name topics by id). */
+    group_topic topic = {.name = h->svc.topic_name, .partition_count = 1};
+    memcpy(topic.id, h->svc.topic_id.bytes, sizeof topic.id);
+    bool topics_set = group_consumer_set_topics(g->coord, &topic, 1);
+    KQ_ASSERT(topics_set); /* one topic of one partition is within every bound */
     g->coord_epoch = epoch;
     g->wake_at_ms = INT64_MAX;
     groups_persist_reset(h, KAFKA_NOT_COORDINATOR); /* nothing is held here */
@@ -241,6 +249,13 @@ void groups_on_tick(handler *h, int64_t now_ms)
     groups_persist_tick(h, now_ms);
     groups_admin_expire(h, now_ms);
     groups_expiry_tick(h, now_ms);
+}
+
+const struct group_coord *handler_group_coord(const handler *h, int32_t *epoch)
+{
+    const handler_groups *g = h->groups;
+    *epoch = g && g->coord ? g->coord_epoch : -1;
+    return g ? g->coord : NULL;
 }
 
 int64_t groups_next_deadline(const handler *h)

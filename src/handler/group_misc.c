@@ -1,6 +1,7 @@
 /* Heartbeat, LeaveGroup and DescribeGroups: answered at once from the
  * coordinator's state (a leave may also answer other members' waiting
  * joins). */
+#include <stdio.h>
 #include <string.h>
 
 #include "group_handlers.h"
@@ -143,6 +144,21 @@ static void describe_one(handler *h, handler_request *req, kq_slice id,
     group_summary s;
     if (out->error_code != KAFKA_NONE)
         return;
+    enum group_type type;
+    if (group_type_of(h->groups->coord, group_id, &type) && type == GROUP_TYPE_CONSUMER) {
+        /* Kafka's describeGroups reads classic groups only: a KIP-848 group
+         * is Dead to v0-5 and GROUP_ID_NOT_FOUND to v6. */
+        if (req->header.api_version >= 6) {
+            size_t len = strlen(group_id) + 40;
+            char *msg = kq_arena_alloc(&h->arena, len);
+            out->error_code = KAFKA_GROUP_ID_NOT_FOUND;
+            if (msg) {
+                snprintf(msg, len, "Group %s is not a classic group.", group_id);
+                out->error_message = kq_slice_cstr(msg);
+            }
+        }
+        return;
+    }
     if (group_describe(h->groups->coord, group_id, &s) != KAFKA_NONE) {
         if (h->svc.offsets && groups_id_storable(group_id) &&
             group_offsets_has_group(h->svc.offsets, group_id))

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "group_handlers.h"
+#include "kq/group_consumer.h"
 #include "kq/assert.h"
 #include "kq/mutants.h"
 #include "kq/wire_fetch.h"
@@ -158,10 +159,15 @@ static int16_t commit_check_group(handler *h, handler_request *req,
     int16_t error = groups_gate(h);
     if (error != KAFKA_NONE)
         return error;
+    /* Classic generations and KIP-848 member epochs alike (v9+: a stale
+     * member epoch is STALE_MEMBER_EPOCH). */
+    group_commit_check check = {.group_id = *group_id,
+                                .member_id = member_id ? member_id : "",
+                                .instance_id = instance_id,
+                                .generation = body->generation_id_or_member_epoch,
+                                .api_version = req->header.api_version};
     bool exists = false;
-    return (int16_t)group_validate_offset_commit(h->groups->coord, *group_id,
-                                                 member_id ? member_id : "", instance_id,
-                                                 body->generation_id_or_member_epoch, &exists);
+    return (int16_t)group_validate_commit(h->groups->coord, &check, &exists);
 }
 
 /* One partition's own checks (the topic, its metadata, the table's room). */

@@ -7,6 +7,8 @@
 #include "kq/wire_add_raft_voter.h"
 #include "kq/wire_api_versions.h"
 #include "kq/wire_begin_quorum_epoch.h"
+#include "kq/wire_consumer_group_describe.h"
+#include "kq/wire_consumer_group_heartbeat.h"
 #include "kq/wire_describe_cluster.h"
 #include "kq/wire_describe_groups.h"
 #include "kq/wire_describe_quorum.h"

@@ -14,6 +14,7 @@
 #include <zstd.h>
 
 #include "../unit/wire/golden_all_versions.h"
+#include "../unit/wire/golden_cgroup.h"
 #include "../unit/wire/golden_groups.h"
 #include "fuzz.h"
 #include "kq/group_offsets.h"
@@ -65,6 +66,9 @@ static const struct golden_api goldens[] = {
     G(WIRE_API_JOIN_GROUP, join_group), G(WIRE_API_HEARTBEAT, heartbeat),
     G(WIRE_API_LEAVE_GROUP, leave_group), G(WIRE_API_SYNC_GROUP, sync_group),
     G(WIRE_API_DESCRIBE_GROUPS, describe_groups), G(WIRE_API_LIST_GROUPS, list_groups),
+    /* KIP-848 consumer groups (issue 24) */
+    G(WIRE_API_CONSUMER_GROUP_HEARTBEAT, consumer_group_heartbeat),
+    G(WIRE_API_CONSUMER_GROUP_DESCRIBE, consumer_group_describe),
 };
 
 static const struct golden_api *golden_of(int16_t key)

@@ -26,7 +26,7 @@ const char *const w_check_names[W_CHECK_COUNT] = {
     "quorum-connections", "client-admitted", "change-after-epoch-commit",
     "one-uncommitted-change", "told-hw-monotonic", "txn-read-committed", "txn-atomic",
     "txn-fenced-no-append", "txn-lso", "txn-offsets", "group-membership-kept",
-    "deleted-stays-deleted", "liveness",
+    "deleted-stays-deleted", "group-exclusive", "liveness",
     "scenario", "final",
 };
 
@@ -92,6 +92,7 @@ void w_check_destroy(struct w_check *c)
     w_check_quorum_free(c);
     w_check_control_free(c);
     w_check_txn_free(c);
+    free(c->cg);
     free(c);
 }
 
@@ -161,6 +162,7 @@ void w_check_after_event(w_world *w)
     w_check_voters_after_event(w);
     w_check_quorum_after_event(w);
     w_check_flushed_durable(w);
+    w_check_cg_after_event(w);
     for (int i = 0; i < w->n && !w->failed; i++) {
         raft_status st;
         if (!w_node_status(w, i, &st))

@@ -61,6 +61,8 @@ enum w_check_id {
     W_INV_GROUP_MEMBERSHIP_KEPT, /* a member is not forgotten within its session timeout */
     /* DeleteGroups, OffsetDelete, expiry (issue 24, w_check_deleted.c) */
     W_INV_DELETED_STAYS_DELETED, /* a deleted or expired offset never comes back */
+    /* KIP-848 consumer groups (issue 24, w_check_cgroups.c) */
+    W_INV_GROUP_EXCLUSIVE,     /* no partition owned by two members of a group at once */
     W_INV_PER_EVENT_COUNT,
     /* end of run */
     W_CHECK_LIVENESS = W_INV_PER_EVENT_COUNT, /* leader, commit, catch-up within 60 s */
@@ -195,6 +197,45 @@ void w_check_txn_on_rc_position(w_world *w, int client, int64_t next);
 void w_check_txn_on_rc_reset(w_world *w, int client, int64_t offset);
 /* A consumer's Fetch answered NONE by node with hw and last stable offset lso. */
 void w_check_txn_on_lso(w_world *w, int client, int node, int64_t hw, int64_t lso);
+
+/* ---- KIP-848 consumer groups (w_check_cgroups.c, issue 24): group-exclusive.
+ * Server side, after every event: every leader's group coordinator passes
+ * group_consumer_check_exclusive (no partition in two members' assigned or
+ * pending-revocation sets). Client side, from the members of one group
+ * (slot: the index of its first client): a member taking a partition that
+ * another member holds, by an answer of the coordinator that answered the
+ * holder, at the holder's member epoch, or while the holder's session and
+ * any revocation (told, or possibly started by a heartbeat whose answer it
+ * has not had) could not have timed out yet. */
+typedef struct w_cg_tp {
+    kq_uuid topic_id;
+    int32_t partition;
+} w_cg_tp;
+/* Where a heartbeat answer came from: the coordinator (w_net's answer_coord:
+ * node, incarnation, Raft epoch; 0 none), the member epoch it gave and when
+ * the node answered. */
+typedef struct w_cg_from {
+    uint64_t coord;
+    int32_t epoch;
+    int64_t answered_ms;
+} w_cg_from;
+/* Client `client`, member of group slot `slot` with rebalance timeout
+ * rebalance_ms, had its heartbeat sent at sent_ms answered NONE. */
+void w_check_cg_on_answer(w_world *w, int client, int slot, int64_t sent_ms, int32_t rebalance_ms,
+                          const w_cg_from *from);
+/* It now holds exactly tps[n] (what it consumes); the partitions it did not
+ * hold before came with the answer *from (NULL when it holds none). */
+void w_check_cg_on_holds(w_world *w, int client, int slot, const w_cg_tp *tps, int n,
+                         const w_cg_from *from);
+/* The answer to its heartbeat sent at sent_ms takes partitions it holds
+ * away: it revokes them (the coordinator's revocation timeout runs from
+ * no earlier than sent_ms). */
+void w_check_cg_on_revoke(w_world *w, int client, int64_t sent_ms);
+/* It sent a heartbeat (the coordinator may start a revocation while serving
+ * it, even if the answer never arrives). */
+void w_check_cg_on_sent(w_world *w, int client, int64_t sent_ms);
+/* Server side: every running node's coordinator. */
+void w_check_cg_after_event(w_world *w);
 
 /* ---- issue 19 (w_check_control.c): a hostile client sent a control batch
  * with this CRC; no node may append it. */

@@ -104,6 +104,8 @@ struct w_check {
     struct w_quorum_check *quorum;
     /* issue 23 (w_check_txn.c): the transactions of the committed record */
     struct w_txn_check *txn;
+    /* issue 24 (w_check_cgroups.c): the consumer members' holdings, lazily */
+    struct w_cg_check *cg;
 };
 
 /* w_check_quorum.c: voter-fetch-timely */

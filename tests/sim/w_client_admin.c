@@ -101,7 +101,10 @@ static void wca_send_offset_delete(w_world *w, w_client *c, wc_inflight *f)
 
 bool wca_act(w_world *w, w_client *c)
 {
-    if (!c->group.deleter || !w->clients_on || c->stop_new ||
+    /* KIP-848 members share their group (its offsets are every member's):
+     * they do not delete. */
+    if (!c->group.deleter || c->kind == W_CLIENT_CONSUMER_MEMBER || !w->clients_on ||
+        c->stop_new ||
         !wire_api_accepted(WIRE_API_DELETE_GROUPS, 0) || wca_holds_commits(w, c) ||
         wc_count_op(c, WC_OP_OFFSET_COMMIT) > 0 || !sim_prng_chance(&w->rng, WCA_DELETE_PPM))
         return false;
