@@ -204,6 +204,13 @@ enum kafka_error group_validate_commit(const group_coord *coord, const group_com
 enum kafka_error group_validate_offset_fetch(const group_coord *coord, const char *group_id,
                                              const char *member_id, int32_t member_epoch);
 
+/* Whether group_id is a consumer group a member of which subscribes to
+ * topic (Kafka's ModernGroup.isSubscribedToTopic: OffsetDelete answers
+ * GROUP_SUBSCRIBED_TO_TOPIC; KIP-496 expiry keeps such offsets). False for
+ * classic or unknown groups. */
+bool group_consumer_subscribes_to(const group_coord *coord, const char *group_id,
+                                  const char *topic);
+
 /* ---- simulator check */
 /* No partition is in two members' (assigned u pending-revocation) sets of
  * one consumer group. false with a reason in why (NUL-terminated) when one

@@ -105,7 +105,10 @@ bool group_offsets_may_expire(const group_coord *c, const char *group_id,
         return true;
     if (g->state != GROUP_EMPTY || gc_member_count(g) > 0 || g->pending_count > 0)
         return false;
-    *empty_since_ms = g->empty_since_ms;
+    /* A consumer group's offsets expire from their commit (Kafka's
+     * ConsumerGroup.offsetExpirationCondition). */
+    if (g->type == GROUP_TYPE_CLASSIC)
+        *empty_since_ms = g->empty_since_ms;
     return true;
 }
 
