@@ -140,6 +140,8 @@ cmember *cg_member(const cgroup *cg, const char *member_id);
 cmember *cg_static_member(const cgroup *cg, const char *instance_id);
 cmember *cm_new(const char *member_id);
 void cm_free(cmember *m);
+/* m now uses the consumer protocol (Kafka's setClassicMemberMetadata(null)). */
+void cm_drop_classic(cmember *m);
 /* Adds m (owned by the group from now on) and its partitions; false when
  * out of memory (m still the caller's). */
 bool cg_add_member(group_coord *c, ggroup *g, cmember *m);

@@ -241,6 +241,19 @@ static void test_classic_joins(void **state)
     assert_int_equal(group_heartbeat(c, "g", "B", NULL, 1, 5), KAFKA_UNKNOWN_MEMBER_ID);
     assert_int_equal(group_heartbeat(c, "g", a.id, NULL, a.generation + 1, 5),
                      KAFKA_ILLEGAL_GENERATION);
+    /* A classic member may switch to the consumer protocol (same id). */
+    tc_client a2;
+    tc_init(&a2, a.id, "t0");
+    assert_int_equal(tc_hb(c, "g", &a2, 5), KAFKA_NONE);
+    group_consumer_member_view v;
+    assert_true(group_consumer_member_at(c, "g", 1, &v));
+    assert_string_equal(v.member_id, a.id);
+    assert_int_equal(v.member_type, 1);
+    assert_int_equal(group_heartbeat(c, "g", a.id, NULL, a2.epoch, 5), KAFKA_UNKNOWN_MEMBER_ID);
+    /* ... and back: a classic JoinGroup of that id makes it classic again. */
+    assert_int_equal(join(c, &a, 3, 5)->error, KAFKA_NONE);
+    assert_true(group_consumer_member_at(c, "g", 1, &v));
+    assert_int_equal(v.member_type, 0);
     /* LeaveGroup: the classic member goes, the consumer one is not classic. */
     group_leave_member lm[2] = {{.member_id = a.id}, {.member_id = "B"}};
     const group_output *out;
