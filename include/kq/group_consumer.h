@@ -185,22 +185,31 @@ typedef struct group_commit_check {
 } group_commit_check;
 
 /* Classic group: as group_validate_offset_commit(). Consumer group (Kafka's
- * ConsumerGroup.validateOffsetCommit): "" member id with generation < 0 is
- * accepted (an admin commit) only when the group is Empty; an unknown member
- * UNKNOWN_MEMBER_ID; a member epoch other than the member's
- * STALE_MEMBER_EPOCH (OffsetCommit v9+) or ILLEGAL_GENERATION (older
- * versions and TxnOffsetCommit). No group: NONE with *group_exists false
- * when generation < 0, otherwise ILLEGAL_GENERATION (classic) as today.
- * group_validate_offset_commit() applies this at the latest version. */
+ * ConsumerGroup.validateOffsetCommit): generation < 0 is accepted (an admin
+ * commit) only when the group is Empty; an unknown member id
+ * UNKNOWN_MEMBER_ID; a consumer-protocol member committing with OffsetCommit
+ * below v9 UNSUPPORTED_VERSION; a generation other than the member epoch
+ * STALE_MEMBER_EPOCH (ILLEGAL_GENERATION for a classic member of the group
+ * and for TxnOffsetCommit). No group: NONE with *group_exists false when
+ * generation < 0 with "" member id; otherwise GROUP_ID_NOT_FOUND at
+ * OffsetCommit v9+, ILLEGAL_GENERATION before and for TxnOffsetCommit.
+ * group_validate_offset_commit() applies the consumer group rules as v9. */
 enum kafka_error group_validate_commit(const group_coord *coord, const group_commit_check *check,
                                        bool *group_exists);
 
-/* OffsetFetch v9+ (member id and epoch given): consumer group as Kafka's
- * ConsumerGroup.validateOffsetFetch (member_epoch < 0 with "" member id:
- * NONE; unknown member UNKNOWN_MEMBER_ID; other epoch STALE_MEMBER_EPOCH);
- * classic or no group: NONE. */
+/* OffsetFetch v9+: consumer group as Kafka's ConsumerGroup.validateOffsetFetch
+ * (member_id NULL, the request's null, with member_epoch < 0: NONE; an
+ * unknown member UNKNOWN_MEMBER_ID; another epoch STALE_MEMBER_EPOCH, or
+ * ILLEGAL_GENERATION for a classic member); classic or no group: NONE. */
 enum kafka_error group_validate_offset_fetch(const group_coord *coord, const char *group_id,
                                              const char *member_id, int32_t member_epoch);
+
+/* Whether group_id is a consumer group a member of which subscribes to
+ * topic (Kafka's ModernGroup.isSubscribedToTopic: OffsetDelete answers
+ * GROUP_SUBSCRIBED_TO_TOPIC; KIP-496 expiry keeps such offsets). False for
+ * classic or unknown groups. */
+bool group_consumer_subscribes_to(const group_coord *coord, const char *group_id,
+                                  const char *topic);
 
 /* ---- simulator check */
 /* No partition is in two members' (assigned u pending-revocation) sets of

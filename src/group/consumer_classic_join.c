@@ -193,8 +193,12 @@ void cc_join_member(group_coord *c, ggroup *g, const group_join_request *req)
     if (e == KAFKA_NONE) {
         r = as_heartbeat(req, sub, names);
         h.r = &r;
-        if (update(&h, req, sub, &e, &limit))
+        bool down = h.replaced && cc_may_downgrade_replaced(c, g, h.replaced);
+        if (update(&h, req, sub, &e, &limit)) {
             cc_joined(c, g, h.m, req);
+            if (down) /* the last consumer-protocol member was replaced */
+                cc_downgrade(c, g, NULL);
+        }
     }
     if (e != KAFKA_NONE)
         join_answer(c, req, e, req->member_id, limit);

@@ -80,6 +80,16 @@ bool group_consumer_member_at(const group_coord *c, const char *group_id, int in
     return true;
 }
 
+bool group_consumer_subscribes_to(const group_coord *c, const char *group_id, const char *topic)
+{
+    const cgroup *cg = cg_of(find(c, group_id));
+    for (int i = 0; cg && topic && i < cg->member_count; i++)
+        for (int j = 0; j < cg->members[i]->topic_count; j++)
+            if (strcmp(cg->members[i]->topics[j], topic) == 0)
+                return true;
+    return false;
+}
+
 /* Whether member i and a later member of cg hold one partition; the
  * partition in why. */
 static bool clash(const cgroup *cg, int i, char *why, size_t len)

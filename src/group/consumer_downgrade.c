@@ -1,27 +1,40 @@
 /* The downgrade of a consumer group to a classic group (KIP-848 online
  * migration; Kafka's validateOnlineDowngradeWithFencedMember and
- * convertToClassicGroup / ClassicGroup.fromConsumerGroup): when the last
- * member using the consumer protocol leaves or is fenced and classic
- * members remain, the group becomes a classic group, Stable at the group
- * epoch, each member's target assignment its assignment (encoded as
- * ConsumerProtocolAssignment of the chosen protocol's version), and a
- * rebalance starts. */
+ * validateOnlineDowngradeWithReplacedMemberId, convertToClassicGroup /
+ * ClassicGroup.fromConsumerGroup): when the last member using the consumer
+ * protocol leaves or is fenced and classic members remain, or is replaced
+ * by a classic static member, the group becomes a classic group, Stable at
+ * the group epoch, each member's target assignment its assignment (encoded
+ * as ConsumerProtocolAssignment of the chosen protocol's version); a
+ * rebalance starts when a member left. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "consumer_internal.h"
 #include "kq/assert.h"
 
+/* Kafka's allMembersUseClassicProtocolExcept(m) and the policy. */
+static bool only_classic_besides(const group_coord *c, const cgroup *cg, const cmember *m)
+{
+    enum group_migration_policy p = c->config.consumer_migration_policy;
+    if (m->classic)
+        return false;
+    for (int i = 0; i < cg->member_count; i++)
+        if (cg->members[i] != m && !cg->members[i]->classic)
+            return false;
+    return p == GROUP_MIGRATION_BIDIRECTIONAL || p == GROUP_MIGRATION_DOWNGRADE;
+}
+
 bool cc_may_downgrade(const group_coord *c, const ggroup *g, const cmember *leaving)
 {
     const cgroup *cg = g->cg;
-    enum group_migration_policy p = c->config.consumer_migration_policy;
-    if (leaving->classic || cg->member_count <= 1 || cg->member_count - 1 > c->config.max_size)
-        return false;
-    for (int i = 0; i < cg->member_count; i++)
-        if (cg->members[i] != leaving && !cg->members[i]->classic)
-            return false;
-    return p == GROUP_MIGRATION_BIDIRECTIONAL || p == GROUP_MIGRATION_DOWNGRADE;
+    return cg->member_count > 1 && cg->member_count - 1 <= c->config.max_size &&
+           only_classic_besides(c, cg, leaving);
+}
+
+bool cc_may_downgrade_replaced(const group_coord *c, const ggroup *g, const cmember *replaced)
+{
+    return g->cg->member_count <= c->config.max_size && only_classic_besides(c, g->cg, replaced);
 }
 
 /* A classic member with m's identity and protocols (no assignment yet). */
@@ -57,7 +70,8 @@ static bool build(group_coord *c, const cgroup *cg, const cmember *leaving, ggro
         return false;
     for (int i = 0; i < cg->member_count; i++)
         if (cg->members[i] != leaving &&
-            !(tmp->members[tmp->member_count++] = to_gmember(cg->members[i])))
+            (!cg->members[i]->classic ||
+             !(tmp->members[tmp->member_count++] = to_gmember(cg->members[i]))))
             return false;
     gr_select_protocol(tmp);
     int at = 0;
@@ -100,9 +114,11 @@ void cc_downgrade(group_coord *c, ggroup *g, cmember *leaving)
     int32_t epoch = g->cg->group_epoch;
     if (!build(c, g->cg, leaving, &tmp)) { /* out of memory: stays a consumer group */
         free_tmp(&tmp);
-        cg_remove_member(c, g, leaving);
-        g->cg->group_epoch++;
-        cg_update_state(c, g);
+        if (leaving) {
+            cg_remove_member(c, g, leaving);
+            g->cg->group_epoch++;
+            cg_update_state(c, g);
+        }
         return;
     }
     cg_free(c, g);
@@ -122,8 +138,10 @@ void cc_downgrade(group_coord *c, ggroup *g, cmember *leaving)
     }
     free_tmp(&tmp);
     gc_copy(g->leader_id, g->member_count ? g->members[0]->id : "");
-    if (g->member_count)
-        gr_prepare(c, g);
-    else
+    if (!g->member_count)
         g->state = GROUP_EMPTY;
+    else if (leaving) /* a member left: a rebalance (Kafka's prepareRebalance) */
+        gr_prepare(c, g);
+    /* else a static member was replaced: Stable, every member keeps its
+     * assignment */
 }

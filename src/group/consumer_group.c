@@ -36,6 +36,13 @@ static void classic_free(cclassic *k)
     free(k);
 }
 
+void cm_drop_classic(cmember *m)
+{
+    classic_free(m->classic);
+    m->classic = NULL;
+    m->dirty = true;
+}
+
 void cm_free(cmember *m)
 {
     if (!m)

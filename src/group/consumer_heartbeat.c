@@ -310,7 +310,14 @@ static void regular(ch_ctx *h)
         return;
     if (!ch_budget_ok(h, h->m ? h->m : h->replaced ? h->replaced : &blank_member))
         return;
-    if (!make_group(h) || !ch_place_member(h, &changed, &sub) || !ch_maybe_bump(h, sub, &changed))
+    if (!make_group(h) || !ch_place_member(h, &changed, &sub))
+        return;
+    if (h->m->classic) { /* a classic member switches to the consumer protocol */
+        cm_drop_classic(h->m);
+        cg_account(h->c, h->g, h->m);
+        changed = true;
+    }
+    if (!ch_maybe_bump(h, sub, &changed))
         return;
     cset owned = {0};
     bool ok = h->r->owned_count < 0 || cs_from_request(&owned, h->r->owned, h->r->owned_count);

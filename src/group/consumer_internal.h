@@ -140,6 +140,8 @@ cmember *cg_member(const cgroup *cg, const char *member_id);
 cmember *cg_static_member(const cgroup *cg, const char *instance_id);
 cmember *cm_new(const char *member_id);
 void cm_free(cmember *m);
+/* m now uses the consumer protocol (Kafka's setClassicMemberMetadata(null)). */
+void cm_drop_classic(cmember *m);
 /* Adds m (owned by the group from now on) and its partitions; false when
  * out of memory (m still the caller's). */
 bool cg_add_member(group_coord *c, ggroup *g, cmember *m);
@@ -240,8 +242,13 @@ enum kafka_error cc_upgrade(group_coord *c, ggroup *g);
 /* Whether fencing m leaves only classic members that may take the group
  * back to the classic protocol (validateOnlineDowngradeWithFencedMember). */
 bool cc_may_downgrade(const group_coord *c, const ggroup *g, const cmember *m);
-/* Removes m and converts g to a classic group that rebalances. */
-void cc_downgrade(group_coord *c, ggroup *g, cmember *m);
+/* Whether a classic static member replacing replaced leaves only classic
+ * members (validateOnlineDowngradeWithReplacedMemberId). */
+bool cc_may_downgrade_replaced(const group_coord *c, const ggroup *g, const cmember *replaced);
+/* Converts g to a classic group: without leaving (removed first) and
+ * rebalancing; leaving NULL: every member stays, Stable (a static member
+ * was replaced). */
+void cc_downgrade(group_coord *c, ggroup *g, cmember *leaving);
 /* The classic protocol's requests to a consumer group (Kafka's
  * classicGroup*ToConsumerGroup). cc_join returns false when the group was
  * Empty and became a classic group for the caller to serve. */

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "group_internal.h"
+#include "kq/group_consumer.h"
 
 #define CONSUMER_PROTOCOL_TYPE "consumer"
 
@@ -109,6 +110,8 @@ bool group_subscribes_to(const group_coord *c, const char *group_id, const char 
     const ggroup *g = group_id && gc_str_ok(group_id) ? gc_find(c, group_id) : NULL;
     if (!g || !topic)
         return false;
+    if (g->type == GROUP_TYPE_CONSUMER) /* KIP-848: its members' topic names */
+        return group_consumer_subscribes_to(c, group_id, topic);
     /* Unknown subscriptions: Kafka counts a consumer group as subscribed. */
     return group_subscription(g, topic) != SUB_NO;
 }
@@ -120,6 +123,11 @@ bool group_offsets_may_expire(const group_coord *c, const char *group_id,
     *empty_since_ms = INT64_MIN;
     if (!g)
         return true; /* a simple consumer's offsets: from their commit */
+    /* A KIP-848 group's offsets expire from their commit, in any state, for
+     * topics no member subscribes to (Kafka's
+     * ConsumerGroup.offsetExpirationCondition and isSubscribedToTopic). */
+    if (g->type == GROUP_TYPE_CONSUMER)
+        return true;
     if (g->state == GROUP_EMPTY && g->member_count == 0 && g->pending_count == 0) {
         if (g->protocol_type[0])
             *empty_since_ms = g->empty_since_ms;

@@ -29,8 +29,13 @@ static int stop_at_first(void *ctx, const group_offset *e)
  * transactions included) know the group. */
 static bool group_known(handler *h, const char *group_id, group_summary *s, bool *in_coord)
 {
-    *in_coord = group_describe(h->groups->coord, group_id, s) == KAFKA_NONE;
-    return *in_coord ||
+    enum group_type type;
+    bool known = group_type_of(h->groups->coord, group_id, &type);
+    /* A KIP-848 group takes OffsetDelete in any state (Kafka's
+     * ConsumerGroup.validateOffsetDelete): only its partitions' checks. */
+    *in_coord = known && type == GROUP_TYPE_CLASSIC &&
+                group_describe(h->groups->coord, group_id, s) == KAFKA_NONE;
+    return known ||
            (h->svc.offsets &&
             group_offsets_foreach_key_at_end(h->svc.offsets, group_id, stop_at_first, NULL));
 }

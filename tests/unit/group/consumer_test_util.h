@@ -46,7 +46,7 @@ static inline group_coord *tc_coord(uint32_t mutants)
 
 /* A client: what it owns, per topic index, as a bit set of partitions. */
 typedef struct tc_client {
-    char id[64];
+    char id[KQ_GROUP_NAME_BYTES_MAX];
     const char *instance;
     int32_t epoch;
     uint64_t owned[TC_TOPICS];

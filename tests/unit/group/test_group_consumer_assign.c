@@ -218,7 +218,7 @@ static void random_step(group_coord *c, tc_client *m, int i, uint64_t *x, int64_
         break;
     }
     case 2: { /* new subscription */
-        char id[64];
+        char id[KQ_GROUP_NAME_BYTES_MAX];
         snprintf(id, sizeof(id), "%s", k->id);
         int32_t epoch = k->epoch;
         uint64_t owned[TC_TOPICS];

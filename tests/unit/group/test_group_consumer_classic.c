@@ -241,6 +241,19 @@ static void test_classic_joins(void **state)
     assert_int_equal(group_heartbeat(c, "g", "B", NULL, 1, 5), KAFKA_UNKNOWN_MEMBER_ID);
     assert_int_equal(group_heartbeat(c, "g", a.id, NULL, a.generation + 1, 5),
                      KAFKA_ILLEGAL_GENERATION);
+    /* A classic member may switch to the consumer protocol (same id). */
+    tc_client a2;
+    tc_init(&a2, a.id, "t0");
+    assert_int_equal(tc_hb(c, "g", &a2, 5), KAFKA_NONE);
+    group_consumer_member_view v;
+    assert_true(group_consumer_member_at(c, "g", 1, &v));
+    assert_string_equal(v.member_id, a.id);
+    assert_int_equal(v.member_type, 1);
+    assert_int_equal(group_heartbeat(c, "g", a.id, NULL, a2.epoch, 5), KAFKA_UNKNOWN_MEMBER_ID);
+    /* ... and back: a classic JoinGroup of that id makes it classic again. */
+    assert_int_equal(join(c, &a, 3, 5)->error, KAFKA_NONE);
+    assert_true(group_consumer_member_at(c, "g", 1, &v));
+    assert_int_equal(v.member_type, 0);
     /* LeaveGroup: the classic member goes, the consumer one is not classic. */
     group_leave_member lm[2] = {{.member_id = a.id}, {.member_id = "B"}};
     const group_output *out;
@@ -275,6 +288,52 @@ static void test_classic_timeouts(void **state)
     group_coord_destroy(c);
 }
 
+/* The last consumer-protocol member is a static member, replaced by a
+ * classic consumer of the same instance id: the group goes back to
+ * classic at once, Stable, the new member with the old one's target. */
+static void test_static_replaced_by_classic(void **state)
+{
+    (void)state;
+    group_coord *c = coord(GROUP_MIGRATION_BIDIRECTIONAL);
+    classic a;
+    classic_group(c, &a);
+    tc_client s;
+    tc_init(&s, "S", "t0");
+    s.instance = "is";
+    assert_int_equal(tc_hb(c, "g", &s, 10), KAFKA_NONE);
+    group_consumer_member_view v;
+    assert_true(group_consumer_member_at(c, "g", 1, &v));
+    assert_int_equal(v.target_assignment_count, 1);
+    uint64_t s_target = 0;
+    for (int i = 0; i < v.target_assignment[0].partition_count; i++)
+        s_target |= 1ull << v.target_assignment[0].partitions[i];
+    classic k;
+    memset(&k, 0, sizeof(k));
+    k.meta_len = subscription(k.meta, sizeof(k.meta), 0);
+    group_protocol p = {"range", k.meta, k.meta_len};
+    group_join_request r = {
+        .token = 9, .group_id = "g", .member_id = "", .instance_id = "is", .client_id = "old",
+        .client_host = "/h", .protocol_type = "consumer", .protocols = &p, .protocol_count = 1,
+        .session_timeout_ms = 10000, .rebalance_timeout_ms = 20000,
+    };
+    const group_output *o = group_join(c, &r, 20);
+    assert_int_equal(o->answer_count, 1);
+    assert_int_equal(o->answers[0].error, KAFKA_NONE);
+    strcpy(k.id, o->answers[0].member_id);
+    k.generation = o->answers[0].generation;
+    enum group_type type;
+    assert_true(group_type_of(c, "g", &type));
+    assert_int_equal(type, GROUP_TYPE_CLASSIC);
+    group_summary gs;
+    assert_int_equal(group_describe(c, "g", &gs), KAFKA_NONE);
+    assert_int_equal(gs.state, GROUP_STABLE);
+    assert_int_equal(gs.member_count, 2);
+    assert_int_equal(gs.generation, k.generation);
+    assert_int_equal(sync(c, &k, 10, 21, NULL, 0)->error, KAFKA_NONE);
+    assert_int_equal(k.owned, s_target);
+    group_coord_destroy(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -282,6 +341,7 @@ int main(void)
         cmocka_unit_test(test_policy_disabled),
         cmocka_unit_test(test_classic_joins),
         cmocka_unit_test(test_classic_timeouts),
+        cmocka_unit_test(test_static_replaced_by_classic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
