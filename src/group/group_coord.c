@@ -287,6 +287,7 @@ static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
 const group_output *gc_end(group_coord *c)
 {
+    gc_consumer_note_changes(c); /* issue 24: KIP-848 groups' changes get a seq */
     int64_t wake = INT64_MAX;
     for (int i = 0; i < c->group_count; i++) {
         const ggroup *g = c->groups[i];

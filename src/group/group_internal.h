@@ -65,6 +65,7 @@ typedef struct ggroup {
      * tombstones) at the next take; seq: of its latest change. */
     bool persisted;
     bool persist_dirty;
+    bool persisted_consumer; /* its records in the store are of the consumer type */
     uint64_t persist_seq;
     uint64_t persist_written;
     uint64_t persist_charge;
@@ -222,6 +223,9 @@ void gp_coord_free(group_coord *c);
 /* group_persist_consumer.c: the consumer module's part (issue 24; a stub
  * until KIP-848 groups are persisted). */
 int gc_take_consumer_changes(group_coord *c, group_store_batch *b);
+/* Marks (gc_mark_dirty) every consumer group whose module marks say it
+ * changed; gc_end calls it, so every call's changes get a seq. */
+void gc_consumer_note_changes(group_coord *c);
 bool gc_restore_consumer_group(group_coord *c, const group_store *s, int gi, int64_t now_ms);
 
 #endif

@@ -50,6 +50,12 @@ static bool member_body(const ggroup *g, const gmember *m, kq_writer *body)
 /* The records of one dirty group: false when b fails. */
 static bool take_group(group_coord *c, ggroup *g, group_store_batch *b, kq_writer *body)
 {
+    if (g->persisted_consumer) { /* downgraded: the consumer records go first */
+        if (!add_tombstone(b, g->id, NULL))
+            return false;
+        g->persisted_consumer = false;
+        gc_mark_members(c, g);
+    }
     for (int i = 0; i < g->gone_count; i++) {
         if (!add_tombstone(b, g->id, g->gone[i].id))
             return false;
@@ -111,8 +117,8 @@ bool group_coord_take_changes(group_coord *c, group_store_batch *b, uint64_t *co
     uint64_t left = UINT64_MAX; /* the earliest seq not taken */
     for (int i = 0; ok && i < c->group_count; i++) {
         ggroup *g = c->groups[i];
-        if (!g->persist_dirty)
-            continue;
+        if (!g->persist_dirty || g->type == GROUP_TYPE_CONSUMER)
+            continue; /* consumer groups: gc_take_consumer_changes */
         if (group_store_batch_bytes(b) >= KQ_GROUP_STORE_BATCH_BYTES_TARGET) {
             *more = true;
             if (g->persist_seq < left)

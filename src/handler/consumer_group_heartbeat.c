@@ -1,9 +1,9 @@
 /* ConsumerGroupHeartbeat (KIP-848, API 68): the request is decoded, checked
  * (READ on the group, the coordinator's gate, our bounds on its arrays),
- * served by the coordinator (kq/group_consumer.h) and answered at once. Every
- * answer, error or not, leaves through cgh_answer: an answer that depends on
- * a change of persistent group state (the response's `changed`) is the one
- * place that would wait for its record to commit. */
+ * served by the coordinator (kq/group_consumer.h) and answered. Every
+ * answer, error or not, leaves through cgh_answer; the coordinator's waits
+ * until the group's records up to its change are committed (issue 24,
+ * src/handler/group_persist.c). */
 #include <string.h>
 
 #include "group_handlers.h"
@@ -36,7 +36,22 @@ static bool assignment_to_wire(handler *h, const group_consumer_heartbeat_respon
     return true;
 }
 
-/* Sends the answer: the coordinator's (cr non-NULL) or error alone. */
+/* The answer with error alone (groups_error_fn: a held answer that cannot
+ * wait longer). */
+static void cgh_error(handler *h, void *slot, const wire_request_header *hdr, int16_t error)
+{
+    wire_consumer_group_heartbeat_response resp = {.error_code = error,
+                                                   .error_message = NULL_SLICE,
+                                                   .member_id = NULL_SLICE};
+    handler_begin_response(h, hdr);
+    wire_consumer_group_heartbeat_response_encode(&h->out, hdr->api_version, &resp);
+    handler_finish_response(h, slot);
+}
+
+/* Sends the answer: the coordinator's (cr non-NULL) or error alone. The
+ * coordinator's waits, encoded, until the group's changes up to it are
+ * below the high watermark (h->groups->hold_seq, issue 24: a member never
+ * acts on an epoch or assignment a failover could take back). */
 static void cgh_answer(handler *h, handler_request *req, int16_t error,
                        const group_consumer_heartbeat_response *cr)
 {
@@ -57,7 +72,10 @@ static void cgh_answer(handler *h, handler_request *req, int16_t error,
     }
     handler_begin_response(h, &req->header);
     wire_consumer_group_heartbeat_response_encode(&h->out, v, &resp);
-    handler_finish_response(h, req->slot);
+    if (cr)
+        groups_finish(h, req->slot, &req->header, cgh_error);
+    else
+        handler_finish_response(h, req->slot);
 }
 
 /* Our bounds on what one heartbeat may carry (kq/limits.h): beyond them
@@ -141,9 +159,12 @@ void handle_consumer_group_heartbeat(handler *h, handler_request *req, kq_reader
     group_consumer_heartbeat(h->groups->coord, &q, now, &cr);
     if (cr.limit)
         groups_log_limit(h, req->slot, "ConsumerGroupHeartbeat", q.group_id, cr.limit);
+    h->groups->hold_seq = cr.error == KAFKA_NONE ? groups_persist_seq(h, q.group_id) : 0;
     cgh_answer(h, req, KAFKA_NONE, &cr);
+    h->groups->hold_seq = 0;
     /* Then the classic members' answers this heartbeat completed (online
      * migration) and the coordinator's next wake-up (a new member's
      * session, a revocation's timeout). */
     groups_deliver(h, cr.output);
+    groups_persist_now(h); /* the frame's append: the changes' records */
 }

@@ -61,6 +61,7 @@ static wire_consumer_group_heartbeat_response hb(tn_node *n, tn_slot *s, int32_t
                                                  const hb_args *a)
 {
     hb_send(n, s, corr, a);
+    tn_settle(n); /* an answer waits for the group's records (issue 24) */
     wire_consumer_group_heartbeat_response r;
     TN_DECODE(n, s, WIRE_API_CONSUMER_GROUP_HEARTBEAT, HB_V, corr,
               wire_consumer_group_heartbeat_response_decode, &r);
