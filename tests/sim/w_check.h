@@ -160,6 +160,12 @@ void w_check_on_member_answer(w_world *w, int client, int64_t sent_ms, uint32_t 
  * the log, issue 24). */
 int64_t w_check_committed_end(const w_world *w);
 void w_check_on_offset_commit_acked(w_world *w, int client, int64_t value);
+/* group-membership-kept for a KIP-848 member (issue 24): its group was
+ * answered GROUP_ID_NOT_FOUND (by node, to a request of op) within its
+ * session timeout of its last request answered NONE (sent at
+ * last_ok_sent_ms). */
+void w_check_on_consumer_group_lost(w_world *w, int client, int node, const char *op,
+                                    int64_t last_ok_sent_ms, int64_t session_timeout_ms);
 /* Any answer to the commit of value arrived (acknowledged or refused: its
  * place in the log, if any, is before anything sent after now). */
 void w_check_on_offset_commit_answered(w_world *w, int client, int64_t value);

@@ -324,3 +324,14 @@ bool w_check_final_offsets(w_world *w, int leader)
         final_fetch(w, w->clients[i], leader);
     return !w->failed;
 }
+
+void w_check_on_consumer_group_lost(w_world *w, int client, int node, const char *op,
+                                    int64_t last_ok_sent_ms, int64_t session_timeout_ms)
+{
+    if (w_check_on(w, W_INV_GROUP_MEMBERSHIP_KEPT))
+        w_inv_fail(w, W_INV_GROUP_MEMBERSHIP_KEPT,
+                   "client %d: %s answered GROUP_ID_NOT_FOUND by node %d %lld ms after its last "
+                   "heartbeat answered NONE was sent (session timeout %lld ms): the coordinator "
+                   "forgot its group", client, op, node + 1,
+                   (long long)(w->now - last_ok_sent_ms), (long long)session_timeout_ms);
+}

@@ -55,6 +55,11 @@ static wc_cmember *wcn(w_client *c)
     return &c->group.cm;
 }
 
+static const wc_cmember *wcn_const(const w_client *c)
+{
+    return &c->group.cm;
+}
+
 /* A leave: -1, or a static member's -2 (its assignment kept for its next
  * instance until its session ends). */
 static bool wcn_leaving(int32_t epoch)
@@ -312,14 +317,20 @@ static void wcn_on_answer(w_world *w, w_client *c, const wc_inflight *f,
 }
 
 /* GROUP_ID_NOT_FOUND to a member (Kafka's answer to epoch > 0 in a group it
- * does not know; Kafka 4.4's consumer takes it as fatal): only from another
- * coordinator than the one that answered it last (without replicated
- * membership a new leader knows no group), or once its session could have
- * expired and its group, empty, gone with its offsets. */
+ * does not know; Kafka 4.4's consumer takes it as fatal): only once its
+ * session could have expired and its group, empty, gone with its offsets.
+ * Before, whichever coordinator answers (issue 24: a new leader loads the
+ * group from the log), it is group-membership-kept's failure. */
 static bool wcn_group_gone_ok(const w_world *w, const wc_cmember *m)
 {
-    return w->answer_coord != m->coord ||
-           w->answer_ms >= m->last_ok_sent_ms + w->cfg.group.consumer_session_timeout_ms;
+    return w->answer_ms >= m->last_ok_sent_ms + w->cfg.group.consumer_session_timeout_ms;
+}
+
+static void wcn_group_lost(w_world *w, const w_client *c, int node, const char *op)
+{
+    const wc_cmember *m = wcn_const(c);
+    w_check_on_consumer_group_lost(w, c->idx, node, op, m->last_ok_sent_ms,
+                                   w->cfg.group.consumer_session_timeout_ms);
 }
 
 static bool wcn_coordinator_error(int16_t e)
@@ -358,8 +369,10 @@ void wcn_on_response(w_world *w, w_client *c, const wc_inflight *f, const uint8_
         return; /* left: whatever the answer, it is gone */
     if (e == KAFKA_NONE)
         wcn_on_answer(w, c, f, &resp);
+    else if (e == KAFKA_GROUP_ID_NOT_FOUND && !wcn_group_gone_ok(w, m))
+        wcn_group_lost(w, c, f->node, "ConsumerGroupHeartbeat");
     else if (e == KAFKA_FENCED_MEMBER_EPOCH || e == KAFKA_UNKNOWN_MEMBER_ID ||
-             (e == KAFKA_GROUP_ID_NOT_FOUND && wcn_group_gone_ok(w, m)))
+             e == KAFKA_GROUP_ID_NOT_FOUND)
         wcn_fenced(w, c, e);
     else if (e == KAFKA_FENCED_INSTANCE_ID)
         wcn_new_instance(w, c); /* another process took its instance id */
@@ -394,6 +407,10 @@ bool wcn_refused(w_world *w, w_client *c, const wc_inflight *f, int16_t e)
                         e == KAFKA_FENCED_MEMBER_EPOCH || e == KAFKA_ILLEGAL_GENERATION ||
                         (e == KAFKA_GROUP_ID_NOT_FOUND &&
                          (f->cm_inst != wcn(c)->inst || wcn_group_gone_ok(w, wcn(c))));
+    if (e == KAFKA_GROUP_ID_NOT_FOUND && !member_error) {
+        wcn_group_lost(w, c, f->node, "OffsetCommit");
+        return true; /* reported */
+    }
     if (member_error && f->cm_inst == wcn(c)->inst)
         wcn(c)->next_hb_at = w->now; /* its heartbeat learns where it stands */
     return member_error;

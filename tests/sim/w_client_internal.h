@@ -155,6 +155,7 @@ typedef struct wc_group {
     bool stable;          /* joined and synced: it commits with its generation */
     uint32_t member_inc;  /* its member id's incarnation (0: none; issue 24's check) */
     uint32_t next_inc;
+    int64_t inc_since_ms; /* when it learned that member id */
     int64_t heartbeat_at; /* when the next Heartbeat is due */
     /* deletions (w_client_admin.c, issue 24) */
     bool deleter;         /* it sends DeleteGroups / OffsetDelete now and then */

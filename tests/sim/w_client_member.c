@@ -59,8 +59,10 @@ static bool wm_set_member_id(w_world *w, w_client *c, kq_slice id)
 {
     if (id.len < 0 || (size_t)id.len >= sizeof(c->group.member_id))
         return w_fail(w, "client %d: member id of %d bytes", c->idx, (int)id.len);
-    if (c->group.member_inc == 0 || !kq_slice_eq_cstr(id, c->group.member_id))
+    if (c->group.member_inc == 0 || !kq_slice_eq_cstr(id, c->group.member_id)) {
         c->group.member_inc = ++c->group.next_inc;
+        c->group.inc_since_ms = w->now;
+    }
     memcpy(c->group.member_id, id.ptr, (size_t)id.len);
     c->group.member_id[id.len] = 0;
     return true;
@@ -173,7 +175,14 @@ static void wm_on_join(w_world *w, w_client *c, const wc_inflight *f, const uint
         if (!wm_set_member_id(w, c, resp.member_id))
             return;
         c->group.generation = resp.generation_id;
-        wm_check(w, c, f, c->group.member_inc, resp.generation_id, e);
+        /* A join's answer may wait for the group's record (issue 24) while
+         * deadlines set before it was sent (the pending sync after an
+         * earlier join of this member id) run: counted from when the member
+         * id was learned. */
+        wc_inflight j = *f;
+        if (c->group.inc_since_ms < j.sent_ms)
+            j.sent_ms = c->group.inc_since_ms;
+        wm_check(w, c, &j, c->group.member_inc, resp.generation_id, e);
         w_trace(w, "client %d: joined %s as %s, generation %d", c->idx, c->group.group_id,
                 c->group.member_id, resp.generation_id);
         wm_send_sync(w, c, f->node, resp.protocol_name);
