@@ -12,7 +12,9 @@ usage:
       exit 0 when every GROUP has read OFFSET (and commits, with commit=sync,
       reached OFFSET + 1).
   group_events.py fetched-since EVENTS MS GROUP...
-      exit 0 when every GROUP fetched a record at or after MS.
+      exit 0 when every GROUP has read a record that was sent at or after MS
+      (GroupClient's values end with their send time: after a kill at MS,
+      such a record was written by the new leader and fetched from it).
   group_events.py check EVENTS --kills MS,MS.. --groups G,G.. [--since MS]
                   [--until MS] [--describe-before F --describe-after F]
       The failover test's verdict: from MS on (default the first kill) until
@@ -25,9 +27,11 @@ usage:
       member ids shown by `kafka-consumer-groups.sh --describe --members`
       before and after are the same. Prints one summary line (exit 0) or
       the first failures (exit 1).
-  group_events.py times EVENTS --kills MS,MS.. --groups G,G..
-      Per kill and group: ms from the kill until the group fetched a
-      record, and until it committed ("fetch=A commit=B" per group).
+  group_events.py times EVENTS --kills MS,MS.. --groups G,G.. [--until MS]
+      Per kill and group: ms from the kill until the group read a record
+      sent after the kill, and until it committed past that record, and the
+      assignment callbacks until the next kill or --until ("fetch=A
+      commit=B callbacks=C" per group).
   group_events.py describe-members FILE GROUP
       The CONSUMER-ID column of `--describe --members` output, for GROUP.
 """
@@ -195,16 +199,37 @@ def check(ev, since, until, kills, names, before=None, after=None):
     return bad, "; ".join(summary) + f"; {len(ack)} records acknowledged"
 
 
-def times(ev, kills, names):
+def sent_ms(value):
+    """The send time GroupClient's producer puts at the end of each value."""
+    try:
+        return int(value.rsplit("-", 1)[1])
+    except (IndexError, ValueError):
+        return None
+
+
+def refetch(g, k):
+    """(ms, offset) of the group's first read of a record sent at or after
+    k (so written by the leader elected after a kill at k), or None."""
+    t = [(ms, off) for ms, _, off, v in g.recs if ms >= k and (sent_ms(v) or 0) >= k]
+    return min(t) if t else None
+
+
+def times(ev, kills, names, until=1 << 62):
     gs = groups_of(ev)
     out = []
     for i, k in enumerate(kills):
         parts = []
+        end = kills[i + 1] if i + 1 < len(kills) else until
         for n in names:
             g = gs[n]
-            f = first_after(g.recs, k)
-            c = first_after([x for x in g.commits if x[3]], k)
-            cb = len([x for x in g.callbacks if x[0] >= k and (i + 1 == len(kills) or x[0] < kills[i + 1])])
+            r = refetch(g, k)
+            f = r[0] - k if r else None
+            # The first commit that covers a record written after the kill.
+            c = None
+            if r:
+                cs = [x[0] for x in g.commits if x[3] and x[2] > r[1]]
+                c = min(cs) - k if cs else None
+            cb = len([x for x in g.callbacks if k <= x[0] < end])
             parts.append(f"{n} fetch={f if f is not None else 'none'} commit={c if c is not None else 'none'}"
                          f" callbacks={cb}")
         out.append(f"kill {i + 1}: " + " ".join(parts))
@@ -241,7 +266,7 @@ def main():
     if mode == "fetched-since":
         ms = int(a[2])
         gs = groups_of(ev)
-        sys.exit(0 if all(n in gs and any(r[0] >= ms for r in gs[n].recs) for n in a[3:]) else 1)
+        sys.exit(0 if all(n in gs and refetch(gs[n], ms) for n in a[3:]) else 1)
     kills = [int(x) for x in opt(a, "--kills", "").split(",") if x]
     names = [x for x in opt(a, "--groups", "").split(",") if x]
     if mode == "check":
@@ -253,7 +278,7 @@ def main():
             sys.exit(1)
         print(summ)
     elif mode == "times":
-        print("\n".join(times(ev, kills, names)))
+        print("\n".join(times(ev, kills, names, int(opt(a, "--until", 1 << 62)))))
     else:
         sys.exit(__doc__)
 

@@ -131,7 +131,7 @@ for ((t = 0; t < 300; t++)); do kill -0 "$cpid" 2>/dev/null || break; sleep 0.1;
 kill_tree "$cpid"
 wait "$cpid" 2>/dev/null
 
-times="$($PY "$EV" times "$D/events" --kills "$(IFS=,; echo "${kills[*]}")" --groups "$glist")"
+times="$($PY "$EV" times "$D/events" --kills "$(IFS=,; echo "${kills[*]}")" --groups "$glist" --until "$until")"
 while read -r l; do log "$l"; done <<< "$times"
 sum="$($PY "$EV" check "$D/events" --kills "$(IFS=,; echo "${kills[*]}")" --groups "$glist" \
     --until "$until" --describe-before "$D/describe.before" --describe-after "$D/describe.after")" ||

@@ -14,7 +14,8 @@
 //       commit (sync: commitSync of the polled offsets after every poll that
 //       returned records | auto: enable.auto.commit | none), auto_ms
 //       (auto.commit.interval.ms, 5000), records (0: no producer), rate
-//       (records/s), prefix (values prefix-N, to partition 0, acks=all),
+//       (records/s), prefix (values prefix-N-<send ms>, to partition 0,
+//       acks=all),
 //       pstop (a file that stops the producer alone).
 //       Lines:
 //         ready <ms> <group> <i>                      subscribed
@@ -275,7 +276,9 @@ public final class GroupClient {
                     long wait = due - System.nanoTime();
                     if (wait > 0) sleep(wait / 1_000_000);
                 }
-                String v = prefix + "-" + i;
+                // The send time in the value tells a record written after a
+                // leader kill (by the new leader) from one fetched before it.
+                String v = prefix + "-" + i + "-" + now();
                 p.send(new ProducerRecord<>(topic, 0, null, v), (md, e) -> {
                     if (e == null) {
                         acked.incrementAndGet();
