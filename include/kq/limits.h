@@ -861,6 +861,11 @@ _Static_assert(KQ_NET_CLIENT_FRAMES_PER_TURN_MAX <= 4096,
 #define KQ_TXN_ABORT_CLEANUP_INTERVAL_MS_DEFAULT 10000
 /* Transactional requests waiting for their records to commit. */
 #define HANDLER_TXN_PENDING_MAX 4096
+/* ... and their frame copies together (COORDINATOR_NOT_AVAILABLE past it). */
+#define HANDLER_TXN_PENDING_BYTES_MAX (64u << 20)
+/* Partitions one AddPartitionsToTxn names in all transactions (more: every
+ * one is answered INVALID_REQUEST; Kafka has no such limit). */
+#define KQ_TXN_ADD_PARTITIONS_MAX 1024
 /* Aborted transactions one Fetch answer names at most (more: the answer
  * stops before the first transaction that does not fit). */
 #define HANDLER_FETCH_ABORTED_MAX 4096
