@@ -34,8 +34,10 @@
 #   scripts/bench-groups.sh [--targets "ours kafka"] [--parts "rebalance failover"]
 #                           [--protocols "classic consumer"] [--runs 3] [--kills 3]
 #                           [--consumers 10] [--fo-consumers 3] [--rate 100]
-#                           [--delay-ms 3000] [--port 41700]
-# Servers from build/raft-server (KQ_BENCH_SERVER).
+#                           [--delay-ms 3000] [--port 29700]
+# Servers from build/raft-server (KQ_BENCH_SERVER). The ports (ours BASE..+2,
+# Kafka's brokers BASE+10.., controllers BASE+110..) are below the kernel's
+# ephemeral range, so that no client's outgoing connection takes one first.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -48,7 +50,7 @@ consumers=10
 fo_consumers=3
 rate=100
 delay=3000
-base=41700
+base=29700
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --targets) targets="$2"; shift 2 ;;
