@@ -111,6 +111,10 @@ for round in 1 2; do
     g_restart "n$leader"
     wait_leader 90 "${G_PORTS[@]}" > /dev/null || g_fail "round $round: no leader agreed after the restart"
     wait_isr || g_fail "round $round: n$leader not back in sync"
+    if [[ "$G_KAFKA" != 1 ]]; then
+        $PY "$E2E/quorum_probe.py" --wait-synced 60 ${G_BOOTSTRAP//,/ } > /dev/null 2> "$D/synced.err" ||
+            g_fail "round $round: the voters did not catch up: $(errtail "$D/synced.err")"
+    fi
 done
 
 touch "$D/pstop"
