@@ -170,7 +170,7 @@ rebalance() {
 
 # --- (b) failover ----------------------------------------------------------------
 failover() {
-    local d="$tmp/fo-$sys" spec="" g k v t ks=() glist="" p
+    local d="$tmp/fo-$sys" spec="" g k v t ks=() glist="" p e0 e1 i
     mkdir -p "$d"
     for p in $protocols; do
         spec+="${spec:+,}bfo-$p:$p:$fo_consumers"
@@ -202,13 +202,23 @@ failover() {
         [[ "$v" =~ ^[1-3]$ ]] || die "$sys: no node to kill: $(tail -n 3 "$tmp/colocate.err" 2>/dev/null)"
         t="$(now_ms)"
         "$PY" "$EV" fetched-since "$d/events" $((t - 1000)) ${glist//,/ } || say "note: a group fetched nothing in the second before kill $k"
+        e0=""
+        [[ "$sys" == ours ]] && e0="$("$PY" "$QPROBE" --leader "${ours_addrs[@]}" 2>/dev/null | awk -v v="$v" '$1 == v { print $2 }')"
         t="$(now_ms)"
         kill_node "$v"
-        ks+=("$t")
         for ((i = 0; i < 1200; i++)); do
             "$PY" "$EV" fetched-since "$d/events" "$t" ${glist//,/ } && break
             sleep 0.1
         done
+        if [[ "$sys" == ours ]]; then
+            e1="$("$PY" "$QPROBE" --leader "${ours_addrs[@]}" 2>/dev/null | awk '{ print $2 }')"
+            if [[ -z "$e0" || "${e1:-0}" -le "$e0" ]]; then
+                say "note: kill $k: node $v did not lead when killed (epoch ${e0:-?} -> ${e1:-?}); sample dropped"
+                restart_node "$v"
+                continue
+            fi
+        fi
+        ks+=("$t")
         say "$sys kill $k (node $v): $("$PY" "$EV" times "$d/events" --kills "$t" --groups "$glist" | cut -d' ' -f3-)"
         restart_node "$v"
     done

@@ -88,10 +88,20 @@ for g in "${groups[@]}"; do
     log "$g members before: $($PY "$EV" describe-members "$D/describe.before" "$g")"
 done
 
+# probe_leader: "leader epoch" from DescribeQuorum (ours), the freshest view.
+probe_leader() {
+    local l e
+    read -r l e _ < <($PY "$E2E/quorum_probe.py" --leader ${G_BOOTSTRAP//,/ } 2>/dev/null) || return 1
+    [[ -n "$l" && "$l" != -1 ]] || return 1
+    echo "$l $e"
+}
 kills=()
 for round in 1 2; do
     leader="$(wait_leader 60 "${G_PORTS[@]}")" || g_fail "round $round: no leader"
-    if [[ "$G_KAFKA" == 1 ]]; then
+    epoch=""
+    if [[ "$G_KAFKA" != 1 ]]; then
+        read -r leader epoch < <(probe_leader) || g_fail "round $round: DescribeQuorum names no leader"
+    else
         # The coordinator must lead the data partition too (our leader is both).
         leader="$(java -Xmx128m -XX:TieredStopAtLevel=1 -Dorg.slf4j.simpleLogger.defaultLogLevel=error \
             -cp "$JCP" GroupClient colocate "$G_BOOTSTRAP" "$TOPIC" 2> "$D/colocate.err" | sed -n 's/^coordinator\t//p')"
@@ -105,6 +115,11 @@ for round in 1 2; do
     kills+=("$k")
     mapfile -t alive < <(live_ports)
     new="$(wait_leader 60 "${alive[@]}")" || g_fail "round $round: the survivors agree on no leader"
+    if [[ -n "$epoch" ]]; then
+        read -r _ e2 < <(probe_leader)
+        # The node killed led (a later epoch now): else the figure would lie.
+        ((${e2:-0} > epoch)) || g_fail "round $round: the epoch did not change (${e2:-?} after $epoch): n$leader did not lead when killed"
+    fi
     wait_ev 60 fetched-since "$D/events" "$k" "${groups[@]}" ||
         g_fail "round $round: a group did not fetch again within 60 s of the SIGKILL of n$leader"
     log "round $round: n$leader killed, new leader n$new; $($PY "$EV" times "$D/events" --kills "$k" --groups "$glist" | cut -d' ' -f3-)"
