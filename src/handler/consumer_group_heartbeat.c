@@ -4,6 +4,8 @@
  * answer, error or not, leaves through cgh_answer; the coordinator's waits
  * until the group's records up to its change are committed (issue 24,
  * src/handler/group_persist.c). */
+#include <regex.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "group_handlers.h"
@@ -134,6 +136,40 @@ static bool cgh_convert(handler *h, handler_request *req,
     return true;
 }
 
+/* SubscribedTopicRegex (v1): "" is none (librdkafka sends it so); another
+ * is matched whole (POSIX extended syntax, the common subset of Java's
+ * RE2J patterns) against the topic we serve, and a match joins the
+ * subscribed names, so the coordinator sees names only. false: a pattern
+ * that does not compile (INVALID_REQUEST, as Kafka). */
+static bool cgh_regex(handler *h, group_consumer_heartbeat_request *q)
+{
+    const char *re = q->subscribed_topic_regex;
+    q->subscribed_topic_regex = NULL;
+    if (!re || !*re)
+        return true;
+    size_t n = strlen(re);
+    char *anchored = kq_arena_alloc(&h->arena, n + 5);
+    if (!anchored)
+        return false;
+    snprintf(anchored, n + 5, "^(%s)$", re);
+    regex_t rx;
+    if (regcomp(&rx, anchored, REG_EXTENDED | REG_NOSUB) != 0)
+        return false;
+    bool match = regexec(&rx, h->svc.topic_name, 0, NULL, 0) == 0;
+    regfree(&rx);
+    int ns = q->subscribed_topic_count > 0 ? q->subscribed_topic_count : 0;
+    const char **names = kq_arena_alloc(&h->arena, sizeof(*names) * (size_t)(ns + 1));
+    if (!names)
+        return false;
+    for (int i = 0; i < ns; i++)
+        names[i] = q->subscribed_topic_names[i];
+    if (match)
+        names[ns++] = h->svc.topic_name;
+    q->subscribed_topic_names = names;
+    q->subscribed_topic_count = ns;
+    return true;
+}
+
 void handle_consumer_group_heartbeat(handler *h, handler_request *req, kq_reader *r)
 {
     int16_t v = req->header.api_version;
@@ -146,7 +182,8 @@ void handle_consumer_group_heartbeat(handler *h, handler_request *req, kq_reader
     int16_t error = KAFKA_NONE;
     if (!handler_authorized(h, req->slot, HANDLER_OP_CONSUME, "ConsumerGroupHeartbeat"))
         error = KAFKA_GROUP_AUTHORIZATION_FAILED;
-    else if (!cgh_within_bounds(&body) || !cgh_convert(h, req, &body, &q))
+    else if (!cgh_within_bounds(&body) || !cgh_convert(h, req, &body, &q) ||
+             !cgh_regex(h, &q))
         error = KAFKA_INVALID_REQUEST;
     else
         error = groups_gate(h);
