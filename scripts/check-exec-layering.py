@@ -51,6 +51,7 @@ LAYERS = [
         'produce': ['exec_produce.c', 'exec_produce.h'],
         'offsets': ['exec_offsets.c', 'exec_offsets.h'],
         'txn': ['exec_txn.c', 'exec_txn.h'],
+        'groups': ['exec_groups.c', 'exec_groups.h'],
         'snapshot': ['exec_snapshot.c', 'exec_snapshot_open.c', 'exec_snapshot_fail.c',
                      'exec_snapshot_transfer.c', 'exec_retention.c', 'exec_snapshot.h',
                      'exec_voters.c'],
@@ -75,6 +76,7 @@ OWNERS = {
     'produce': ['produce'],
     'offsets': ['offsets'],
     'txn': ['txn'],
+    'groups': ['groups'],
     'snapshot': ['snap'],
     'metrics': ['metrics'],
 }

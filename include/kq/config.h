@@ -111,6 +111,7 @@ enum kq_config_acl_op {
     KQ_ACL_CONSUME,
     KQ_ACL_DESCRIBE,
     KQ_ACL_CLUSTER_ACTION, /* acl.cluster.action.principals (issue 19) */
+    KQ_ACL_DELETE,         /* acl.delete.principals (issue 24) */
     KQ_ACL_OP_COUNT
 };
 

@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kq/group_store.h"
 #include "kq/kafka_errors.h"
 #include "kq/limits.h"
 
@@ -66,6 +67,13 @@ typedef struct group_config {
      * offsets.retention.check.interval.ms: read by the handlers. */
     int64_t offsets_retention_ms;
     int64_t offsets_retention_check_interval_ms;
+    /* Membership through the log (issue 24, kq/group_store.h): 0 keeps it
+     * in memory only; else the bytes the coordinator may have in the group
+     * store (the handlers: KQ_GROUP_STORE_BYTES_MAX). A join or assignment
+     * past it is answered COORDINATOR_NOT_AVAILABLE; metadata or an
+     * assignment over KQ_GROUP_STORE_METADATA/ASSIGNMENT_BYTES_MAX
+     * INVALID_REQUEST. */
+    uint64_t persist_bytes_max;
     /* KIP-848 consumer groups (kq/group_consumer.h), Kafka's keys: */
     int32_t consumer_session_timeout_ms;        /* group.consumer.session.timeout.ms */
     int32_t consumer_min_session_timeout_ms;    /* group.consumer.min.session.timeout.ms */
@@ -226,16 +234,63 @@ bool group_type_of(const group_coord *coord, const char *group_id, enum group_ty
 /* The index-th group (0 <= index < group_count), false past the end. */
 bool group_at(const group_coord *coord, int index, group_summary *out);
 
-/* Whether the offsets of group_id may expire (KIP-211): the group is unknown
- * or Empty with no pending member id. *empty_since_ms is when it became
- * Empty (INT64_MIN when unknown). */
+/* Whether the offsets of group_id may expire (Kafka's
+ * offsetExpirationCondition): the group is unknown (a simple consumer's),
+ * Empty with no pending member id (KIP-211), or Stable with protocol type
+ * "consumer" and its members' subscriptions known (KIP-496: then only the
+ * offsets of topics no member subscribes to, group_subscribes_to). Their
+ * retention counts from *empty_since_ms, when an Empty group with a
+ * protocol type became Empty (Kafka's currentStateTimestamp), else
+ * (INT64_MIN) from each offset's commit timestamp. */
 bool group_offsets_may_expire(const group_coord *coord, const char *group_id,
                               int64_t *empty_since_ms);
+/* Whether a member of group_id subscribes to topic (Kafka's
+ * isSubscribedToTopic; OffsetDelete answers GROUP_SUBSCRIBED_TO_TOPIC).
+ * Classic groups: false for an unknown or Empty group or one whose
+ * protocol type is not "consumer"; else whether a member's
+ * ConsumerProtocolSubscription (of the chosen protocol) lists topic, and
+ * true when one cannot be read (src/group/group_subscription.c). KIP-848
+ * consumer groups: their members' subscribed topic names (the cgroup
+ * module's to answer). */
+bool group_subscribes_to(const group_coord *coord, const char *group_id, const char *topic);
+/* One member's ConsumerProtocolSubscription metadata: 1 its topics
+ * include topic, 0 they do not, -1 it does not parse (bounded by len). */
+int group_subscription_lists(const uint8_t *metadata, size_t len, const char *topic);
 /* Bytes of member metadata and assignments held (all groups, one group). */
 uint64_t group_bytes(const group_coord *coord);
 uint64_t group_bytes_of(const group_coord *coord, const char *group_id);
 
-/* DeleteGroups: GROUP_ID_NOT_FOUND, NON_EMPTY_GROUP or NONE (removed). */
+/* DeleteGroups: GROUP_ID_NOT_FOUND, NON_EMPTY_GROUP or NONE (removed; with
+ * persistence its tombstone is taken by the next group_coord_take_changes). */
 enum kafka_error group_delete(group_coord *coord, const char *group_id);
+
+/* ---- membership through the log (issue 24; kq/group_store.h,
+ * src/group/group_persist.c). With config.persist_bytes_max > 0 the
+ * coordinator marks what the group store must learn: a rebalance begun
+ * (PreparingRebalance), completed (CompletingRebalance, or Empty), the
+ * leader's assignments (Stable), a static member replaced, a member
+ * removed, a group deleted or forgotten; never a heartbeat. Each change
+ * bumps a sequence number. */
+uint64_t group_coord_change_seq(const group_coord *coord);
+/* The seq of group_id's latest change (0: none since the coordinator was
+ * made, or no such group). An answer revealing that change waits until a
+ * take covering the seq is committed. */
+uint64_t group_coord_group_seq(const group_coord *coord, const char *group_id);
+/* Adds the records of what changed to b (tombstones of groups gone, then
+ * whole groups while b holds less than KQ_GROUP_STORE_BATCH_BYTES_TARGET):
+ * true when b holds records. *covered: every change up to this seq is in
+ * b or an earlier take; *more: changes are left for another take. Those
+ * taken count as written (a failed append must drop the coordinator). */
+bool group_coord_take_changes(group_coord *coord, group_store_batch *b, uint64_t *covered,
+                              bool *more);
+/* Loads every group of the store (a new coordinator, once the store holds
+ * only committed records): classic groups in their state with their
+ * generation, protocol, leader and members (chosen protocol's metadata,
+ * assignment), each member's session deadline now_ms + its session
+ * timeout (as Kafka's load); PreparingRebalance waits for the members'
+ * rejoins until now_ms + the largest rebalance timeout, CompletingRebalance
+ * for their SyncGroup as long. Records it cannot load are skipped (counted
+ * in the return: groups loaded). */
+int group_coord_restore(group_coord *coord, const group_store *store, int64_t now_ms);
 
 #endif

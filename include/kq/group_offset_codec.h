@@ -31,6 +31,9 @@ void group_offset_write_value(kq_writer *w, const group_offset *e);
 /* Parses a whole value (exact length, version 0, the rules of group_offset,
  * no NUL byte inside a string); NULL on success, else the reason. */
 const char *group_offset_read_value(kq_slice v, group_offset_value *out);
+/* The value of a KQ_CONTROL_OFFSET_EXPIRE record: the same rules, except
+ * that the offset may also be KQ_GROUP_OFFSET_DELETED (a deletion). */
+const char *group_offset_read_tombstone_value(kq_slice v, group_offset_value *out);
 
 /* The snapshot's "kq.txn-offset" (a stashed transactional commit, issue 23;
  * src/storage/FORMAT.md "Snapshot content"): int16 version 0, int64

@@ -38,6 +38,14 @@
  * commit appended before it survives. Every replica and every restart apply
  * it at the same log position. */
 #define KQ_CONTROL_OFFSET_EXPIRE 19282
+/* A deletion (issue 24: DeleteGroups, OffsetDelete): a tombstone of the same
+ * type whose value's offset is KQ_GROUP_OFFSET_DELETED (no commit holds an
+ * offset below -1). It removes its key whatever the key holds at its place
+ * in the log, and drops the key's stashed transactional commits whose
+ * records lie before it (Kafka's offset tombstone: a deleted group's open
+ * transactions commit nothing of it; what a transaction commits after it
+ * counts). src/storage/FORMAT.md "Group offsets". */
+#define KQ_GROUP_OFFSET_DELETED (-2)
 
 /* One committed offset of a group for one partition. */
 typedef struct group_offset {
@@ -62,6 +70,11 @@ void group_offsets_swap(group_offsets *a, group_offsets *b);
  * makes its producer's stashed commits visible, as a COMMIT does. The
  * setting stays with o across group_offsets_swap. */
 void group_offsets_test_abort_keeps(group_offsets *o, bool on);
+/* Test only (KQ_MUTANT_EXPIRY_RESURRECTS): while on, tombstones (expiries
+ * and deletions) are not noted (the executor turns it on around a rebuild:
+ * a restart brings deleted and expired offsets back). Stays with o across
+ * group_offsets_swap. */
+void group_offsets_test_skip_tombstones(group_offsets *o, bool on);
 /* Forgets everything (committed and pending); committed_to becomes from. */
 void group_offsets_clear(group_offsets *o, int64_t from);
 
@@ -77,12 +90,18 @@ bool group_offsets_build_batch(kq_writer *out, const group_offset *entries, int 
  * is not written). */
 bool group_offsets_build_expire_batch(kq_writer *out, const group_offset *entries, int count,
                                       int64_t timestamp_ms);
+/* The same for the deletions of count keys (group id, topic and partition
+ * of each entry; the rest is not written: offset KQ_GROUP_OFFSET_DELETED,
+ * leader epoch -1, metadata null, commit timestamp timestamp_ms). */
+bool group_offsets_build_delete_batch(kq_writer *out, const group_offset *keys, int count,
+                                      int64_t timestamp_ms);
 
 /* Batches appended at the log end (whole v2 batches back to back, with their
- * log offsets): the commits in control batches of our type wait as pending.
- * Other batches are skipped. Returns the number of commits noted, or -1 if
- * a batch is not whole or the log offsets do not ascend (the caller stops;
- * nothing of the call is noted).
+ * log offsets): the commits in control batches of our type wait as pending;
+ * data batches are noted as where runs of control batches end (issue 24);
+ * other control batches are skipped. Returns the number of commits noted,
+ * or -1 if a batch is not whole or the log offsets of commits and data
+ * batches do not ascend (the caller stops; nothing of the call is noted).
  *
  * Defence in depth (issue 19): a record of ours that passed its batch's
  * CRC but does not parse (its value, or the batch's records) is skipped,
@@ -113,7 +132,9 @@ int64_t group_offsets_committed_to(const group_offsets *o);
 bool group_offsets_get(const group_offsets *o, const char *group_id, const char *topic,
                        int32_t partition, group_offset *out);
 /* The same at the log end (the newest pending commit, else the committed
- * one): only for the simulator's mutant KQ_MUTANT_OFFSETS_VISIBLE_AT_END. */
+ * one; none after a pending tombstone that applies): what a deletion
+ * decides from (its tombstone goes after everything in the log), and the
+ * simulator's mutant KQ_MUTANT_OFFSETS_VISIBLE_AT_END. */
 bool group_offsets_get_at_end(const group_offsets *o, const char *group_id, const char *topic,
                               int32_t partition, group_offset *out);
 /* Every committed offset of a group, in topic then partition order; cb
@@ -121,6 +142,13 @@ bool group_offsets_get_at_end(const group_offsets *o, const char *group_id, cons
 typedef int (*group_offsets_cb)(void *ctx, const group_offset *entry);
 int group_offsets_foreach_group(const group_offsets *o, const char *group_id,
                                 group_offsets_cb cb, void *ctx);
+/* Every key of a group that a deletion appended now must remove: those the
+ * state at the log end holds and those a stashed transactional commit
+ * holds, each once, in topic then partition order (only group_id, topic
+ * and partition of the entry handed to cb are meaningful). cb returning
+ * non-zero stops the walk and is returned. */
+int group_offsets_foreach_key_at_end(const group_offsets *o, const char *group_id,
+                                     group_offsets_cb cb, void *ctx);
 /* Whether the group has a committed offset (ListGroups/DescribeGroups show
  * a group with offsets and no members as Empty). */
 bool group_offsets_has_group(const group_offsets *o, const char *group_id);
@@ -199,5 +227,57 @@ int group_offsets_txn_count(const group_offsets *o);
  * KQ_TXN_OFFSET_EXTRA_BYTES more and frees nothing (while stashed, the
  * committed entry of its key is in a snapshot too). */
 bool group_offsets_admits_txn(const group_offsets *o, const group_offset *e, uint64_t extra);
+
+/* ---- lag 0 (issue 24): runs of control batches
+ * Consumers skip control batches (these commits among them), so a consumer
+ * at any offset of a run of control batches is where it is at the run's
+ * end. The table follows, from the committed log alone (every replica, and
+ * a snapshot, agree): run_start, the end of the last committed data batch
+ * (or where the table started), and, per key, its state. A committed
+ * offset c of a key is LIVE while c >= run_start and the log up to it, from
+ * where the commit was applied, holds control batches only: OffsetFetch
+ * answers committed_to (the run's end) while c <= committed_to, c above
+ * it. The first committed data batch after c fixes the answer for good:
+ * its base (c below it), or c (c inside it). A commit applied below
+ * run_start is answered itself, unless the key's previous offset p was
+ * answered a (a run's end) with p <= c <= a: then a, as [p, a) held
+ * control batches only. Every answer is c or the end of a run of control
+ * batches starting at or before c: a consumer resuming there skips only
+ * control batches. */
+/* The committed offset of the key as OffsetFetch answers it: the entry,
+ * its offset the answer and, when that is not the committed offset, its
+ * leader epoch -1 (unknown: the consumer does not validate it). */
+bool group_offsets_fetch(const group_offsets *o, const char *group_id, const char *topic,
+                         int32_t partition, group_offset *out);
+/* Whether an OffsetCommit of e may be answered NONE without an append: the
+ * key has a committed offset c, no commit of the key is pending or stashed,
+ * the metadata is the same (null and "" alike), c was committed at or after
+ * fresh_from_ms (the caller keeps expiry's clock running: retention counts
+ * from c's commit), and e's offset lies in [low, answer(c)], low being
+ * run_start for a LIVE c within the committed log, c otherwise. Its leader
+ * epoch is not compared (not kept either). */
+bool group_offsets_commit_is_noop(const group_offsets *o, const group_offset *e,
+                                  int64_t fresh_from_ms);
+/* run_start (committed), and as it is once everything noted is committed
+ * (the snapshot taken at the log end records it). */
+int64_t group_offsets_run_start(const group_offsets *o);
+int64_t group_offsets_run_start_at_end(const group_offsets *o);
+/* group_offsets_foreach_at_end with each entry's answer once everything
+ * noted is committed, when it is fixed at another offset than the entry's
+ * (-1: none; the entry's offset tells the rest against the run start). */
+typedef int (*group_offsets_run_cb)(void *ctx, const group_offset *entry, int64_t answer);
+int group_offsets_foreach_at_end_runs(const group_offsets *o, group_offsets_run_cb cb,
+                                      void *ctx);
+/* A snapshot's run start, before its entries (0 <= run_start <= where the
+ * table starts, no entry yet; false otherwise). Without one it is where the
+ * table starts. */
+bool group_offsets_restore_run_start(group_offsets *o, int64_t run_start);
+/* group_offsets_restore with an answer fixed at answer (> the entry's
+ * offset, at most where the table starts; -1: none). */
+bool group_offsets_restore_answer(group_offsets *o, const group_offset *entry, int64_t answer);
+/* Test only (KQ_MUTANT_RUN_END_UNCOMMITTED, kq/mutants.h): a run's end is
+ * read at the log end, not at the high watermark. Stays with o across
+ * group_offsets_swap. */
+void group_offsets_test_run_end_uncommitted(group_offsets *o, bool on);
 
 #endif

@@ -12,6 +12,7 @@
 
 #include "kq/group.h"
 #include "kq/group_offsets.h"
+#include "kq/group_store.h"
 #include "kq/txn.h"
 #include "kq/limits.h"
 #include "kq/log.h"
@@ -76,6 +77,9 @@ enum handler_op {
      * replica Fetch, FetchSnapshot and a relayed DescribeQuorum. Implies
      * nothing else and is implied by nothing but super.users. */
     HANDLER_OP_CLUSTER_ACTION,
+    /* Kafka's DELETE on a group (issue 24): DeleteGroups, OffsetDelete.
+     * Implies describe, as Kafka's DELETE implies DESCRIBE. */
+    HANDLER_OP_DELETE,
     HANDLER_OP_COUNT
 };
 
@@ -183,6 +187,10 @@ typedef struct handler_services {
     /* Transactions (issue 23): the transaction table the executor keeps
      * (read only here: changes go through HANDLER_APPEND as batches). */
     const txn_table *txns;
+    /* Group membership (issue 24): the group store the executor keeps
+     * (read only here: changes go through handler_take_request as
+     * KQ_CONTROL_GROUP batches); a new coordinator is loaded from it. */
+    const group_store *groups;
     group_config group;
     /* Transactions (issue 23): Kafka's transaction.max.timeout.ms,
      * transactional.id.expiration.ms and
@@ -335,5 +343,11 @@ void handler_on_tick(handler *h, int64_t now_ms);
  * of expired group offsets, an append) for the executor to carry out and
  * hand back with handler_request_done, as a frame's. NULL: none. */
 kq_request *handler_take_request(handler *h);
+
+/* Read-only view for the simulator's checkers (group-exclusive): the group
+ * coordinator this node holds as leader, NULL when none, and the Raft epoch
+ * it belongs to in *epoch. */
+struct group_coord;
+const struct group_coord *handler_group_coord(const handler *h, int32_t *epoch);
 
 #endif

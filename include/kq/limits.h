@@ -504,6 +504,25 @@ _Static_assert(KQ_SNAPSHOT_PID_NODES_MAX >= RAFT_VOTERS_MAX + RAFT_OBSERVERS_MAX
  * COORDINATOR_NOT_AVAILABLE (Kafka's offsets.commit.timeout.ms and its
  * answer to a timed-out offsets append). */
 #define HANDLER_GROUP_COMMIT_TIMEOUT_MS 5000
+/* Bytes of encoded JoinGroup, SyncGroup and LeaveGroup answers held until
+ * the membership change they reveal commits (issue 24; at most
+ * HANDLER_GROUP_PENDING_MAX answers). Past it: COORDINATOR_NOT_AVAILABLE. */
+#define HANDLER_GROUP_HELD_BYTES_MAX (64u << 20)
+/* DeleteGroups / OffsetDelete requests whose tombstones wait to commit
+ * (issue 24; each answered within HANDLER_GROUP_COMMIT_TIMEOUT_MS). Beyond
+ * it a new one is answered COORDINATOR_NOT_AVAILABLE (retriable) before
+ * anything is deleted. A power of two. */
+#define HANDLER_GROUP_ADMIN_PENDING_MAX 64
+_Static_assert((HANDLER_GROUP_ADMIN_PENDING_MAX & (HANDLER_GROUP_ADMIN_PENDING_MAX - 1)) == 0,
+               "the admin queue's capacity is a power of two");
+/* Groups one DeleteGroups names, partitions one OffsetDelete names: more
+ * (a request no tool sends: every group that can hold an offset, at most)
+ * closes the connection, so that the answer kept while its tombstones
+ * commit stays within a few MiB. */
+#define HANDLER_GROUP_ADMIN_ENTRIES_MAX 100000
+_Static_assert(HANDLER_GROUP_ADMIN_ENTRIES_MAX >= KQ_GROUPS_MAX &&
+                   HANDLER_GROUP_ADMIN_ENTRIES_MAX >= KQ_GROUP_COMMIT_PARTITIONS_MAX,
+               "one DeleteGroups may name every group the coordinator holds");
 
 _Static_assert(KQ_GROUP_MIN_SESSION_TIMEOUT_MS_DEFAULT <= KQ_GROUP_MAX_SESSION_TIMEOUT_MS_DEFAULT,
                "group.min.session.timeout.ms <= group.max.session.timeout.ms");
@@ -532,14 +551,17 @@ _Static_assert((uint64_t)KQ_GROUP_COMMIT_PARTITIONS_MAX *
 /* Bytes one committed offset costs in a snapshot, besides its group id,
  * topic and metadata: the record's framing (at most 16 bytes, src/snapshot/
  * encode.c), its key "kq.group-offset" (15) and the value's fixed fields
- * (version, three string lengths, partition, offset, epoch, timestamp: 32). */
-#define KQ_GROUP_OFFSET_ENTRY_FIXED_BYTES 64u
+ * (version, three string lengths, partition, offset, epoch, timestamp: 32);
+ * issue 24: or "kq.group-offset-end" (19) and its answer (8) after them. */
+#define KQ_GROUP_OFFSET_ENTRY_FIXED_BYTES 80u
+/* The "kq.offset-run" record (issue 24): framing 16, key 13, value 10. */
+#define KQ_SNAPSHOT_OFFSET_RUN_BYTES 48u
 /* Budget of the offsets table at the log end (committed entries and pending
  * commits together, each at KQ_GROUP_OFFSET_ENTRY_FIXED_BYTES plus its
  * strings' lengths): a commit that would pass it is answered
  * INVALID_COMMIT_OFFSET_SIZE (no Kafka key; Kafka is unbounded). It is what
  * keeps every admitted table inside one snapshot. */
-#define KQ_GROUP_OFFSETS_BYTES_MAX (48u << 20)
+#define KQ_GROUP_OFFSETS_BYTES_MAX (40u << 20) /* 48 before issue 24: room for the group store */
 /* Bytes a stashed transactional offset commit (issue 23, "kq.txn-offset")
  * costs in a snapshot over a committed one: its producer id (8); its key
  * (13 bytes) is shorter than "kq.group-offset". Stashed commits count in
@@ -551,7 +573,8 @@ _Static_assert((uint64_t)KQ_GROUP_COMMIT_PARTITIONS_MAX *
 #define KQ_SNAPSHOT_PRODUCER_BATCHES 5
 #define KQ_SNAPSHOT_PRODUCER_RECORD_BYTES_MAX (16u + 11u + 16u + 24u * KQ_SNAPSHOT_PRODUCER_BATCHES)
 /* Header and footer batches, the voters and producer-id maxima records. */
-#define KQ_SNAPSHOT_FIXED_BYTES_MAX (2u * 128u + 2u * KQ_SNAPSHOT_RECORD_BYTES_MAX)
+#define KQ_SNAPSHOT_FIXED_BYTES_MAX \
+    (2u * 128u + 2u * KQ_SNAPSHOT_RECORD_BYTES_MAX + KQ_SNAPSHOT_OFFSET_RUN_BYTES)
 /* A batch is flushed only when the next record would not fit, so every
  * batch but the last holds more than half of KQ_SNAPSHOT_BATCH_BYTES_MAX:
  * at most this many batch headers (61 bytes each) in a snapshot file. */
@@ -564,8 +587,10 @@ _Static_assert((uint64_t)KQ_GROUP_COMMIT_PARTITIONS_MAX *
  * failures not logged). */
 #define EXEC_SNAPSHOT_FAILURE_LOG_MS 10000
 
-_Static_assert(KQ_GROUP_OFFSET_ENTRY_FIXED_BYTES >= 16 + 15 + 32,
-               "an entry's fixed cost covers its framing, key and fixed value fields");
+_Static_assert(KQ_GROUP_OFFSET_ENTRY_FIXED_BYTES >= 16 + 15 + 32 &&
+                   KQ_GROUP_OFFSET_ENTRY_FIXED_BYTES >= 16 + 19 + 32 + 8,
+               "an entry's fixed cost covers its framing, key and fixed value fields, "
+               "as kq.group-offset or kq.group-offset-end");
 _Static_assert(KQ_GROUP_OFFSET_ENTRY_FIXED_BYTES + KQ_TXN_OFFSET_EXTRA_BYTES >= 16 + 13 + 8 + 32,
                "a stashed commit's cost covers its framing, key, producer id and fixed fields");
 _Static_assert(2 * KQ_SNAPSHOT_RECORD_BYTES_MAX <= KQ_SNAPSHOT_BATCH_BYTES_MAX,
@@ -936,6 +961,11 @@ _Static_assert(KQ_NET_CLIENT_FRAMES_PER_TURN_MAX <= 4096,
 #define KQ_TXN_ABORT_CLEANUP_INTERVAL_MS_DEFAULT 10000
 /* Transactional requests waiting for their records to commit. */
 #define HANDLER_TXN_PENDING_MAX 4096
+/* ... and their frame copies together (COORDINATOR_NOT_AVAILABLE past it). */
+#define HANDLER_TXN_PENDING_BYTES_MAX (64u << 20)
+/* Partitions one AddPartitionsToTxn names in all transactions (more: every
+ * one is answered INVALID_REQUEST; Kafka has no such limit). */
+#define KQ_TXN_ADD_PARTITIONS_MAX 1024
 /* Aborted transactions one Fetch answer names at most (more: the answer
  * stops before the first transaction that does not fit). */
 #define HANDLER_FETCH_ABORTED_MAX 4096
@@ -970,14 +1000,68 @@ _Static_assert(16 + 6 + 48 + KQ_TXN_ID_BYTES_MAX + KQ_TXN_GROUPS_MAX * (2 + KQ_G
 _Static_assert(KQ_TXN_ENTRY_FIXED_BYTES >= 16 + 6 + 38 && KQ_TXN_OPEN_RECORD_BYTES >= 16 + 11 + 20 &&
                    KQ_TXN_ABORTED_RECORD_FIXED_BYTES >= 16 + 14 + 4,
                "the transaction records' fixed costs cover their framing, keys and fixed fields");
+/* ---- group membership through the log (issue 24; kq/group_store.h) */
+/* What one KQ_CONTROL_GROUP record costs in a snapshot besides its group
+ * id, member id and body: framing (16), key "kq.group-member" (15), the
+ * value's fixed fields (version, kind, two string lengths, type, body
+ * length: 12). */
+#define KQ_GROUP_STORE_RECORD_FIXED_BYTES 48u
+/* A record's body (a classic group's or member's fields, a consumer group's
+ * opaque bytes): so that every record fits KQ_SNAPSHOT_RECORD_BYTES_MAX. */
+#define KQ_GROUP_STORE_BODY_BYTES_MAX 7168u
+/* A persisted classic member keeps the metadata of the group's protocol and
+ * its assignment (Kafka's GroupMetadataValue: subscription, assignment):
+ * while membership is persisted, a JoinGroup naming a protocol with more
+ * metadata, or a SyncGroup assigning a member more, is answered
+ * INVALID_REQUEST (as a member over KQ_GROUP_MEMBER_BYTES_MAX). This server
+ * has one partition: a real subscription and assignment take ~100 bytes. */
+#define KQ_GROUP_STORE_METADATA_BYTES_MAX 3072u
+#define KQ_GROUP_STORE_ASSIGNMENT_BYTES_MAX 3072u
+/* The classic bodies' fixed fields: a member's (three string lengths, two
+ * timeouts, two byte lengths: 22) and a group's (state, generation, three
+ * string lengths, state timestamp: 19). */
+#define KQ_GROUP_STORE_MEMBER_BODY_FIXED_BYTES 22u
+#define KQ_GROUP_STORE_GROUP_BODY_FIXED_BYTES 19u
+/* Budget of the group store at the log end (every record's cost: fixed,
+ * strings and body): the coordinator refuses a join or an assignment that
+ * would take what it may write past it with COORDINATOR_NOT_AVAILABLE
+ * (retriable; Kafka has no such bound). It keeps every admitted store
+ * inside one snapshot beside the offsets and transaction tables. */
+#define KQ_GROUP_STORE_BYTES_MAX (8u << 20)
+/* One take of the coordinator's changes is one control batch: groups are
+ * added whole while the batch holds less than this (one group may take it
+ * past: at most KQ_GROUP_STORE_BYTES_MAX and its members' tombstones). */
+#define KQ_GROUP_STORE_BATCH_BYTES_TARGET (1u << 20)
+
+_Static_assert(KQ_GROUP_STORE_RECORD_FIXED_BYTES >= 16 + 15 + 12,
+               "a group record's fixed cost covers its framing, key and fixed value fields");
+_Static_assert(32 + 16 + 12 + 2 * KQ_GROUP_NAME_BYTES_MAX + KQ_GROUP_STORE_BODY_BYTES_MAX <=
+                   KQ_SNAPSHOT_RECORD_BYTES_MAX,
+               "a kq.group-member record with the largest body fits the record bound");
+_Static_assert(KQ_GROUP_STORE_MEMBER_BODY_FIXED_BYTES + 3 * KQ_GROUP_NAME_BYTES_MAX +
+                       KQ_GROUP_STORE_METADATA_BYTES_MAX + KQ_GROUP_STORE_ASSIGNMENT_BYTES_MAX <=
+                   KQ_GROUP_STORE_BODY_BYTES_MAX,
+               "a classic member's body fits the body bound");
+_Static_assert(KQ_GROUP_STORE_GROUP_BODY_FIXED_BYTES + 3 * KQ_GROUP_NAME_BYTES_MAX <=
+                   KQ_GROUP_STORE_BODY_BYTES_MAX,
+               "a classic group's body fits the body bound");
+_Static_assert(KQ_GROUP_STORE_METADATA_BYTES_MAX <= KQ_GROUP_MEMBER_BYTES_MAX &&
+                   KQ_GROUP_STORE_ASSIGNMENT_BYTES_MAX <= KQ_GROUP_MEMBER_BYTES_MAX,
+               "the persisted bounds are tighter than the coordinator's");
+_Static_assert((uint64_t)KQ_GROUP_STORE_BATCH_BYTES_TARGET + KQ_GROUP_STORE_BYTES_MAX +
+                       (uint64_t)KQ_GROUP_MAX_SIZE_DEFAULT *
+                           (KQ_GROUP_STORE_RECORD_FIXED_BYTES + 2 * KQ_GROUP_NAME_BYTES_MAX) <=
+                   RECORD_BATCH_BYTES_MAX / 4,
+               "a take's batch fits one record batch with room to spare");
+
 /* ---- snapshots of any admitted state (issue 19 item 9; issue 23 adds the
- * transaction table) */
+ * transaction table, issue 24 the group store) */
 _Static_assert((uint64_t)KQ_GROUP_OFFSETS_BYTES_MAX +
                        (uint64_t)EXEC_PRODUCERS_MAX * KQ_SNAPSHOT_PRODUCER_RECORD_BYTES_MAX +
-                       KQ_TXN_SNAPSHOT_BYTES_MAX + KQ_SNAPSHOT_FIXED_BYTES_MAX +
-                       61ull * KQ_SNAPSHOT_BATCHES_MAX <=
+                       KQ_TXN_SNAPSHOT_BYTES_MAX + KQ_GROUP_STORE_BYTES_MAX +
+                       KQ_SNAPSHOT_FIXED_BYTES_MAX + 61ull * KQ_SNAPSHOT_BATCHES_MAX <=
                    KQ_SNAPSHOT_BYTES_MAX,
-               "a snapshot of a full offsets table (by bytes), a full producer table and a "
-               "full transaction table fits the snapshot bound");
+               "a snapshot of a full offsets table (by bytes), a full producer table, a "
+               "full transaction table and a full group store fits the snapshot bound");
 
 #endif

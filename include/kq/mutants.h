@@ -69,6 +69,20 @@ enum kq_mutant {
     KQ_MUTANT_NO_FENCING_ON_INIT = 1u << 18,
     /* an ABORT marker makes its transaction's offset commits visible */
     KQ_MUTANT_ABORT_KEEPS_OFFSETS = 1u << 19,
+    /* group membership (issue 24): a new leader's coordinator does not
+     * restore the groups of the group store (members rejoin after every
+     * failover, the behaviour before issue 24) */
+    KQ_MUTANT_MEMBERSHIP_NOT_REPLICATED = 1u << 22,
+    /* executor + group offsets (issue 24): tombstones of expired and
+     * deleted offsets are applied only by the leader that appends them: a
+     * follower's table, its snapshots and every rebuild (at start, after a
+     * truncation) skip them, so a leader change or a restart brings the
+     * offsets back */
+    KQ_MUTANT_EXPIRY_RESURRECTS = 1u << 25,
+    /* group offsets (issue 24): OffsetFetch answers a committed offset in
+     * the trailing run of control batches with the log end, not the end of
+     * the committed run (the high watermark) */
+    KQ_MUTANT_RUN_END_UNCOMMITTED = 1u << 26,
     /* consumer groups (KIP-848, src/group): a partition moved to another
      * member is given to it at once, without waiting for its previous owner
      * to revoke it (CurrentAssignmentBuilder's UNRELEASED_PARTITIONS step

@@ -51,6 +51,8 @@ enum kq_request_origin {
     KQ_REQUEST_FROM_OFFSET_EXPIRY, /* the server's own tombstones: no client */
     KQ_REQUEST_FROM_INIT_PRODUCER_ID,
     KQ_REQUEST_FROM_TXN, /* the transaction coordinator's (src/handler/txn_*.c) */
+    KQ_REQUEST_FROM_GROUP_MEMBERSHIP, /* group membership's records (issue 24): no client */
+    KQ_REQUEST_FROM_GROUP_ADMIN, /* DeleteGroups, OffsetDelete (issue 24) */
 };
 
 /* Client batches to append (one partition: __cluster_metadata-0), already

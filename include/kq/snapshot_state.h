@@ -4,8 +4,9 @@
  * one SnapshotHeaderRecord (control type 3), last a control batch holding
  * one SnapshotFooterRecord (type 4), uncompressed data batches of our own
  * records between them (keys "kq.voters", "kq.producer-id-max",
- * "kq.producer", "kq.group-offset", and for transactions (issue 23)
- * "kq.txn", "kq.txn-open", "kq.txn-aborted"; layouts in
+ * "kq.producer", "kq.group-offset", for transactions (issue 23)
+ * "kq.txn", "kq.txn-open", "kq.txn-aborted", for group membership
+ * (issue 24) "kq.group", "kq.group-member"; layouts in
  * src/storage/FORMAT.md, "Snapshot content"; files older than the group
  * offsets or the transactions have none of their records and stay valid).
  * Pure functions of their arguments (no globals): callable from any thread,
@@ -19,6 +20,7 @@
 
 #include "kq/buf.h"
 #include "kq/group_offsets.h"
+#include "kq/group_store.h"
 #include "kq/limits.h"
 #include "kq/producer_state.h"
 #include "kq/raft.h"
@@ -81,6 +83,17 @@ int kq_snapshot_encode_all(const producer_state *ps, const group_offsets *offset
                            const txn_table *txns, const kq_snapshot_meta *meta,
                            const raft_voter_entry *voters, kq_writer *out);
 
+/* The same, and after the transactions the group store groups (NULL: none;
+ * issue 24): for each group in key order its "kq.group" record (none for a
+ * group known only by member records), then one "kq.group-member" per
+ * member, each value the log record's (kq/group_store.h). -EINVAL also if
+ * a record breaks a rule of group_store_record. kq_snapshot_encode_all is
+ * this with groups NULL. */
+int kq_snapshot_encode_groups(const producer_state *ps, const group_offsets *offsets,
+                              const txn_table *txns, const group_store *groups,
+                              const kq_snapshot_meta *meta, const raft_voter_entry *voters,
+                              kq_writer *out);
+
 /* Validates a whole file (data, len) and loads it. Refused (-EBADMSG, err
  * names the byte position of the batch or record and the reason): a batch
  * that is not whole, magic not 2, a bad CRC, a base offset other than the
@@ -128,6 +141,16 @@ int kq_snapshot_decode_all(const uint8_t *data, size_t len, raft_snapshot_id exp
                            producer_state *ps, group_offsets *offsets, txn_table *txns,
                            kq_snapshot_meta *meta, raft_voter_entry *voters, char *err,
                            size_t errlen);
+/* The same, and the group store's records are loaded into groups (NULL:
+ * validate only; a file without them gives an empty store): cleared first,
+ * then group_store_restore for each (refused: a value that does not parse
+ * exactly, a tombstone, a kind other than its key's, a key twice), then
+ * group_store_restored(groups, expect.end_offset). On failure groups is
+ * cleared. kq_snapshot_decode_all is this with groups NULL. */
+int kq_snapshot_decode_groups(const uint8_t *data, size_t len, raft_snapshot_id expect,
+                              producer_state *ps, group_offsets *offsets, txn_table *txns,
+                              group_store *groups, kq_snapshot_meta *meta,
+                              raft_voter_entry *voters, char *err, size_t errlen);
 /* Reads only the first batch of a snapshot file (data may be a prefix of
  * it: its first KQ_SNAPSHOT_BATCH_BYTES_MAX bytes are enough), checked as
  * above: *has tells whether it holds a KRaftVersion record, and voters the

@@ -57,7 +57,13 @@
     X(DESCRIBE_TRANSACTIONS, 65, "DescribeTransactions", wire_describe_transactions, 0,     \
       handle_describe_transactions)                                                         \
     X(LIST_TRANSACTIONS, 66, "ListTransactions", wire_list_transactions, 0,                 \
-      handle_list_transactions)
+      handle_list_transactions)                                                             \
+    X(DELETE_GROUPS, 42, "DeleteGroups", wire_delete_groups, 0, handle_delete_groups)       \
+    X(OFFSET_DELETE, 47, "OffsetDelete", wire_offset_delete, 0, handle_offset_delete)       \
+    X(CONSUMER_GROUP_HEARTBEAT, 68, "ConsumerGroupHeartbeat", wire_consumer_group_heartbeat, \
+      0, handle_consumer_group_heartbeat)                                                   \
+    X(CONSUMER_GROUP_DESCRIBE, 69, "ConsumerGroupDescribe", wire_consumer_group_describe, 0, \
+      handle_consumer_group_describe)
 
 /* Encoders that also write versions their decoder refuses, X(N, response,
  * min, max): the tests' clients send Produce v0-2 and v13 and Metadata v13 to

@@ -36,7 +36,11 @@
  *   WT(S, SUB, name, vmin, vmax, ...)          a struct SUB held by value
  *   WTP(S, SUB, name, has, vmin, vmax, ...)    the same with a presence flag
  *                                              (tagged: set when on the wire;
- *                                              written only when set)
+ *                                              written only when set; untagged
+ *                                              with WIRE_NULLABLE: a nullable
+ *                                              struct, the byte -1 for null
+ *                                              (flag false), else 1 and the
+ *                                              struct, as Kafka writes it)
  *   WFP(S, K, name, has, vmin, vmax, ...)      a tagged value with a presence flag,
  *                                              like WTP: for a default other than
  *                                              zero, so that a zeroed struct

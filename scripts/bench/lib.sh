@@ -119,6 +119,8 @@ start_ours() {
     for ((i = 1; i <= nodes; i++)); do
         printf 'node.id=%s\nlisteners=PLAINTEXT://localhost:%s\ncontroller.quorum.voters=%s\nlog.dirs=%s\nverbose=false\n' \
             "$i" "$((base + i - 1))" "$voters" "$dir/data$i" > "$dir/n$i.properties"
+        # More server settings of the calling benchmark (lines).
+        [[ -z "${KQ_BENCH_OURS_EXTRA:-}" ]] || printf '%s\n' "$KQ_BENCH_OURS_EXTRA" >> "$dir/n$i.properties"
         "${KQ_BENCH_SERVER:-$root/build/raft-server}" "$dir/n$i.properties" "$@" > "$dir/n$i.log" 2>&1 &
         ours_pids+=($!)
     done

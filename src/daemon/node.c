@@ -601,7 +601,8 @@ static void node_acl(node *n)
                        (int)KQ_ACL_PRODUCE == (int)HANDLER_OP_PRODUCE &&
                        (int)KQ_ACL_CONSUME == (int)HANDLER_OP_CONSUME &&
                        (int)KQ_ACL_DESCRIBE == (int)HANDLER_OP_DESCRIBE &&
-                       (int)KQ_ACL_CLUSTER_ACTION == (int)HANDLER_OP_CLUSTER_ACTION,
+                       (int)KQ_ACL_CLUSTER_ACTION == (int)HANDLER_OP_CLUSTER_ACTION &&
+                       (int)KQ_ACL_DELETE == (int)HANDLER_OP_DELETE,
                    "the config's operations are the handlers'");
     n->acl = (handler_acl){.enabled = c->authorizer_enabled, .super_users = n->super_users,
                            .super_user_count = c->super_users.count};

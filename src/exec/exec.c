@@ -152,6 +152,7 @@ static handler *exec_make_handler(kq_exec *x)
         .failed_auth_delay_ms = x->cfg.failed_auth_delay_ms,
         .offsets = exec_offsets_table(x->offsets),
         .txns = exec_txn_table(x->txn),
+        .groups = exec_groups_store(x->groups),
         .group = x->cfg.group,
         .txn_max_timeout_ms = x->cfg.txn_max_timeout_ms,
         .txn_id_expiration_ms = x->cfg.txn_id_expiration_ms,
@@ -394,10 +395,12 @@ kq_exec *exec_create(const exec_config *config, const exec_env *env, char *err, 
     x->produce = exec_produce_create();
     x->offsets = exec_offsets_create(x->cfg.mutants);
     x->txn = exec_txn_create();
+    x->groups = exec_groups_create();
     x->pids = exec_producer_ids_create();
     x->peers = exec_peers_create(&x->cfg);
     x->search = exec_searches_create();
-    if (!x->metrics || !x->snap || !x->produce || !x->offsets || !x->txn || !x->pids || !x->peers ||
+    if (!x->metrics || !x->snap || !x->produce || !x->offsets || !x->txn || !x->groups ||
+        !x->pids || !x->peers ||
         !x->search) {
         snprintf(err, errlen, "out of memory");
         goto fail;
@@ -462,6 +465,7 @@ void exec_destroy(kq_exec *x, bool abandon_flush)
     exec_produce_destroy(x->produce);
     exec_offsets_destroy(x->offsets);
     exec_txn_destroy(x->txn);
+    exec_groups_destroy(x->groups);
     exec_producer_ids_destroy(x->pids);
     exec_peers_destroy(x->peers);
     exec_snapshots_destroy(x->snap);

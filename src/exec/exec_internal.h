@@ -11,6 +11,7 @@
 #define KQ_EXEC_INTERNAL_H
 
 #include "exec_metrics.h"
+#include "exec_groups.h"
 #include "exec_offsets.h"
 #include "exec_peer.h"
 #include "exec_produce.h"
@@ -28,6 +29,7 @@ static inline exec_tables exec_tables_of(kq_exec *x)
     return (exec_tables){.producers = exec_produce_table(x->produce),
                          .offsets = exec_offsets_table(x->offsets),
                          .txns = exec_txn_table(x->txn),
+                         .groups = exec_groups_store(x->groups),
                          .pid_log_max = exec_producer_ids_log_max(x->pids)};
 }
 

@@ -6,6 +6,7 @@
 
 #include "exec_internal.h"
 #include "kq/group_offsets.h"
+#include "kq/group_store.h"
 #include "kq/txn.h"
 #include "kq/wire.h"
 
@@ -152,6 +153,14 @@ static void write_storage(kq_exec *x, kq_mtext *t)
     kq_gauge(t, "kq_group_offsets_applied_offset",
              "Log offset below which every committed group offset is applied",
              (double)group_offsets_committed_to(offsets));
+    const group_store *groups = exec_groups_store(x->groups);
+    kq_gauge(t, "kq_group_store_bytes",
+             "Bytes the group membership records take in a snapshot (at most "
+             "KQ_GROUP_STORE_BYTES_MAX)",
+             (double)group_store_bytes(groups));
+    kq_gauge(t, "kq_group_store_records",
+             "Group and member records of the group store (the log end)",
+             group_store_record_count(groups));
     const txn_table *txns = exec_txn_table(x->txn);
     kq_gauge(t, "kq_txn_ids", "Transactional ids the transaction coordinator knows",
              txn_table_count(txns));
@@ -162,9 +171,9 @@ static void write_storage(kq_exec *x, kq_mtext *t)
              "answer from (at most KQ_TXN_ABORTED_MAX admitted)", txn_table_aborted_count(txns));
     const char *skipped = "kq_records_unparsable_skipped_total";
     kq_mtext_family(t, skipped, "counter",
-                    "Offset-commit and transaction control records that passed their CRC but did "
-                    "not parse, skipped by the group-offsets and transaction appliers (each "
-                    "offset once per start)");
+                    "Offset-commit, transaction and group-membership control records that passed "
+                    "their CRC but did not parse, skipped by the group-offsets, transaction and "
+                    "group-store appliers (each offset once per start)");
     kq_mtext_sample(t, skipped, NULL, 0, (double)m->records_unparsable_skipped);
     const char *streamed = "kq_fetch_streamed_total";
     kq_mtext_family(t, streamed, "counter",

@@ -25,6 +25,8 @@ exec_offsets *exec_offsets_create(uint32_t mutants)
     }
     if (mutants & KQ_MUTANT_ABORT_KEEPS_OFFSETS)
         group_offsets_test_abort_keeps(o->table, true);
+    if (mutants & KQ_MUTANT_RUN_END_UNCOMMITTED)
+        group_offsets_test_run_end_uncommitted(o->table, true);
     return o;
 }
 

@@ -9,8 +9,10 @@
 
 #include "exec_internal.h"
 #include "kq/group_offsets.h"
+#include "kq/mutants.h"
 #include "kq/record.h"
 #include "kq/txn.h"
+#include "kq/group_store.h"
 
 void exec_log_append(kq_exec *x, const raft_action *a)
 {
@@ -24,8 +26,16 @@ void exec_log_append(kq_exec *x, const raft_action *a)
         return;
     }
     exec_produce_record(x->produce, data, a->append.len); /* recorded here only */
+    /* KQ_MUTANT_EXPIRY_RESURRECTS: a follower (fetched batches keep their
+     * offsets: base_offset < 0) does not note tombstones. */
+    bool resurrects = (x->cfg.mutants & KQ_MUTANT_EXPIRY_RESURRECTS) && a->append.base_offset < 0;
+    if (resurrects)
+        group_offsets_test_skip_tombstones(exec_offsets_table(x->offsets), true);
     exec_offsets_note(x, data, a->append.len);
+    if (resurrects)
+        group_offsets_test_skip_tombstones(exec_offsets_table(x->offsets), false);
     exec_txn_note(x, data, a->append.len);
+    exec_groups_note(x, data, a->append.len);
     exec_snapshot_appended(x, a->append.len);
     int64_t fetched = a->append.base_offset < 0 ? kq_log_end_offset(x->log) - end_before : 0;
     exec_metrics_log_appended(x, a->append.len, fetched);
@@ -49,6 +59,10 @@ static int exec_rebuild_batch(void *ctx, const uint8_t *batch, size_t len)
     if (whole && h.base_offset >= txn_table_noted_to(exec_txn_table(x->txn)) &&
         exec_txn_note_batches(x, batch, len) < 0)
         return -EBADMSG;
+    /* And for the group store (issue 24). */
+    if (whole && h.base_offset >= group_store_noted_to(exec_groups_store(x->groups)) &&
+        exec_groups_note_batches(x, batch, len) < 0)
+        return -EBADMSG;
     exec_produce_record(x->produce, batch, len);
     if (whole) {
         if (exec_producer_id_is_ours(x, h.producer_id))
@@ -64,6 +78,7 @@ void exec_rebuild_producers(kq_exec *x)
 {
     exec_produce_clear(x->produce);
     txn_table_clear(exec_txn_table(x->txn));
+    group_store_clear(exec_groups_store(x->groups));
     exec_tables t = exec_tables_of(x);
     int64_t from = exec_snapshot_load_producers(x, &t); /* group offsets too */
     if (x->failed)
@@ -79,7 +94,12 @@ void exec_rebuild_producers(kq_exec *x)
         return;
     }
     x->rebuild_next = from;
+    bool resurrects = (x->cfg.mutants & KQ_MUTANT_EXPIRY_RESURRECTS) != 0;
+    if (resurrects) /* the bug: the rebuilt table misses the tombstones */
+        group_offsets_test_skip_tombstones(exec_offsets_table(x->offsets), true);
     int rc = kq_log_scan(x->log, from, exec_rebuild_batch, x);
+    if (resurrects)
+        group_offsets_test_skip_tombstones(exec_offsets_table(x->offsets), false);
     x->rebuild_rc = rc;
     if (rc < 0 && !x->rebuilding_at_start)
         exec_fatal(x, "cannot read the log to rebuild producer state", strerror(-rc));

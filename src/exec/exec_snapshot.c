@@ -142,8 +142,8 @@ static void take_candidate(kq_exec *x, const exec_tables *t)
     raft_voter_entry *voters = &x->snap->cand_voters;
     if (!raft_voters_at(x->raft, end - 1, voters))
         voters = NULL;
-    int rc = kq_snapshot_encode_all(*t->producers, t->offsets, t->txns, &meta, voters,
-                                    &x->snap->cand_bytes);
+    int rc = kq_snapshot_encode_groups(*t->producers, t->offsets, t->txns, t->groups, &meta,
+                                       voters, &x->snap->cand_bytes);
     if (rc != 0 || x->snap->cand_bytes.error) {
         /* Beyond KQ_SNAPSHOT_BYTES_MAX (a state the limits do not admit)
          * or out of memory: retried later, never fatal. */

@@ -80,8 +80,8 @@ void exec_snapshots_log_state(const kq_exec *x, raft_log_state *ls)
 /* Reads and decodes snapshot id into ps, offsets and txns (NULL: only
  * checks it). */
 static int load_file(kq_exec *x, raft_snapshot_id id, producer_state *ps,
-                     group_offsets *offsets, txn_table *txns, kq_snapshot_meta *meta, char *err,
-                     size_t errlen)
+                     group_offsets *offsets, txn_table *txns, group_store *groups,
+                     kq_snapshot_meta *meta, char *err, size_t errlen)
 {
     uint8_t *data = NULL;
     size_t len = 0;
@@ -90,7 +90,8 @@ static int load_file(kq_exec *x, raft_snapshot_id id, producer_state *ps,
         snprintf(err, errlen, "cannot read it: %s", strerror(-rc));
         return rc;
     }
-    rc = kq_snapshot_decode_all(data, len, id, ps, offsets, txns, meta, NULL, err, errlen);
+    rc = kq_snapshot_decode_groups(data, len, id, ps, offsets, txns, groups, meta, NULL, err,
+                                   errlen);
     free(data);
     return rc;
 }
@@ -117,7 +118,8 @@ int64_t exec_snapshot_load_producers(kq_exec *x, const exec_tables *t)
         return -1;
     char err[256];
     kq_snapshot_meta meta;
-    if (load_file(x, id, *t->producers, t->offsets, t->txns, &meta, err, sizeof(err)) != 0) {
+    if (load_file(x, id, *t->producers, t->offsets, t->txns, t->groups, &meta, err,
+                  sizeof(err)) != 0) {
         char path[EXEC_PATH_BYTES_MAX];
         kq_snapshot_path(path, sizeof(path), x->log_dir, id, false);
         exec_fatal(x, "cannot load the latest snapshot", err);
@@ -145,7 +147,7 @@ static bool load_list(kq_exec *x, char *err, size_t errlen)
             continue;
         kq_snapshot_meta meta;
         char why[256];
-        if (load_file(x, ids[i], NULL, NULL, NULL, &meta, why, sizeof(why)) != 0) {
+        if (load_file(x, ids[i], NULL, NULL, NULL, NULL, &meta, why, sizeof(why)) != 0) {
             char path[EXEC_PATH_BYTES_MAX];
             kq_snapshot_path(path, sizeof(path), x->log_dir, ids[i], false);
             snprintf(err, errlen, "refusing to start: corrupt snapshot %s: %s", path, why);

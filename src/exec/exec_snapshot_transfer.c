@@ -14,6 +14,7 @@
 #include "kq/assert.h"
 #include "kq/group_offsets.h"
 #include "kq/txn.h"
+#include "kq/group_store.h"
 #include "kq/kafka_errors.h"
 #include "kq/log_line.h"
 #include "kq/snapshot_file.h"
@@ -29,7 +30,8 @@ static void report(kq_exec *x, raft_snapshot_id id, bool ok)
 /* The .part decoded into a fresh table; NULL (and the .part dropped) when
  * it fails validation. */
 static producer_state *decode_part(kq_exec *x, raft_snapshot_id id, kq_snapshot_meta *meta,
-                                   group_offsets *offsets, txn_table *txns)
+                                   group_offsets *offsets, txn_table *txns,
+                                   group_store *groups)
 {
     uint8_t *data = NULL;
     size_t len = 0;
@@ -46,8 +48,8 @@ static producer_state *decode_part(kq_exec *x, raft_snapshot_id id, kq_snapshot_
         return NULL;
     }
     char err[256] = "too large";
-    if (rc < 0 || kq_snapshot_decode_all(data, len, id, ps, offsets, txns, meta,
-                                         &x->snap->install_voters, err, sizeof(err)) != 0) {
+    if (rc < 0 || kq_snapshot_decode_groups(data, len, id, ps, offsets, txns, groups, meta,
+                                            &x->snap->install_voters, err, sizeof(err)) != 0) {
         log_line("node %d: fetched snapshot %" PRId64 "-%d is invalid (%s); dropped, fetching "
                  "again", x->cfg.node_id, id.end_offset, id.epoch, err);
         producer_state_destroy(ps);
@@ -66,11 +68,14 @@ static bool install(kq_exec *x, const exec_tables *t, raft_snapshot_id id,
     kq_snapshot_meta meta;
     group_offsets *offsets = group_offsets_create();
     txn_table *txns = txn_table_create();
-    producer_state *ps = offsets && txns ? decode_part(x, id, &meta, offsets, txns) : NULL;
+    group_store *groups = group_store_create();
+    producer_state *ps =
+        offsets && txns && groups ? decode_part(x, id, &meta, offsets, txns, groups) : NULL;
     if (!ps) {
         group_offsets_destroy(offsets);
         txn_table_destroy(txns);
-        if (!offsets || !txns)
+        group_store_destroy(groups);
+        if (!offsets || !txns || !groups)
             exec_fatal(x, "cannot install a snapshot", "out of memory");
         else if (!x->failed)
             report(x, id, false);
@@ -83,6 +88,7 @@ static bool install(kq_exec *x, const exec_tables *t, raft_snapshot_id id,
         producer_state_destroy(ps);
         group_offsets_destroy(offsets);
         txn_table_destroy(txns);
+        group_store_destroy(groups);
         exec_fatal(x, "cannot install a snapshot", err);
         return false;
     }
@@ -92,6 +98,8 @@ static bool install(kq_exec *x, const exec_tables *t, raft_snapshot_id id,
     group_offsets_destroy(offsets);
     txn_table_swap(t->txns, txns); /* the handlers hold t->txns */
     txn_table_destroy(txns);
+    group_store_swap(t->groups, groups); /* the handlers hold t->groups */
+    group_store_destroy(groups);
     exec_snapshot_take_meta(x, t, &meta);
     x->snap->install_has_voters = meta.has_kraft_version;
     x->snap->cand = false; /* the state of the log it replaced */

@@ -17,12 +17,13 @@
  * part (exec_tables_of): it encodes them into a snapshot, loads them from
  * one and replaces them by an installed one. Each lives in its part's
  * state and reaches the coordinator through the part's functions
- * (exec_produce_table, exec_offsets_table, exec_txn_table,
+ * (exec_produce_table, exec_offsets_table, exec_txn_table, exec_groups_store,
  * exec_producer_ids_log_max). */
 typedef struct exec_tables {
     producer_state **producers; /* replaced by an install */
     group_offsets *offsets;     /* swapped in place: the handlers hold it */
     txn_table *txns;            /* swapped in place: the handlers hold it */
+    group_store *groups;        /* swapped in place: the handlers hold it (issue 24) */
     int64_t *pid_log_max;       /* largest id of ours in the log, -1 */
 } exec_tables;
 
@@ -40,6 +41,7 @@ struct kq_exec {
     struct exec_produce *produce;       /* exec_produce.h: producer state */
     struct exec_offsets *offsets;       /* exec_offsets.h: group offsets */
     struct exec_txn *txn;               /* exec_txn.h: transactions */
+    struct exec_groups *groups;         /* exec_groups.h: group membership */
     struct exec_producer_ids *pids;     /* exec_producer_ids.h */
     struct exec_peers *peers;           /* exec_peer.h */
     struct exec_searches *search;       /* exec_search.h */

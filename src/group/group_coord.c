@@ -101,6 +101,7 @@ void gc_free_group(group_coord *c, ggroup *g)
         go_owner_add(&c->owners, g->pending[i].client_host, -1);
     free(g->members);
     free(g->pending);
+    gp_group_free(c, g);
     free(g);
 }
 
@@ -112,6 +113,7 @@ void group_coord_destroy(group_coord *c)
         gc_free_group(c, c->groups[i]);
     KQ_ASSERT(c->bytes == 0 && c->owners.count == 0);
     go_owners_free(&c->owners);
+    gp_coord_free(c);
     free(c->topics.v);
     free_graveyard(c);
     free(c->out.answers);
@@ -154,6 +156,7 @@ static bool evict_empty(group_coord *c)
         return false;
     ggroup *g = c->groups[oldest];
     c->groups[oldest] = c->groups[--c->group_count];
+    gp_group_gone(c, g); /* its tombstone (issue 24) */
     gc_free_group(c, g);
     return true;
 }
@@ -185,6 +188,7 @@ ggroup *gc_create_group(group_coord *c, const char *group_id)
     g->state = GROUP_EMPTY;
     g->empty_since_ms = c->now_ms;
     c->groups[c->group_count++] = g;
+    gp_group_charge(c, g);
     return g;
 }
 
@@ -283,6 +287,7 @@ static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
 const group_output *gc_end(group_coord *c)
 {
+    gc_consumer_note_changes(c); /* issue 24: KIP-848 groups' changes get a seq */
     int64_t wake = INT64_MAX;
     for (int i = 0; i < c->group_count; i++) {
         const ggroup *g = c->groups[i];
@@ -318,6 +323,7 @@ void gc_remove_member(group_coord *c, ggroup *g, gmember *m)
         if (g->members[i] == m)
             at = i;
     KQ_ASSERT(at >= 0);
+    gp_member_gone(c, g, m); /* its tombstone (issue 24) */
     gm_account(c, g, m, -(int64_t)m->bytes);
     go_owner_add(&c->owners, m->client_host, -1);
     memmove(&g->members[at], &g->members[at + 1],

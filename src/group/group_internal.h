@@ -3,6 +3,7 @@
 #define KQ_GROUP_INTERNAL_H
 
 #include "kq/group.h"
+#include "kq/group_store.h"
 
 typedef struct gmember {
     char id[KQ_GROUP_NAME_BYTES_MAX];
@@ -25,6 +26,13 @@ typedef struct gmember {
     int64_t heartbeat_deadline_ms;
     bool pending_sync; /* answered a join of this generation, no SyncGroup yet */
     struct gmember *next_dead; /* in the coordinator's graveyard */
+    /* Persistence (issue 24, group_persist.c): its record is in the log
+     * (as of the last take), costing written bytes; dirty: write it at the
+     * next take; charge: what it counts in persist_bytes. */
+    bool persisted;
+    bool persist_dirty;
+    uint64_t persist_written;
+    uint64_t persist_charge;
 } gmember;
 
 typedef struct gpending {
@@ -52,6 +60,18 @@ typedef struct ggroup {
     int64_t sync_deadline_ms; /* members still pending_sync are removed then */
     uint64_t bytes;           /* of its members */
     int64_t empty_since_ms;   /* when it last became Empty */
+    /* Persistence (issue 24, group_persist.c): the group record is in the
+     * log; dirty: take it (and its dirty members, its gone members'
+     * tombstones) at the next take; seq: of its latest change. */
+    bool persisted;
+    bool persist_dirty;
+    bool persisted_consumer; /* its records in the store are of the consumer type */
+    uint64_t persist_seq;
+    uint64_t persist_written;
+    uint64_t persist_charge;
+    struct gp_gone *gone; /* members whose records need a tombstone */
+    int gone_count;
+    int gone_cap;
     enum group_type type;
     struct cgroup *cg;        /* GROUP_TYPE_CONSUMER: its state (consumer_internal.h) */
 } ggroup;
@@ -89,6 +109,15 @@ struct group_coord {
     uint64_t rng;
     group_output out;
     int64_t now_ms;
+    /* Persistence (issue 24, group_persist.c): the latest change's seq;
+     * bytes this coordinator may have in the group store (admission
+     * against config.persist_bytes_max); groups gone whose tombstones the
+     * next take writes. */
+    uint64_t persist_seq;
+    uint64_t persist_bytes;
+    struct gp_gone *deleted;
+    int deleted_count;
+    int deleted_cap;
     ctopics topics;
     char message[512]; /* a consumer group answer's error message */
     char cg_member_id[KQ_GROUP_NAME_BYTES_MAX]; /* a consumer group answer's member id */
@@ -149,5 +178,54 @@ void gr_complete_join(group_coord *c, ggroup *g);
 void gr_join_answer(group_coord *c, const ggroup *g, const gmember *m, uint64_t token);
 bool gr_supports(const ggroup *g, const group_join_request *req, const gmember *skip);
 void gr_tick_group(group_coord *c, ggroup *g);
+
+/* group_persist.c (issue 24): what the group store must learn. All do
+ * nothing unless config.persist_bytes_max > 0. */
+typedef struct gp_gone {
+    char id[KQ_GROUP_NAME_BYTES_MAX];
+    uint64_t cost; /* its records' bytes in the store until the tombstone */
+} gp_gone;
+bool gp_enabled(const group_coord *c);
+/* g's record changed (state, generation, protocol, leader). */
+void gc_mark_dirty(group_coord *c, ggroup *g);
+/* Every member's record too (a rebalance completed, assignments set). */
+void gc_mark_members(group_coord *c, ggroup *g);
+/* Bumps the seq: something to take (the consumer module's changes). */
+void gc_mark_changed(group_coord *c);
+/* m leaves g (before it is freed): its tombstone at the next take. */
+void gp_member_gone(group_coord *c, ggroup *g, gmember *m);
+/* m's id changed from old_id (a static member replaced). */
+void gp_member_renamed(group_coord *c, ggroup *g, gmember *m, const char *old_id);
+/* g leaves the coordinator (deleted or forgotten; before it is freed). */
+void gp_group_gone(group_coord *c, ggroup *g);
+/* A consumer group that goes away (its tombstone at the next take). */
+void gc_mark_deleted(group_coord *c, const char *group_id);
+/* m's fields changed: recharge it (persist_bytes). */
+void gp_recharge(group_coord *c, ggroup *g, gmember *m);
+/* Whether m's charge may become its cost with metadata_len bytes of
+ * metadata and assignment_len of assignment (NULL m: a new member of g
+ * with req's strings). */
+bool gp_admits(const group_coord *c, const ggroup *g, const gmember *m, const char *member_id,
+               const group_join_request *req, size_t metadata_len, size_t assignment_len);
+/* m's charge with these lengths (its written record's cost at least). */
+uint64_t gp_member_estimate(const ggroup *g, const gmember *m, size_t metadata_len,
+                            size_t assignment_len);
+/* Whether a new group's record fits the budget; its charge (made by
+ * gc_create_group). */
+bool gp_group_room(const group_coord *c, const char *group_id);
+void gp_group_charge(group_coord *c, ggroup *g);
+/* A record of g in the store that the coordinator does not hold (restore):
+ * its tombstone at the next take. */
+void gp_record_gone(group_coord *c, ggroup *g, const char *member_id, uint64_t cost);
+void gp_group_free(group_coord *c, ggroup *g);
+void gp_coord_free(group_coord *c);
+
+/* group_persist_consumer.c: the consumer module's part (issue 24; a stub
+ * until KIP-848 groups are persisted). */
+int gc_take_consumer_changes(group_coord *c, group_store_batch *b);
+/* Marks (gc_mark_dirty) every consumer group whose module marks say it
+ * changed; gc_end calls it, so every call's changes get a seq. */
+void gc_consumer_note_changes(group_coord *c);
+bool gc_restore_consumer_group(group_coord *c, const group_store *s, int gi, int64_t now_ms);
 
 #endif

@@ -28,6 +28,9 @@ static enum kafka_error validate(const group_coord *c, const group_join_request 
         bytes += req->protocols[i].metadata_len;
         if (bytes > KQ_GROUP_MEMBER_BYTES_MAX)
             return KAFKA_INVALID_REQUEST;
+        /* issue 24: the chosen protocol's metadata is persisted */
+        if (gp_enabled(c) && req->protocols[i].metadata_len > KQ_GROUP_STORE_METADATA_BYTES_MAX)
+            return KAFKA_INVALID_REQUEST;
     }
     return KAFKA_NONE;
 }
@@ -85,6 +88,7 @@ static void add_member(group_coord *c, ggroup *g, const group_join_request *req,
     gc_copy(m->instance_id, req->instance_id);
     gc_copy(m->client_id, req->client_id);
     gc_copy(m->client_host, req->client_host);
+    gp_recharge(c, g, m); /* with its ids (issue 24) */
     if (g->member_count == 0)
         gc_copy(g->protocol_type, req->protocol_type);
     if (gc_empty(g->leader_id))
@@ -124,8 +128,11 @@ static void replace_static(group_coord *c, ggroup *g, gmember *old, const group_
     old->awaiting_join = old->awaiting_sync = false;
     if (strcmp(g->leader_id, old->id) == 0)
         gc_copy(g->leader_id, id);
+    char old_id[KQ_GROUP_NAME_BYTES_MAX];
+    gc_copy(old_id, old->id);
     gc_copy(old->id, id);
     gc_copy(old->client_id, req->client_id);
+    gp_member_renamed(c, g, old, old_id); /* issue 24: the old id's tombstone */
     bool same = gm_same_protocols(old, req);
     const char *limit = NULL;
     enum kafka_error err = gm_set_protocols(c, g, old, req, &limit);
@@ -217,7 +224,8 @@ const group_output *group_join(group_coord *c, const group_join_request *req, in
             return gc_end(c); /* a consumer group served it (KIP-848 migration) */
         if (!g && !gc_empty(req->member_id))
             err = KAFKA_UNKNOWN_MEMBER_ID;
-        else if (!g && !(g = gc_create_group(c, req->group_id)))
+        else if (!g && (!gp_group_room(c, req->group_id) ||
+                        !(g = gc_create_group(c, req->group_id))))
             err = KAFKA_COORDINATOR_NOT_AVAILABLE;
         else if (g->state == GROUP_DEAD)
             err = KAFKA_COORDINATOR_NOT_AVAILABLE;

@@ -59,6 +59,20 @@ static enum kafka_error budget(const group_coord *c, const ggroup *g, const gmem
     return KAFKA_NONE;
 }
 
+/* The group store's budget (issue 24) for m with the request's protocols. */
+static enum kafka_error persist_budget(const group_coord *c, const ggroup *g, const gmember *m,
+                                       const group_join_request *req, const char **limit)
+{
+    size_t meta = 0;
+    for (int i = 0; i < req->protocol_count; i++)
+        if (req->protocols[i].metadata_len > meta)
+            meta = req->protocols[i].metadata_len;
+    if (gp_admits(c, g, m, m->id, req, meta, m->assignment_len))
+        return KAFKA_NONE;
+    *limit = "KQ_GROUP_STORE_BYTES_MAX (8 MiB of group membership in the log and snapshots)";
+    return KAFKA_COORDINATOR_NOT_AVAILABLE;
+}
+
 /* Replaces m's protocols with the request's (validated by the caller). */
 enum kafka_error gm_set_protocols(group_coord *c, ggroup *g, gmember *m,
                                   const group_join_request *req, const char **limit)
@@ -67,6 +81,8 @@ enum kafka_error gm_set_protocols(group_coord *c, ggroup *g, gmember *m,
     for (int i = 0; i < req->protocol_count; i++)
         want += req->protocols[i].metadata_len;
     enum kafka_error err = budget(c, g, m, want, limit);
+    if (err == KAFKA_NONE)
+        err = persist_budget(c, g, m, req, limit);
     if (err != KAFKA_NONE)
         return err;
     gm_account(c, g, m, -(int64_t)metadata_bytes(m));
@@ -88,6 +104,7 @@ enum kafka_error gm_set_protocols(group_coord *c, ggroup *g, gmember *m,
     }
     m->session_timeout_ms = req->session_timeout_ms;
     m->rebalance_timeout_ms = req->rebalance_timeout_ms;
+    gp_recharge(c, g, m);
     return KAFKA_NONE;
 }
 

@@ -65,7 +65,7 @@ static bool copy_string(kq_slice s, char *dst, size_t max_bytes)
  * version's or producer id's, NULL: none) is reported once the length is
  * known to be right, as before the producer id existed. */
 static const char *read_fields(const kq_reader *rd, const char *head_error,
-                               group_offset_value *out)
+                               bool tombstone, group_offset_value *out)
 {
     kq_reader r = *rd;
     kq_slice group = kq_read_string(&r);
@@ -98,11 +98,17 @@ static const char *read_fields(const kq_reader *rd, const char *head_error,
         .commit_timestamp_ms = timestamp_ms,
         .log_offset = -1,
     };
+    if (tombstone && offset == KQ_GROUP_OFFSET_DELETED) {
+        group_offset key = out->entry;
+        key.offset = -1; /* the other rules still hold */
+        return group_offset_invalid(&key);
+    }
     return group_offset_invalid(&out->entry);
 }
 
 /* The version (and, for a transactional value, the producer id) first. */
-static const char *read_value(kq_slice v, int64_t *producer_id, group_offset_value *out)
+static const char *read_value(kq_slice v, int64_t *producer_id, bool tombstone,
+                              group_offset_value *out)
 {
     if (v.len < 0 || !v.ptr)
         return "null value";
@@ -114,16 +120,21 @@ static const char *read_value(kq_slice v, int64_t *producer_id, group_offset_val
     const char *head_error = version != GROUP_OFFSET_VALUE_VERSION ? "unknown value version"
                              : producer_id && *producer_id < 0 ? "negative producer id"
                                                                : NULL;
-    return read_fields(&r, head_error, out);
+    return read_fields(&r, head_error, tombstone, out);
 }
 
 const char *group_offset_read_value(kq_slice v, group_offset_value *out)
 {
-    return read_value(v, NULL, out);
+    return read_value(v, NULL, false, out);
+}
+
+const char *group_offset_read_tombstone_value(kq_slice v, group_offset_value *out)
+{
+    return read_value(v, NULL, true, out);
 }
 
 const char *group_offset_read_txn_value(kq_slice v, int64_t *producer_id,
                                         group_offset_value *out)
 {
-    return read_value(v, producer_id, out);
+    return read_value(v, producer_id, false, out);
 }

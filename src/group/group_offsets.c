@@ -1,5 +1,7 @@
 /* The committed-offsets table (include/kq/group_offsets.h): lifetime, the
- * pending FIFO, commit and truncation, lookups and restore. */
+ * pending FIFO, commit (in log order with the data batches that end runs of
+ * control batches, group_offsets_run.c) and truncation, lookups and
+ * restore. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +16,7 @@ group_offsets *group_offsets_create(void)
 {
     group_offsets *o = calloc(1, sizeof(group_offsets));
     if (o)
-        o->txn_noted_end = -1;
+        o->txn_noted_end = -1; /* run_start, noted_end 0: a log from its start */
     return o;
 }
 
@@ -23,13 +25,20 @@ void group_offsets_clear(group_offsets *o, int64_t from)
     go_pending_drop_from(o, o->pending_head);
     free(o->pending);
     go_txn_free_all(o);
+    go_run_free(o);
     go_map_free(&o->committed, true);
     go_group_map_free(&o->groups);
-    bool keeps = o->abort_keeps;
+    bool keeps = o->abort_keeps, skips = o->skip_tombstones;
+    bool uncommitted = o->run_end_uncommitted;
     memset(o, 0, sizeof(*o));
     o->abort_keeps = keeps;
+    o->skip_tombstones = skips;
+    o->run_end_uncommitted = uncommitted;
     o->committed_to = from;
     o->txn_noted_end = -1;
+    /* Unknown below from: a run starts there (snapshots say where). */
+    o->run_start = from;
+    o->noted_end = from;
 }
 
 int64_t go_last_noted(const group_offsets *o)
@@ -37,6 +46,8 @@ int64_t go_last_noted(const group_offsets *o)
     int64_t last = o->committed_to - 1;
     if (o->pending_len > o->pending_head && o->pending[o->pending_len - 1]->e.log_offset > last)
         last = o->pending[o->pending_len - 1]->e.log_offset;
+    if (o->data_len > o->data_head && o->data[o->data_len - 1].end - 1 > last)
+        last = o->data[o->data_len - 1].end - 1;
     return o->txn_noted_end > last ? o->txn_noted_end : last;
 }
 
@@ -91,7 +102,7 @@ bool go_pending_append(group_offsets *o, go_entry *x)
 {
     KQ_ASSERT(o->pending_len == o->pending_head ||
               x->e.log_offset >= o->pending[o->pending_len - 1]->e.log_offset);
-    if (!go_pending_reserve(o, 1))
+    if (!go_pending_reserve(o, 1) || (!x->aborted && !go_run_note_pending(o, x)))
         return false;
     o->pending[o->pending_len++] = x;
     o->pending_bytes += x->cost;
@@ -104,6 +115,7 @@ void go_pending_drop_from(group_offsets *o, size_t keep)
     for (size_t i = keep; i < o->pending_len; i++) {
         KQ_ASSERT(o->pending_bytes >= o->pending[i]->cost);
         o->pending_bytes -= o->pending[i]->cost;
+        go_run_unlink_pending(o, o->pending[i]);
         go_entry_free(o->pending[i]);
     }
     o->pending_len = keep;
@@ -113,6 +125,8 @@ void go_pending_drop_from(group_offsets *o, size_t keep)
 
 bool go_tombstone_matches(const go_entry *t, const go_entry *x)
 {
+    if (t->e.offset == KQ_GROUP_OFFSET_DELETED)
+        return true; /* a deletion: whatever the key holds */
     return x->e.offset == t->e.offset && x->e.leader_epoch == t->e.leader_epoch &&
            x->e.commit_timestamp_ms == t->e.commit_timestamp_ms;
 }
@@ -139,18 +153,31 @@ static void forget(group_offsets *o, go_entry *old)
 
 /* Moves the owned entry x into the committed table (overwriting its key's
  * value, or, for a tombstone, forgetting the key if it still holds the
- * commit expired); false when memory runs out (x is then freed). */
+ * commit expired, or whatever it holds for a deletion); false when memory
+ * runs out (x is then freed). */
 static bool apply(group_offsets *o, go_entry *x)
 {
+    if (!go_run_reserve(o)) {
+        go_entry_free(x);
+        return false;
+    }
     go_entry *old = go_map_find(&o->committed, x->e.group_id, x->e.topic, x->e.partition,
                                 x->hash);
     if (x->tombstone) {
-        if (old && go_tombstone_matches(x, old))
+        bool matches = old && go_tombstone_matches(x, old);
+        /* Its state was computed when it was noted, from the same value:
+         * absent once applied, else the key's own. */
+        KQ_ASSERT(x->run.kind == (matches || !old ? GO_RUN_ABSENT : old->run.kind));
+        if (matches) {
+            go_run_detach(o, old);
             forget(o, old);
+        }
         go_entry_free(x);
         return true;
     }
+    KQ_ASSERT(x->run.kind != GO_RUN_ABSENT && x->run.offset == x->e.offset);
     if (old) {
+        go_run_detach(o, old);
         KQ_ASSERT(o->committed_bytes >= old->cost);
         o->committed_bytes = o->committed_bytes - old->cost + x->cost;
         old->cost = x->cost;
@@ -160,6 +187,8 @@ static bool apply(group_offsets *o, go_entry *x)
         old->e.metadata = x->e.metadata;
         old->e.commit_timestamp_ms = x->e.commit_timestamp_ms;
         old->e.log_offset = x->e.log_offset;
+        old->run = x->run;
+        go_run_attach(o, old);
         x->e.metadata = metadata;
         go_entry_free(x);
         return true;
@@ -173,13 +202,25 @@ static bool apply(group_offsets *o, go_entry *x)
     x->next_in_group = g->head;
     g->head = x;
     g->count++;
+    go_run_attach(o, x);
     return true;
 }
 
 void group_offsets_commit(group_offsets *o, int64_t hw)
 {
-    while (o->pending_head < o->pending_len && o->pending[o->pending_head]->e.log_offset < hw) {
+    for (;;) {
+        bool any = o->pending_head < o->pending_len;
+        int64_t at = any ? o->pending[o->pending_head]->e.log_offset : INT64_MAX;
+        int64_t data_at = go_run_next_data(o);
+        if (data_at < hw && data_at < at) {
+            go_run_close_next(o, hw); /* a data batch ends the run of control batches */
+            continue;
+        }
+        if (at >= hw)
+            break;
+        go_run_advance(o, at + 1);
         go_entry *x = o->pending[o->pending_head++];
+        go_run_unlink_pending(o, x);
         KQ_ASSERT(o->pending_bytes >= x->cost);
         o->pending_bytes -= x->cost;
         if (x->aborted) { /* its ABORT marker is committed: never applied */
@@ -194,8 +235,7 @@ void group_offsets_commit(group_offsets *o, int64_t hw)
     }
     if (o->pending_head == o->pending_len)
         o->pending_head = o->pending_len = 0;
-    if (hw > o->committed_to)
-        o->committed_to = hw;
+    go_run_advance(o, hw);
 }
 
 void group_offsets_truncate(group_offsets *o, int64_t offset)
@@ -239,12 +279,19 @@ int group_offsets_count(const group_offsets *o)
 
 bool group_offsets_restore(group_offsets *o, const group_offset *entry)
 {
-    if (group_offset_invalid(entry))
+    return group_offsets_restore_answer(o, entry, -1);
+}
+
+bool group_offsets_restore_answer(group_offsets *o, const group_offset *entry, int64_t answer)
+{
+    if (group_offset_invalid(entry) || (answer >= 0 && answer <= entry->offset) ||
+        answer > o->committed_to)
         return false;
     go_entry *x = go_entry_new(entry);
     if (!x)
         return false;
     x->e.log_offset = -1;
+    x->run = go_run_restored(o, entry, answer);
     return apply(o, x);
 }
 
@@ -253,12 +300,23 @@ void group_offsets_swap(group_offsets *a, group_offsets *b)
     group_offsets t = *a;
     *a = *b;
     *b = t;
-    bool keeps = a->abort_keeps; /* the mutant stays with the table in use */
+    bool keeps = a->abort_keeps; /* the mutants stay with the table in use */
     a->abort_keeps = b->abort_keeps;
     b->abort_keeps = keeps;
+    bool skips = a->skip_tombstones;
+    a->skip_tombstones = b->skip_tombstones;
+    b->skip_tombstones = skips;
+    bool uncommitted = a->run_end_uncommitted;
+    a->run_end_uncommitted = b->run_end_uncommitted;
+    b->run_end_uncommitted = uncommitted;
 }
 
 void group_offsets_test_abort_keeps(group_offsets *o, bool on)
 {
     o->abort_keeps = on;
+}
+
+void group_offsets_test_skip_tombstones(group_offsets *o, bool on)
+{
+    o->skip_tombstones = on;
 }

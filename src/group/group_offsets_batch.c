@@ -1,7 +1,8 @@
 /* The OffsetCommit control batch (src/storage/FORMAT.md, "Group offsets"),
  * plain or transactional ("Transactions"): built for the leader to append,
  * and read back from every batch appended at the log end into the pending
- * FIFO, or the producer's stash until its marker. */
+ * FIFO, or the producer's stash until its marker; data batches are noted
+ * for the runs of control batches between them (group_offsets_run.c). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,17 +17,26 @@ static const uint8_t commit_key[4] = { 0, 0, (uint8_t)(KQ_CONTROL_OFFSET_COMMIT 
 static const uint8_t expire_key[4] = { 0, 0, (uint8_t)(KQ_CONTROL_OFFSET_EXPIRE >> 8),
                                        (uint8_t)(KQ_CONTROL_OFFSET_EXPIRE & 0xff) };
 
-/* Writes every value into values (a tombstone's without its metadata);
- * their ends into ends. */
+/* What the records of a batch are. */
+enum batch_values { VALUES_COMMITS, VALUES_EXPIRES, VALUES_DELETES };
+
+/* Writes every value into values (a tombstone's without its metadata, a
+ * deletion's as KQ_GROUP_OFFSET_DELETED); their ends into ends. */
 static bool write_values(kq_writer *values, size_t *ends, const group_offset *entries, int count,
-                         bool tombstones)
+                         enum batch_values what, int64_t timestamp_ms)
 {
     for (int i = 0; i < count; i++) {
-        if (group_offset_invalid(&entries[i]))
-            return false;
         group_offset e = entries[i];
-        if (tombstones)
+        if (what == VALUES_DELETES)
+            e = (group_offset){.group_id = e.group_id, .topic = e.topic,
+                               .partition = e.partition, .offset = -1, .leader_epoch = -1,
+                               .commit_timestamp_ms = timestamp_ms};
+        if (group_offset_invalid(&e))
+            return false;
+        if (what != VALUES_COMMITS)
             e.metadata = NULL;
+        if (what == VALUES_DELETES)
+            e.offset = KQ_GROUP_OFFSET_DELETED;
         group_offset_write_value(values, &e);
         ends[i] = values->len;
     }
@@ -37,7 +47,7 @@ static bool write_values(kq_writer *values, size_t *ends, const group_offset *en
  * producer (producer_id -1: none). */
 typedef struct batch_kind {
     const uint8_t *key;
-    bool tombstones;
+    enum batch_values values;
     int64_t producer_id;
     int16_t producer_epoch;
 } batch_kind;
@@ -81,7 +91,7 @@ static bool build_batch(kq_writer *out, const group_offset *entries, int count,
         return false;
     kq_writer values;
     kq_writer_init(&values, RECORD_BATCH_BYTES_MAX);
-    bool ok = write_values(&values, ends, entries, count, kind->tombstones) &&
+    bool ok = write_values(&values, ends, entries, count, kind->values, timestamp_ms) &&
               build_records(out, &values, ends, count, timestamp_ms, kind);
     kq_writer_free(&values);
     free(ends);
@@ -91,7 +101,7 @@ static bool build_batch(kq_writer *out, const group_offset *entries, int count,
 bool group_offsets_build_batch(kq_writer *out, const group_offset *entries, int count,
                                int64_t timestamp_ms)
 {
-    batch_kind kind = { commit_key, false, -1, -1 };
+    batch_kind kind = { commit_key, VALUES_COMMITS, -1, -1 };
     return build_batch(out, entries, count, timestamp_ms, &kind);
 }
 
@@ -101,15 +111,22 @@ bool group_offsets_build_txn_batch(kq_writer *out, const group_offset *entries, 
 {
     if (producer_id < 0 || producer_epoch < 0)
         return false;
-    batch_kind kind = { commit_key, false, producer_id, producer_epoch };
+    batch_kind kind = { commit_key, VALUES_COMMITS, producer_id, producer_epoch };
     return build_batch(out, entries, count, timestamp_ms, &kind);
 }
 
 bool group_offsets_build_expire_batch(kq_writer *out, const group_offset *entries, int count,
                                       int64_t timestamp_ms)
 {
-    batch_kind kind = { expire_key, true, -1, -1 };
+    batch_kind kind = { expire_key, VALUES_EXPIRES, -1, -1 };
     return build_batch(out, entries, count, timestamp_ms, &kind);
+}
+
+bool group_offsets_build_delete_batch(kq_writer *out, const group_offset *keys, int count,
+                                      int64_t timestamp_ms)
+{
+    batch_kind kind = { expire_key, VALUES_DELETES, -1, -1 };
+    return build_batch(out, keys, count, timestamp_ms, &kind);
 }
 
 static void note_skip(group_offsets_skipped *skipped, int64_t offset, const char *reason)
@@ -148,19 +165,24 @@ static int note_record(group_offsets *o, const record_batch_header *h, const rec
     if (type != KQ_CONTROL_OFFSET_COMMIT && type != KQ_CONTROL_OFFSET_EXPIRE)
         return 0;
     group_offset_value v;
+    bool tombstone = type == KQ_CONTROL_OFFSET_EXPIRE;
     const char *why = rec->offset < h->base_offset ? "offset delta below zero"
-                      : txn && type == KQ_CONTROL_OFFSET_EXPIRE
-                          ? "an offset expiry in a transactional batch"
+                      : txn && tombstone ? "an offset expiry in a transactional batch"
                       : txn && h->producer_id < 0
                           ? "a transactional offset commit without a producer id"
-                          : group_offset_read_value(rec->value, &v);
+                      : tombstone ? group_offset_read_tombstone_value(rec->value, &v)
+                                  : group_offset_read_value(rec->value, &v);
     if (why) {
         note_skip(skipped, rec->offset, why);
         return 0;
     }
     v.entry.log_offset = rec->offset;
+    if (tombstone && o->skip_tombstones)
+        return 0; /* KQ_MUTANT_EXPIRY_RESURRECTS: a rebuild that skips them */
     bool kept = txn ? go_txn_stash(o, h->producer_id, &v.entry)
-                    : go_pending_push(o, &v.entry, type == KQ_CONTROL_OFFSET_EXPIRE);
+                    : go_pending_push(o, &v.entry, tombstone);
+    if (kept && tombstone && v.entry.offset == KQ_GROUP_OFFSET_DELETED)
+        go_txn_kill(o, &v.entry, rec->offset);
     return kept ? 1 : -1;
 }
 
@@ -207,10 +229,16 @@ int group_offsets_note_batches_skipping(group_offsets *o, const uint8_t *batches
             break;
         }
         size_t size = record_batch_size(&h);
+        int64_t end = record_batch_last_offset(&h) + 1;
         if (record_batch_is_control(&h)) {
             int n = note_control(o, batches + pos, size, &h, sk);
             total = n < 0 || total > INT32_MAX - n ? -1 : total + n;
+        } else if (h.base_offset <= go_last_noted(o) || end <= h.base_offset ||
+                   !go_run_note_data(o, h.base_offset, end)) {
+            total = -1; /* a data batch ends a run of control batches (issue 24) */
         }
+        if (total >= 0 && end > o->noted_end)
+            o->noted_end = end;
         pos += size;
     }
     if (total < 0)

@@ -55,6 +55,7 @@ go_entry *go_entry_new(const group_offset *e)
     x->hash = go_key_hash(e->group_id, e->topic, e->partition);
     x->txn_pid = -1;
     x->record_offset = -1;
+    x->killed_at = -1;
     if (ok)
         x->cost = group_offsets_entry_bytes(&x->e);
     if (!ok) {
@@ -128,6 +129,28 @@ static void place(go_entry **slots, size_t cap, go_entry *x)
     while (slots[i])
         i = (i + 1) & (cap - 1);
     slots[i] = x;
+}
+
+bool go_map_reserve(go_map *m, size_t n)
+{
+    if (2 * (m->count + n) <= m->cap)
+        return true;
+    size_t cap = m->cap ? m->cap : GO_MAP_CAP_MIN;
+    while (2 * (m->count + n) > cap) {
+        if (cap > SIZE_MAX / 4 / sizeof(*m->slots))
+            return false;
+        cap *= 2;
+    }
+    go_entry **slots = calloc(cap, sizeof(*slots));
+    if (!slots)
+        return false;
+    for (size_t i = 0; i < m->cap; i++)
+        if (m->slots[i])
+            place(slots, cap, m->slots[i]);
+    free(m->slots);
+    m->slots = slots;
+    m->cap = cap;
+    return true;
 }
 
 bool go_map_insert(go_map *m, go_entry *x)

@@ -1,8 +1,10 @@
 /* Transactional offset commits (include/kq/group_offsets.h, issue 23,
  * KIP-98 TxnOffsetCommit): the stash per producer id, the producers'
  * COMMIT/ABORT markers, the cut of a truncation (or of a note that fails),
- * the snapshot's walk and restore, and the count per key that
- * group_offsets_txn_pending answers from. */
+ * the snapshot's walk and restore, the count per key that
+ * group_offsets_txn_pending answers from, and the commits a deletion
+ * kills (issue 24: held until their marker, given back by a truncation
+ * that cuts the deletion). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,7 +103,7 @@ static bool txn_append(group_offsets *o, go_entry *x)
             t->cap = cap;
         }
     }
-    if (t->len == t->cap || !key_ref(o, x, 1)) {
+    if (t->len == t->cap || (x->killed_at < 0 && !key_ref(o, x, 1))) {
         size_t at;
         if (t->len == 0 && txn_find(o, x->txn_pid, &at))
             txn_remove_at(o, at);
@@ -121,7 +123,8 @@ static go_entry *txn_pop(group_offsets *o, go_txn *t)
     KQ_ASSERT(o->txn_bytes >= x->cost);
     o->txn_bytes -= x->cost;
     o->txn_entries--;
-    key_ref(o, x, -1);
+    if (x->killed_at < 0)
+        key_ref(o, x, -1);
     return x;
 }
 
@@ -157,7 +160,8 @@ bool go_txn_marker(group_offsets *o, int64_t pid, int64_t offset, bool commit)
     go_txn *t = txn_find(o, pid, &at);
     if (!t)
         return true; /* nothing stashed: the marker does nothing here */
-    if (offset <= go_last_noted(o) || !go_pending_reserve(o, t->len))
+    if (offset <= go_last_noted(o) || !go_pending_reserve(o, t->len) ||
+        !go_map_reserve(&o->pending_keys, t->len))
         return false;
     /* Stash order kept: the entries are appended oldest first. */
     for (size_t i = 0; i < t->len; i++) {
@@ -165,11 +169,13 @@ bool go_txn_marker(group_offsets *o, int64_t pid, int64_t offset, bool commit)
         KQ_ASSERT(o->txn_bytes >= x->cost && o->txn_entries > 0);
         o->txn_bytes -= x->cost;
         o->txn_entries--;
-        key_ref(o, x, -1);
+        if (x->killed_at < 0)
+            key_ref(o, x, -1);
         x->e.log_offset = offset;
-        x->aborted = !commit && !o->abort_keeps;
+        /* A commit a deletion killed is never applied, whatever the marker. */
+        x->aborted = (!commit && !o->abort_keeps) || x->killed_at >= 0;
         bool appended = go_pending_append(o, x);
-        KQ_ASSERT(appended); /* room reserved above */
+        KQ_ASSERT(appended); /* room reserved above (the FIFO, the keys' map) */
     }
     t->len = 0;
     txn_remove_at(o, at);
@@ -181,12 +187,24 @@ bool go_txn_marker(group_offsets *o, int64_t pid, int64_t offset, bool commit)
  * above it: a marker's commits whose own records lie below it are stashed
  * again (their producer's stash is empty then: what it stashed after that
  * marker lies above it), the rest go. */
+/* A deletion at or above the cut is undone: the commit lives again. */
+static void txn_revive(group_offsets *o, go_entry *x, int64_t offset)
+{
+    if (x->killed_at < offset)
+        return;
+    x->killed_at = -1;
+    bool counted = key_ref(o, x, 1);
+    KQ_ASSERT(counted); /* no error to report: as the table's own memory */
+}
+
 void go_txn_cut(group_offsets *o, int64_t offset)
 {
     for (size_t i = o->txn_count; i-- > 0;) {
         go_txn *t = &o->txns[i];
         while (t->len > 0 && t->items[t->len - 1]->record_offset >= offset)
             go_entry_free(txn_pop(o, t));
+        for (size_t j = 0; j < t->len; j++)
+            txn_revive(o, t->items[j], offset);
         if (t->len == 0)
             txn_remove_at(o, i);
     }
@@ -197,12 +215,15 @@ void go_txn_cut(group_offsets *o, int64_t offset)
         go_entry *x = o->pending[i];
         KQ_ASSERT(o->pending_bytes >= x->cost);
         o->pending_bytes -= x->cost;
+        go_run_unlink_pending(o, x);
         if (x->txn_pid < 0 || x->record_offset >= offset) {
             go_entry_free(x);
             continue;
         }
         x->e.log_offset = x->record_offset;
         x->aborted = false;
+        if (x->killed_at >= offset)
+            x->killed_at = -1; /* txn_append counts it again */
         bool stashed = txn_append(o, x);
         KQ_ASSERT(stashed); /* no error to report: as the table's own memory */
     }
@@ -211,6 +232,7 @@ void go_txn_cut(group_offsets *o, int64_t offset)
         o->pending_head = o->pending_len = 0;
     if (o->txn_noted_end >= offset)
         o->txn_noted_end = offset - 1;
+    go_run_cut(o, offset); /* the data batches noted (issue 24) */
 }
 
 void go_txn_free_all(group_offsets *o)
@@ -228,10 +250,28 @@ void go_txn_free_all(group_offsets *o)
     o->txn_bytes = 0;
 }
 
+void go_txn_kill(group_offsets *o, const group_offset *key, int64_t at)
+{
+    for (size_t i = 0; i < o->txn_count; i++)
+        for (size_t j = 0; j < o->txns[i].len; j++) {
+            go_entry *x = o->txns[i].items[j];
+            if (x->killed_at >= 0 || x->e.partition != key->partition ||
+                strcmp(x->e.topic, key->topic) != 0 || strcmp(x->e.group_id, key->group_id) != 0)
+                continue;
+            KQ_ASSERT(x->record_offset < at);
+            x->killed_at = at;
+            key_ref(o, x, -1);
+        }
+}
+
+/* A killed commit is not in the state at the log end: the snapshot leaves
+ * it out (its deletion is below the snapshot's end: never cut). */
 int group_offsets_foreach_txn(const group_offsets *o, group_offsets_txn_cb cb, void *ctx)
 {
     for (size_t i = 0; i < o->txn_count; i++)
         for (size_t j = 0; j < o->txns[i].len; j++) {
+            if (o->txns[i].items[j]->killed_at >= 0)
+                continue;
             int rc = cb(ctx, o->txns[i].pid, &o->txns[i].items[j]->e);
             if (rc)
                 return rc;

@@ -128,9 +128,25 @@ static int cmp_key(const void *a, const void *b)
     return c ? c : cmp_topic_partition(a, b);
 }
 
+typedef struct at_end_cb {
+    group_offsets_cb plain;
+    group_offsets_run_cb runs;
+    void *ctx;
+} at_end_cb;
+
+static int at_end_call(const group_offsets *o, const at_end_cb *c, const go_entry *x)
+{
+    if (c->plain)
+        return c->plain(c->ctx, &x->e);
+    /* Committed, or the newest pending commit of its key. */
+    bool pending = go_map_find(&o->committed, x->e.group_id, x->e.topic, x->e.partition,
+                               x->hash) != x;
+    return c->runs(c->ctx, &x->e, go_run_answer_at_end(o, x, pending));
+}
+
 /* In (group, topic, partition) order, so that equal states give equal
  * snapshot files whatever the history of the maps. */
-int group_offsets_foreach_at_end(const group_offsets *o, group_offsets_cb cb, void *ctx)
+static int walk_at_end(const group_offsets *o, const at_end_cb *c)
 {
     go_map newest = end_of_pending(o);
     size_t cap = o->committed.count + newest.count;
@@ -157,7 +173,85 @@ int group_offsets_foreach_at_end(const group_offsets *o, group_offsets_cb cb, vo
     qsort(list, n, sizeof(*list), cmp_key);
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++)
-        rc = cb(ctx, &list[i]->e);
+        rc = at_end_call(o, c, list[i]);
     free(list);
     return rc;
+}
+
+/* ---- the keys a deletion removes (issue 24) */
+
+typedef struct key_list {
+    const go_entry **items;
+    size_t n, cap;
+} key_list;
+
+static bool key_add(key_list *l, const go_entry *x)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 16;
+        const go_entry **p = realloc(l->items, cap * sizeof(*p));
+        if (!p)
+            return false;
+        l->items = p;
+        l->cap = cap;
+    }
+    l->items[l->n++] = x;
+    return true;
+}
+
+/* The group's candidates: its committed entries, its pending commits and
+ * its live stashed commits (duplicates and dead keys included). */
+static void key_candidates(const group_offsets *o, const char *group_id, key_list *l)
+{
+    const go_group *g = go_group_find(&o->groups, group_id, go_string_hash(group_id));
+    bool ok = true;
+    for (const go_entry *x = g ? g->head : NULL; x && ok; x = x->next_in_group)
+        ok = key_add(l, x);
+    for (size_t i = o->pending_head; i < o->pending_len && ok; i++) {
+        const go_entry *x = o->pending[i];
+        if (!x->aborted && !x->tombstone && strcmp(x->e.group_id, group_id) == 0)
+            ok = key_add(l, x);
+    }
+    for (size_t i = 0; i < o->txn_count && ok; i++)
+        for (size_t j = 0; j < o->txns[i].len && ok; j++) {
+            const go_entry *x = o->txns[i].items[j];
+            if (x->killed_at < 0 && strcmp(x->e.group_id, group_id) == 0)
+                ok = key_add(l, x);
+        }
+    KQ_ASSERT(ok); /* a read with no error to report: as the table's own memory */
+}
+
+int group_offsets_foreach_key_at_end(const group_offsets *o, const char *group_id,
+                                     group_offsets_cb cb, void *ctx)
+{
+    if (!group_id)
+        return 0;
+    key_list l = {0};
+    key_candidates(o, group_id, &l);
+    if (l.n > 1)
+        qsort(l.items, l.n, sizeof(*l.items), cmp_topic_partition);
+    int rc = 0;
+    for (size_t i = 0; i < l.n && rc == 0; i++) {
+        const group_offset *e = &l.items[i]->e;
+        if (i > 0 && cmp_topic_partition(&l.items[i - 1], &l.items[i]) == 0)
+            continue;
+        if (group_offsets_get_at_end(o, group_id, e->topic, e->partition, NULL) ||
+            group_offsets_txn_pending(o, group_id, e->topic, e->partition))
+            rc = cb(ctx, e);
+    }
+    free(l.items);
+    return rc;
+}
+
+int group_offsets_foreach_at_end(const group_offsets *o, group_offsets_cb cb, void *ctx)
+{
+    at_end_cb c = { .plain = cb, .ctx = ctx };
+    return walk_at_end(o, &c);
+}
+
+int group_offsets_foreach_at_end_runs(const group_offsets *o, group_offsets_run_cb cb,
+                                      void *ctx)
+{
+    at_end_cb c = { .runs = cb, .ctx = ctx };
+    return walk_at_end(o, &c);
 }

@@ -90,26 +90,11 @@ enum kafka_error group_delete(group_coord *c, const char *group_id)
             return KAFKA_NON_EMPTY_GROUP;
         g->state = GROUP_DEAD;
         c->groups[i] = c->groups[--c->group_count];
+        gp_group_gone(c, g); /* its tombstone (issue 24) */
         gc_free_group(c, g);
         return KAFKA_NONE;
     }
     return KAFKA_GROUP_ID_NOT_FOUND;
-}
-
-bool group_offsets_may_expire(const group_coord *c, const char *group_id,
-                              int64_t *empty_since_ms)
-{
-    const ggroup *g = group_id && gc_str_ok(group_id) ? gc_find(c, group_id) : NULL;
-    *empty_since_ms = INT64_MIN;
-    if (!g)
-        return true;
-    if (g->state != GROUP_EMPTY || gc_member_count(g) > 0 || g->pending_count > 0)
-        return false;
-    /* A consumer group's offsets expire from their commit (Kafka's
-     * ConsumerGroup.offsetExpirationCondition). */
-    if (g->type == GROUP_TYPE_CLASSIC)
-        *empty_since_ms = g->empty_since_ms;
-    return true;
 }
 
 uint64_t group_bytes(const group_coord *c) { return c->bytes; }

@@ -110,6 +110,7 @@ void gr_prepare(group_coord *c, ggroup *g)
         g->join_deadline_ms = c->now_ms + rebalance_ms;
     }
     g->state = GROUP_PREPARING_REBALANCE;
+    gc_mark_dirty(c, g); /* issue 24 */
 }
 
 void gr_join_answer(group_coord *c, const ggroup *g, const gmember *m, uint64_t token)
@@ -131,6 +132,7 @@ void gr_complete_join(group_coord *c, ggroup *g)
             gc_remove_member(c, g, g->members[i]);
     g->generation++;
     g->initial_delay = false;
+    gc_mark_members(c, g); /* issue 24: a new generation */
     if (g->member_count == 0) {
         g->state = GROUP_EMPTY;
         g->empty_since_ms = c->now_ms;

@@ -65,6 +65,29 @@ static const group_assignment *assignment_for(const group_sync_request *req, con
     return found;
 }
 
+/* Whether the group store's budget holds the group's members with the new
+ * assignments (issue 24: each member's largest metadata counted). */
+static enum kafka_error persist_budget(const group_coord *c, const ggroup *g,
+                                       const group_sync_request *req, const char **limit)
+{
+    if (!gp_enabled(c))
+        return KAFKA_NONE;
+    uint64_t freed = 0, want = 0;
+    for (int i = 0; i < g->member_count; i++) {
+        const gmember *m = g->members[i];
+        const group_assignment *a = assignment_for(req, m);
+        size_t meta = 0;
+        for (int p = 0; p < m->protocol_count; p++)
+            meta = m->metadata_len[p] > meta ? m->metadata_len[p] : meta;
+        freed += m->persist_charge;
+        want += gp_member_estimate(g, m, meta, a ? a->assignment_len : 0);
+    }
+    if (c->persist_bytes - freed + want <= c->config.persist_bytes_max)
+        return KAFKA_NONE;
+    *limit = "KQ_GROUP_STORE_BYTES_MAX (8 MiB of group membership in the log and snapshots)";
+    return KAFKA_COORDINATOR_NOT_AVAILABLE;
+}
+
 /* Whether the group's and the total byte budgets hold the new assignments. */
 static enum kafka_error assignment_budget(const group_coord *c, const ggroup *g,
                                           const group_sync_request *req, const char **limit)
@@ -85,7 +108,7 @@ static enum kafka_error assignment_budget(const group_coord *c, const ggroup *g,
         *limit = "KQ_GROUPS_BYTES_MAX (256 MiB of member metadata and assignments in all groups)";
         return KAFKA_COORDINATOR_NOT_AVAILABLE;
     }
-    return KAFKA_NONE;
+    return persist_budget(c, g, req, limit);
 }
 
 /* The leader's assignments (members it does not name get none), then every
@@ -94,8 +117,12 @@ static enum kafka_error leader_sync(group_coord *c, ggroup *g, const group_sync_
                                    const char **limit)
 {
     for (int i = 0; i < req->assignment_count; i++)
-        if (req->assignments[i].assignment_len > KQ_GROUP_MEMBER_BYTES_MAX)
+        if (req->assignments[i].assignment_len > KQ_GROUP_MEMBER_BYTES_MAX ||
+            (gp_enabled(c) &&
+             req->assignments[i].assignment_len > KQ_GROUP_STORE_ASSIGNMENT_BYTES_MAX)) {
+            *limit = "KQ_GROUP_STORE_ASSIGNMENT_BYTES_MAX (3 KiB of one persisted assignment)";
             return KAFKA_INVALID_REQUEST;
+        }
     enum kafka_error err = assignment_budget(c, g, req, limit);
     if (err != KAFKA_NONE)
         return err;
@@ -105,8 +132,10 @@ static enum kafka_error leader_sync(group_coord *c, ggroup *g, const group_sync_
         if (set_assignment(c, g, m, a ? a->assignment : NULL, a ? a->assignment_len : 0) !=
             KAFKA_NONE)
             return KAFKA_UNKNOWN_SERVER_ERROR;
+        gp_recharge(c, g, m);
     }
     g->state = GROUP_STABLE;
+    gc_mark_members(c, g); /* issue 24: the assignments */
     for (int i = 0; i < g->member_count; i++) {
         gmember *m = g->members[i];
         if (m->awaiting_sync)

@@ -27,11 +27,13 @@ bool handler_acl_allows(const handler_acl *acl, const char *principal, enum hand
     if (listed(acl->super_users, acl->super_user_count, principal) ||
         listed(acl->allowed[op], acl->allowed_count[op], principal))
         return true;
-    /* As Kafka's READ and WRITE imply DESCRIBE. */
+    /* As Kafka's READ, WRITE and DELETE imply DESCRIBE. */
     return op == HANDLER_OP_DESCRIBE &&
            (listed(acl->allowed[HANDLER_OP_PRODUCE], acl->allowed_count[HANDLER_OP_PRODUCE],
                    principal) ||
             listed(acl->allowed[HANDLER_OP_CONSUME], acl->allowed_count[HANDLER_OP_CONSUME],
+                   principal) ||
+            listed(acl->allowed[HANDLER_OP_DELETE], acl->allowed_count[HANDLER_OP_DELETE],
                    principal));
 }
 
@@ -52,6 +54,7 @@ static const char *op_name(enum handler_op op)
     case HANDLER_OP_PRODUCE: return "produce";
     case HANDLER_OP_CONSUME: return "consume";
     case HANDLER_OP_CLUSTER_ACTION: return "cluster action";
+    case HANDLER_OP_DELETE: return "delete";
     default: return "describe";
     }
 }

@@ -49,15 +49,19 @@ static void consumer_aborted(handler *h, int64_t fetch_offset, int64_t *limit,
     pd->aborted_transaction_count = 0;
     if (!h->svc.txns || fetch_offset >= *limit)
         return;
-    txn_aborted *found = kq_arena_alloc(&h->arena, sizeof(*found) * (HANDLER_FETCH_ABORTED_MAX + 1));
-    wire_fetch_aborted_transaction *out =
-        kq_arena_alloc(&h->arena, sizeof(*out) * HANDLER_FETCH_ABORTED_MAX);
+    /* Counted first: most reads name none, and the arena takes only what
+     * is named. */
+    int total = txn_table_aborted(h->svc.txns, fetch_offset, *limit, NULL, 0);
+    if (total == 0)
+        return;
+    int room = total > HANDLER_FETCH_ABORTED_MAX ? HANDLER_FETCH_ABORTED_MAX + 1 : total;
+    txn_aborted *found = kq_arena_alloc(&h->arena, sizeof(*found) * (size_t)room);
+    wire_fetch_aborted_transaction *out = kq_arena_alloc(&h->arena, sizeof(*out) * (size_t)room);
     if (!found || !out) {
         *limit = fetch_offset; /* no room to name them: no records */
         return;
     }
-    int n = txn_table_aborted(h->svc.txns, fetch_offset, *limit, found,
-                              HANDLER_FETCH_ABORTED_MAX + 1);
+    int n = txn_table_aborted(h->svc.txns, fetch_offset, *limit, found, room);
     if (n > HANDLER_FETCH_ABORTED_MAX) {
         *limit = found[HANDLER_FETCH_ABORTED_MAX].first_offset;
         n = HANDLER_FETCH_ABORTED_MAX;

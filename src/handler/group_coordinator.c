@@ -1,7 +1,9 @@
 /* The group coordinator's life in the handlers: it exists only while this
- * node leads, one per epoch (a new leader starts with no groups: members
- * rejoin); group APIs wait until the leader's offsets table holds every
- * commit up to the high watermark of its epoch ("loaded"). JoinGroup and
+ * node leads, one per epoch, loaded from the group store (issue 24: the
+ * members of every group, so that they keep their generation across a
+ * failover); group APIs wait until the leader's offsets table holds every
+ * commit up to the high watermark of its epoch and the store only
+ * committed records ("loaded"). JoinGroup and
  * SyncGroup wait in a bounded table keyed by token until the coordinator
  * answers them; losing the lead answers them NOT_COORDINATOR. */
 #include <limits.h>
@@ -11,7 +13,9 @@
 
 #include "group_handlers.h"
 #include "kq/assert.h"
+#include "kq/group_consumer.h"
 #include "kq/log_line.h"
+#include "kq/mutants.h"
 
 bool groups_create(handler *h)
 {
@@ -21,6 +25,9 @@ bool groups_create(handler *h)
     h->groups->wake_at_ms = INT64_MAX;
     kq_writer_init(&h->groups->batch, RECORD_BATCH_BYTES_MAX);
     kq_writer_init(&h->groups->expiry_batch, RECORD_BATCH_BYTES_MAX);
+    group_store_batch_init(&h->groups->persist_take);
+    kq_writer_init(&h->groups->persist_batch, RECORD_BATCH_BYTES_MAX);
+    groups_admin_init(h);
     return true;
 }
 
@@ -42,7 +49,7 @@ static void pending_fail_all(handler *h, int16_t error)
     }
 }
 
-static void coord_drop(handler *h)
+void groups_coord_drop(handler *h, int16_t error)
 {
     handler_groups *g = h->groups;
     if (!g->coord)
@@ -50,7 +57,8 @@ static void coord_drop(handler *h)
     group_coord_destroy(g->coord);
     g->coord = NULL;
     g->wake_at_ms = INT64_MAX;
-    pending_fail_all(h, KAFKA_NOT_COORDINATOR);
+    pending_fail_all(h, error);
+    groups_persist_reset(h, error);
 }
 
 void groups_destroy(handler *h)
@@ -61,6 +69,8 @@ void groups_destroy(handler *h)
     if (h->groups->coord)
         group_coord_destroy(h->groups->coord);
     groups_commits_free(h);
+    groups_persist_free(h);
+    groups_admin_free(h);
     kq_writer_free(&h->groups->batch);
     kq_writer_free(&h->groups->expiry_batch);
     free(h->groups);
@@ -72,7 +82,7 @@ static void coord_check_role(handler *h, const raft_status *st)
 {
     handler_groups *g = h->groups;
     if (g->coord && (st->role != RAFT_ROLE_LEADER || st->epoch != g->coord_epoch))
-        coord_drop(h);
+        groups_coord_drop(h, KAFKA_NOT_COORDINATOR);
 }
 
 /* Offset of the leader's first batch in its epoch (-1: none yet). */
@@ -92,18 +102,45 @@ static bool offsets_loaded(const handler *h, const raft_status *st)
     return group_offsets_committed_to(h->svc.offsets) >= st->high_watermark;
 }
 
+/* Issue 24: a new coordinator waits until every record of the group store
+ * lies below the high watermark (all of the log before the epoch once the
+ * epoch's first batch commits; after a refused append, the batches before
+ * it). */
+static bool store_loaded(const handler *h, const raft_status *st)
+{
+    return !h->svc.groups || group_store_last_offset(h->svc.groups) < st->high_watermark;
+}
+
 static bool coord_make(handler *h, int32_t epoch)
 {
     handler_groups *g = h->groups;
     group_config c = h->svc.group.max_size > 0 ? h->svc.group : group_config_default();
-    /* Member ids differ between nodes and epochs. */
-    c.random_seed ^= ((uint64_t)(uint32_t)epoch << 32) ^ (uint64_t)(uint32_t)h->svc.node_id;
+    /* Member ids differ between nodes, epochs and coordinators. */
+    g->coords_made++;
+    c.random_seed ^= ((uint64_t)(uint32_t)epoch << 32) ^ (uint64_t)(uint32_t)h->svc.node_id ^
+                     ((uint64_t)g->coords_made << 20);
+    if (h->svc.groups)
+        c.persist_bytes_max = KQ_GROUP_STORE_BYTES_MAX;
     c.mutants = h->svc.mutants; /* KQ_MUTANT_DOUBLE_ASSIGNMENT (simulator only) */
     g->coord = group_coord_create(&c);
     if (!g->coord)
         return false;
+    /* The one topic KIP-848's assignors hand out, by the id Metadata
+     * answers (assignments name topics by id). */
+    group_topic topic = {.name = h->svc.topic_name, .partition_count = 1};
+    memcpy(topic.id, h->svc.topic_id.bytes, sizeof topic.id);
+    bool topics_set = group_consumer_set_topics(g->coord, &topic, 1);
+    KQ_ASSERT(topics_set); /* one topic of one partition is within every bound */
     g->coord_epoch = epoch;
     g->wake_at_ms = INT64_MAX;
+    groups_persist_reset(h, KAFKA_NOT_COORDINATOR); /* nothing is held here */
+    int64_t now = h->svc.now_ms(h->svc.ctx);
+    if (h->svc.groups && !(h->svc.mutants & KQ_MUTANT_MEMBERSHIP_NOT_REPLICATED)) {
+        int n = group_coord_restore(g->coord, h->svc.groups, now);
+        if (n > 0)
+            log_line("group coordinator: loaded %d group(s) from the log (epoch %d)", n, epoch);
+    }
+    groups_deliver(h, group_tick(g->coord, now)); /* its timers (no answers) */
     return true;
 }
 
@@ -129,6 +166,8 @@ int16_t groups_gate(handler *h)
         return KAFKA_NOT_COORDINATOR;
     int64_t start = epoch_start(h, st.epoch);
     if (start < 0 || st.high_watermark <= start || !offsets_loaded(h, &st))
+        return KAFKA_COORDINATOR_LOAD_IN_PROGRESS;
+    if (!h->groups->coord && !store_loaded(h, &st))
         return KAFKA_COORDINATOR_LOAD_IN_PROGRESS;
     if (!h->groups->coord && !coord_make(h, st.epoch))
         return KAFKA_COORDINATOR_NOT_AVAILABLE;
@@ -171,7 +210,10 @@ void groups_deliver(handler *h, const group_output *out)
         if (a->limit)
             groups_log_limit(h, p->slot, a->kind == GROUP_ANSWER_JOIN ? "JoinGroup" : "SyncGroup",
                              p->group_id, a->limit);
+        /* Issue 24: an answer revealing a change waits for its record. */
+        g->hold_seq = a->error == KAFKA_NONE ? groups_persist_seq(h, p->group_id) : 0;
         groups_answer(h, p, a);
+        g->hold_seq = 0;
         p->in_use = false;
         g->pending_count--;
     }
@@ -182,6 +224,8 @@ void groups_on_progress(handler *h, const raft_status *st)
 {
     coord_check_role(h, st);
     groups_commits_progress(h, st);
+    groups_persist_progress(h, st);
+    groups_admin_progress(h, st);
 }
 
 void groups_on_tick(handler *h, int64_t now_ms)
@@ -202,7 +246,16 @@ void groups_on_tick(handler *h, int64_t now_ms)
             g->wake_at_ms = now_ms + 1;
     }
     groups_commits_expire(h, now_ms);
+    groups_persist_tick(h, now_ms);
+    groups_admin_expire(h, now_ms);
     groups_expiry_tick(h, now_ms);
+}
+
+const struct group_coord *handler_group_coord(const handler *h, int32_t *epoch)
+{
+    const handler_groups *g = h->groups;
+    *epoch = g && g->coord ? g->coord_epoch : -1;
+    return g ? g->coord : NULL;
 }
 
 int64_t groups_next_deadline(const handler *h)
@@ -217,7 +270,11 @@ int64_t groups_next_deadline(const handler *h)
         if (d < due)
             due = d;
     }
-    return due;
+    int64_t p = groups_persist_next_deadline(h);
+    if (p < due)
+        due = p;
+    int64_t a = groups_admin_deadline(h);
+    return a < due ? a : due;
 }
 
 void groups_log_limit(handler *h, void *slot, const char *api, const char *group_id,

@@ -55,6 +55,61 @@ typedef struct commit_request {
 
 #define GROUP_COMMIT_QUEUE_CAP HANDLER_GROUP_PENDING_MAX
 
+/* Encodes and sends an API's answer with error (a held answer that cannot
+ * be sent: NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE). */
+typedef void groups_error_fn(handler *h, void *slot, const wire_request_header *hdr,
+                             int16_t error);
+
+/* An encoded answer held until the membership change it reveals commits
+ * (group_persist.c, issue 24). */
+typedef struct group_held {
+    void *slot;
+    wire_request_header hdr; /* client_id not kept */
+    groups_error_fn *error_answer;
+    uint64_t need_seq;  /* the coordinator's change seq to be committed */
+    int64_t deadline_ms;
+    uint8_t *frame;     /* the response frame, 4-byte size first */
+    size_t len;
+    struct group_held *next;
+} group_held;
+/* One entry of a DeleteGroups answer (a group) or an OffsetDelete answer
+ * (a partition), issue 24. */
+typedef struct admin_result {
+    int topic;          /* OffsetDelete: its topic's index in the request */
+    kq_slice name;      /* the group id / the topic name (into admin_pending.names) */
+    int32_t partition;  /* OffsetDelete */
+    int16_t error;
+    bool appended;      /* its tombstones are in the batch: the append's outcome answers */
+} admin_result;
+
+/* A DeleteGroups or OffsetDelete whose tombstones are being appended or
+ * wait to commit (group_admin.c). */
+typedef struct admin_pending {
+    void *slot;
+    int16_t api_key;
+    int16_t version;
+    int32_t correlation_id;
+    int16_t error;        /* OffsetDelete's top-level error */
+    int32_t epoch;        /* leader epoch it was appended in */
+    int64_t last_offset;  /* of its batch */
+    int64_t deadline_ms;
+    /* DeleteGroups: the groups' membership tombstones (group_persist.c)
+     * must commit too: the coordinator's change seq, of the coordinator
+     * made coord_made-th (0: nothing to wait for). */
+    uint64_t hold_seq;
+    uint32_t coord_made;
+    int count;
+    admin_result *results; /* malloc'd, count entries */
+    char *names;           /* malloc'd strings the results point into */
+} admin_pending;
+
+/* Its request object while the executor appends (kq/request.h): back
+ * through groups_admin_executed. */
+typedef struct admin_request {
+    kq_request req;
+    admin_pending pending;
+} admin_request;
+
 struct handler_groups {
     group_coord *coord;   /* NULL unless leading (in coord_epoch) */
     int32_t coord_epoch;
@@ -81,6 +136,26 @@ struct handler_groups {
     int64_t expiry_last_offset;
     int expiry_count;             /* records in expiry_batch */
     kq_writer expiry_batch;
+    /* Membership through the log (group_persist.c, issue 24). */
+    uint32_t coords_made;         /* member ids differ between coordinators */
+    group_store_batch persist_take; /* the records of the take at the executor */
+    kq_writer persist_batch;      /* its control batch */
+    kq_request persist_req;       /* its request object (no client) */
+    bool persist_inflight;        /* taken: at the executor or waiting to commit */
+    int32_t persist_epoch;        /* appended in (-1: not yet) */
+    int64_t persist_last_offset;
+    uint64_t persist_taken_seq;   /* every change up to this seq is taken */
+    uint64_t persist_committed_seq; /* ... and up to this one committed */
+    uint64_t hold_seq;            /* the answer being encoded waits for this seq (0: none) */
+    group_held *held_head, *held_tail; /* in hold (and deadline) order */
+    int held_count;
+    uint64_t held_bytes;
+    /* DeleteGroups / OffsetDelete (group_admin.c, issue 24): the batch at
+     * the executor (one at a time, as batch) and the appended requests
+     * waiting for the high watermark, in append order. */
+    kq_writer admin_batch;
+    admin_pending admin_queue[HANDLER_GROUP_ADMIN_PENDING_MAX];
+    uint32_t admin_head, admin_tail;
 };
 
 _Static_assert((GROUP_COMMIT_QUEUE_CAP & (GROUP_COMMIT_QUEUE_CAP - 1)) == 0,
@@ -113,6 +188,32 @@ void groups_malformed(handler *h, handler_request *req, const char *what);
 void groups_log_limit(handler *h, void *slot, const char *api, const char *group_id,
                       const char *limit);
 
+/* group_coordinator.c: drops the coordinator (this epoch's, loaded again
+ * from the store at the next request), answering what waits with error. */
+void groups_coord_drop(handler *h, int16_t error);
+
+/* group_persist.c (issue 24) */
+/* Whether membership goes through the log (the executor gave a store). */
+bool groups_persisting(const handler *h);
+/* The change seq an answer about group_id (NULL: any change) must wait
+ * for, 0 when it is committed (or nothing is persisted). */
+uint64_t groups_persist_seq(handler *h, const char *group_id);
+/* handler_finish_response for an answer encoded in h->out, held while
+ * h->groups->hold_seq is not committed (error_answer answers instead if
+ * the hold fails or is refused). */
+void groups_finish(handler *h, void *slot, const wire_request_header *hdr,
+                   groups_error_fn *error_answer);
+groups_error_fn groups_join_error, groups_sync_error;
+/* Within a frame that handed nothing over: takes what changed now, as the
+ * frame's HANDLER_APPEND (else it waits for handler_take_request). */
+void groups_persist_now(handler *h);
+void groups_persist_progress(handler *h, const raft_status *st);
+void groups_persist_tick(handler *h, int64_t now_ms);
+int64_t groups_persist_next_deadline(const handler *h);
+/* Answers every held answer with error and forgets the takes. */
+void groups_persist_reset(handler *h, int16_t error);
+void groups_persist_free(handler *h);
+
 /* group_offset_expiry.c */
 void groups_expiry_tick(handler *h, int64_t now_ms);
 
@@ -121,6 +222,25 @@ void groups_answer(handler *h, const group_pending *p, const group_answer *a);
 /* The same for an error before the coordinator saw the request. */
 void groups_answer_error(handler *h, void *slot, const wire_request_header *hdr,
                          enum group_answer_kind kind, int16_t error);
+
+/* group_admin.c (issue 24): DeleteGroups and OffsetDelete wait for their
+ * tombstones as OffsetCommit does. */
+void groups_admin_init(handler *h);
+void groups_admin_free(handler *h);
+void groups_admin_progress(handler *h, const raft_status *st);
+void groups_admin_expire(handler *h, int64_t now_ms);
+int64_t groups_admin_deadline(const handler *h);
+/* Whether one more request may wait (else COORDINATOR_NOT_AVAILABLE,
+ * decided before anything is deleted). */
+bool groups_admin_room(const handler *h);
+/* p's results allocated (count of them, names bytes of strings); false
+ * when memory runs out. */
+bool groups_admin_alloc(admin_pending *p, int count, size_t names);
+/* Hands p over with the count tombstones in h->groups->admin_batch, or,
+ * with none, answers it at once. */
+void groups_admin_submit(handler *h, admin_pending *p, int count);
+/* Answers p (its appended entries with error) and frees it. */
+void groups_admin_finish(handler *h, admin_pending *p, int16_t error);
 
 /* group_offset_commit.c */
 void groups_commits_progress(handler *h, const raft_status *st);

@@ -43,7 +43,7 @@ static void answer_join(handler *h, const group_pending *p, const group_answer *
                                .correlation_id = p->correlation_id};
     handler_begin_response(h, &hdr);
     wire_join_group_response_encode(&h->out, p->version, &resp);
-    handler_finish_response(h, p->slot);
+    groups_finish(h, p->slot, &hdr, groups_join_error); /* held: issue 24 */
 }
 
 static void answer_sync(handler *h, const group_pending *p, const group_answer *a)
@@ -60,7 +60,7 @@ static void answer_sync(handler *h, const group_pending *p, const group_answer *
                                .correlation_id = p->correlation_id};
     handler_begin_response(h, &hdr);
     wire_sync_group_response_encode(&h->out, p->version, &resp);
-    handler_finish_response(h, p->slot);
+    groups_finish(h, p->slot, &hdr, groups_sync_error); /* held: issue 24 */
 }
 
 void groups_answer(handler *h, const group_pending *p, const group_answer *a)
@@ -156,6 +156,7 @@ void handle_join_group(handler *h, handler_request *req, kq_reader *r)
         return;
     }
     groups_deliver(h, group_join(h->groups->coord, &jr, h->svc.now_ms(h->svc.ctx)));
+    groups_persist_now(h);
 }
 
 /* The leader's assignments as the coordinator takes them. */
@@ -225,4 +226,5 @@ void handle_sync_group(handler *h, handler_request *req, kq_reader *r)
         return;
     }
     groups_deliver(h, group_sync(h->groups->coord, &sr, h->svc.now_ms(h->svc.ctx)));
+    groups_persist_now(h);
 }

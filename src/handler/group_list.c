@@ -1,6 +1,8 @@
-/* ListGroups: the coordinator's groups, and those known only by their
- * committed offsets (as Empty), filtered by state (v4+) and type (v5+:
- * every group here is "classic"). A follower coordinates none. */
+/* ListGroups: the coordinator's groups, classic and KIP-848 consumer
+ * groups, and those known only by their committed offsets (as Empty classic
+ * groups, as Kafka loads them), filtered by state (v4+) and type (v5+,
+ * "classic" or "consumer", case-insensitive as Kafka). A follower
+ * coordinates none. */
 #include <string.h>
 #include <strings.h>
 
@@ -21,7 +23,7 @@ static bool slice_eq_nocase(kq_slice s, const char *c)
     return s.len >= 0 && (size_t)s.len == n && (n == 0 || strncasecmp((const char *)s.ptr, c, n) == 0);
 }
 
-static bool filters_match(const list_ctx *c, const char *state)
+static bool filters_match(const list_ctx *c, const char *state, const char *type)
 {
     const wire_list_groups_request *b = c->body;
     bool state_ok = b->states_filter_count <= 0;
@@ -29,28 +31,30 @@ static bool filters_match(const list_ctx *c, const char *state)
         state_ok = slice_eq_nocase(b->states_filter[i], state);
     bool type_ok = b->types_filter_count <= 0;
     for (int32_t i = 0; i < b->types_filter_count && !type_ok; i++)
-        type_ok = slice_eq_nocase(b->types_filter[i], "classic");
+        type_ok = slice_eq_nocase(b->types_filter[i], type);
     return state_ok && type_ok;
 }
 
-static void list_add(list_ctx *c, const char *group_id, const char *state, const char *type)
+static void list_add(list_ctx *c, const char *group_id, const char *state,
+                     const char *protocol_type, enum group_type type)
 {
-    if (c->count >= c->cap || !filters_match(c, state))
+    const char *type_name = group_type_name(type);
+    if (c->count >= c->cap || !filters_match(c, state, type_name))
         return;
     c->groups[c->count++] = (wire_list_groups_group){
         .group_id = kq_slice_cstr(group_id),
-        .protocol_type = kq_slice_cstr(type),
+        .protocol_type = kq_slice_cstr(protocol_type),
         .group_state = kq_slice_cstr(c->version >= 4 ? state : ""),
-        .group_type = kq_slice_cstr(c->version >= 5 ? "classic" : ""),
+        .group_type = kq_slice_cstr(c->version >= 5 ? type_name : ""),
     };
 }
 
 static int add_offsets_group(void *ctx, const char *group_id)
 {
     list_ctx *c = ctx;
-    group_summary s;
-    if (group_describe(c->h->groups->coord, group_id, &s) != KAFKA_NONE)
-        list_add(c, group_id, "Empty", "");
+    enum group_type type;
+    if (!group_type_of(c->h->groups->coord, group_id, &type))
+        list_add(c, group_id, "Empty", "", GROUP_TYPE_CLASSIC);
     return 0;
 }
 
@@ -67,7 +71,7 @@ static bool list_all(list_ctx *c)
         return false;
     group_summary s;
     for (int i = 0; group_at(h->groups->coord, i, &s); i++)
-        list_add(c, s.group_id, group_state_name(s.state), s.protocol_type);
+        list_add(c, s.group_id, s.state_name, s.protocol_type, s.type);
     if (h->svc.offsets)
         group_offsets_foreach_group_id(h->svc.offsets, add_offsets_group, c);
     return true;

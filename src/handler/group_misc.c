@@ -1,6 +1,7 @@
 /* Heartbeat, LeaveGroup and DescribeGroups: answered at once from the
  * coordinator's state (a leave may also answer other members' waiting
  * joins). */
+#include <stdio.h>
 #include <string.h>
 
 #include "group_handlers.h"
@@ -64,6 +65,15 @@ static group_leave_member *leave_members(handler *h, int16_t v,
     return m;
 }
 
+/* A held LeaveGroup answer that cannot be sent (issue 24). */
+static void leave_error(handler *h, void *slot, const wire_request_header *hdr, int16_t error)
+{
+    wire_leave_group_response resp = {.error_code = error};
+    handler_begin_response(h, hdr);
+    wire_leave_group_response_encode(&h->out, hdr->api_version, &resp);
+    handler_finish_response(h, slot);
+}
+
 static void leave_respond(handler *h, handler_request *req, const wire_leave_group_request *body,
                           int16_t error, const group_leave_member *m, int count)
 {
@@ -83,7 +93,7 @@ static void leave_respond(handler *h, handler_request *req, const wire_leave_gro
         resp.error_code = (int16_t)m[0].error;
     handler_begin_response(h, &req->header);
     wire_leave_group_response_encode(&h->out, v, &resp);
-    handler_finish_response(h, req->slot);
+    groups_finish(h, req->slot, &req->header, leave_error); /* held: issue 24 */
 }
 
 void handle_leave_group(handler *h, handler_request *req, kq_reader *r)
@@ -104,10 +114,14 @@ void handle_leave_group(handler *h, handler_request *req, kq_reader *r)
     if (error == KAFKA_NONE)
         error = (int16_t)group_leave(h->groups->coord, group_id, m, count,
                                      h->svc.now_ms(h->svc.ctx), &out);
-    /* Our answer first, then those the leave completed. */
+    /* Our answer first, then those the leave completed; ours waits for the
+     * member's tombstone (issue 24). */
+    h->groups->hold_seq = error == KAFKA_NONE ? groups_persist_seq(h, group_id) : 0;
     leave_respond(h, req, &body, error, m, count);
+    h->groups->hold_seq = 0;
     if (out)
         groups_deliver(h, out);
+    groups_persist_now(h);
 }
 
 /* One group's description; a group known only by its offsets is Empty,
@@ -130,6 +144,21 @@ static void describe_one(handler *h, handler_request *req, kq_slice id,
     group_summary s;
     if (out->error_code != KAFKA_NONE)
         return;
+    enum group_type type;
+    if (group_type_of(h->groups->coord, group_id, &type) && type == GROUP_TYPE_CONSUMER) {
+        /* Kafka's describeGroups reads classic groups only: a KIP-848 group
+         * is Dead to v0-5 and GROUP_ID_NOT_FOUND to v6. */
+        if (req->header.api_version >= 6) {
+            size_t len = strlen(group_id) + 40;
+            char *msg = kq_arena_alloc(&h->arena, len);
+            out->error_code = KAFKA_GROUP_ID_NOT_FOUND;
+            if (msg) {
+                snprintf(msg, len, "Group %s is not a classic group.", group_id);
+                out->error_message = kq_slice_cstr(msg);
+            }
+        }
+        return;
+    }
     if (group_describe(h->groups->coord, group_id, &s) != KAFKA_NONE) {
         if (h->svc.offsets && groups_id_storable(group_id) &&
             group_offsets_has_group(h->svc.offsets, group_id))

@@ -4,12 +4,16 @@
  * offset is never lost by a failover. Losing the lead answers
  * NOT_COORDINATOR; no commit within HANDLER_GROUP_COMMIT_TIMEOUT_MS
  * answers COORDINATOR_NOT_AVAILABLE (Kafka's answer to a timed-out
- * offsets append). */
+ * offsets append). A partition whose committed offset already stands for
+ * it (the same offset, or both in the trailing run of control batches,
+ * group_offsets_commit_is_noop) is answered NONE without an append (issue
+ * 24: an idle consumer's auto-commits append nothing). */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "group_handlers.h"
+#include "kq/group_consumer.h"
 #include "kq/assert.h"
 #include "kq/mutants.h"
 #include "kq/wire_fetch.h"
@@ -155,10 +159,15 @@ static int16_t commit_check_group(handler *h, handler_request *req,
     int16_t error = groups_gate(h);
     if (error != KAFKA_NONE)
         return error;
+    /* Classic generations and KIP-848 member epochs alike (v9+: a stale
+     * member epoch is STALE_MEMBER_EPOCH). */
+    group_commit_check check = {.group_id = *group_id,
+                                .member_id = member_id ? member_id : "",
+                                .instance_id = instance_id,
+                                .generation = body->generation_id_or_member_epoch,
+                                .api_version = req->header.api_version};
     bool exists = false;
-    return (int16_t)group_validate_offset_commit(h->groups->coord, *group_id,
-                                                 member_id ? member_id : "", instance_id,
-                                                 body->generation_id_or_member_epoch, &exists);
+    return (int16_t)group_validate_commit(h->groups->coord, &check, &exists);
 }
 
 /* One partition's own checks (the topic, its metadata, the table's room). */
@@ -215,6 +224,25 @@ static bool commit_entry(handler *h, const wire_offset_commit_partition *p, cons
     return true;
 }
 
+/* Whether e (partition index i of the request, after valid entries) is
+ * answered without an append (issue 24): the committed offset stands for
+ * it, committed within half of offsets.retention.minutes (a standalone
+ * consumer's offset then never expires while it commits), and no earlier
+ * partition of this request appends the same key. */
+static bool commit_noop(handler *h, const group_offset *entries, int valid, const group_offset *e)
+{
+    if (!h->svc.offsets)
+        return false;
+    for (int k = 0; k < valid; k++)
+        if (entries[k].partition == e->partition)
+            return false; /* same group and topic: appended, then this one */
+    int64_t retention = h->svc.group.max_size > 0
+                            ? h->svc.group.offsets_retention_ms
+                            : (int64_t)KQ_OFFSETS_RETENTION_MINUTES_DEFAULT * 60000;
+    int64_t fresh_from = retention > 0 ? e->commit_timestamp_ms - retention / 2 : INT64_MIN;
+    return group_offsets_commit_is_noop(h->svc.offsets, e, fresh_from);
+}
+
 /* Fills p's results; the valid partitions' entries go to entries. Returns
  * how many are valid. */
 static int commit_fill(handler *h, int16_t v, const wire_offset_commit_request *body,
@@ -242,6 +270,8 @@ static int commit_fill(handler *h, int16_t v, const wire_offset_commit_request *
                 c->error = commit_check_partition(h, v, topic, part, group_id);
             if (c->error == KAFKA_NONE && !commit_entry(h, part, group_id, &entries[valid]))
                 c->error = KAFKA_INVALID_REQUEST;
+            if (c->error == KAFKA_NONE && commit_noop(h, entries, valid, &entries[valid]))
+                continue; /* NONE, not appended */
             /* The table's byte budget, this request's earlier entries
              * counted: every admitted table fits a snapshot (limits.h). */
             if (c->error == KAFKA_NONE && h->svc.offsets &&

@@ -1,9 +1,14 @@
 /* Committed offsets expire (issue 19; Kafka's offsets.retention.minutes,
- * checked every offsets.retention.check.interval.ms, KIP-211): the leader's
- * coordinator, once loaded, picks on its tick the offsets of groups without
- * members (unknown, or Empty with no pending member id) whose last commit,
- * or the group's becoming Empty when later, is retention ago, and decides
- * one tombstone batch (KQ_CONTROL_OFFSET_EXPIRE, at most
+ * checked every offsets.retention.check.interval.ms, KIP-211, KIP-496,
+ * Kafka's OffsetMetadataManager.cleanupExpiredOffsets): the leader's
+ * coordinator, once loaded, picks on its tick the offsets whose group has
+ * an expiration condition (group_offsets_may_expire: unknown, Empty with no
+ * pending member id, or Stable "consumer" with known subscriptions), whose
+ * topic no member subscribes to (group_subscribes_to), that no open
+ * transaction holds, and whose retention has passed since their commit, or
+ * since an Empty group with a protocol type became Empty (Kafka's
+ * currentStateTimestamp, even when a commit came later), and decides one
+ * tombstone batch (KQ_CONTROL_OFFSET_EXPIRE, at most
  * KQ_GROUP_COMMIT_PARTITIONS_MAX records) that the executor appends
  * (handler_take_request). Every replica and restart forget those keys when
  * the batch commits. One batch is in flight at a time; a check that found
@@ -23,6 +28,7 @@
 typedef struct expiry_walk {
     bool early; /* KQ_MUTANT_OFFSETS_EXPIRE_EARLY */
     const group_coord *coord;
+    const group_offsets *offsets;
     int64_t now_ms;
     int64_t retention_ms;
     group_offset *entries;
@@ -47,9 +53,13 @@ static int pick(void *ctx, const group_offset *e)
 {
     expiry_walk *w = ctx;
     int64_t since = INT64_MIN;
-    if (w->coord && !group_offsets_may_expire(w->coord, e->group_id, &since))
+    if (w->coord && (!group_offsets_may_expire(w->coord, e->group_id, &since) ||
+                     group_subscribes_to(w->coord, e->group_id, e->topic)))
         return 0;
-    int64_t from = e->commit_timestamp_ms > since ? e->commit_timestamp_ms : since;
+    /* Kafka keeps an offset an open transaction may still change. */
+    if (group_offsets_txn_pending(w->offsets, e->group_id, e->topic, e->partition))
+        return 0;
+    int64_t from = since != INT64_MIN ? since : e->commit_timestamp_ms;
     if (from > w->now_ms - w->retention_ms && !w->early)
         return 0;
     if (w->count == KQ_GROUP_COMMIT_PARTITIONS_MAX) {
@@ -100,8 +110,14 @@ void groups_expiry_tick(handler *h, int64_t now_ms)
     if (now_ms < g->expiry_due_ms)
         return;
     /* Leading with every commit of the epoch applied (else again soon). No
-     * coordinator yet in this epoch: no group has members. */
-    if (groups_ready(h) != KAFKA_NONE) {
+     * coordinator yet in this epoch: it is loaded from the group store when
+     * the store knows groups (issue 24: their members count), else no
+     * group has members. */
+    int16_t ready = groups_ready(h);
+    if (ready == KAFKA_NONE && !g->coord && h->svc.groups &&
+        group_store_group_count(h->svc.groups) > 0)
+        ready = groups_gate(h);
+    if (ready != KAFKA_NONE) {
         g->expiry_due_ms = now_ms + EXPIRY_NOT_READY_RETRY_MS;
         return;
     }
@@ -109,7 +125,7 @@ void groups_expiry_tick(handler *h, int64_t now_ms)
     if (!entries)
         return; /* at the next tick */
     expiry_walk w = {.early = (h->svc.mutants & KQ_MUTANT_OFFSETS_EXPIRE_EARLY) != 0,
-                     .coord = g->coord, .now_ms = now_ms,
+                     .coord = g->coord, .offsets = h->svc.offsets, .now_ms = now_ms,
                      .retention_ms = cfg->offsets_retention_ms, .entries = entries};
     group_offsets_foreach(h->svc.offsets, pick, &w);
     if (g->coord)

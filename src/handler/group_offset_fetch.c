@@ -1,10 +1,13 @@
 /* OffsetFetch: a group's committed offsets (those below the high
- * watermark, as the offsets table holds them). Only __cluster_metadata-0
- * can have one; any other partition is answered offset -1, as Kafka
- * answers a partition without a commit. v8+ batch groups. */
+ * watermark, as the offsets table holds them; one in a run of control
+ * batches is answered the run's end, issue 24: a caught-up consumer shows
+ * lag 0). Only __cluster_metadata-0 can have one; any other partition is
+ * answered offset -1, as Kafka answers a partition without a commit. v8+
+ * batch groups. */
 #include <string.h>
 
 #include "group_handlers.h"
+#include "kq/group_consumer.h"
 #include "kq/mutants.h"
 #include "kq/wire_fetch.h"
 #include "kq/wire_offset_fetch.h"
@@ -27,7 +30,7 @@ static void fill_partition(handler *h, const char *group_id, bool ours, int32_t 
     group_offset e;
     bool found = (h->svc.mutants & KQ_MUTANT_OFFSETS_VISIBLE_AT_END)
         ? group_offsets_get_at_end(o, group_id, h->svc.topic_name, 0, &e)
-        : group_offsets_get(o, group_id, h->svc.topic_name, 0, &e);
+        : group_offsets_fetch(o, group_id, h->svc.topic_name, 0, &e);
     if (!found)
         return;
     out->committed_offset = e.offset;
@@ -111,10 +114,27 @@ static bool fill_topics(handler *h, int16_t v, const char *group_id, bool stable
     return true;
 }
 
-/* One group's answer; false when memory runs out. */
+/* v9+: a KIP-848 member names itself and its epoch (Kafka's
+ * ConsumerGroup.validateOffsetFetch: UNKNOWN_MEMBER_ID, STALE_MEMBER_EPOCH
+ * for the whole group). Older versions and classic groups: nothing to check. */
+static int16_t fetch_check_member(handler *h, int16_t v, const char *group_id,
+                                  const wire_offset_fetch_request_group *q)
+{
+    const char *member_id = NULL;
+    if (v < 9 || !q)
+        return KAFKA_NONE;
+    if (!groups_cstr(h, q->member_id, &member_id))
+        return KAFKA_INVALID_REQUEST;
+    /* A null member id with epoch -1 is the admin client's (accepted); ""
+     * is a member id nobody has. */
+    return (int16_t)group_validate_offset_fetch(h->groups->coord, group_id, member_id,
+                                                q->member_epoch);
+}
+
+/* One group's answer; false when memory runs out. q: the v8+ group entry. */
 static bool fetch_group(handler *h, handler_request *req, kq_slice id, bool stable,
                         const wire_offset_fetch_request_topic *topics, int32_t topic_count,
-                        wire_offset_fetch_group *out)
+                        const wire_offset_fetch_request_group *q, wire_offset_fetch_group *out)
 {
     int16_t v = req->header.api_version;
     *out = (wire_offset_fetch_group){.group_id = id};
@@ -123,8 +143,8 @@ static bool fetch_group(handler *h, handler_request *req, kq_slice id, bool stab
         out->error_code = KAFKA_GROUP_AUTHORIZATION_FAILED;
     else if (!groups_cstr(h, id, &group_id) || !group_id)
         out->error_code = KAFKA_INVALID_GROUP_ID;
-    else
-        out->error_code = groups_gate(h);
+    else if ((out->error_code = groups_gate(h)) == KAFKA_NONE)
+        out->error_code = fetch_check_member(h, v, group_id, q);
     if (out->error_code != KAFKA_NONE && v >= 2)
         return true;
     if (out->error_code != KAFKA_NONE) {
@@ -157,7 +177,7 @@ void handle_offset_fetch(handler *h, handler_request *req, kq_reader *r)
         wire_offset_fetch_group g;
         /* v1 has no null topics: an empty list there means none. */
         ok = fetch_group(h, req, body.group_id, v >= 7 && body.require_stable, body.topics,
-                         body.topic_count, &g);
+                         body.topic_count, NULL, &g);
         resp.topics = g.topics;
         resp.topic_count = g.topic_count;
         resp.error_code = g.error_code;
@@ -168,7 +188,7 @@ void handle_offset_fetch(handler *h, handler_request *req, kq_reader *r)
         for (int32_t i = 0; ok && i < n; i++) {
             const wire_offset_fetch_request_group *q = &body.groups[i];
             ok = fetch_group(h, req, q->group_id, body.require_stable, q->topics, q->topic_count,
-                             &resp.groups[i]);
+                             q, &resp.groups[i]);
         }
         resp.group_count = n;
     }

@@ -184,6 +184,12 @@ void handler_request_done(handler *h, kq_request *req)
     case KQ_REQUEST_FROM_TXN:
         txns_executed(h, req);
         return;
+    case KQ_REQUEST_FROM_GROUP_MEMBERSHIP:
+        groups_persist_executed(h, req);
+        return;
+    case KQ_REQUEST_FROM_GROUP_ADMIN:
+        groups_admin_executed(h, req);
+        return;
     }
     KQ_ASSERT(!"a request of no known origin");
 }
@@ -273,6 +279,8 @@ kq_request *handler_take_request(handler *h)
     kq_request *req = txns_take(h);
     if (!req)
         req = groups_expiry_take(h);
+    if (!req)
+        req = groups_persist_take(h);
     if (req) {
         kq_request_hand_over(req);
         h->requests_out++;

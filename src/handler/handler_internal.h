@@ -209,6 +209,7 @@ void handle_describe_cluster(handler *h, handler_request *req, kq_reader *r);
 bool groups_create(handler *h);
 void groups_destroy(handler *h);
 /* The executor's result of an OffsetCommit's append. */
+void groups_admin_executed(handler *h, kq_request *req);
 void groups_commit_executed(handler *h, kq_request *req);
 void groups_on_progress(handler *h, const raft_status *st);
 void groups_on_tick(handler *h, int64_t now_ms);
@@ -216,6 +217,10 @@ void groups_on_tick(handler *h, int64_t now_ms);
  * tick, handed to the executor, its outcome. */
 kq_request *groups_expiry_take(handler *h);
 void groups_expiry_executed(handler *h, kq_request *req);
+/* Group membership's batch (group_persist.c, issue 24): taken from the
+ * coordinator's changes, handed to the executor, its outcome. */
+kq_request *groups_persist_take(handler *h);
+void groups_persist_executed(handler *h, kq_request *req);
 int64_t groups_next_deadline(const handler *h);
 void handle_find_coordinator(handler *h, handler_request *req, kq_reader *r);
 void handle_join_group(handler *h, handler_request *req, kq_reader *r);

@@ -236,6 +236,8 @@ void handle_add_partitions_to_txn(handler *h, handler_request *req, kq_reader *r
     int16_t top = handler_authorized(h, req->slot, op, "AddPartitionsToTxn")
                       ? txns_gate(h)
                       : KAFKA_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+    if (top == KAFKA_NONE && items > KQ_TXN_ADD_PARTITIONS_MAX)
+        top = KAFKA_INVALID_REQUEST;
     kq_writer *b = &h->txns->batch;
     kq_writer_reset(b);
     int records = 0, at = 0;

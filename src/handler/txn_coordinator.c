@@ -24,6 +24,8 @@ bool txns_create(handler *h)
 
 static void request_free(txn_request *t)
 {
+    if (t->budget)
+        *t->budget -= t->cost;
     free(t->frame);
     free(t->errors);
     free(t);
@@ -103,11 +105,22 @@ int16_t txns_check_produce(handler *h, int64_t pid, int16_t epoch)
     return KAFKA_NONE;
 }
 
+/* A waiting request keeps a copy of its frame: HANDLER_TXN_PENDING_MAX
+ * of them and HANDLER_TXN_PENDING_BYTES_MAX in all, so that many
+ * connections sending large transactional requests cannot pin unbounded
+ * memory (past either: COORDINATOR_NOT_AVAILABLE, retriable). */
 static txn_request *request_new(handler *h, handler_request *req, const int16_t *errors, int count)
 {
+    size_t cost = sizeof(txn_request) + req->len + sizeof(*errors) * (size_t)(count > 0 ? count : 1);
+    if (h->txns->waiting >= HANDLER_TXN_PENDING_MAX ||
+        h->txns->waiting_bytes + cost > HANDLER_TXN_PENDING_BYTES_MAX)
+        return NULL;
     txn_request *t = calloc(1, sizeof(*t));
     if (!t)
         return NULL;
+    t->cost = cost;
+    t->budget = &h->txns->waiting_bytes;
+    h->txns->waiting_bytes += cost;
     t->frame = malloc(req->len ? req->len : 1);
     t->errors = malloc(sizeof(*t->errors) * (size_t)(count > 0 ? count : 1));
     if (!t->frame || !t->errors) {
@@ -126,7 +139,6 @@ static txn_request *request_new(handler *h, handler_request *req, const int16_t 
                           .api_version = req->header.api_version,
                           .correlation_id = req->header.correlation_id,
                           .origin = KQ_REQUEST_FROM_TXN};
-    (void)h;
     return t;
 }
 
@@ -141,8 +153,7 @@ static void answer(handler *h, txn_request *t, int16_t appended_error)
 bool txns_submit(handler *h, handler_request *req, const int16_t *errors, int count,
                  int32_t offset_count, int64_t producer_id, int16_t producer_epoch)
 {
-    txn_request *t = h->txns->waiting < HANDLER_TXN_PENDING_MAX ? request_new(h, req, errors, count)
-                                                                : NULL;
+    txn_request *t = request_new(h, req, errors, count);
     if (!t) {
         txn_answer(h, req->slot, req->frame, req->len, errors, count,
                    KAFKA_COORDINATOR_NOT_AVAILABLE, producer_id, producer_epoch);
@@ -162,8 +173,7 @@ void txns_submit_new_pid(handler *h, handler_request *req, const char *transacti
                          int32_t timeout_ms, int64_t abort_pid, int16_t abort_epoch)
 {
     int16_t none = KAFKA_NONE;
-    txn_request *t = h->txns->waiting < HANDLER_TXN_PENDING_MAX ? request_new(h, req, &none, 1)
-                                                                : NULL;
+    txn_request *t = request_new(h, req, &none, 1);
     if (!t) {
         txn_answer(h, req->slot, req->frame, req->len, &none, 1,
                    KAFKA_COORDINATOR_NOT_AVAILABLE, -1, -1);
@@ -186,9 +196,7 @@ void txns_wait_log_end(handler *h, handler_request *req, const int16_t *errors, 
     raft_status st;
     raft_get_status(h->svc.raft, &st);
     int64_t end = kq_log_end_offset(h->svc.log);
-    txn_request *t = h->txns->waiting < HANDLER_TXN_PENDING_MAX
-                         ? request_new(h, req, errors, count)
-                         : NULL;
+    txn_request *t = request_new(h, req, errors, count);
     if (!t || st.role != RAFT_ROLE_LEADER) {
         int16_t appended = !t ? KAFKA_COORDINATOR_NOT_AVAILABLE : KAFKA_NOT_COORDINATOR;
         if (t)

@@ -29,6 +29,8 @@ struct txn_request {
     size_t len;
     int16_t *errors;    /* malloc'd, per item of the request; KAFKA_NONE: appended */
     int error_count;
+    size_t cost;        /* counted in *budget while it exists */
+    size_t *budget;     /* handler_txns.waiting_bytes; NULL: not counted */
     /* InitProducerId's answer */
     int64_t producer_id;
     int16_t producer_epoch;
@@ -49,6 +51,7 @@ typedef struct handler_txns {
     kq_writer batch;          /* the records of the request at the executor */
     txn_request *head, *tail; /* appended, waiting for the high watermark */
     int waiting;
+    size_t waiting_bytes;     /* of every txn_request made from a client's frame */
     txn_request *ready;       /* second steps for handler_take_request */
     /* Timed-out transactions and expired ids (txn_timeouts.c). */
     int64_t check_due_ms;

@@ -10,6 +10,7 @@
 
 #include "group_handlers.h"
 #include "txn_handlers.h"
+#include "kq/group_consumer.h"
 #include "kq/wire_txn_offset_commit.h"
 
 static bool has_group(const txn_entry *e, const char *group)
@@ -20,7 +21,8 @@ static bool has_group(const txn_entry *e, const char *group)
     return false;
 }
 
-static int16_t check_member(handler *h, const wire_txn_offset_commit_request *b,
+static int16_t check_member(handler *h, int16_t version,
+                            const wire_txn_offset_commit_request *b,
                             const char *group)
 {
     const char *member = NULL, *instance = NULL;
@@ -31,10 +33,12 @@ static int16_t check_member(handler *h, const wire_txn_offset_commit_request *b,
     int16_t error = groups_gate(h);
     if (error != KAFKA_NONE)
         return error;
+    group_commit_check check = {.group_id = group, .member_id = member ? member : "",
+                                .instance_id = instance,
+                                .generation = b->generation_id_or_member_epoch,
+                                .api_version = version, .transactional = true};
     bool exists = false;
-    return (int16_t)group_validate_offset_commit(h->groups->coord, group, member ? member : "",
-                                                 instance, b->generation_id_or_member_epoch,
-                                                 &exists);
+    return (int16_t)group_validate_commit(h->groups->coord, &check, &exists);
 }
 
 /* The request-level checks: KAFKA_NONE when its partitions may commit. */
@@ -58,7 +62,7 @@ static int16_t check_request(handler *h, handler_request *req,
         return error;
     if (e.state != TXN_ONGOING || !has_group(&e, *group))
         return KAFKA_INVALID_TXN_STATE; /* AddOffsetsToTxn first */
-    return check_member(h, b, *group);
+    return check_member(h, req->header.api_version, b, *group);
 }
 
 static int16_t check_partition(handler *h, int16_t v, const wire_txn_offset_commit_topic *t,

@@ -15,6 +15,10 @@ static const char *const key_names[] = {
     [SNAP_TXN] = SNAP_KEY_TXN,
     [SNAP_TXN_OPEN] = SNAP_KEY_TXN_OPEN,
     [SNAP_TXN_ABORTED] = SNAP_KEY_TXN_ABORTED,
+    [SNAP_GROUP] = SNAP_KEY_GROUP,
+    [SNAP_GROUP_MEMBER] = SNAP_KEY_GROUP_MEMBER,
+    [SNAP_OFFSET_RUN] = SNAP_KEY_OFFSET_RUN,
+    [SNAP_GROUP_OFFSET_END] = SNAP_KEY_GROUP_OFFSET_END,
 };
 
 enum snap_key snap_key_of(kq_slice key)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kq/assert.h"
 #include "kq/group_offset_codec.h"
 #include "snapshot_internal.h"
 
@@ -24,8 +25,12 @@ typedef struct decoder {
     int64_t *pids; /* ps NULL: every producer id, checked for repeats at the end */
     group_offsets *offsets; /* the caller's, or a temporary one to find repeats */
     bool own_offsets;
+    bool offset_run_seen;   /* issue 24: kq.offset-run, before any group offset */
+    bool group_offset_seen;
     txn_table *txns;       /* the caller's, or a temporary one to find repeats */
     bool own_txns;
+    group_store *groups;   /* the caller's, or a temporary one to find repeats */
+    bool own_groups;
     int64_t aborted_last;  /* the last aborted transaction's marker, -1 */
     bool out_of_memory;    /* set by a callback that cannot say so */
     raft_voter_entry *voters; /* the caller's, or NULL: parsed into a temporary */
@@ -73,23 +78,71 @@ static int load_producer(decoder *d, size_t pos, kq_slice value)
     return 0;
 }
 
-static int load_group_offset(decoder *d, size_t pos, kq_slice value)
+static int offsets_of(decoder *d)
 {
-    group_offset_value v;
-    const char *why = group_offset_read_value(value, &v);
-    if (why)
-        return fail(d, pos, "%s record: %s", SNAP_KEY_GROUP_OFFSET, why);
     if (!d->offsets) {
         d->offsets = group_offsets_create();
         if (!d->offsets)
             return -ENOMEM;
+        group_offsets_clear(d->offsets, d->expect.end_offset);
         d->own_offsets = true;
     }
+    return 0;
+}
+
+/* "kq.group-offset", or (issue 24) "kq.group-offset-end": the same value
+ * followed by the answer fixed at its run's end (int64). */
+static int load_group_offset(decoder *d, size_t pos, kq_slice value, bool with_end)
+{
+    const char *key = with_end ? SNAP_KEY_GROUP_OFFSET_END : SNAP_KEY_GROUP_OFFSET;
+    int64_t answer = -1;
+    if (with_end) {
+        if (value.len < 8 || !value.ptr)
+            return fail(d, pos, "%s record: value truncated", key);
+        kq_reader r;
+        kq_reader_init(&r, value.ptr + value.len - 8, 8);
+        answer = kq_read_i64(&r);
+        value.len -= 8;
+    }
+    group_offset_value v;
+    const char *why = group_offset_read_value(value, &v);
+    if (why)
+        return fail(d, pos, "%s record: %s", key, why);
+    int rc = offsets_of(d);
+    if (rc)
+        return rc;
+    d->group_offset_seen = true;
     const group_offset *e = &v.entry;
     if (group_offsets_get(d->offsets, e->group_id, e->topic, e->partition, NULL))
-        return fail(d, pos, "%s record: group, topic and partition listed twice",
-                    SNAP_KEY_GROUP_OFFSET);
-    return group_offsets_restore(d->offsets, e) ? 0 : -ENOMEM;
+        return fail(d, pos, "%s record: group, topic and partition listed twice", key);
+    if (with_end && (answer <= e->offset || answer > d->expect.end_offset))
+        return fail(d, pos, "%s record: answer %" PRId64 " not above the offset or beyond the "
+                    "end offset", key, answer);
+    return group_offsets_restore_answer(d->offsets, e, answer) ? 0 : -ENOMEM;
+}
+
+/* "kq.offset-run" (issue 24): once, before the group offsets. */
+static int load_offset_run(decoder *d, size_t pos, kq_slice value)
+{
+    if (d->offset_run_seen || d->group_offset_seen)
+        return fail(d, pos, "%s record: a second one, or after the group offsets",
+                    SNAP_KEY_OFFSET_RUN);
+    d->offset_run_seen = true;
+    kq_reader r;
+    kq_reader_init(&r, value.ptr, value.len > 0 && value.ptr ? (size_t)value.len : 0);
+    int16_t version = kq_read_i16(&r);
+    int64_t start = kq_read_i64(&r);
+    if (r.error || kq_reader_remaining(&r) != 0 || version != SNAP_VALUE_VERSION)
+        return fail(d, pos, "%s record: not version 0 and 10 bytes", SNAP_KEY_OFFSET_RUN);
+    if (start < 0 || start > d->expect.end_offset)
+        return fail(d, pos, "%s record: run start %" PRId64 " outside 0..the end offset",
+                    SNAP_KEY_OFFSET_RUN, start);
+    int rc = offsets_of(d);
+    if (rc)
+        return rc;
+    bool ok = group_offsets_restore_run_start(d->offsets, start);
+    KQ_ASSERT(ok); /* checked above, and no entry yet */
+    return 0;
 }
 
 /* A stashed transactional commit (issue 23): restored in file order (no
@@ -172,6 +225,29 @@ static int load_txn_aborted(decoder *d, size_t pos, kq_slice value)
     return 0;
 }
 
+/* "kq.group" / "kq.group-member" (issue 24): the group store's records. */
+static int load_group_record(decoder *d, size_t pos, enum snap_key key, kq_slice value)
+{
+    group_store_record r;
+    group_store_scratch scratch;
+    const char *why = group_store_read_value(value, &r, &scratch);
+    if (!why && r.tombstone)
+        why = "a tombstone";
+    if (!why && (r.kind == GROUP_STORE_GROUP) != (key == SNAP_GROUP))
+        why = "its kind is not its key's";
+    if (why)
+        return fail(d, pos, "%s record: %s", snap_key_name(key), why);
+    if (!d->groups) {
+        d->groups = group_store_create();
+        if (!d->groups)
+            return -ENOMEM;
+        d->own_groups = true;
+    }
+    if (group_store_has(d->groups, &r))
+        return fail(d, pos, "%s record: its key listed twice", snap_key_name(key));
+    return group_store_restore(d->groups, &r) ? 0 : -ENOMEM;
+}
+
 static int load_record(decoder *d, size_t pos, const record *rec)
 {
     enum snap_key key = snap_key_of(rec->key);
@@ -190,7 +266,10 @@ static int load_record(decoder *d, size_t pos, const record *rec)
     case SNAP_PRODUCER:
         return load_producer(d, pos, rec->value);
     case SNAP_GROUP_OFFSET:
-        return load_group_offset(d, pos, rec->value);
+    case SNAP_GROUP_OFFSET_END:
+        return load_group_offset(d, pos, rec->value, key == SNAP_GROUP_OFFSET_END);
+    case SNAP_OFFSET_RUN:
+        return load_offset_run(d, pos, rec->value);
     case SNAP_TXN_OFFSET:
         return load_txn_offset(d, pos, rec->value);
     case SNAP_TXN:
@@ -199,6 +278,9 @@ static int load_record(decoder *d, size_t pos, const record *rec)
         return load_txn_open(d, pos, rec->value);
     case SNAP_TXN_ABORTED:
         return load_txn_aborted(d, pos, rec->value);
+    case SNAP_GROUP:
+    case SNAP_GROUP_MEMBER:
+        return load_group_record(d, pos, key, rec->value);
     case SNAP_UNKNOWN:
         return fail(d, pos, "data record with an unknown key");
     }
@@ -407,6 +489,15 @@ int kq_snapshot_decode_all(const uint8_t *data, size_t len, raft_snapshot_id exp
                            kq_snapshot_meta *meta, raft_voter_entry *voters, char *err,
                            size_t errlen)
 {
+    return kq_snapshot_decode_groups(data, len, expect, ps, offsets, txns, NULL, meta, voters,
+                                     err, errlen);
+}
+
+int kq_snapshot_decode_groups(const uint8_t *data, size_t len, raft_snapshot_id expect,
+                              producer_state *ps, group_offsets *offsets, txn_table *txns,
+                              group_store *groups, kq_snapshot_meta *meta,
+                              raft_voter_entry *voters, char *err, size_t errlen)
+{
     kq_snapshot_meta local;
     decoder d;
     memset(&d, 0, sizeof(d));
@@ -431,6 +522,9 @@ int kq_snapshot_decode_all(const uint8_t *data, size_t len, raft_snapshot_id exp
     d.aborted_last = -1;
     if (txns)
         txn_table_clear(txns);
+    d.groups = groups;
+    if (groups)
+        group_store_clear(groups);
     if (expect.end_offset < 0 || expect.epoch < 0) {
         (void)fail(&d, 0, "expected snapshot id %" PRId64 "-%" PRId32 " is negative",
                    expect.end_offset, expect.epoch);
@@ -442,6 +536,12 @@ int kq_snapshot_decode_all(const uint8_t *data, size_t len, raft_snapshot_id exp
         group_offsets_destroy(d.offsets);
     if (d.own_txns)
         txn_table_destroy(d.txns);
+    if (d.own_groups)
+        group_store_destroy(d.groups);
+    if (groups && rc)
+        group_store_clear(groups);
+    if (groups && rc == 0)
+        group_store_restored(groups, expect.end_offset);
     if (rc && txns)
         txn_table_clear(txns);
     if (rc == 0 && txns)

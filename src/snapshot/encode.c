@@ -21,11 +21,20 @@ _Static_assert(PACK_RECORD_OVERHEAD_BYTES + sizeof(SNAP_KEY_TXN) - 1 + 38 <=
                    PACK_RECORD_OVERHEAD_BYTES + sizeof(SNAP_KEY_TXN_ABORTED) - 1 + 4 <=
                        KQ_TXN_ABORTED_RECORD_FIXED_BYTES,
                "the transaction records' costs cover their framing, keys and fixed fields");
+_Static_assert(PACK_RECORD_OVERHEAD_BYTES + sizeof(SNAP_KEY_GROUP_MEMBER) - 1 + 12 <=
+                   KQ_GROUP_STORE_RECORD_FIXED_BYTES,
+               "a group record's fixed cost covers its framing, key and fixed fields");
 _Static_assert(KQ_SNAPSHOT_PRODUCER_BATCHES == PRODUCER_STATE_BATCHES,
                "limits.h bounds a producer record with the real batch count");
 _Static_assert(PACK_RECORD_OVERHEAD_BYTES + sizeof(SNAP_KEY_GROUP_OFFSET) - 1 + 32 <=
                    KQ_GROUP_OFFSET_ENTRY_FIXED_BYTES,
                "an entry's fixed cost covers its record's framing, key and fixed fields");
+_Static_assert(PACK_RECORD_OVERHEAD_BYTES + sizeof(SNAP_KEY_GROUP_OFFSET_END) - 1 + 32 + 8 <=
+                   KQ_GROUP_OFFSET_ENTRY_FIXED_BYTES,
+               "an entry's fixed cost covers a kq.group-offset-end record (issue 24)");
+_Static_assert(PACK_RECORD_OVERHEAD_BYTES + sizeof(SNAP_KEY_OFFSET_RUN) - 1 + 2 + 8 <=
+                   KQ_SNAPSHOT_OFFSET_RUN_BYTES,
+               "the kq.offset-run record's bound covers its framing, key and value");
 _Static_assert(PACK_RECORD_OVERHEAD_BYTES + sizeof(SNAP_KEY_TXN_OFFSET) - 1 + 8 + 32 <=
                    KQ_GROUP_OFFSET_ENTRY_FIXED_BYTES + KQ_TXN_OFFSET_EXTRA_BYTES,
                "a stashed commit's cost covers its record's framing, key, producer id and "
@@ -145,14 +154,33 @@ static int add_producer(void *ctx, int64_t pid, int16_t epoch, const producer_ba
     return add(p, SNAP_PRODUCER, off);
 }
 
-static int add_group_offset(void *ctx, const group_offset *entry)
+/* "kq.group-offset", or with the answer its run's end fixed (issue 24)
+ * "kq.group-offset-end": the same value, then answer int64. */
+static int add_group_offset(void *ctx, const group_offset *entry, int64_t answer)
 {
     packer *p = ctx;
-    if (group_offset_invalid(entry))
+    if (group_offset_invalid(entry) || (answer >= 0 && answer <= entry->offset) ||
+        answer > p->end_offset)
         return p->rc = -EINVAL;
     size_t off = p->values.len;
     group_offset_write_value(&p->values, entry);
-    return add(p, SNAP_GROUP_OFFSET, off);
+    if (answer < 0)
+        return add(p, SNAP_GROUP_OFFSET, off);
+    kq_write_i64(&p->values, answer);
+    return add(p, SNAP_GROUP_OFFSET_END, off);
+}
+
+/* "kq.offset-run" (issue 24): before the group offsets, which it sorts into
+ * those in the run at the end, above it, and below it. */
+static int add_offset_run(packer *p, const group_offsets *offsets)
+{
+    int64_t start = group_offsets_run_start_at_end(offsets);
+    if (start < 0 || start > p->end_offset)
+        return p->rc = -EINVAL;
+    size_t off = p->values.len;
+    kq_write_i16(&p->values, SNAP_VALUE_VERSION);
+    kq_write_i64(&p->values, start);
+    return add(p, SNAP_OFFSET_RUN, off);
 }
 
 /* A stashed transactional commit (issue 23): "kq.txn-offset". */
@@ -232,6 +260,32 @@ static int encode_txns(packer *p, const txn_table *txns)
     return rc ? (p->rc ? p->rc : -EINVAL) : 0;
 }
 
+/* The group store (issue 24): each group's record, then its members', in
+ * key order; a group known only by member records has no record of its own. */
+static int encode_groups(packer *p, const group_store *groups)
+{
+    group_store_record r;
+    for (int gi = 0; group_store_group_at(groups, gi, &r); gi++) {
+        if (!r.tombstone) {
+            if (group_store_record_invalid(&r))
+                return p->rc = -EINVAL;
+            size_t off = p->values.len;
+            group_store_write_value(&p->values, &r);
+            if (add(p, SNAP_GROUP, off))
+                return p->rc;
+        }
+        for (int mi = 0; group_store_member_at(groups, gi, mi, &r); mi++) {
+            if (group_store_record_invalid(&r))
+                return p->rc = -EINVAL;
+            size_t off = p->values.len;
+            group_store_write_value(&p->values, &r);
+            if (add(p, SNAP_GROUP_MEMBER, off))
+                return p->rc;
+        }
+    }
+    return 0;
+}
+
 static int meta_valid(const kq_snapshot_meta *m)
 {
     if (m->id.end_offset < 0 || m->id.epoch < 0 ||
@@ -242,8 +296,8 @@ static int meta_valid(const kq_snapshot_meta *m)
 }
 
 static int encode_body(packer *p, const producer_state *ps, const group_offsets *offsets,
-                       const txn_table *txns, const kq_snapshot_meta *meta,
-                       const raft_voter_entry *voters)
+                       const txn_table *txns, const group_store *groups,
+                       const kq_snapshot_meta *meta, const raft_voter_entry *voters)
 {
     if (!snap_build_header_voters(p->out, p->epoch, p->ts, voters))
         return p->out->error ? -ENOMEM : -EINVAL;
@@ -258,11 +312,14 @@ static int encode_body(packer *p, const producer_state *ps, const group_offsets 
         return p->rc;
     if (ps && producer_state_foreach(ps, add_producer, p))
         return p->rc ? p->rc : -EINVAL;
-    if (offsets && group_offsets_foreach_at_end(offsets, add_group_offset, p))
+    if (offsets && (add_offset_run(p, offsets) ||
+                    group_offsets_foreach_at_end_runs(offsets, add_group_offset, p)))
         return p->rc ? p->rc : -EINVAL;
     if (offsets && group_offsets_foreach_txn(offsets, add_txn_offset, p))
         return p->rc ? p->rc : -EINVAL;
     if (txns && encode_txns(p, txns))
+        return p->rc ? p->rc : -EINVAL;
+    if (groups && encode_groups(p, groups))
         return p->rc ? p->rc : -EINVAL;
     if (flush(p))
         return p->rc;
@@ -288,6 +345,14 @@ int kq_snapshot_encode_all(const producer_state *ps, const group_offsets *offset
                            const txn_table *txns, const kq_snapshot_meta *meta,
                            const raft_voter_entry *voters, kq_writer *out)
 {
+    return kq_snapshot_encode_groups(ps, offsets, txns, NULL, meta, voters, out);
+}
+
+int kq_snapshot_encode_groups(const producer_state *ps, const group_offsets *offsets,
+                              const txn_table *txns, const group_store *groups,
+                              const kq_snapshot_meta *meta, const raft_voter_entry *voters,
+                              kq_writer *out)
+{
     if (!meta || !out || out->error || meta_valid(meta) ||
         (voters && !snap_voters_entry_ok(voters)))
         return out && out->error ? -ENOMEM : -EINVAL;
@@ -299,7 +364,7 @@ int kq_snapshot_encode_all(const producer_state *ps, const group_offsets *offset
     p.end_offset = meta->id.end_offset;
     kq_writer_init(&p.values, 0);
     size_t start = out->len;
-    int rc = encode_body(&p, ps, offsets, txns, meta, voters);
+    int rc = encode_body(&p, ps, offsets, txns, groups, meta, voters);
     kq_writer_free(&p.values);
     free(p.recs);
     free(p.built);

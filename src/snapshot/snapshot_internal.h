@@ -16,6 +16,10 @@
 #define SNAP_KEY_TXN "kq.txn"
 #define SNAP_KEY_TXN_OPEN "kq.txn-open"
 #define SNAP_KEY_TXN_ABORTED "kq.txn-aborted"
+#define SNAP_KEY_GROUP "kq.group"               /* issue 24 */
+#define SNAP_KEY_GROUP_MEMBER "kq.group-member"
+#define SNAP_KEY_OFFSET_RUN "kq.offset-run"
+#define SNAP_KEY_GROUP_OFFSET_END "kq.group-offset-end"
 #define SNAP_VALUE_VERSION 0  /* the leading int16 of every value */
 #define SNAP_CONTROL_VERSION 0 /* SnapshotHeaderRecord / FooterRecord Version */
 
@@ -28,6 +32,10 @@ enum snap_key {
     SNAP_TXN,
     SNAP_TXN_OPEN,
     SNAP_TXN_ABORTED,
+    SNAP_GROUP,
+    SNAP_GROUP_MEMBER,
+    SNAP_OFFSET_RUN,       /* issue 24: where the trailing run of control batches starts */
+    SNAP_GROUP_OFFSET_END, /* issue 24: a committed offset with its run's end */
     SNAP_UNKNOWN
 };
 enum snap_key snap_key_of(kq_slice key);

@@ -21,8 +21,9 @@ static const struct api_info api_infos[] = {WIRE_APIS(API_INFO)};
 /* librdkafka needs Produce to overlap 0..0 to compress and Fetch to overlap
  * 4..4 to use message format v2 (hence advertised minimums below what we
  * decode), and it turns lz4 off unless FindCoordinator overlaps 0..0.
- * KIP-848's ConsumerGroupHeartbeat is not spoken, so that clients use the
- * classic protocol. */
+ * KIP-848's ConsumerGroupHeartbeat and ConsumerGroupDescribe are advertised
+ * as Kafka 4.4.0 brokers do (v0-1): a consumer with group.protocol=consumer
+ * needs the first, the admin client tries the second before DescribeGroups. */
 #define API_ADVERTISED(N, KEY, NAME, P, ADV_MIN, HANDLER) \
     {WIRE_API_##N, ADV_MIN, WIRE_##N##_MAX_VERSION},
 static const wire_api_range advertised[] = {WIRE_APIS(API_ADVERTISED)};

@@ -82,6 +82,8 @@ bool wire_field_is_default(const wire_field *f, const void *base, int16_t versio
     const void *p = wire_cfield_at(base, f);
     if (f->has_off1 && !*(const bool *)((const char *)base + f->has_off1 - 1))
         return true; /* WTP, WFP: not set */
+    if (f->kind == WIRE_K_STRUCT && wire_field_nullable(f, version))
+        return false; /* a nullable struct's default is null: set is not default */
     switch (f->kind) {
     case WIRE_K_BOOL: return *(const bool *)p == (f->def != 0);
     case WIRE_K_I8: return *(const int8_t *)p == (int8_t)f->def;
@@ -178,8 +180,23 @@ static void read_array(kq_reader *r, const wire_dctx *c, const wire_field *f, vo
     }
 }
 
+/* A nullable struct (WTP with WIRE_NULLABLE): Kafka writes the byte -1 for
+ * null, else 1 and the struct. Null leaves the presence flag false. */
+static void read_nullable_struct(kq_reader *r, const wire_dctx *c, const wire_field *f,
+                                 void *base)
+{
+    bool *has = (bool *)((char *)base + f->has_off1 - 1);
+    *has = kq_read_i8(r) >= 0;
+    if (*has && !r->error)
+        read_struct(r, c, f->sub, wire_field_at(base, f));
+}
+
 static void read_field(kq_reader *r, const wire_dctx *c, const wire_field *f, void *base)
 {
+    if (f->kind == WIRE_K_STRUCT && f->has_off1 && wire_field_nullable(f, c->version)) {
+        read_nullable_struct(r, c, f, base);
+        return;
+    }
     if (f->has_off1) /* WTP, WFP: on the wire */
         *(bool *)((char *)base + f->has_off1 - 1) = true;
     switch (f->kind) {
@@ -337,6 +354,13 @@ static void write_array(kq_writer *w, const wire_dctx *c, const wire_field *f, c
 
 static void write_field(kq_writer *w, const wire_dctx *c, const wire_field *f, const void *base)
 {
+    if (f->kind == WIRE_K_STRUCT && f->has_off1 && wire_field_nullable(f, c->version)) {
+        bool has = *(const bool *)((const char *)base + f->has_off1 - 1);
+        kq_write_i8(w, has ? 1 : -1); /* as read_nullable_struct */
+        if (has)
+            write_struct(w, c, f->sub, wire_cfield_at(base, f));
+        return;
+    }
     switch (f->kind) {
     case WIRE_K_STRUCT: write_struct(w, c, f->sub, wire_cfield_at(base, f)); break;
     case WIRE_K_INLINE: write_struct(w, c, f->sub, base); break;

@@ -120,7 +120,10 @@ static void json_struct(kq_writer *w, const wire_dctx *c, const wire_struct_desc
         first = false;
         put(w, wire_field_kname(f));
         put(w, "\":");
-        if (f->kind == WIRE_K_STRUCT)
+        if (f->kind == WIRE_K_STRUCT && f->has_off1 && wire_field_nullable(f, c->version) &&
+            !*(const bool *)((const char *)base + f->has_off1 - 1))
+            put(w, "null"); /* a nullable struct left null */
+        else if (f->kind == WIRE_K_STRUCT)
             json_struct(w, c, f->sub, wire_cfield_at(base, f));
         else if (f->kind == WIRE_K_INLINE)
             json_struct(w, c, f->sub, base);

@@ -105,7 +105,10 @@ static void rand_field(rnd *g, const wire_field *f, void *base)
     if (f->has_off1) { /* WTP, WFP: present when it differs from its default */
         bool *has = (bool *)((char *)base + f->has_off1 - 1);
         *has = true;
-        *has = !wire_field_is_default(f, base, g->c.version);
+        if (f->kind == WIRE_K_STRUCT && wire_field_nullable(f, g->c.version))
+            *has = next(g) % 4 != 0; /* a nullable struct: null one time in four */
+        else
+            *has = !wire_field_is_default(f, base, g->c.version);
     }
 }
 

@@ -7,7 +7,8 @@ usage:
   group_client.py LIB consume BOOTSTRAP TOPIC GROUP PREFIX COUNT [TIMEOUT_S]
   group_client.py kafka-python committed BOOTSTRAP TOPIC GROUP
 
-LIB is kafka-python or confluent. produce writes PREFIX-0..PREFIX-(COUNT-1)
+LIB is kafka-python, confluent or (consume only) confluent-consumer:
+confluent-kafka with group.protocol=consumer (KIP-848). produce writes PREFIX-0..PREFIX-(COUNT-1)
 to partition 0 with acks=all and prints "ack<TAB>offset<TAB>value" per
 acknowledged record. consume subscribes (a consumer group, earliest reset,
 no auto-commit), reads until it has seen COUNT distinct values starting with
@@ -92,7 +93,7 @@ def ck_produce(bootstrap, topic, prefix, count):
         sys.exit(f"confluent producer: {left} undelivered, errors {errors[:3]}")
 
 
-def ck_consume(bootstrap, topic, group, prefix, count, timeout_s):
+def ck_consume(bootstrap, topic, group, prefix, count, timeout_s, protocol="classic"):
     from confluent_kafka import Consumer, TopicPartition
     assigned = []
 
@@ -100,9 +101,14 @@ def ck_consume(bootstrap, topic, group, prefix, count, timeout_s):
         assigned[:] = [f"{p.topic}:{p.partition}" for p in parts]
         out("assigned", ",".join(sorted(assigned)))
 
-    c = Consumer({"bootstrap.servers": bootstrap, "group.id": group,
-                  "auto.offset.reset": "earliest", "enable.auto.commit": False,
-                  "session.timeout.ms": 10000, "heartbeat.interval.ms": 1000})
+    conf = {"bootstrap.servers": bootstrap, "group.id": group,
+            "auto.offset.reset": "earliest", "enable.auto.commit": False}
+    if protocol == "consumer":
+        # KIP-848: the broker sets the session and heartbeat intervals.
+        conf["group.protocol"] = "consumer"
+    else:
+        conf.update({"session.timeout.ms": 10000, "heartbeat.interval.ms": 1000})
+    c = Consumer(conf)
     c.subscribe([topic], on_assign=on_assign)
     seen = set()
     deadline = time.time() + timeout_s
@@ -128,6 +134,9 @@ def main(argv):
     if mode == "produce":
         f = kp_produce if lib == "kafka-python" else ck_produce
         f(argv[3], argv[4], argv[5], int(argv[6]))
+    elif mode == "consume" and lib == "confluent-consumer":
+        ck_consume(argv[3], argv[4], argv[5], argv[6], int(argv[7]),
+                   float(argv[8]) if len(argv) > 8 else 60.0, protocol="consumer")
     elif mode == "consume":
         f = kp_consume if lib == "kafka-python" else ck_consume
         f(argv[3], argv[4], argv[5], argv[6], int(argv[7]),

@@ -5,7 +5,8 @@
 # checked against the reference implementation. Nodes are named n1..nN,
 # their client ports are base..base+N-1 (Kafka's controllers base+50..).
 #
-# G_KAFKA_EXTRA_PROPS: more broker properties (lines), for Kafka only;
+# G_KAFKA_EXTRA_PROPS: more broker properties (lines), for Kafka only (for
+# ours, define e2e_node_props <id>: lib.sh's start_quorum);
 # KQ_KAFKA_BROKER_VERSION picks the release (scripts/fetch-kafka-broker.sh).
 # After groups_start: G_BOOTSTRAP (every node), G_PORTS (client ports),
 # TOPIC (__cluster_metadata for our server, "grp" for Kafka).
@@ -109,6 +110,9 @@ groups_start() {
     elif ((n == 1)); then
         require_server
         write_props "$E2E_TMP/n1.properties" 1 "$G_BASE" "$E2E_TMP/data1"
+        if declare -F e2e_node_props > /dev/null; then
+            e2e_node_props 1 >> "$E2E_TMP/n1.properties"
+        fi
         start_server n1 "$E2E_TMP/n1.properties" "$G_BASE"
     else
         require_server

@@ -225,7 +225,9 @@ verifiable_producer() {
 }
 
 # start_quorum <base port>: three voters (ids 1..3 on base..base+2) configured
-# like config/raft-quorum-*.properties (bootstrap servers + voter ids).
+# like config/raft-quorum-*.properties (bootstrap servers + voter ids); a
+# test that defines e2e_node_props <id> gets its output appended to each
+# node's properties.
 start_quorum() {
     local base=$1 i servers=""
     for i in 1 2 3; do
@@ -241,6 +243,10 @@ log.dirs=$E2E_TMP/data$i
 verbose=false
 zookeeper.connect=localhost:2181
 EOF2
+        # More properties of the calling test, per node (a function it may define).
+        if declare -F e2e_node_props > /dev/null; then
+            e2e_node_props "$i" >> "$E2E_TMP/n$i.properties"
+        fi
     done
     for i in 1 2 3; do
         start_server "n$i" "$E2E_TMP/n$i.properties" $((base + i - 1))

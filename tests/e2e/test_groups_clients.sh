@@ -100,15 +100,26 @@ one_client() {
     sum="$($PY "$E2E/group_check.py" "$d/r1" "$d/p1" "$base" --skip-commit)" ||
         { bad "$id" consume "run 1 (new group $group): $sum; stderr: $(errtail "$d/r1.err")"; return 1; }
     M[$id/consume]=ok
-    sum="$($PY "$E2E/group_check.py" "$d/r1" "$d/p1" "$base")" ||
+    # The data records so far (kcat skips control batches): the committed
+    # offset read back may be the end of the run of control batches after
+    # the last record read, its commit among them (issue 24).
+    timeout 60 kcat -C -q -b "$G_BOOTSTRAP" -t "$TOPIC" -p 0 -o beginning -e \
+        -f '%o\t%s\n' > "$d/log1.txt" 2> "$d/log1.err" ||
+        { bad "$id" resume "kcat cannot read the log: $(errtail "$d/log1.err")"; return 1; }
+    sum="$($PY "$E2E/group_check.py" "$d/r1" "$d/p1" "$base" --data-offsets "$d/log1.txt")" ||
         { bad "$id" resume "run 1 (new group $group): $sum; stderr: $(errtail "$d/r1.err")"; return 1; }
     c1="$(committed_of "$d/r1")"
-    # An independent OffsetFetch (no group membership) sees the same offset.
+    # An independent OffsetFetch (no group membership) sees the same offset,
+    # or (a client that reads back its own commit) the end of the run of
+    # control batches after it: no data record in between.
     timeout 60 $PY "$E2E/group_client.py" kafka-python committed "$G_BOOTSTRAP" "$TOPIC" "$group" \
         > "$d/fetch1" 2> "$d/fetch1.err" ||
         { bad "$id" resume "OffsetFetch failed: $(errtail "$d/fetch1.err")"; return 1; }
-    [[ "$(committed_of "$d/fetch1")" == "$c1" ]] ||
-        { bad "$id" resume "the client committed $c1 but OffsetFetch returns $(committed_of "$d/fetch1")"; return 1; }
+    f1="$(committed_of "$d/fetch1")"
+    [[ "$f1" == "$c1" ]] || { [[ "$f1" =~ ^[0-9]+$ ]] && ((f1 > c1)) &&
+        ! awk -F'\t' -v a="$c1" -v b="$f1" '$1 >= a && $1 < b { f = 1 } END { exit !f }' "$d/log1.txt"; } ||
+        { bad "$id" resume "the client committed $c1 but OffsetFetch returns $f1"; return 1; }
+    c1="$f1"
     log "$id: run 1: $sum"
 
     client_produce "$c" "$base-2" "$K" "$d/p2" ||

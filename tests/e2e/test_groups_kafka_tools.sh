@@ -152,9 +152,11 @@ committed="${csum##*last_committed=}"
 dsum="$($PY "$E2E/vc_check.py" describe "$samples")" || g_fail "kafka-consumer-groups --describe: $dsum"
 log "describe: $dsum"
 
-# With the consumer gone, --describe shows the last commit; --list shows G.
+# With the consumer gone, --describe shows the last commit, or the end of
+# the run of control batches after it (issue 24: no data record in between,
+# checked below against the log); --list shows G.
 cur="$(g_describe_offset "$G")" || g_fail "--describe after the run failed: $(tail -n 3 "$E2E_TMP/describe.err")"
-[[ "$cur" == "$committed" ]] ||
+[[ "$cur" =~ ^[0-9]+$ ]] && ((cur >= committed)) ||
     g_fail "--describe shows CURRENT-OFFSET '$cur', the consumer's last successful commit was $committed: $(cat "$E2E_TMP/describe.last")"
 g_groups_cmd --list > "$E2E_TMP/list.out" 2> "$E2E_TMP/list.err" || g_fail "--list failed: $(tail -n 3 "$E2E_TMP/list.err")"
 grep -qx "$G" "$E2E_TMP/list.out" || g_fail "--list does not show $G: $(tr '\n' ' ' < "$E2E_TMP/list.out")"
@@ -179,6 +181,12 @@ stop_vconsumer "$cons2_pid"
 # commits themselves) tell a control batch at the committed offset from a
 # skipped record.
 consume_all "${ports[0]}" "$E2E_TMP/all.txt"
+if ((cur != committed)); then
+    ! awk -F'\t' -v a="$committed" -v b="$cur" '$1 >= a && $1 < b { f = 1 } END { exit !f }' \
+        "$E2E_TMP/all.txt" ||
+        g_fail "--describe showed CURRENT-OFFSET $cur for the last commit $committed, with data records between"
+    log "--describe showed $cur for the last commit $committed: the end of the run of control batches after it"
+fi
 rsum="$($PY "$E2E/vc_check.py" resume "$cons2" "$committed" "$prod2" "$E2E_TMP/all.txt")" ||
     g_fail "restart in $G: $rsum"
 log "consumer 2: $rsum"

@@ -6,8 +6,8 @@
  * negative expected id) with a message naming
  * a byte position; validation alone (no table) accepts whatever a load
  * accepts; an accepted file re-encodes to a file that decodes to the same
- * table (same LRU order), group offsets and meta, and re-encoding that
- * gives the same bytes. */
+ * table (same LRU order), group offsets, group store (issue 24) and meta,
+ * and re-encoding that gives the same bytes. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -117,29 +117,38 @@ static int at_end_count(const group_offsets *o)
 }
 
 static void check_reencode(const producer_state *ps, const group_offsets *offsets,
-                           const kq_snapshot_meta *meta, uint32_t capacity)
+                           const group_store *groups, const kq_snapshot_meta *meta,
+                           uint32_t capacity)
 {
     kq_writer w1, w2;
     kq_writer_init(&w1, 0);
     kq_writer_init(&w2, 0);
-    FUZZ_CHECK(kq_snapshot_encode(ps, offsets, meta, &w1) == 0, "an accepted state encodes");
+    FUZZ_CHECK(kq_snapshot_encode_groups(ps, offsets, NULL, groups, meta, NULL, &w1) == 0,
+               "an accepted state encodes");
     producer_state *back = producer_state_create(capacity);
     group_offsets *back_offsets = group_offsets_create();
-    FUZZ_CHECK(back != NULL && back_offsets != NULL, "a table");
+    group_store *back_groups = group_store_create();
+    FUZZ_CHECK(back != NULL && back_offsets != NULL && back_groups != NULL, "a table");
     kq_snapshot_meta m2;
     char err[ERR_BYTES];
-    FUZZ_CHECK(kq_snapshot_decode(w1.data, w1.len, meta->id, back, back_offsets, &m2, err,
-                                  sizeof err) == 0,
+    FUZZ_CHECK(kq_snapshot_decode_groups(w1.data, w1.len, meta->id, back, back_offsets, NULL,
+                                         back_groups, &m2, NULL, err, sizeof err) == 0,
                "a re-encoded file decodes");
     FUZZ_CHECK(group_offsets_count(back_offsets) == group_offsets_count(offsets) &&
                    at_end_count(back_offsets) == group_offsets_count(offsets),
                "the same group offsets after the round trip");
+    FUZZ_CHECK(group_store_record_count(back_groups) == group_store_record_count(groups) &&
+                   group_store_bytes(back_groups) == group_store_bytes(groups),
+               "the same group store after the round trip");
     FUZZ_CHECK(same_meta(meta, &m2), "same meta after the round trip");
     check_same_table(ps, back);
-    FUZZ_CHECK(kq_snapshot_encode(back, back_offsets, &m2, &w2) == 0 && w1.len == w2.len &&
-                   memcmp(w1.data, w2.data, w1.len) == 0, "re-encoding is stable");
+    FUZZ_CHECK(kq_snapshot_encode_groups(back, back_offsets, NULL, back_groups, &m2, NULL,
+                                         &w2) == 0 &&
+                   w1.len == w2.len && memcmp(w1.data, w2.data, w1.len) == 0,
+               "re-encoding is stable");
     producer_state_destroy(back);
     group_offsets_destroy(back_offsets);
+    group_store_destroy(back_groups);
     kq_writer_free(&w1);
     kq_writer_free(&w2);
 }
@@ -158,25 +167,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         seal_crcs(file, len);
     producer_state *ps = producer_state_create(capacity);
     group_offsets *offsets = group_offsets_create();
-    FUZZ_CHECK(ps != NULL && offsets != NULL, "a table");
+    group_store *groups = group_store_create();
+    FUZZ_CHECK(ps != NULL && offsets != NULL && groups != NULL, "a table");
     kq_snapshot_meta meta;
     char err[ERR_BYTES];
-    int rc = kq_snapshot_decode(file, len, id, ps, offsets, &meta, err, sizeof err);
+    int rc = kq_snapshot_decode_groups(file, len, id, ps, offsets, NULL, groups, &meta, NULL, err,
+                                       sizeof err);
     bool id_ok = id.end_offset >= 0 && id.epoch >= 0;
     FUZZ_CHECK(rc == (id_ok ? rc : -EINVAL), "a negative expected id is -EINVAL");
     FUZZ_CHECK(rc == 0 || rc == -EBADMSG || rc == -EINVAL, "0, -EBADMSG or -EINVAL");
     FUZZ_CHECK(rc == 0 || strncmp(err, "snapshot byte ", 14) == 0, "a refusal names a position");
-    FUZZ_CHECK(rc == 0 || (producer_state_count(ps) == 0 && group_offsets_count(offsets) == 0),
+    FUZZ_CHECK(rc == 0 || (producer_state_count(ps) == 0 && group_offsets_count(offsets) == 0 &&
+                           group_store_record_count(groups) == 0),
                "a refused load leaves the tables empty");
     int rc_validate = kq_snapshot_decode(file, len, id, NULL, NULL, NULL, err, sizeof err);
     FUZZ_CHECK(rc != 0 || rc_validate == 0, "validation accepts what a load accepts");
     if (rc == 0) {
         FUZZ_CHECK(meta.id.end_offset == id.end_offset && meta.id.epoch == id.epoch,
                    "meta carries the expected id");
-        check_reencode(ps, offsets, &meta, capacity);
+        check_reencode(ps, offsets, groups, &meta, capacity);
     }
     producer_state_destroy(ps);
     group_offsets_destroy(offsets);
+    group_store_destroy(groups);
     free(file);
     return 0;
 }

@@ -14,9 +14,11 @@
 #include <zstd.h>
 
 #include "../unit/wire/golden_all_versions.h"
+#include "../unit/wire/golden_cgroup.h"
 #include "../unit/wire/golden_groups.h"
 #include "fuzz.h"
 #include "kq/group_offsets.h"
+#include "kq/group_store.h"
 #include "kq/log.h"
 #include "kq/producer_state.h"
 #include "kq/record.h"
@@ -64,6 +66,9 @@ static const struct golden_api goldens[] = {
     G(WIRE_API_JOIN_GROUP, join_group), G(WIRE_API_HEARTBEAT, heartbeat),
     G(WIRE_API_LEAVE_GROUP, leave_group), G(WIRE_API_SYNC_GROUP, sync_group),
     G(WIRE_API_DESCRIBE_GROUPS, describe_groups), G(WIRE_API_LIST_GROUPS, list_groups),
+    /* KIP-848 consumer groups (issue 24) */
+    G(WIRE_API_CONSUMER_GROUP_HEARTBEAT, consumer_group_heartbeat),
+    G(WIRE_API_CONSUMER_GROUP_DESCRIBE, consumer_group_describe),
 };
 
 static const struct golden_api *golden_of(int16_t key)
@@ -509,6 +514,43 @@ static void snapshot_seeds(void)
         exit(1);
     put_snapshot("group-offsets", 4, &m, w.data, w.len);
     put_snapshot("group-offsets-sealed", 5, &m, w.data, w.len);
+    /* Group membership (issue 24): a classic group, its member, a consumer
+     * group's opaque record. */
+    group_store *gs = group_store_create();
+    kq_writer body;
+    kq_writer_init(&body, 0);
+    group_store_classic_group cg = {.state = 3, .generation = 4, .protocol_type = "consumer",
+                                    .protocol_name = "range", .leader_id = "m-1",
+                                    .state_timestamp_ms = 1764600000000LL};
+    group_store_classic_group_write(&body, &cg);
+    group_store_record r = {.kind = GROUP_STORE_GROUP, .group_id = "g",
+                            .type = GROUP_STORE_TYPE_CLASSIC, .body = body.data,
+                            .body_len = body.len};
+    if (!gs || !group_store_restore(gs, &r))
+        exit(1);
+    kq_writer_reset(&body);
+    group_store_classic_member cm = {.instance_id = "i-1", .client_id = "c", .client_host = "h",
+                                     .session_timeout_ms = 10000, .rebalance_timeout_ms = 300000,
+                                     .metadata = (const uint8_t *)"sub", .metadata_len = 3,
+                                     .assignment = (const uint8_t *)"as", .assignment_len = 2};
+    group_store_classic_member_write(&body, &cm);
+    r = (group_store_record){.kind = GROUP_STORE_MEMBER, .group_id = "g", .member_id = "m-1",
+                             .type = GROUP_STORE_TYPE_CLASSIC, .body = body.data,
+                             .body_len = body.len};
+    if (!group_store_restore(gs, &r))
+        exit(1);
+    r = (group_store_record){.kind = GROUP_STORE_GROUP, .group_id = "k",
+                             .type = GROUP_STORE_TYPE_CONSUMER, .body = (const uint8_t *)"x",
+                             .body_len = 1};
+    if (!group_store_restore(gs, &r))
+        exit(1);
+    kq_writer_reset(&w);
+    if (kq_snapshot_encode_groups(ps, o, NULL, gs, &m, NULL, &w) != 0)
+        exit(1);
+    put_snapshot("group-store", 4, &m, w.data, w.len);
+    put_snapshot("group-store-sealed", 5, &m, w.data, w.len);
+    kq_writer_free(&body);
+    group_store_destroy(gs);
     group_offsets_destroy(o);
     kq_writer_free(&w);
     producer_state_destroy(ps);

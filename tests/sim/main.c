@@ -7,7 +7,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "kq/group.h"
 #include "kq/mutants.h"
+#include "prng.h"
 #include "w_check.h"
 #include "w_client.h"
 #include "w_scenarios.h"
@@ -54,6 +56,10 @@ static const mutant_name mutants[] = {
     {"marker-before-commit", 0, KQ_MUTANT_MARKER_BEFORE_COMMIT},
     {"no-fencing-on-init", 0, KQ_MUTANT_NO_FENCING_ON_INIT},
     {"abort-keeps-offsets", 0, KQ_MUTANT_ABORT_KEEPS_OFFSETS},
+    {"membership-not-replicated", 0, KQ_MUTANT_MEMBERSHIP_NOT_REPLICATED},
+    {"expiry-resurrects", 0, KQ_MUTANT_EXPIRY_RESURRECTS},
+    {"run-end-uncommitted", 0, KQ_MUTANT_RUN_END_UNCOMMITTED},
+    {"double-assignment", 0, KQ_MUTANT_DOUBLE_ASSIGNMENT},
 };
 #define MUTANT_COUNT (sizeof(mutants) / sizeof(mutants[0]))
 
@@ -113,6 +119,37 @@ static bool parse_checks(const char *s, uint64_t *mask)
             return false;
     }
     return true;
+}
+
+/* Issue 24: in a third of the worlds, two or three KIP-848 consumer members
+ * of one group (w_client_consumer.c), with the group.consumer.* timeouts
+ * scaled to the run (session 1.5-4 s, heartbeat interval 0.1-0.5 s). Drawn
+ * from a generator of their own, so that the worlds without them draw
+ * exactly what they drew before; each node's pool then has room for them. */
+static void add_consumer_members(w_world *w)
+{
+    sim_prng rng;
+    sim_prng_seed(&rng, w->p.seed * 0x2545f4914f6cdd1dull + 0x848);
+    if (sim_prng_below(&rng, 3) != 0)
+        return;
+    if (w->cfg.group.max_size <= 0)
+        w->cfg.group = group_config_default();
+    group_config *g = &w->cfg.group;
+    g->consumer_session_timeout_ms = (int32_t)sim_prng_range(&rng, 1500, 4000);
+    g->consumer_min_session_timeout_ms = 1000;
+    g->consumer_max_session_timeout_ms = 10000;
+    g->consumer_heartbeat_interval_ms = (int32_t)sim_prng_range(&rng, 100, 500);
+    g->consumer_min_heartbeat_interval_ms = 50;
+    g->consumer_max_heartbeat_interval_ms = 1000;
+    int first = w->client_n;
+    int count = (int)sim_prng_range(&rng, 2, 3);
+    for (int i = 0; i < count; i++) {
+        w->clients[w->client_n] = w_client_create(w, w->client_n, W_CLIENT_CONSUMER_MEMBER);
+        w_client_consumer_group(w, w->clients[w->client_n], first);
+        w->client_n++;
+    }
+    if (w->max_connections < (uint32_t)w->client_n + 8)
+        w->max_connections = (uint32_t)w->client_n + 8;
 }
 
 /* Two or three producers of the kinds the seed draws, a consumer, in half
@@ -180,6 +217,7 @@ static void add_clients(w_world *w)
         w->clients[w->client_n] = w_client_create(w, w->client_n, W_CLIENT_CONSUMER_RC);
         w->client_n++;
     }
+    add_consumer_members(w);
 }
 
 #define KINDS_MAX 32

@@ -19,7 +19,7 @@
 #include "sim_fs.h"
 
 #define SIM_NODES_MAX 8
-#define SIM_CLIENTS_MAX 16 /* 15 drawn by add_clients, the operator */
+#define SIM_CLIENTS_MAX 19 /* 18 drawn by add_clients, the operator */
 #define SIM_LOG_DIR "/data"
 /* Connections a connection flood may hold into one node, from at most
  * W_CONNFLOOD_ADDRS_MAX addresses (w_client_connflood.c): more than any
@@ -77,6 +77,10 @@ typedef struct w_req {
     /* The request or its answer was lost or delayed past every timeout
      * (voter-fetch-timely counts only fetches on a healthy link). */
     bool net_fault;
+    /* Client requests: the group coordinator the answering node held
+     * (w_net_coord_id; 0 none) and when it answered (group-exclusive). */
+    uint64_t answer_coord;
+    int64_t answered_ms;
 } w_req;
 
 /* What the executor holds as a slot: a request delivered to a node. */
@@ -228,6 +232,10 @@ typedef struct w_world {
     bool failed;
     char fail_msg[768];
     int current_node; /* node whose code is running (log lines), -1 none */
+    /* The answer being delivered to a client (w_client_on_response): its
+     * w_req's answer_coord and answered_ms. */
+    uint64_t answer_coord;
+    int64_t answer_ms;
 } w_world;
 
 bool w_world_init(w_world *w, const w_params *p);
@@ -270,6 +278,9 @@ uint64_t w_net_client_send(w_world *w, int client, int to, const uint8_t *frame,
 bool w_net_peer_send(w_world *w, int from, int32_t to_id, int32_t corr, const uint8_t *frame,
                      size_t len, uint64_t tag);
 void w_net_reply(w_world *w, w_slot *slot, const uint8_t *data, size_t len, bool close);
+/* The group coordinator node idx holds now (node, incarnation, Raft epoch
+ * in one number; 0 none): what a client answer records (group-exclusive). */
+uint64_t w_net_coord_id(const w_world *w, int idx);
 void w_net_on_event(w_world *w, const sim_event *ev);
 /* A node died: its slots vanish and its requests fail when they time out. */
 void w_net_node_down(w_world *w, int idx);

@@ -25,7 +25,9 @@ const char *const w_check_names[W_CHECK_COUNT] = {
     "snapshot-failure-not-fatal", "response-budget", "voter-fetch-timely",
     "quorum-connections", "client-admitted", "change-after-epoch-commit",
     "one-uncommitted-change", "told-hw-monotonic", "txn-read-committed", "txn-atomic",
-    "txn-fenced-no-append", "txn-lso", "txn-offsets", "liveness", "scenario", "final",
+    "txn-fenced-no-append", "txn-lso", "txn-offsets", "group-membership-kept",
+    "deleted-stays-deleted", "group-exclusive", "liveness",
+    "scenario", "final",
 };
 
 int w_check_find(const char *name)
@@ -90,6 +92,7 @@ void w_check_destroy(struct w_check *c)
     w_check_quorum_free(c);
     w_check_control_free(c);
     w_check_txn_free(c);
+    free(c->cg);
     free(c);
 }
 
@@ -159,6 +162,7 @@ void w_check_after_event(w_world *w)
     w_check_voters_after_event(w);
     w_check_quorum_after_event(w);
     w_check_flushed_durable(w);
+    w_check_cg_after_event(w);
     for (int i = 0; i < w->n && !w->failed; i++) {
         raft_status st;
         if (!w_node_status(w, i, &st))
@@ -275,10 +279,12 @@ static int commit_batch(void *ctx, const uint8_t *b, size_t len)
         KQ_ASSERT(c->committed);
     }
     c->committed[c->committed_n++] =
-        (w_batch){.base = h.base_offset, .last = record_batch_last_offset(&h), .hash = hash};
+        (w_batch){.base = h.base_offset, .last = record_batch_last_offset(&h), .hash = hash,
+                  .control = record_batch_is_control(&h)};
     if (!record_batch_is_control(&h))
         record_values(c, b, len);
     w_check_txn_on_batch(s->w, b, len);
+    w_check_deleted_on_batch(s->w, b, len);
     if (record_batch_last_offset(&h) + 1 > c->committed_end)
         c->committed_end = record_batch_last_offset(&h) + 1;
     return 0;

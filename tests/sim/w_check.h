@@ -57,6 +57,12 @@ enum w_check_id {
     W_INV_TXN_FENCED_NO_APPEND, /* InitProducerId fences the id's older producer */
     W_INV_TXN_LSO,             /* the LSO never passes an undecided transaction */
     W_INV_TXN_OFFSETS,         /* an aborted transaction's offsets are never visible */
+    /* group membership through the log (issue 24, w_check_groups.c) */
+    W_INV_GROUP_MEMBERSHIP_KEPT, /* a member is not forgotten within its session timeout */
+    /* DeleteGroups, OffsetDelete, expiry (issue 24, w_check_deleted.c) */
+    W_INV_DELETED_STAYS_DELETED, /* a deleted or expired offset never comes back */
+    /* KIP-848 consumer groups (issue 24, w_check_cgroups.c) */
+    W_INV_GROUP_EXCLUSIVE,     /* no partition owned by two members of a group at once */
     W_INV_PER_EVENT_COUNT,
     /* end of run */
     W_CHECK_LIVENESS = W_INV_PER_EVENT_COUNT, /* leader, commit, catch-up within 60 s */
@@ -136,9 +142,38 @@ void w_check_on_sent(w_world *w, uint64_t value);
 typedef struct w_offsets_floor {
     int64_t acked;   /* highest commit acknowledged before it was sent; -1 none */
     int64_t fetched; /* highest offset answered to one answered before it was sent; -1 none */
+    /* deleted-stays-deleted (issue 24): the latest deletion known before it
+     * was sent: answered NONE to the client (its send time; INT64_MIN
+     * none), and in the committed log (its offset; -1 none) */
+    int64_t deleted_sent_ms;
+    int64_t deleted_at;
 } w_offsets_floor;
 void w_check_on_offset_commit_sent(w_world *w, int client, int64_t value);
+/* group-membership-kept (issue 24): a group member's JoinGroup, SyncGroup,
+ * Heartbeat or OffsetCommit sent at sent_ms naming member incarnation inc
+ * (0: no member id) and generation was answered error; after a NONE answer
+ * the member is incarnation inc at generation (the answer's). */
+void w_check_on_member_answer(w_world *w, int client, int64_t sent_ms, uint32_t inc,
+                              int32_t generation, int16_t error, int32_t session_timeout_ms,
+                              int32_t rebalance_timeout_ms);
+/* The end of the committed record (a hint for committers that keep up with
+ * the log, issue 24). */
+int64_t w_check_committed_end(const w_world *w);
 void w_check_on_offset_commit_acked(w_world *w, int client, int64_t value);
+/* group-membership-kept for a KIP-848 member (issue 24): its group was
+ * answered GROUP_ID_NOT_FOUND (by node, to a request of op) within its
+ * session timeout of its last request answered NONE (sent at
+ * last_ok_sent_ms). */
+void w_check_on_consumer_group_lost(w_world *w, int client, int node, const char *op,
+                                    int64_t last_ok_sent_ms, int64_t session_timeout_ms);
+/* Any answer to the commit of value arrived (acknowledged or refused: its
+ * place in the log, if any, is before anything sent after now). */
+void w_check_on_offset_commit_answered(w_world *w, int client, int64_t value);
+/* Issue 24: a DeleteGroups or OffsetDelete of the client's group (its
+ * partition) is sent: a handle for its outcome; answered (false: failed,
+ * the outcome unknown), deleted: answered NONE for the group/partition. */
+int w_check_on_delete_sent(w_world *w, int client);
+void w_check_on_delete_done(w_world *w, int client, int handle, bool answered, bool deleted);
 w_offsets_floor w_check_on_offset_fetch_sent(w_world *w, int client);
 /* An OffsetFetch answered NONE with offset (-1: none) by node; final: the
  * end-of-run one, to the leader after convergence. */
@@ -168,6 +203,45 @@ void w_check_txn_on_rc_position(w_world *w, int client, int64_t next);
 void w_check_txn_on_rc_reset(w_world *w, int client, int64_t offset);
 /* A consumer's Fetch answered NONE by node with hw and last stable offset lso. */
 void w_check_txn_on_lso(w_world *w, int client, int node, int64_t hw, int64_t lso);
+
+/* ---- KIP-848 consumer groups (w_check_cgroups.c, issue 24): group-exclusive.
+ * Server side, after every event: every leader's group coordinator passes
+ * group_consumer_check_exclusive (no partition in two members' assigned or
+ * pending-revocation sets). Client side, from the members of one group
+ * (slot: the index of its first client): a member taking a partition that
+ * another member holds, by an answer of the coordinator that answered the
+ * holder, at the holder's member epoch, or while the holder's session and
+ * any revocation (told, or possibly started by a heartbeat whose answer it
+ * has not had) could not have timed out yet. */
+typedef struct w_cg_tp {
+    kq_uuid topic_id;
+    int32_t partition;
+} w_cg_tp;
+/* Where a heartbeat answer came from: the coordinator (w_net's answer_coord:
+ * node, incarnation, Raft epoch; 0 none), the member epoch it gave and when
+ * the node answered. */
+typedef struct w_cg_from {
+    uint64_t coord;
+    int32_t epoch;
+    int64_t answered_ms;
+} w_cg_from;
+/* Client `client`, member of group slot `slot` with rebalance timeout
+ * rebalance_ms, had its heartbeat sent at sent_ms answered NONE. */
+void w_check_cg_on_answer(w_world *w, int client, int slot, int64_t sent_ms, int32_t rebalance_ms,
+                          const w_cg_from *from);
+/* It now holds exactly tps[n] (what it consumes); the partitions it did not
+ * hold before came with the answer *from (NULL when it holds none). */
+void w_check_cg_on_holds(w_world *w, int client, int slot, const w_cg_tp *tps, int n,
+                         const w_cg_from *from);
+/* The answer to its heartbeat sent at sent_ms takes partitions it holds
+ * away: it revokes them (the coordinator's revocation timeout runs from
+ * no earlier than sent_ms). */
+void w_check_cg_on_revoke(w_world *w, int client, int64_t sent_ms);
+/* It sent a heartbeat (the coordinator may start a revocation while serving
+ * it, even if the answer never arrives). */
+void w_check_cg_on_sent(w_world *w, int client, int64_t sent_ms);
+/* Server side: every running node's coordinator. */
+void w_check_cg_after_event(w_world *w);
 
 /* ---- issue 19 (w_check_control.c): a hostile client sent a control batch
  * with this CRC; no node may append it. */

@@ -8,6 +8,7 @@
 typedef struct w_batch {
     int64_t base, last;
     uint64_t hash; /* of the whole batch as committed */
+    bool control;  /* issue 24: runs of control batches (w_check_groups.c) */
 } w_batch;
 
 typedef struct w_acked {
@@ -21,14 +22,37 @@ typedef struct w_consumed {
     uint64_t value;
 } w_consumed;
 
-/* One offset committer's group (w_check_groups.c). */
+/* A DeleteGroups or OffsetDelete of a committer's group (issue 24). */
+typedef struct w_delete {
+    int64_t sent_ms;
+    int64_t done_ms; /* its outcome arrived (INT64_MAX: none yet, or it failed: unknown) */
+    bool deleted;    /* answered NONE for the group / its partition */
+} w_delete;
+
+/* One offset committer's group (w_check_groups.c, w_check_deleted.c). */
 typedef struct w_group_offsets {
     bool used;           /* the fields below are set */
     int64_t *sent;       /* every offset its client sent, ascending */
     int64_t *sent_ms;    /* when each was sent */
+    int64_t *answered_ms; /* when its answer (any) arrived; INT64_MAX: none (unknown) */
+    int64_t *log_pos;    /* its latest commit record in the committed log; -1 none */
     size_t sent_n, sent_cap;
     int64_t acked_max;   /* highest acknowledged; -1 none */
     int64_t fetched_max; /* highest answered to an OffsetFetch; -1 none */
+    /* group-membership-kept (issue 24): the member as of its last request
+     * answered NONE (incarnation 0: none), and when that request was sent */
+    uint32_t member_inc;
+    int32_t member_generation;
+    int64_t member_good_sent_ms;
+    /* deletions (issue 24): the client's, and the committed log's model of
+     * its key (group, __cluster_metadata, 0) */
+    w_delete *deletes;
+    size_t delete_n, delete_cap;
+    int64_t deleted_sent_ms; /* the latest delete answered NONE: when sent; INT64_MIN none */
+    bool log_has;            /* the key holds a commit at the committed end */
+    int64_t log_offset, log_ts;
+    int32_t log_epoch;
+    int64_t log_deleted_at;  /* the latest tombstone that removed it; -1 none */
 } w_group_offsets;
 
 struct w_check {
@@ -80,6 +104,8 @@ struct w_check {
     struct w_quorum_check *quorum;
     /* issue 23 (w_check_txn.c): the transactions of the committed record */
     struct w_txn_check *txn;
+    /* issue 24 (w_check_cgroups.c): the consumer members' holdings, lazily */
+    struct w_cg_check *cg;
 };
 
 /* w_check_quorum.c: voter-fetch-timely */
@@ -110,8 +136,26 @@ void w_check_flushed_durable(w_world *w);
 void w_check_txn_on_batch(w_world *w, const uint8_t *b, size_t len);
 void w_check_txn_free(struct w_check *c);
 
+/* w_check_groups.c: frees the groups' state; a group client's record
+ * (created on first use). */
+/* Whether every committed batch holding an offset in [from, to) is a
+ * control batch (from < to <= the committed end); boundary: to is also a
+ * batch's base or the committed end (issue 24, w_check_groups.c). */
+bool w_check_control_only(const w_world *w, int64_t from, int64_t to, bool boundary);
+
 /* w_check_groups.c: frees the groups' state. */
 void w_check_groups_free(struct w_check *c);
+w_group_offsets *w_check_group_of(w_world *w, int client);
+/* The index of value in g->sent, or -1. */
+int64_t w_check_sent_index(const w_group_offsets *g, int64_t value);
+
+/* w_check_deleted.c (issue 24): deleted-stays-deleted. A batch new to the
+ * committed record (the key's model); an OffsetFetch answered offset;
+ * whether a deletion may have removed floor (an offset sent) by now. */
+void w_check_deleted_on_batch(w_world *w, const uint8_t *b, size_t len);
+void w_check_deleted_on_fetched(w_world *w, int client, const w_offsets_floor *floor,
+                                int64_t offset, int node, bool final);
+bool w_check_deleted_may_have(const w_world *w, const w_group_offsets *g, int64_t floor);
 
 /* w_check_voters.c: change-after-epoch-commit and one-uncommitted-change
  * before each APPEND. */

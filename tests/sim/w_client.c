@@ -59,7 +59,7 @@ const char *wc_error_name(int16_t e)
     case KAFKA_INVALID_GROUP_ID: return "INVALID_GROUP_ID";
     case KAFKA_UNSUPPORTED_VERSION: return "UNSUPPORTED_VERSION";
     case KAFKA_MEMBER_ID_REQUIRED: return "MEMBER_ID_REQUIRED";
-    default: return "error";
+    default: return kafka_error_name(e);
     }
 }
 
@@ -160,6 +160,7 @@ void wc_send(w_world *w, w_client *c, const wc_inflight *f, int32_t timeout_ms)
     }
     *slot = *f;
     slot->used = true;
+    slot->sent_ms = w->now;
     slot->ref = ++c->next_ref;
     c->inflight_n++;
     w_net_client_send(w, c->idx, f->node, c->frame.data, c->frame.len, slot->ref, timeout_ms);
@@ -862,8 +863,11 @@ w_client *w_client_create(w_world *w, int idx, w_client_kind kind)
     kq_writer_init(&c->batch.bytes, 0);
     if (kind == W_CLIENT_IDEMPOTENT)
         wc_restart(w, c);
-    if (kind == W_CLIENT_GROUP || kind == W_CLIENT_GROUP_MEMBER)
+    if (kind == W_CLIENT_GROUP || kind == W_CLIENT_GROUP_MEMBER ||
+        kind == W_CLIENT_CONSUMER_MEMBER)
         wc_group_init(w, c);
+    if (kind == W_CLIENT_CONSUMER_MEMBER)
+        wcn_init(w, c, idx);
     if (kind == W_CLIENT_FLOOD)
         wcf_init(w, c);
     if (kind == W_CLIENT_CONNFLOOD)
@@ -914,6 +918,7 @@ void w_client_on_event(w_world *w, int idx)
         break;
     case W_CLIENT_GROUP:
     case W_CLIENT_GROUP_MEMBER:
+    case W_CLIENT_CONSUMER_MEMBER:
         wc_act_group(w, c);
         break;
     case W_CLIENT_HOSTILE:
@@ -969,6 +974,8 @@ void w_client_on_response(w_world *w, int idx, uint64_t client_ref, const uint8_
     case WC_OP_OFFSET_COMMIT:
     case WC_OP_OFFSET_FETCH:
     case WC_OP_FIND_COORDINATOR:
+    case WC_OP_DELETE_GROUPS:
+    case WC_OP_OFFSET_DELETE:
         wc_on_group_response(w, c, &f, bytes, len);
         break;
     case WC_OP_JOIN_GROUP:
@@ -989,6 +996,9 @@ void w_client_on_response(w_world *w, int idx, uint64_t client_ref, const uint8_
     case WC_OP_TXN_OFFSET_FETCH:
         wcx_on_response(w, c, &f, bytes, len);
         break;
+    case WC_OP_CG_HEARTBEAT:
+        wcn_on_response(w, c, &f, bytes, len);
+        break;
     }
 }
 
@@ -996,7 +1006,8 @@ bool w_client_idle(const w_client *c)
 {
     /* A consumer polls forever: it never holds anything back; an offset
      * committer is idle with no commit out (it reads back forever). */
-    if (c && (c->kind == W_CLIENT_GROUP || c->kind == W_CLIENT_GROUP_MEMBER))
+    if (c && (c->kind == W_CLIENT_GROUP || c->kind == W_CLIENT_GROUP_MEMBER ||
+              c->kind == W_CLIENT_CONSUMER_MEMBER))
         return wc_count_op(c, WC_OP_OFFSET_COMMIT) == 0;
     if (c && (c->kind == W_CLIENT_OPERATOR || c->kind == W_CLIENT_TXN))
         return c->inflight_n == 0;

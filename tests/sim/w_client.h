@@ -30,6 +30,7 @@ typedef enum w_client_kind {
     W_CLIENT_OPERATOR, /* AddRaftVoter/RemoveRaftVoter (w_client_operator.c, KIP-853) */
     W_CLIENT_TXN,      /* a transactional producer (w_client_txn.c, issue 23) */
     W_CLIENT_CONSUMER_RC, /* a consumer with isolation_level 1 (read_committed) */
+    W_CLIENT_CONSUMER_MEMBER, /* a KIP-848 member (w_client_consumer.c, issue 24) */
 } w_client_kind;
 
 typedef struct w_client w_client;
@@ -53,9 +54,16 @@ void w_client_stop_new(w_client *c);
 /* Group clients are of W_CLIENT_GROUP or W_CLIENT_GROUP_MEMBER. */
 bool w_client_group_final_fetch(w_world *w, w_client *c, int node);
 bool w_client_group_final_pending(const w_client *c);
+/* Whether c is no group member, or one that joined and synced (issue 24:
+ * leader failures wait for it, to fail over with stable members). */
+bool w_client_member_stable(const w_client *c);
 bool w_client_group_final_answered(const w_client *c);
 /* A flood client whose connections are open: its answers are never read. */
 bool w_client_never_reads(const w_world *w, int idx);
+
+/* A KIP-848 consumer member (issue 24) joins group c<first>, whose first
+ * member is client `first` (commit values and offsets checks shared). */
+void w_client_consumer_group(w_world *w, w_client *c, int first);
 
 /* A transactional producer takes twin's transactional id (and group): a
  * zombie pair, each fencing the other (issue 23). */

@@ -61,10 +61,10 @@ static int wg_target(w_world *w, w_client *c)
 }
 
 /* The coordinator it believed in failed it: the next node, and half the
- * time a FindCoordinator there first. */
+ * time a FindCoordinator there first. A member stays one (issue 24: the
+ * next coordinator loads the group from the log). */
 static void wg_rotate(w_world *w, w_client *c)
 {
-    wcm_reset(c, false); /* another coordinator does not know the member */
     c->group.coord_node = (wg_target(w, c) + 1) % w->n;
     c->group.find_first = sim_prng_chance(&w->rng, WG_FIND_PPM);
 }
@@ -145,6 +145,12 @@ static void wg_send_fetch(w_world *w, w_client *c, int node, bool final)
                                          .member_id = {NULL, -1}, .member_epoch = -1,
                                          .topics = topic_count < 0 ? NULL : &t,
                                          .topic_count = topic_count};
+    /* A KIP-848 member names itself and its epoch (v9+) half the time. */
+    if (c->kind == W_CLIENT_CONSUMER_MEMBER && v >= 9 && c->group.generation > 0 &&
+        sim_prng_below(&w->rng, 2)) {
+        g.member_id = kq_slice_cstr(c->group.member_id);
+        g.member_epoch = c->group.generation;
+    }
     wire_offset_fetch_request req = {.group_id = kq_slice_cstr(""),
                                      .require_stable = v >= 7 && sim_prng_below(&w->rng, 2)};
     if (v >= 8) {
@@ -156,11 +162,11 @@ static void wg_send_fetch(w_world *w, w_client *c, int node, bool final)
         req.topic_count = g.topic_count;
     }
     wc_inflight f = {.op = WC_OP_OFFSET_FETCH, .version = v, .final_fetch = final,
-                     .all_topics = topic_count < 0};
+                     .all_topics = topic_count < 0, .cm_inst = c->group.cm.inst};
     f.corr = wc_begin(c, WIRE_API_OFFSET_FETCH, v);
     wire_offset_fetch_request_encode(&c->frame, v, &req);
     f.node = node;
-    f.floor = w_check_on_offset_fetch_sent(w, c->idx);
+    f.floor = w_check_on_offset_fetch_sent(w, c->group.slot);
     wc_send(w, c, &f, (int32_t)sim_prng_range(&w->rng, 500, 3000));
 }
 
@@ -224,11 +230,12 @@ static void wg_on_fetch(w_world *w, w_client *c, const wc_inflight *f, const uin
         w_trace(w, "client %d: %sOffsetFetch v%d from node %d: %s at %lld", c->idx,
                 f->final_fetch ? "final " : "", f->version, f->node, c->group.group_id,
                 (long long)offset);
-        w_check_on_offset_fetched(w, c->idx, &f->floor, offset, f->node, f->final_fetch);
+        w_check_on_offset_fetched(w, c->group.slot, &f->floor, offset, f->node,
+                                  f->final_fetch);
         c->group.final_answered = c->group.final_answered || f->final_fetch;
     } else if (wg_retriable(e) || e == WG_UNSTABLE_OFFSET_COMMIT) {
         wg_rotate(w, c);
-    } else {
+    } else if (!wcn_refused(w, c, f, e)) {
         w_fail(w, "client %d: OffsetFetch v%d from node %d: %s (%d)", c->idx, f->version,
                f->node, wc_error_name(e), e);
     }
@@ -238,15 +245,25 @@ static void wg_on_fetch(w_world *w, w_client *c, const wc_inflight *f, const uin
 
 static void wg_send_commit(w_world *w, w_client *c)
 {
-    int16_t v = wg_version(w, WIRE_API_OFFSET_COMMIT, 2, 10, 2);
-    int64_t value = c->group.last_value + 1 + (int64_t)sim_prng_below(&w->rng, WG_STEP_MAX + 1);
-    c->group.last_value = value;
+    /* A KIP-848 member commits with OffsetCommit v9+ (its epoch), as the
+     * Java consumer; the values rise across its group (the first member's). */
+    bool cm = c->kind == W_CLIENT_CONSUMER_MEMBER;
+    int16_t v = cm ? wg_version(w, WIRE_API_OFFSET_COMMIT, 9, 10, 9)
+                   : wg_version(w, WIRE_API_OFFSET_COMMIT, 2, 10, 2);
+    int64_t *last = &w->clients[c->group.slot]->group.last_value;
+    int64_t value = *last + 1 + (int64_t)sim_prng_below(&w->rng, WG_STEP_MAX + 1);
+    if (c->group.caught_up) { /* a consumer at the log end, or just behind it */
+        int64_t end = w_check_committed_end(w) - (int64_t)sim_prng_below(&w->rng, 3);
+        value = end > *last ? end : *last + 1;
+    }
+    *last = value;
     char meta[24];
     snprintf(meta, sizeof(meta), "m%lld", (long long)value);
     wire_offset_commit_partition p = {
         .partition_index = 0, .committed_offset = value, .committed_leader_epoch = -1,
-        .committed_metadata = sim_prng_below(&w->rng, 2) ? kq_slice_cstr(meta)
-                                                          : (kq_slice){NULL, -1}};
+        .committed_metadata = !c->group.caught_up && sim_prng_below(&w->rng, 2)
+                                  ? kq_slice_cstr(meta)
+                                  : (kq_slice){NULL, -1}};
     wire_offset_commit_topic t = {.name = kq_slice_cstr(WG_TOPIC), .partitions = &p,
                                   .partition_count = 1};
     if (v >= 10) { /* by topic id */
@@ -258,11 +275,13 @@ static void wg_send_commit(w_world *w, w_client *c)
                                       .member_id = kq_slice_cstr(c->group.member_id),
                                       .group_instance_id = {NULL, -1},
                                       .retention_time_ms = -1, .topics = &t, .topic_count = 1};
-    wc_inflight f = {.op = WC_OP_OFFSET_COMMIT, .version = v, .commit_value = value};
+    wc_inflight f = {.op = WC_OP_OFFSET_COMMIT, .version = v, .commit_value = value,
+                     .member_inc = c->group.member_inc, .generation = c->group.generation,
+                     .cm_inst = c->group.cm.inst};
     f.corr = wc_begin(c, WIRE_API_OFFSET_COMMIT, v);
     wire_offset_commit_request_encode(&c->frame, v, &req);
     f.node = wg_target(w, c);
-    w_check_on_offset_commit_sent(w, c->idx, value);
+    w_check_on_offset_commit_sent(w, c->group.slot, value);
     wc_send(w, c, &f, (int32_t)sim_prng_range(&w->rng, 500, 5000));
 }
 
@@ -276,6 +295,7 @@ static void wg_on_commit(w_world *w, w_client *c, const wc_inflight *f, const ui
         wg_rotate(w, c); /* outcome unknown: the next commit carries a higher offset */
         return;
     }
+    w_check_on_offset_commit_answered(w, c->idx, f->commit_value);
     if (!wc_open_response(w, c, f, WIRE_API_OFFSET_COMMIT, bytes, len, &r))
         return;
     wire_offset_commit_response resp;
@@ -294,7 +314,7 @@ static void wg_on_commit(w_world *w, w_client *c, const wc_inflight *f, const ui
     if (e == KAFKA_NONE) {
         w_trace(w, "client %d: OffsetCommit v%d of %lld acknowledged by node %d", c->idx,
                 f->version, (long long)f->commit_value, f->node);
-        w_check_on_offset_commit_acked(w, c->idx, f->commit_value);
+        w_check_on_offset_commit_acked(w, c->group.slot, f->commit_value);
         c->group.commits_acked++;
         if (wc_count_op(c, WC_OP_OFFSET_FETCH) < WG_FETCH_INFLIGHT_MAX &&
             sim_prng_chance(&w->rng, WG_FETCH_AFTER_ACK_PPM))
@@ -303,7 +323,7 @@ static void wg_on_commit(w_world *w, w_client *c, const wc_inflight *f, const ui
         w_trace(w, "client %d: OffsetCommit v%d of %lld to node %d: %s", c->idx, f->version,
                 (long long)f->commit_value, f->node, wc_error_name(e));
         wg_rotate(w, c);
-    } else if (!wcm_commit_refused(c, e)) {
+    } else if (!wcm_commit_refused(w, c, f, e) && !wcn_refused(w, c, f, e)) {
         w_fail(w, "client %d: OffsetCommit v%d of %lld to node %d: %s (%d)", c->idx, f->version,
                (long long)f->commit_value, f->node, wc_error_name(e), e);
     }
@@ -311,13 +331,26 @@ static void wg_on_commit(w_world *w, w_client *c, const wc_inflight *f, const ui
 
 /* ---- w_client_internal.h */
 
+int wc_group_target(w_world *w, w_client *c)
+{
+    return wg_target(w, c);
+}
+
+void wc_group_rotate(w_world *w, w_client *c)
+{
+    wg_rotate(w, c);
+}
+
 void wc_group_init(w_world *w, w_client *c)
 {
     snprintf(c->group.group_id, sizeof(c->group.group_id), "g%d", c->idx);
+    c->group.slot = c->idx;
     c->group.generation = -1;
     c->group.coord_node = -1;
     c->group.find_first = sim_prng_below(&w->rng, 2);
     c->group.last_value = (int64_t)sim_prng_below(&w->rng, 10) - 1;
+    wca_init(w, c);
+    c->group.caught_up = sim_prng_below(&w->rng, 2); /* issue 24 */
 }
 
 void wc_act_group(w_world *w, w_client *c)
@@ -331,8 +364,9 @@ void wc_act_group(w_world *w, w_client *c)
         wg_send_find(w, c);
         return;
     }
-    bool may_commit = wcm_act(w, c);
+    bool may_commit = c->kind == W_CLIENT_CONSUMER_MEMBER ? wcn_act(w, c) : wcm_act(w, c);
     busy = busy || wc_count_op(c, WC_OP_JOIN_GROUP) > 0 || wc_count_op(c, WC_OP_SYNC_GROUP) > 0;
+    busy = busy || wca_holds_commits(w, c) || wca_act(w, c); /* issue 24 */
     if (!busy && may_commit && w->clients_on && !c->stop_new) {
         wg_send_commit(w, c);
         if (wc_count_op(c, WC_OP_OFFSET_FETCH) < WG_FETCH_INFLIGHT_MAX &&
@@ -357,6 +391,10 @@ void wc_on_group_response(w_world *w, w_client *c, const wc_inflight *f, const u
     case WC_OP_FIND_COORDINATOR:
         wg_on_find(w, c, f, bytes, len);
         break;
+    case WC_OP_DELETE_GROUPS:
+    case WC_OP_OFFSET_DELETE:
+        wca_on_response(w, c, f, bytes, len);
+        break;
     default:
         break;
     }
@@ -366,7 +404,8 @@ void wc_on_group_response(w_world *w, w_client *c, const wc_inflight *f, const u
 
 static bool wg_is_group(const w_client *c)
 {
-    return c && (c->kind == W_CLIENT_GROUP || c->kind == W_CLIENT_GROUP_MEMBER);
+    return c && (c->kind == W_CLIENT_GROUP || c->kind == W_CLIENT_GROUP_MEMBER ||
+                 c->kind == W_CLIENT_CONSUMER_MEMBER);
 }
 
 bool w_client_group_final_fetch(w_world *w, w_client *c, int node)
@@ -381,6 +420,11 @@ bool w_client_group_final_fetch(w_world *w, w_client *c, int node)
 bool w_client_group_final_pending(const w_client *c)
 {
     return wg_is_group(c) && c->group.final_wanted;
+}
+
+bool w_client_member_stable(const w_client *c)
+{
+    return !c || c->kind != W_CLIENT_GROUP_MEMBER || c->group.stable;
 }
 
 bool w_client_group_final_answered(const w_client *c)

@@ -48,6 +48,9 @@ enum wc_op {
     WC_OP_VOTER_CHANGE, /* the operator (w_client_operator.c) */
     WC_OP_TXN, /* a transactional producer's step (w_client_txn.c) */
     WC_OP_TXN_OFFSET_FETCH, /* ... reading its group back */
+    WC_OP_DELETE_GROUPS, /* group clients deleting their group (w_client_admin.c) */
+    WC_OP_OFFSET_DELETE,
+    WC_OP_CG_HEARTBEAT, /* KIP-848 members (w_client_consumer.c) */
 };
 
 /* A request sent and not yet answered (exactly one w_client_on_response). */
@@ -68,6 +71,13 @@ typedef struct wc_inflight {
     bool ack_committed;    /* AddRaftVoter: AckWhenCommitted */
     int32_t txn_inst;      /* transactional producers: the instance that sent it */
     int16_t txn_key;       /* ... the API of its step */
+    int64_t sent_ms;       /* when wc_send sent it */
+    uint32_t member_inc;   /* group members: the member id it names (0: none) */
+    int32_t generation;    /* ... and the generation */
+    int delete_handle;     /* DeleteGroups / OffsetDelete: the checker's (w_check.h) */
+    bool extra_partitions; /* OffsetDelete: also an unknown partition and topic */
+    int32_t cm_inst;       /* KIP-848 members: the process instance that sent it */
+    int32_t cm_epoch;      /* ... the member epoch it carried */
 } wc_inflight;
 
 /* A transactional producer's state (w_client_txn.c, issue 23). */
@@ -99,12 +109,43 @@ typedef struct wc_txn {
     int value_n;
 } wc_txn;
 
+/* A KIP-848 consumer member's state (w_client_consumer.c, issue 24): one
+ * process instance of a Java-like consumer with group.protocol=consumer. */
+#define WCN_TP_MAX 8
+typedef struct wc_cmember {
+    int32_t inst;          /* restarts make a new instance (old answers ignored) */
+    int16_t version;       /* its ConsumerGroupHeartbeat version (0 or 1) */
+    int32_t epoch;         /* member epoch; 0: (re)joining */
+    int32_t interval_ms;   /* the heartbeat interval answered */
+    int32_t rebalance_timeout_ms;
+    const char *assignor;  /* server assignor asked for; NULL: the group's */
+    bool subscribed;       /* to __cluster_metadata (else to a topic none has) */
+    bool full;             /* the next heartbeat carries every field */
+    bool sub_changed;      /* ... its subscription */
+    bool owned_changed;    /* ... its owned partitions */
+    w_cg_tp owned[WCN_TP_MAX]; /* what it consumes */
+    int owned_n;
+    bool reconciling;      /* revoking, then taking target */
+    w_cg_tp target[WCN_TP_MAX];
+    int target_n;
+    w_cg_from target_from; /* the answer that gave target */
+    int64_t target_sent_ms; /* ... to the heartbeat sent then */
+    int64_t revoked_at;    /* its revocation is done then */
+    int64_t next_hb_at;
+    bool left;             /* left the group; joins again at rejoin_at */
+    int64_t rejoin_at;
+    char instance_id[16];  /* a static member's group.instance.id ("i<idx>"), else "" */
+    uint64_t coord;        /* the coordinator of its last answer NONE (w_net_coord_id) */
+    int64_t last_ok_sent_ms; /* ... to the heartbeat sent then */
+} wc_cmember;
+
 /* An offset committer's state (w_client_group.c). */
 typedef struct wc_group {
     char group_id[16];    /* "g<idx>" */
     int coord_node;       /* the node it believes coordinates its group; -1 none */
     bool find_first;      /* ask FindCoordinator before the next request */
     int64_t last_value;   /* last offset it tried to commit; -1 none */
+    bool caught_up;       /* issue 24: commits near the committed end, metadata null */
     int commits_acked;
     bool final_wanted;    /* the end-of-run OffsetFetch is due */
     bool final_answered;  /* ... and answered NONE */
@@ -112,8 +153,23 @@ typedef struct wc_group {
     char member_id[KQ_GROUP_NAME_BYTES_MAX]; /* "" until the coordinator names it */
     int32_t generation;   /* of the last JoinGroup answered; -1 none */
     bool stable;          /* joined and synced: it commits with its generation */
+    uint32_t member_inc;  /* its member id's incarnation (0: none; issue 24's check) */
+    uint32_t next_inc;
+    int64_t inc_since_ms; /* when it learned that member id */
     int64_t heartbeat_at; /* when the next Heartbeat is due */
+    /* deletions (w_client_admin.c, issue 24) */
+    bool deleter;         /* it sends DeleteGroups / OffsetDelete now and then */
+    int64_t quiet_until;  /* after a deletion: no commit before */
+    bool retired;         /* after a deletion: no commit ever again */
+    int subscription;     /* a member's topics: WCA_SUB_* */
+    /* The client whose offsets checks (w_check_groups.c) and commit values
+     * this client shares: itself, or a KIP-848 group's first member. */
+    int slot;
+    wc_cmember cm;        /* W_CLIENT_CONSUMER_MEMBER */
 } wc_group;
+
+/* A member's ConsumerProtocolSubscription (w_client_admin.c). */
+enum { WCA_SUB_META = 0, WCA_SUB_OTHER, WCA_SUB_UNREADABLE };
 
 /* The operator's change (w_client_operator.c). */
 typedef struct wc_operator {
@@ -191,6 +247,9 @@ bool wc_body_ok(w_world *w, const w_client *c, const wc_inflight *f, int16_t key
 
 /* ---- w_client_group.c */
 void wc_group_init(w_world *w, w_client *c);
+/* The node it believes coordinates its group; after a failure, the next. */
+int wc_group_target(w_world *w, w_client *c);
+void wc_group_rotate(w_world *w, w_client *c);
 /* A W_EV_CLIENT of a group client. */
 void wc_act_group(w_world *w, w_client *c);
 /* The outcome of one of its requests (bytes NULL: failed). */
@@ -212,11 +271,35 @@ bool wcm_act(w_world *w, w_client *c);
 void wcm_on_response(w_world *w, w_client *c, const wc_inflight *f, const uint8_t *bytes,
                      size_t len);
 /* It must join again: keep_id keeps its member id (REBALANCE_IN_PROGRESS,
- * ILLEGAL_GENERATION), else it starts as a new member (UNKNOWN_MEMBER_ID,
- * another coordinator). */
+ * ILLEGAL_GENERATION), else it starts as a new member (UNKNOWN_MEMBER_ID).
+ * Another coordinator keeps the member (issue 24). */
 void wcm_reset(w_client *c, bool keep_id);
 /* Whether a member is refused a commit with e (it then rejoins). */
-bool wcm_commit_refused(w_client *c, int16_t e);
+bool wcm_commit_refused(w_world *w, w_client *c, const wc_inflight *f, int16_t e);
+
+/* ---- w_client_admin.c (issue 24) */
+void wca_init(w_world *w, w_client *c);
+/* A deletion in flight, or its quiet time: no commit now. */
+bool wca_holds_commits(const w_world *w, const w_client *c);
+/* Sends a DeleteGroups or OffsetDelete now and then; true if it did. */
+bool wca_act(w_world *w, w_client *c);
+void wca_on_response(w_world *w, w_client *c, const wc_inflight *f, const uint8_t *bytes,
+                     size_t len);
+/* The member's JoinGroup metadata (ConsumerProtocolSubscription). */
+kq_slice wca_subscription(const w_client *c);
+
+/* ---- w_client_consumer.c (KIP-848 members, issue 24) */
+/* Member of group c<slot>, whose first member is client `slot`. */
+void wcn_init(w_world *w, w_client *c, int slot);
+/* Its heartbeats as due (joins, leaves, restarts, reconciliation); true
+ * when it may commit (a member holding the partition). */
+bool wcn_act(w_world *w, w_client *c);
+void wcn_on_response(w_world *w, w_client *c, const wc_inflight *f, const uint8_t *bytes,
+                     size_t len);
+/* Whether a commit or OffsetFetch of the current instance is refused with
+ * e as a member's (STALE_MEMBER_EPOCH: the next heartbeat catches up;
+ * UNKNOWN_MEMBER_ID, FENCED_MEMBER_EPOCH: it joins again). */
+bool wcn_refused(w_world *w, w_client *c, const wc_inflight *f, int16_t e);
 
 /* ---- w_client_hostile.c (issue 19) */
 void wch_act(w_world *w, w_client *c);

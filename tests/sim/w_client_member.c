@@ -49,25 +49,40 @@ void wcm_reset(w_client *c, bool keep_id)
 {
     c->group.stable = false;
     c->group.generation = -1;
-    if (!keep_id)
+    if (!keep_id) {
         c->group.member_id[0] = 0;
+        c->group.member_inc = 0;
+    }
 }
 
 static bool wm_set_member_id(w_world *w, w_client *c, kq_slice id)
 {
     if (id.len < 0 || (size_t)id.len >= sizeof(c->group.member_id))
         return w_fail(w, "client %d: member id of %d bytes", c->idx, (int)id.len);
+    if (c->group.member_inc == 0 || !kq_slice_eq_cstr(id, c->group.member_id)) {
+        c->group.member_inc = ++c->group.next_inc;
+        c->group.inc_since_ms = w->now;
+    }
     memcpy(c->group.member_id, id.ptr, (size_t)id.len);
     c->group.member_id[id.len] = 0;
     return true;
 }
 
+/* group-membership-kept (issue 24): what the member's request was answered. */
+static void wm_check(w_world *w, w_client *c, const wc_inflight *f, uint32_t inc,
+                     int32_t generation, int16_t e)
+{
+    w_check_on_member_answer(w, c->idx, f->sent_ms, inc, generation, e, WM_SESSION_TIMEOUT_MS,
+                             WM_REBALANCE_TIMEOUT_MS);
+}
+
 /* After a failure: coordinator errors, a timeout or a closed connection
- * move to the next node as a new member; the member errors rejoin. */
+ * move to the next node, the member keeping its id and generation (issue
+ * 24: the next coordinator loads the group from the log; a Java consumer
+ * does the same); the member errors rejoin. */
 static void wm_failed(w_world *w, w_client *c, int16_t e, bool answered)
 {
     if (!answered || wm_coordinator_error(e)) {
-        wcm_reset(c, false);
         c->group.coord_node = (wm_node(w, c) + 1) % w->n;
         return;
     }
@@ -80,10 +95,11 @@ static bool wm_member_error(int16_t e)
            e == KAFKA_REBALANCE_IN_PROGRESS || e == KAFKA_MEMBER_ID_REQUIRED;
 }
 
-bool wcm_commit_refused(w_client *c, int16_t e)
+bool wcm_commit_refused(w_world *w, w_client *c, const wc_inflight *f, int16_t e)
 {
     if (c->kind != W_CLIENT_GROUP_MEMBER || !wm_member_error(e))
         return false;
+    wm_check(w, c, f, f->member_inc, f->generation, e);
     wcm_reset(c, e != KAFKA_UNKNOWN_MEMBER_ID);
     return true;
 }
@@ -93,9 +109,8 @@ bool wcm_commit_refused(w_client *c, int16_t e)
 static void wm_send_join(w_world *w, w_client *c)
 {
     int16_t v = wm_version(w, WIRE_API_JOIN_GROUP, 0, 9);
-    static const uint8_t meta[] = {0, 1, 0, 0, 0, 0};
     wire_join_group_protocol p = {.name = kq_slice_cstr(WM_PROTOCOL),
-                                  .metadata = {meta, (int32_t)sizeof(meta)}};
+                                  .metadata = wca_subscription(c)};
     wire_join_group_request req = {.group_id = kq_slice_cstr(c->group.group_id),
                                    .session_timeout_ms = WM_SESSION_TIMEOUT_MS,
                                    .rebalance_timeout_ms = WM_REBALANCE_TIMEOUT_MS,
@@ -104,7 +119,9 @@ static void wm_send_join(w_world *w, w_client *c)
                                    .protocol_type = kq_slice_cstr(WM_PROTOCOL_TYPE),
                                    .protocols = &p, .protocol_count = 1,
                                    .reason = {NULL, -1}};
-    wc_inflight f = {.op = WC_OP_JOIN_GROUP, .version = v};
+    wc_inflight f = {.op = WC_OP_JOIN_GROUP, .version = v,
+                     .member_inc = c->group.member_id[0] ? c->group.member_inc : 0,
+                     .generation = c->group.generation};
     f.corr = wc_begin(c, WIRE_API_JOIN_GROUP, v);
     wire_join_group_request_encode(&c->frame, v, &req);
     f.node = wm_node(w, c);
@@ -124,7 +141,8 @@ static void wm_send_sync(w_world *w, w_client *c, int node, kq_slice protocol)
                                    .protocol_type = kq_slice_cstr(WM_PROTOCOL_TYPE),
                                    .protocol_name = protocol, .assignments = &a,
                                    .assignment_count = 1};
-    wc_inflight f = {.op = WC_OP_SYNC_GROUP, .version = v};
+    wc_inflight f = {.op = WC_OP_SYNC_GROUP, .version = v, .member_inc = c->group.member_inc,
+                     .generation = c->group.generation};
     f.corr = wc_begin(c, WIRE_API_SYNC_GROUP, v);
     wire_sync_group_request_encode(&c->frame, v, &req);
     f.node = node;
@@ -157,12 +175,21 @@ static void wm_on_join(w_world *w, w_client *c, const wc_inflight *f, const uint
         if (!wm_set_member_id(w, c, resp.member_id))
             return;
         c->group.generation = resp.generation_id;
+        /* A join's answer may wait for the group's record (issue 24) while
+         * deadlines set before it was sent (the pending sync after an
+         * earlier join of this member id) run: counted from when the member
+         * id was learned. */
+        wc_inflight j = *f;
+        if (c->group.inc_since_ms < j.sent_ms)
+            j.sent_ms = c->group.inc_since_ms;
+        wm_check(w, c, &j, c->group.member_inc, resp.generation_id, e);
         w_trace(w, "client %d: joined %s as %s, generation %d", c->idx, c->group.group_id,
                 c->group.member_id, resp.generation_id);
         wm_send_sync(w, c, f->node, resp.protocol_name);
         return;
     }
     if (wm_coordinator_error(e) || wm_member_error(e)) {
+        wm_check(w, c, f, f->member_inc, f->generation, e);
         wm_failed(w, c, e, true);
         return;
     }
@@ -214,6 +241,7 @@ static void wm_on_sync_or_heartbeat(w_world *w, w_client *c, const wc_inflight *
         return;
     w_trace(w, "client %d: %s v%d from node %d: %s", c->idx, sync ? "SyncGroup" : "Heartbeat",
             f->version, f->node, wc_error_name(e));
+    wm_check(w, c, f, f->member_inc, f->generation, e);
     if (e == KAFKA_NONE) {
         if (sync && c->group.generation >= 0) {
             c->group.stable = true;
@@ -236,7 +264,8 @@ static void wm_send_heartbeat(w_world *w, w_client *c)
                                   .generation_id = c->group.generation,
                                   .member_id = kq_slice_cstr(c->group.member_id),
                                   .group_instance_id = {NULL, -1}};
-    wc_inflight f = {.op = WC_OP_HEARTBEAT, .version = v};
+    wc_inflight f = {.op = WC_OP_HEARTBEAT, .version = v, .member_inc = c->group.member_inc,
+                     .generation = c->group.generation};
     f.corr = wc_begin(c, WIRE_API_HEARTBEAT, v);
     wire_heartbeat_request_encode(&c->frame, v, &req);
     f.node = wm_node(w, c);

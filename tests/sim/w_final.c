@@ -74,7 +74,8 @@ static int image_batch(void *ctx, const uint8_t *b, size_t len)
         im->hash = (im->hash ^ b[i]) * 1099511628211ull;
     im->end = record_batch_last_offset(&h) + 1;
     grow((void **)&im->batches, im->batch_n, &im->batch_cap, sizeof(*im->batches));
-    im->batches[im->batch_n++] = (w_batch){h.base_offset, im->end - 1, w_hash(b, len)};
+    im->batches[im->batch_n++] =
+        (w_batch){h.base_offset, im->end - 1, w_hash(b, len), record_batch_is_control(&h)};
     /* An idempotent batch stored twice shows up as its values stored twice. */
     if (im->records && !record_batch_is_control(&h))
         image_records(im, b, len);

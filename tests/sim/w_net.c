@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "kq/assert.h"
+#include "kq/handler.h"
 #include "kq/wire.h"
 #include "sim.h"
 #include "w_check.h"
@@ -197,7 +198,10 @@ static void complete(w_world *w, uint64_t id, const uint8_t *frame, size_t len)
     if (getenv("SIM_TRACE_PEER") && !r->from_client)
         w_trace(w, "peer req %llu done (%s)", (unsigned long long)id, frame ? "answer" : "failed");
     if (r->from_client) {
+        w->answer_coord = r->answer_coord;
+        w->answer_ms = r->answered_ms;
         w_client_on_response(w, r->from, r->client_ref, frame, len);
+        w->answer_coord = 0;
         return;
     }
     w_node *n = &w->nodes[r->from];
@@ -206,6 +210,17 @@ static void complete(w_world *w, uint64_t id, const uint8_t *frame, size_t len)
     w->current_node = r->from;
     exec_on_peer_response(n->x, w->nodes[r->to].id, r->tag, frame, len);
     w->current_node = -1;
+}
+
+/* The group coordinator node idx holds now, as one number: the node, its
+ * incarnation and the Raft epoch of the coordinator; 0 when it holds none. */
+uint64_t w_net_coord_id(const w_world *w, int idx)
+{
+    const w_node *n = &w->nodes[idx];
+    int32_t epoch;
+    if (!n->running || !n->x || !handler_group_coord(exec_handler(n->x), &epoch))
+        return 0;
+    return ((uint64_t)(idx + 1) << 56) ^ ((uint64_t)n->inc << 32) ^ (uint32_t)epoch;
 }
 
 /* ---- the response budget of the client connections */
@@ -351,6 +366,10 @@ void w_net_reply(w_world *w, w_slot *slot, const uint8_t *data, size_t len, bool
         w_conn_on_answered(conn); /* the node is done with it: no longer outstanding */
     if (r && data && !r->from_client)
         w_check_on_peer_answer(w, slot->node, r, data, len);
+    if (r && r->from_client) {
+        r->answer_coord = w_net_coord_id(w, slot->node);
+        r->answered_ms = w->now;
+    }
     if (r && data && !close && r->from_client && w_client_never_reads(w, r->from)) {
         held_charge(w, slot->node, r->from, len); /* in its socket for good */
     } else if (r && !r->done && data && !close) {

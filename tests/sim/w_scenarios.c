@@ -223,18 +223,35 @@ static void crashy_election(w_world *w, int gone, int32_t epoch)
     }
 }
 
+static bool pred_members_stable(w_world *w, void *ctx)
+{
+    (void)ctx;
+    for (int i = 0; i < w->client_n; i++)
+        if (!w_client_member_stable(w->clients[i]))
+            return false;
+    return true;
+}
+
+/* Issue 24: group members joined and synced (at most a join's initial
+ * delay and a rebalance later), so that the leader fails over stable
+ * members (group-membership-kept). Not a liveness check. */
+#define MEMBERS_STABLE_WAIT_MS 15000
+
 static void leader_failure(w_world *w, bool graceful, int rounds)
 {
     start_all(w);
     if (wait_leader(w, "at start") < 0)
         return;
     ack_values(w, 10, "before the leader fails");
+    w_run_until(w, pred_members_stable, NULL, MEMBERS_STABLE_WAIT_MS);
     for (int r = 0; r < rounds && !w->failed; r++) {
         int L = w_current_leader(w);
         if (L < 0)
             return;
         int32_t e = status(w, L).epoch;
         w_run_for(w, sim_prng_range(&w->rng, 0, 300));
+        if (r > 0) /* the members back (they kept their ids: issue 24) */
+            w_run_until(w, pred_members_stable, NULL, MEMBERS_STABLE_WAIT_MS);
         L = w_current_leader(w);
         if (L < 0)
             continue;

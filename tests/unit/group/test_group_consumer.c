@@ -153,8 +153,13 @@ static void test_leave(void **state)
     assert_true(group_consumer_subscribes_to(c, "g", "t0"));
     assert_false(group_consumer_subscribes_to(c, "g", "t1"));
     assert_false(group_consumer_subscribes_to(c, "nope", "t0"));
+    /* Kafka's ConsumerGroup: offsets expire from their commit in any state,
+     * for the topics no member subscribes to (KIP-496). */
     int64_t busy;
-    assert_false(group_offsets_may_expire(c, "g", &busy));
+    assert_true(group_offsets_may_expire(c, "g", &busy));
+    assert_int_equal(busy, INT64_MIN);
+    assert_true(group_subscribes_to(c, "g", "t0"));
+    assert_false(group_subscribes_to(c, "g", "t1"));
     /* The last member leaves: Empty, and deletable. */
     a.epoch = -1;
     assert_int_equal(tc_hb(c, "g", &a, 120), KAFKA_NONE);

@@ -427,6 +427,19 @@ static inline void tn_tick(tn_node *n, int64_t now)
     tn_after(n);
 }
 
+/* Records commit (flushes) and the executor's timer runs what follows
+ * (group membership's next take, issue 24), as the daemon's loop does at
+ * once, until nothing is left. */
+static inline void tn_settle(tn_node *n)
+{
+    for (int i = 0; i < 16; i++) {
+        int flushed = tn_flush(n);
+        tn_tick(n, n->now);
+        if (!flushed && !n->job)
+            return;
+    }
+}
+
 /* Stops the executor (its flushes done) and starts a new one over the same
  * directory, as a restart of the daemon (single voter). */
 static inline void tn_restart(tn_node *n)

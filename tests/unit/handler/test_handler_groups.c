@@ -23,6 +23,19 @@
 
 /* ---- helpers: one request, its decoded answer */
 
+/* Issue 24: membership records commit (flushes) and the next take runs (the
+ * executor's timer, armed at once while a take waits), until nothing is
+ * left to write. */
+static void settle(tn_node *n)
+{
+    for (int i = 0; i < 16; i++) {
+        int flushed = tn_flush(n);
+        tn_tick(n, n->now);
+        if (!flushed && !n->job)
+            return;
+    }
+}
+
 static void join(tn_node *n, tn_slot *s, int32_t corr, const char *member)
 {
     wire_join_group_protocol proto = {kq_slice_cstr("range"), kq_slice_cstr("meta-1")};
@@ -82,6 +95,9 @@ static tn_member join_and_sync(tn_node *n, tn_slot *s)
     /* The first join of a group waits group.initial.rebalance.delay.ms. */
     assert_int_equal(tn_count(n, s), before);
     tn_tick(n, n->now + KQ_GROUP_INITIAL_REBALANCE_DELAY_MS_DEFAULT + 1);
+    /* Issue 24: the answer waits for the group's record to commit. */
+    assert_int_equal(tn_count(n, s), before);
+    settle(n);
     assert_int_equal(tn_count(n, s), before + 1);
     j = join_answer(n, s, 2);
     assert_int_equal(j.error_code, KAFKA_NONE);
@@ -94,6 +110,8 @@ static tn_member join_and_sync(tn_node *n, tn_slot *s)
     m.generation = j.generation_id;
     wire_sync_group_assignment a = {kq_slice_cstr(m.id), kq_slice_cstr("assign-1")};
     sync_send(n, s, 3, m.id, m.generation, &a, 1);
+    assert_int_equal(tn_count(n, s), before + 1); /* held: the Stable record */
+    settle(n);
     wire_sync_group_response sr;
     TN_DECODE(n, s, WIRE_API_SYNC_GROUP, SYNC_V, 3, wire_sync_group_response_decode, &sr);
     assert_int_equal(sr.error_code, KAFKA_NONE);
@@ -169,6 +187,7 @@ static void test_join_sync_heartbeat_leave(void **state)
     wire_leave_group_request lr = {.group_id = kq_slice_cstr(GROUP), .members = &lm,
                                    .member_count = 1};
     TN_SEND(&n, &s, WIRE_API_LEAVE_GROUP, 3, 14, wire_leave_group_request_encode, &lr);
+    settle(&n); /* the answer waits for the member's tombstone (issue 24) */
     wire_leave_group_response resp;
     TN_DECODE(&n, &s, WIRE_API_LEAVE_GROUP, 3, 14, wire_leave_group_response_decode, &resp);
     assert_int_equal(resp.error_code, KAFKA_NONE);

@@ -555,6 +555,22 @@ static void test_refusals(void **state)
     assert_int_equal(resp.results_by_topic_v3_and_below[0].results_by_partition[1]
                          .partition_error_code, KAFKA_UNKNOWN_TOPIC_OR_PARTITION);
     assert_int_equal(kq_log_end_offset(n.log), end);
+    /* more partitions than KQ_TXN_ADD_PARTITIONS_MAX: every one refused */
+    int32_t *many = calloc(KQ_TXN_ADD_PARTITIONS_MAX + 1, sizeof(*many));
+    assert_non_null(many);
+    t.partitions = many;
+    t.partition_count = KQ_TXN_ADD_PARTITIONS_MAX + 1;
+    TN_SEND(&n, &s, WIRE_API_ADD_PARTITIONS_TO_TXN, 3, 43,
+            wire_add_partitions_to_txn_request_encode, &ar);
+    TN_DECODE(&n, &s, WIRE_API_ADD_PARTITIONS_TO_TXN, 3, 43,
+              wire_add_partitions_to_txn_response_decode, &resp);
+    assert_int_equal(resp.results_by_topic_v3_and_below[0].partition_count,
+                     KQ_TXN_ADD_PARTITIONS_MAX + 1);
+    for (int i = 0; i <= KQ_TXN_ADD_PARTITIONS_MAX; i++)
+        assert_int_equal(resp.results_by_topic_v3_and_below[0].results_by_partition[i]
+                             .partition_error_code, KAFKA_INVALID_REQUEST);
+    free(many);
+    assert_int_equal(kq_log_end_offset(n.log), end);
 
     /* the producer is fenced by a second InitProducerId */
     assert_int_equal(add_partitions(&n, &s, 5, "tr", p), KAFKA_NONE);
@@ -691,6 +707,14 @@ static void test_txn_offset_commit(void **state)
     tn_node n;
     tn_open_leader(&n);
     tn_slot s = {TN_CLIENT_LISTENER_ID}, c = {TN_CLIENT_LISTENER_ID + 1};
+    /* Data first: the offsets committed below lie inside it, so they are
+     * answered as committed, not as the end of the run of control batches
+     * they would lie in in a log of control batches only (issue 24). */
+    pid_epoch none = {.pid = -1, .epoch = -1};
+    int64_t base = -1;
+    assert_int_equal(produce(&n, &s, 90, NULL, none, -1, 8, "d", false, &base), KAFKA_NONE);
+    assert_int_equal(produce(&n, &s, 91, NULL, none, -1, 8, "e", false, NULL), KAFKA_NONE);
+    assert_true(base >= 0 && base <= 5 && base + 16 > 11);
     pid_epoch p = init_new(&n, &s, 1, "to");
     int64_t end = kq_log_end_offset(n.log);
     /* the group not added to the transaction */
