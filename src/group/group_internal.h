@@ -226,11 +226,6 @@ int gc_take_consumer_changes(group_coord *c, group_store_batch *b);
 /* Marks (gc_mark_dirty) every consumer group whose module marks say it
  * changed; gc_end calls it, so every call's changes get a seq. */
 void gc_consumer_note_changes(group_coord *c);
-/* Whether a new member of bytes (cmember.bytes) joining group joining
- * (NULL: a new group) keeps the group store within persist_bytes_max: the
- * classic groups' charge and an upper estimate of every consumer group's
- * records (issue 24, KQ_GROUP_STORE_BYTES_MAX). */
-bool gc_consumer_store_room(const group_coord *c, const ggroup *joining, uint64_t bytes);
 bool gc_restore_consumer_group(group_coord *c, const group_store *s, int gi, int64_t now_ms);
 
 #endif

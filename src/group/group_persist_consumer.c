@@ -13,8 +13,6 @@
 #include "group_internal.h"
 #include "kq/assert.h"
 
-#include <string.h>
-
 static bool consumer_changed(const ggroup *g)
 {
     const cgroup *cg = g->cg;
@@ -129,29 +127,3 @@ bool gc_restore_consumer_group(group_coord *c, const group_store *s, int gi, int
     return true;
 }
 
-/* A member's record at most: its framing and key, and a body that is its
- * accounted bytes (subscription, sets, strings) with room for the fixed
- * fields. */
-static uint64_t member_estimate(const ggroup *g, const char *member_id, uint64_t bytes)
-{
-    return KQ_GROUP_STORE_RECORD_FIXED_BYTES + strlen(g->id) + strlen(member_id) + bytes + 256;
-}
-
-bool gc_consumer_store_room(const group_coord *c, const ggroup *joining, uint64_t bytes)
-{
-    if (!gp_enabled(c))
-        return true;
-    uint64_t total = c->persist_bytes;
-    for (int i = 0; i < c->group_count; i++) {
-        const ggroup *g = c->groups[i];
-        if (g->type != GROUP_TYPE_CONSUMER || !g->cg)
-            continue;
-        total += KQ_GROUP_STORE_RECORD_FIXED_BYTES + strlen(g->id) + 16;
-        for (int j = 0; j < g->cg->member_count; j++)
-            total += member_estimate(g, g->cg->members[j]->id, g->cg->members[j]->bytes);
-    }
-    if (!joining)
-        total += KQ_GROUP_STORE_RECORD_FIXED_BYTES + KQ_GROUP_NAME_BYTES_MAX + 16;
-    total += KQ_GROUP_STORE_RECORD_FIXED_BYTES + 2 * KQ_GROUP_NAME_BYTES_MAX + bytes + 256;
-    return total <= c->config.persist_bytes_max;
-}
