@@ -23,8 +23,9 @@
 #    after every poll; the leader is SIGKILLed (Kafka: the group
 #    coordinator, made leader of the data partition first, so that both fail
 #    over as with our leader), and the time is measured, from the moment the
-#    killed process is gone (reaped), until each group's
-#    partition holder fetches a record again, and until it commits again;
+#    killed process is gone (reaped), until each group's partition holder
+#    reads a record sent after that moment (so written by the new leader),
+#    and until it commits past that record;
 #    the node is restarted and everything caught up before the next kill
 #    (--kills, default 3). Also counted: the assignment callbacks after each
 #    kill (0 = no rebalance).
