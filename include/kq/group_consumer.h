@@ -166,8 +166,9 @@ typedef struct group_consumer_member_view {
 } group_consumer_member_view;
 
 /* GROUP_ID_NOT_FOUND when there is no such group or it is a classic group
- * (*message then says which, Kafka's "Group %s not found." / "Group %s is not
- * a consumer group."; a static string or coordinator-owned). */
+ * (*message then says which: the static "Group not found." / "Group is not
+ * a consumer group."; Kafka's messages name the group, "Group %s not
+ * found." / "Group %s is not a consumer group."). */
 enum kafka_error group_consumer_describe(const group_coord *coord, const char *group_id,
                                          group_consumer_summary *out, const char **message);
 /* The index-th member (0 <= index < member_count), false past the end. */

@@ -135,6 +135,7 @@ void cc_downgrade(group_coord *c, ggroup *g, cmember *leaving)
         g->members[g->member_count++] = gm;
         tmp.members[i] = NULL;
         gm_account(c, g, gm, (int64_t)gm_size(gm));
+        gp_recharge(c, g, gm); /* issue 24: its record's charge */
     }
     free_tmp(&tmp);
     gc_copy(g->leader_id, g->member_count ? g->members[0]->id : "");

@@ -77,6 +77,7 @@ void cg_account(group_coord *c, ggroup *g, cmember *m)
     g->bytes = g->bytes - m->bytes + now;
     c->bytes = c->bytes - m->bytes + now;
     m->bytes = now;
+    cp_recharge(c, g, m);
 }
 
 cmember *cg_member(const cgroup *cg, const char *member_id)
@@ -156,6 +157,7 @@ void cg_remove_member(group_coord *c, ggroup *g, cmember *m)
     go_owner_add(&c->owners, m->client_host, -1);
     g->bytes -= m->bytes;
     c->bytes -= m->bytes;
+    cp_release(c, m);
     memmove(&cg->members[at], &cg->members[at + 1],
             (size_t)(cg->member_count - at - 1) * sizeof(cmember *));
     cg->member_count--;

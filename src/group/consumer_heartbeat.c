@@ -30,6 +30,7 @@ void ch_error(group_coord *c, group_consumer_heartbeat_response *out, enum kafka
 
 static const char *group_bytes_limit = "consumer group bytes (KQ_GROUP_BYTES_MAX)";
 static const char *groups_bytes_limit = "all groups' bytes (KQ_GROUPS_BYTES_MAX)";
+static const char *store_bytes_limit = "the group store's bytes (KQ_GROUP_STORE_BYTES_MAX)";
 static const char *per_connection_limit =
     "members per connection (KQ_GROUP_MEMBERS_PER_CONNECTION_MAX)";
 
@@ -167,6 +168,11 @@ bool ch_budget_ok(ch_ctx *h, const cmember *shape)
     if (after > before && c->bytes + (after - before) > KQ_GROUPS_BYTES_MAX) {
         ch_error(c, h->out, KAFKA_COORDINATOR_NOT_AVAILABLE, "The coordinator is full.");
         h->out->limit = groups_bytes_limit;
+        return false;
+    }
+    if (!cp_admits(c, h->r->group_id, h->m ? h->m : h->replaced, h->member_id, h->r)) {
+        ch_error(c, h->out, KAFKA_COORDINATOR_NOT_AVAILABLE, "The group store is full.");
+        h->out->limit = store_bytes_limit;
         return false;
     }
     if (!h->m && !h->replaced && !gc_owner_room(c, h->r->client_host)) {

@@ -64,6 +64,7 @@ typedef struct cmember {
     int32_t rebalance_epoch;       /* fence if still at this epoch then */
     uint64_t bytes;                /* counted in the group and coordinator */
     bool dirty;                    /* persistent fields changed */
+    uint64_t persist_charge;       /* its record in persist_bytes (consumer_persist.c) */
 } cmember;
 
 /* Subscription metadata: a subscribed topic that exists. */
@@ -303,6 +304,17 @@ bool cc_decode_subscription(const uint8_t *p, size_t n, const ctopics *topics,
 /* The version of a protocol's metadata (0..3), for the assignment. */
 int16_t cc_metadata_version(const uint8_t *p, size_t n);
 bool cc_encode_assignment(const cset *s, const ctopics *topics, int16_t version, kq_writer *w);
+
+/* ---- consumer_persist.c: the group store's byte budget (issue 24) */
+/* m's charge follows its fields (cg_account calls it). */
+void cp_recharge(group_coord *c, ggroup *g, cmember *m);
+/* m leaves: its charge goes (its tombstone: cgroup.gone). */
+void cp_release(group_coord *c, cmember *m);
+/* Whether shape (NULL: a new member) with the request's subscription fits. */
+bool cp_admits(const group_coord *c, const char *group_id, const cmember *shape,
+               const char *member_id, const group_consumer_heartbeat_request *r);
+/* Classic g is about to become a consumer group: its classic charges go. */
+void cp_classic_gone(group_coord *c, ggroup *g);
 
 /* ---- consumer_heartbeat.c */
 /* One member's update, shared by ConsumerGroupHeartbeat and a classic

@@ -123,13 +123,18 @@ static void drop_classic(group_coord *c, ggroup *g)
 
 enum kafka_error cc_upgrade(group_coord *c, ggroup *g)
 {
-    if (classic_empty(g))
-        return cg_make_consumer(g) ? KAFKA_NONE : KAFKA_COORDINATOR_NOT_AVAILABLE;
+    if (classic_empty(g)) {
+        if (!cg_make_consumer(g))
+            return KAFKA_COORDINATOR_NOT_AVAILABLE;
+        cp_classic_gone(c, g); /* its pending classic tombstones: the group's */
+        return KAFKA_NONE;
+    }
     int n = g->member_count;
     cmember **ms = calloc((size_t)n, sizeof(*ms));
     enum kafka_error e = ms ? convert_members(c, g, ms) : KAFKA_COORDINATOR_NOT_AVAILABLE;
     int32_t generation = g->generation;
     if (e == KAFKA_NONE) {
+        cp_classic_gone(c, g);
         drop_classic(c, g);
         g->state = GROUP_EMPTY;
         e = cg_make_consumer(g) ? KAFKA_NONE : KAFKA_COORDINATOR_NOT_AVAILABLE;

@@ -126,3 +126,4 @@ bool gc_restore_consumer_group(group_coord *c, const group_store *s, int gi, int
         g->cg->gone_lost = true;
     return true;
 }
+

@@ -210,9 +210,9 @@ lk() { # <prefix> <run>
     timeout 120 "$CK_PY" "$E2E/group_client.py" confluent-consumer consume "$G_BOOTSTRAP" "$TOPIC" \
         adm-l "$1" 100 60 > "$D/lr$2" 2> "$D/lr$2.err"
 }
-# The data records (kcat skips control batches): the committed offset read
-# back may be the end of the run of control batches after the last record
-# read (ours: the group's own records at the log's end, issue 24).
+# The committed offset read back may be the end of the run of control
+# batches after the last record read (lag 0, issue 24): checked against the
+# log's data offsets.
 if ! lk lk1 1; then
     bad librdkafka "run 1 failed: $(errtail "$D/lp1.err") $(errtail "$D/lr1.err")"
 elif ! timeout 60 kcat -C -q -b "$G_BOOTSTRAP" -t "$TOPIC" -p 0 -o beginning -e -f '%o\t%s\n' \

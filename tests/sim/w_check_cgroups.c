@@ -16,9 +16,12 @@
  *   - was given while the coordinator could not yet have dropped the holder:
  *     before the holder's last answered heartbeat was sent plus the session
  *     timeout, and before the heartbeat that may have started a revocation
- *     (the one whose answer told of it, or the first one sent since the last
- *     answer, which the coordinator may have served without the answer
- *     arriving) was sent plus the holder's rebalance timeout.
+ *     (the one whose answer told of it, or the first one sent since the
+ *     answer NONE before: a coordinator may have served it without the
+ *     answer arriving; issue 24: the member, restored revoking by the next
+ *     coordinator, is then told of it with a rebalance timeout counted from
+ *     that coordinator's load; or, while no answer came, the first one sent
+ *     since the last answer) was sent plus the holder's rebalance timeout.
  * Answers of another coordinator (a new leader) are not compared: without
  * replicated membership (issue 24 item 2) a new coordinator knows no member
  * and may hand p out at once; the server-side check covers it. */
@@ -44,6 +47,9 @@ typedef struct w_cg_member {
     /* The first heartbeat sent since its last answer NONE (-1: none): the
      * coordinator may have started a revocation serving it. */
     int64_t unanswered_sent_ms;
+    /* That heartbeat as the last answer NONE found it (-1: none): a
+     * revocation that answer tells of may have begun serving it. */
+    int64_t answered_first_sent_ms;
     int32_t rebalance_ms;
 } w_cg_member;
 
@@ -61,7 +67,7 @@ static w_cg_member *member_of(w_world *w, int client, int slot)
     w_cg_member *m = &w->check->cg->m[client];
     if (!m->used)
         *m = (w_cg_member){.used = true, .slot = slot, .revoke_sent_ms = -1,
-                           .unanswered_sent_ms = -1};
+                           .unanswered_sent_ms = -1, .answered_first_sent_ms = -1};
     if (slot >= 0)
         m->slot = slot;
     return m;
@@ -89,6 +95,7 @@ void w_check_cg_on_answer(w_world *w, int client, int slot, int64_t sent_ms, int
     m->epoch = from->epoch;
     m->last_ok_sent_ms = sent_ms;
     m->rebalance_ms = rebalance_ms;
+    m->answered_first_sent_ms = m->unanswered_sent_ms;
     m->unanswered_sent_ms = -1; /* one heartbeat in flight at a time: that one */
 }
 
@@ -102,7 +109,14 @@ void w_check_cg_on_sent(w_world *w, int client, int64_t sent_ms)
 void w_check_cg_on_revoke(w_world *w, int client, int64_t sent_ms)
 {
     w_cg_member *m = member_of(w, client, -1);
-    if (m->revoke_sent_ms < 0)
+    /* Issue 24: an earlier heartbeat since the previous answer NONE, served
+     * by a coordinator whose answer never came, may have started it: its
+     * record commits, a new coordinator restores the member revoking and
+     * runs a fresh rebalance timeout from its load (Kafka's onLoaded), and
+     * answers this heartbeat without restarting it. */
+    if (m->answered_first_sent_ms >= 0 && m->answered_first_sent_ms < sent_ms)
+        sent_ms = m->answered_first_sent_ms;
+    if (m->revoke_sent_ms < 0 || sent_ms < m->revoke_sent_ms)
         m->revoke_sent_ms = sent_ms;
 }
 

@@ -11,7 +11,9 @@
  *     end, with only control batches between it and an offset sent below
  *     it: a consumer resuming there skips only control batches;
  *   offsets-monotonic: an OffsetFetch sent after another was answered NONE
- *     never returns less than it.
+ *     never returns less than it, unless (issue 24) the other returned the
+ *     end of a run of control batches and this one the latest commit sent
+ *     below that end, inside the run (an equivalent position).
  * In worlds whose offsets expire (issue 19), -1 is allowed in place of a
  * floor v only once offsets.retention.minutes has passed since v was sent:
  * the commit expired is v or a later one, committed no earlier than sent;
@@ -114,6 +116,29 @@ static bool run_end_after_sent(const w_world *w, const w_group_offsets *g, int64
     return lo > 0 && w_check_control_only(w, g->sent[lo - 1], offset, true);
 }
 
+/* Issue 24: whether offset, below fetched (a run's end answered for an
+ * earlier commit), is the latest commit sent below fetched, itself in that
+ * run: a client that committed inside the run after reading its end (or
+ * after a deletion) is answered what it committed, a position equivalent
+ * to the run's end (only control batches between). An offset sent before
+ * the one fetched stands for is still a step back. */
+static bool later_in_run(const w_world *w, const w_group_offsets *g, int64_t offset,
+                         int64_t fetched)
+{
+    if (was_sent(g, fetched) || !was_sent(g, offset))
+        return false;
+    size_t lo = 0, hi = g->sent_n; /* the largest sent below fetched */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (g->sent[mid] < fetched)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo > 0 && g->sent[lo - 1] == offset &&
+           w_check_control_only(w, offset, fetched, true);
+}
+
 void w_check_groups_free(struct w_check *c)
 {
     for (int i = 0; i < SIM_CLIENTS_MAX; i++) {
@@ -211,7 +236,8 @@ void w_check_on_offset_fetched(w_world *w, int client, const w_offsets_floor *fl
                    "was acknowledged before it was sent", client, what, node + 1,
                    (long long)offset, (long long)floor->acked);
     else if (w_check_on(w, W_INV_OFFSETS_MONOTONIC) && offset < floor->fetched &&
-             !(offset == -1 && may_have_expired(w, g, floor->fetched)))
+             !(offset == -1 && may_have_expired(w, g, floor->fetched)) &&
+             !later_in_run(w, g, offset, floor->fetched))
         w_inv_fail(w, W_INV_OFFSETS_MONOTONIC,
                    "client %d: %s answered by node %d returned offset %lld; one answered "
                    "before it was sent returned %lld", client, what, node + 1,

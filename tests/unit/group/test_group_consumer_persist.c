@@ -139,12 +139,88 @@ static void test_dirty_marks(void **state)
     group_coord_destroy(c);
 }
 
+static group_coord *budget_coord(uint64_t max)
+{
+    group_config cfg = group_config_default();
+    cfg.members_per_connection_max = 0;
+    cfg.initial_rebalance_delay_ms = 0;
+    cfg.persist_bytes_max = max;
+    group_coord *c = group_coord_create(&cfg);
+    group_topic t = tc_topic(0);
+    group_consumer_set_topics(c, &t, 1);
+    return c;
+}
+
+/* Consumer members count in the group store's budget: a join past it is
+ * refused; charges leave with the members, and a classic group's with its
+ * upgrade. */
+static void test_store_budget(void **state)
+{
+    (void)state;
+    group_coord *c = budget_coord(KQ_GROUP_STORE_BYTES_MAX);
+    tc_client a, b;
+    tc_init(&a, "A", "t0");
+    tc_init(&b, "B", "t0");
+    assert_int_equal(tc_hb(c, "g", &a, 0), KAFKA_NONE);
+    uint64_t one = c->persist_bytes;
+    assert_true(one > KQ_GROUP_STORE_RECORD_FIXED_BYTES);
+    assert_int_equal(tc_hb(c, "g", &b, 1), KAFKA_NONE);
+    assert_true(c->persist_bytes > one);
+    b.epoch = -1;
+    assert_int_equal(tc_hb(c, "g", &b, 2), KAFKA_NONE);
+    assert_int_equal(c->persist_bytes, one);
+    a.epoch = -1;
+    assert_int_equal(tc_hb(c, "g", &a, 3), KAFKA_NONE);
+    uint64_t empty = c->persist_bytes; /* the group's own charge */
+    assert_true(empty < one);
+    group_coord_destroy(c);
+
+    /* A classic group upgraded: its classic charges go with it. */
+    c = budget_coord(KQ_GROUP_STORE_BYTES_MAX);
+    static const uint8_t meta[] = {0, 0, 0, 0, 0, 1, 0, 2, 't', '0', 0xff, 0xff, 0xff, 0xff};
+    static const uint8_t all[] = {0, 0, 0, 0, 0, 1, 0, 2, 't', '0', 0, 0, 0, 1,
+                                  0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff};
+    group_protocol p = {"range", meta, sizeof(meta)};
+    group_join_request j = {
+        .token = 1, .group_id = "g", .member_id = "", .client_id = "x", .client_host = "/h",
+        .protocol_type = "consumer", .protocols = &p, .protocol_count = 1,
+        .session_timeout_ms = 10000, .rebalance_timeout_ms = 10000,
+    };
+    const group_output *o = group_join(c, &j, 0);
+    char id[KQ_GROUP_NAME_BYTES_MAX];
+    strcpy(id, o->answers[0].member_id);
+    group_assignment as = {id, all, sizeof(all)};
+    group_sync_request sr = {.token = 2, .group_id = "g", .member_id = id, .generation = 1,
+                             .assignments = &as, .assignment_count = 1};
+    assert_int_equal(group_sync(c, &sr, 1)->answers[0].error, KAFKA_NONE);
+    tc_init(&a, "A", "t0");
+    assert_int_equal(tc_hb(c, "g", &a, 2), KAFKA_NONE); /* the upgrade */
+    group_leave_member lm = {.member_id = id};
+    assert_int_equal(group_leave(c, "g", &lm, 1, 3, &o), KAFKA_NONE);
+    assert_int_equal(lm.error, KAFKA_NONE);
+    a.epoch = -1;
+    assert_int_equal(tc_hb(c, "g", &a, 4), KAFKA_NONE);
+    assert_int_equal(c->persist_bytes, empty);
+    group_coord_destroy(c);
+
+    c = budget_coord(one + 10); /* room for one member */
+    tc_init(&a, "A", "t0");
+    tc_init(&b, "B", "t0");
+    assert_int_equal(tc_hb(c, "g", &a, 0), KAFKA_NONE);
+    group_consumer_heartbeat_response out;
+    tc_hb_full(c, "g", &b, 1, false, &out);
+    assert_int_equal(out.error, KAFKA_COORDINATOR_NOT_AVAILABLE);
+    assert_non_null(out.limit);
+    group_coord_destroy(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_failover_keeps_members),
         cmocka_unit_test(test_restore_refuses_clashes),
         cmocka_unit_test(test_dirty_marks),
+        cmocka_unit_test(test_store_budget),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
