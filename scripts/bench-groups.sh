@@ -22,8 +22,10 @@
 #    --fo-consumers members (one consumer-protocol, one classic) committing
 #    after every poll; the leader is SIGKILLed (Kafka: the group
 #    coordinator, made leader of the data partition first, so that both fail
-#    over as with our leader), and the time is measured until each group's
-#    partition holder fetches a record again, and until it commits again;
+#    over as with our leader), and the time is measured, from the moment the
+#    killed process is gone (reaped), until each group's partition holder
+#    reads a record sent after that moment (so written by the new leader),
+#    and until it commits past that record;
 #    the node is restarted and everything caught up before the next kill
 #    (--kills, default 3). Also counted: the assignment callbacks after each
 #    kill (0 = no rebalance).
@@ -204,8 +206,10 @@ failover() {
         "$PY" "$EV" fetched-since "$d/events" $((t - 1000)) ${glist//,/ } || say "note: a group fetched nothing in the second before kill $k"
         e0=""
         [[ "$sys" == ours ]] && e0="$("$PY" "$QPROBE" --leader "${ours_addrs[@]}" 2>/dev/null | awk -v v="$v" '$1 == v { print $2 }')"
-        t="$(now_ms)"
         kill_node "$v"
+        # From the moment the killed process is gone (reaped): a record sent
+        # from then on can only be written by the next leader.
+        t="$(now_ms)"
         for ((i = 0; i < 1200; i++)); do
             "$PY" "$EV" fetched-since "$d/events" "$t" ${glist//,/ } && break
             sleep 0.1

@@ -110,8 +110,11 @@ for round in 1 2; do
     # The groups fetch right now (a kill lands on consumers at work).
     now="$(date +%s%3N)"
     wait_ev 30 fetched-since "$D/events" "$((now - 500))" "${groups[@]}" || g_fail "round $round: the groups do not fetch before the kill"
-    k="$(date +%s%3N)"
     kill9_server "n$leader"
+    # From the moment the killed process is gone (reaped): a record sent
+    # from then on can only be written by the next leader (one sent just
+    # before could still commit on the old one).
+    k="$(date +%s%3N)"
     kills+=("$k")
     mapfile -t alive < <(live_ports)
     new="$(wait_leader 60 "${alive[@]}")" || g_fail "round $round: the survivors agree on no leader"
