@@ -224,11 +224,12 @@ static bool commit_entry(handler *h, const wire_offset_commit_partition *p, cons
     return true;
 }
 
-/* Whether e (partition index i of the request, after valid entries) is
- * answered without an append (issue 24): the committed offset stands for
- * it, committed within half of offsets.retention.minutes (a standalone
- * consumer's offset then never expires while it commits), and no earlier
- * partition of this request appends the same key. */
+/* Whether the valid partition e (the request's earlier valid ones in
+ * entries[0, valid)) is answered without an append (issue 24): the
+ * committed offset stands for it, committed within half of
+ * offsets.retention.minutes (a standalone consumer's offset then never
+ * expires while it commits), and no earlier partition of this request
+ * appends the same key. */
 static bool commit_noop(handler *h, const group_offset *entries, int valid, const group_offset *e)
 {
     if (!h->svc.offsets)
