@@ -735,6 +735,11 @@ _Static_assert(KQ_GROUP_MEMBERS_PER_CONNECTION_MAX < KQ_GROUPS_MAX &&
  * name's length + 2) and owned partitions in one heartbeat (no Kafka key).
  * More: INVALID_REQUEST. */
 #define KQ_GROUP_CONSUMER_SUBSCRIBED_TOPICS_MAX 64
+/* A ConsumerGroupHeartbeat's SubscribedTopicRegex (issue 24): at most this
+ * long, and without counted repetition ({n,m}), which glibc's regcomp
+ * expands into states (nested, a client could make it take seconds and
+ * megabytes on the event loop); beyond either: INVALID_REQUEST. */
+#define KQ_GROUP_CONSUMER_REGEX_BYTES_MAX 255
 #define KQ_GROUP_CONSUMER_SUBSCRIPTION_BYTES_MAX 768
 #define KQ_GROUP_CONSUMER_OWNED_PARTITIONS_MAX KQ_GROUP_CONSUMER_PARTITIONS_MAX
 /* Bytes of a classic member's protocols (each name's length + 2, each

@@ -140,7 +140,8 @@ static bool cgh_convert(handler *h, handler_request *req,
  * is matched whole (POSIX extended syntax, the common subset of Java's
  * RE2J patterns) against the topic we serve, and a match joins the
  * subscribed names, so the coordinator sees names only. false: a pattern
- * that does not compile (INVALID_REQUEST, as Kafka). */
+ * that does not compile (INVALID_REQUEST, as Kafka), or one past our
+ * bound (KQ_GROUP_CONSUMER_REGEX_BYTES_MAX, no counted repetition). */
 static bool cgh_regex(handler *h, group_consumer_heartbeat_request *q)
 {
     const char *re = q->subscribed_topic_regex;
@@ -148,6 +149,8 @@ static bool cgh_regex(handler *h, group_consumer_heartbeat_request *q)
     if (!re || !*re)
         return true;
     size_t n = strlen(re);
+    if (n > KQ_GROUP_CONSUMER_REGEX_BYTES_MAX || strchr(re, '{'))
+        return false;
     char *anchored = kq_arena_alloc(&h->arena, n + 5);
     if (!anchored)
         return false;

@@ -451,6 +451,35 @@ static void test_hostile_input(void **state)
     TN_DECODE(&n, &s, WIRE_API_CONSUMER_GROUP_HEARTBEAT, HB_V, 4,
               wire_consumer_group_heartbeat_response_decode, &r);
     assert_int_equal(r.error_code, KAFKA_INVALID_REQUEST);
+    /* SubscribedTopicRegex: one that does not compile, one too long and
+     * counted repetition are INVALID_REQUEST; "" is none (no subscription:
+     * a join without names is refused); one matching the topic joins */
+    static const struct { const char *re; int16_t error; } regexes[] = {
+        {"(", KAFKA_INVALID_REQUEST},
+        {"__cluster_metadat{1}a", KAFKA_INVALID_REQUEST}, /* would match */
+        {"", KAFKA_INVALID_REQUEST},
+        {"__cluster_.*", KAFKA_NONE},
+    };
+    char longest[KQ_GROUP_CONSUMER_REGEX_BYTES_MAX + 2]; /* one past, would match */
+    memset(longest, 'a', sizeof longest - 1);
+    memcpy(longest, "__cluster_metadata|", 19);
+    longest[sizeof longest - 1] = 0;
+    req.group_id = kq_slice_cstr("regex-group");
+    for (size_t i = 0; i <= sizeof regexes / sizeof regexes[0]; i++) {
+        bool last = i == sizeof regexes / sizeof regexes[0];
+        req.subscribed_topic_regex = kq_slice_cstr(last ? longest : regexes[i].re);
+        req.subscribed_topic_count = 0;
+        req.subscribed_topic_names = NULL;
+        TN_SEND(&n, &s, WIRE_API_CONSUMER_GROUP_HEARTBEAT, HB_V, 10 + (int32_t)i,
+                wire_consumer_group_heartbeat_request_encode, &req);
+        tn_settle(&n);
+        TN_DECODE(&n, &s, WIRE_API_CONSUMER_GROUP_HEARTBEAT, HB_V, 10 + (int32_t)i,
+                  wire_consumer_group_heartbeat_response_decode, &r);
+        assert_int_equal(r.error_code, last ? KAFKA_INVALID_REQUEST : regexes[i].error);
+        if (!last && regexes[i].error == KAFKA_NONE)
+            assert_true(assigns_meta(&r));
+    }
+    req.subscribed_topic_regex = (kq_slice){NULL, -1};
     /* a heartbeat of a member the group does not know, epoch > 0 */
     hb_args a = {.member = MEMBER_B, .epoch = 3};
     r = hb(&n, &s, 5, &a);
